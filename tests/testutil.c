@@ -1,0 +1,146 @@
+/* Test harness implementation (see testutil.h). */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t tu_state[4];
+static uint64_t tu_seed_value;
+static unsigned long tu_passed, tu_failed;
+static const char *tu_name = "test";
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void tu_init(int argc, char **argv, const char *name) {
+    const char *s = getenv("CUZK_SEED");
+    tu_name = name;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--seed") == 0)
+            s = argv[i + 1];
+    if (s)
+        tu_seed_value = strtoull(s, NULL, 0);
+    else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        tu_seed_value = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec;
+    }
+    uint64_t x = tu_seed_value;
+    for (int i = 0; i < 4; i++)
+        tu_state[i] = splitmix(&x);
+    printf("%s: seed %llu (replay with CUZK_SEED=%llu)\n", name,
+           (unsigned long long)tu_seed_value, (unsigned long long)tu_seed_value);
+    fflush(stdout);
+}
+
+uint64_t tu_seed(void) { return tu_seed_value; }
+
+uint64_t tu_rand64(void) {
+    uint64_t *s = tu_state;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+unsigned tu_iters(unsigned base) {
+    const char *s = getenv("CUZK_TEST_ITERS");
+    unsigned k = s ? (unsigned)strtoul(s, NULL, 10) : 1;
+    return base * (k ? k : 1);
+}
+
+void tu_rand_bytes(void *out, size_t n) {
+    uint8_t *p = out;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)tu_rand64();
+}
+
+static int lt(const uint64_t *a, const uint64_t *b, size_t n) {
+    for (size_t i = n; i-- > 0;)
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    return 0;
+}
+
+/* Bits in long runs: walk from bit 0 up, flipping between 0 and 1 runs. */
+static void rand_runs(uint64_t *out, size_t n) {
+    memset(out, 0, n * sizeof *out);
+    unsigned bit = 0, total = (unsigned)(64 * n);
+    int val = (int)(tu_rand64() & 1);
+    while (bit < total) {
+        unsigned run = 1 + (unsigned)(tu_rand64() % 96);
+        for (unsigned i = 0; i < run && bit < total; i++, bit++)
+            if (val)
+                out[bit / 64] |= 1ULL << (bit % 64);
+        val ^= 1;
+    }
+}
+
+void tu_rand_below(uint64_t *out, const uint64_t *mod, size_t n) {
+    unsigned kind = (unsigned)(tu_rand64() % 16);
+    if (kind == 0) { /* small values and zero */
+        memset(out, 0, n * sizeof *out);
+        out[0] = tu_rand64() % 4;
+        return;
+    }
+    if (kind == 1) { /* p - small */
+        uint64_t k = 1 + tu_rand64() % 4, borrow = k;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t m = mod[i];
+            out[i] = m - borrow;
+            borrow = m < borrow;
+        }
+        return;
+    }
+    size_t top_bits = 64;
+    while (top_bits > 0 && !(mod[n - 1] >> (top_bits - 1)))
+        top_bits--;
+    do {
+        if (kind < 6)
+            rand_runs(out, n);
+        else
+            for (size_t i = 0; i < n; i++)
+                out[i] = tu_rand64();
+        if (top_bits < 64)
+            out[n - 1] &= (1ULL << top_bits) - 1;
+    } while (!lt(out, mod, n));
+}
+
+void tu_check(int ok, const char *file, int line, const char *fmt, ...) {
+    if (ok) {
+        tu_passed++;
+        return;
+    }
+    tu_failed++;
+    if (tu_failed <= 50) {
+        va_list ap;
+        fprintf(stderr, "FAIL %s:%d: ", file, line);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, " (seed %llu)\n", (unsigned long long)tu_seed_value);
+    }
+}
+
+int tu_finish(void) {
+    printf("%s: %lu passed, %lu failed\n", tu_name, tu_passed, tu_failed);
+    return tu_failed ? 1 : 0;
+}
+
+const char *tu_source_dir(void) {
+    const char *s = getenv("CUZK_SOURCE_DIR");
+    return s ? s : ".";
+}

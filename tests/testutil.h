@@ -1,0 +1,33 @@
+/*
+ * Small test harness shared by every tests/test_*.c program.
+ *
+ * - A seeded generator (xoshiro256**) whose seed is printed at start and can
+ *   be replayed with CUZK_SEED=<n> or --seed <n>.
+ * - CUZK_TEST_ITERS scales loop counts (default 1 = the CI setting).
+ * - CHECK(cond, ...) records a failure with file:line and a message, and the
+ *   program ends with "N passed, N failed" and exit status 1 on any failure.
+ * - Random field inputs mix uniform values, edge values (0, 1, p-1) and
+ *   values made of long runs of 0 and 1 bits, where carry bugs hide.
+ */
+#ifndef CUZK_TESTUTIL_H
+#define CUZK_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+void tu_init(int argc, char **argv, const char *name);
+int tu_finish(void); /* prints the summary; returns the exit status */
+uint64_t tu_rand64(void);
+uint64_t tu_seed(void);
+unsigned tu_iters(unsigned base); /* base * CUZK_TEST_ITERS */
+void tu_rand_bytes(void *out, size_t n);
+/* n limbs below |mod| (n limbs), drawn from a mix of patterns. */
+void tu_rand_below(uint64_t *out, const uint64_t *mod, size_t n);
+void tu_check(int ok, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+const char *tu_source_dir(void); /* $CUZK_SOURCE_DIR or "." */
+
+#define CHECK(cond, ...) tu_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+#endif
