@@ -11,6 +11,32 @@
 #include "field/consts_gen.h"
 #include "field/field_impl.h"
 
+/*
+ * x86-64 with BMI2 and ADX (every x86 server CPU since 2015) multiplies with
+ * generated mulx/adcx/adox code; anything else takes the portable C in
+ * field_impl.h, which stays the reference.  The check runs once at load
+ * time; CUZK_NO_ASM=1 in the environment forces the portable path (tests
+ * run both).
+ */
+#if defined(__x86_64__) && !defined(CUZK_NO_ASM)
+#define CUZK_FIELD_ASM 1
+#include <stdlib.h>
+#include "field/mont_x86_gen.h"
+#define CUZK_MONT_ADX2(n) cuzk_mont_mul_##n##_adx
+#define CUZK_MONT_ADX(n) CUZK_MONT_ADX2(n)
+static int cuzk_cpu_adx;
+__attribute__((constructor)) static void cuzk_field_detect_cpu(void) {
+    const char *off = getenv("CUZK_NO_ASM");
+    __builtin_cpu_init();
+    cuzk_cpu_adx = __builtin_cpu_supports("bmi2") &&
+                   __builtin_cpu_supports("adx") && !(off && *off == '1');
+}
+int cuzk_field_uses_asm(void) { return cuzk_cpu_adx; }
+#else
+#define CUZK_FIELD_ASM 0
+int cuzk_field_uses_asm(void) { return 0; }
+#endif
+
 #define FIELD bls12_381_fp
 #define FN 6
 #define FC(x) BLS12_381_FP_##x

@@ -82,6 +82,9 @@ cuzk_status bn254_fr_root_of_unity(bn254_fr *r, unsigned log_n);
 #define BLS12_381_FR_TWO_ADICITY 32
 #define BN254_FR_TWO_ADICITY 28
 
+/* 1 if field products use the x86-64 mulx/adx code path, 0 for portable C. */
+int cuzk_field_uses_asm(void);
+
 /* Plain-integer helpers on little-endian limbs (used by the decoders). */
 size_t cuzk_limbs_to_dec(char *out, size_t cap, const uint64_t *a, size_t n);
 cuzk_status cuzk_limbs_from_dec(uint64_t *r, size_t n, const char *s,

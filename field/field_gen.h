@@ -32,11 +32,17 @@ void FF(dbl)(FIELD *r, const FIELD *a) {
     mod_add_n(r->l, a->l, a->l, FF(p), FN);
 }
 void FF(mul)(FIELD *r, const FIELD *a, const FIELD *b) {
+#if CUZK_FIELD_ASM
+    if (cuzk_cpu_adx) {
+        uint64_t t[FN];
+        CUZK_MONT_ADX(FN)(t, a->l, b->l, FF(p), FC(N0));
+        limbs_reduce_once(r->l, t, FF(p), FN);
+        return;
+    }
+#endif
     mont_mul_n(r->l, a->l, b->l, FF(p), FC(N0), FN);
 }
-void FF(sqr)(FIELD *r, const FIELD *a) {
-    mont_mul_n(r->l, a->l, a->l, FF(p), FC(N0), FN);
-}
+void FF(sqr)(FIELD *r, const FIELD *a) { FF(mul)(r, a, a); }
 void FF(set_zero)(FIELD *r) { memset(r, 0, sizeof *r); }
 void FF(set_one)(FIELD *r) { memcpy(r->l, FF(one_m), sizeof r->l); }
 void FF(set_u64)(FIELD *r, uint64_t v) {

@@ -26,27 +26,42 @@
 
 typedef unsigned __int128 cuzk_u128;
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+/* adc/sbb chains: gcc turns these into single carry-flag instructions,
+ * where the __int128 form costs several instructions per limb. */
+#define CUZK_ADDC(c, a, b, out) _addcarry_u64((c), (a), (b), (unsigned long long *)(out))
+#define CUZK_SUBB(c, a, b, out) _subborrow_u64((c), (a), (b), (unsigned long long *)(out))
+#else
+CUZK_INLINE unsigned char cuzk_addc(unsigned char c, uint64_t a, uint64_t b, uint64_t *out) {
+    cuzk_u128 s = (cuzk_u128)a + b + c;
+    *out = (uint64_t)s;
+    return (unsigned char)(s >> 64);
+}
+CUZK_INLINE unsigned char cuzk_subb(unsigned char c, uint64_t a, uint64_t b, uint64_t *out) {
+    cuzk_u128 d = (cuzk_u128)a - b - c;
+    *out = (uint64_t)d;
+    return (unsigned char)((d >> 64) & 1);
+}
+#define CUZK_ADDC(c, a, b, out) cuzk_addc((c), (a), (b), (out))
+#define CUZK_SUBB(c, a, b, out) cuzk_subb((c), (a), (b), (out))
+#endif
+
 /* r = a - b over n limbs; returns the borrow (0 or 1). */
 CUZK_INLINE uint64_t limbs_sub(uint64_t *r, const uint64_t *a,
                                const uint64_t *b, size_t n) {
-    uint64_t borrow = 0;
-    for (size_t i = 0; i < n; i++) {
-        cuzk_u128 d = (cuzk_u128)a[i] - b[i] - borrow;
-        r[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
+    unsigned char borrow = 0;
+    for (size_t i = 0; i < n; i++)
+        borrow = CUZK_SUBB(borrow, a[i], b[i], &r[i]);
     return borrow;
 }
 
 /* r = a + b over n limbs; returns the carry. */
 CUZK_INLINE uint64_t limbs_add(uint64_t *r, const uint64_t *a,
                                const uint64_t *b, size_t n) {
-    uint64_t carry = 0;
-    for (size_t i = 0; i < n; i++) {
-        cuzk_u128 s = (cuzk_u128)a[i] + b[i] + carry;
-        r[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
+    unsigned char carry = 0;
+    for (size_t i = 0; i < n; i++)
+        carry = CUZK_ADDC(carry, a[i], b[i], &r[i]);
     return carry;
 }
 

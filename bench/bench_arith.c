@@ -1,0 +1,91 @@
+/*
+ * Arithmetic micro-benchmarks (not a test): ns per operation for the field,
+ * curve and pairing primitives of both curves, as dependent chains so the
+ * figure is latency, the way blst's numbers are usually quoted.
+ * Usage: bench_arith [min_seconds_per_item]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "field/field.h"
+#include "field/fp2.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double min_s = 0.3;
+
+/* Runs |body| in doubling batches until min_s has passed; prints ns/op. */
+#define BENCH(label, setup, body)                                             \
+    do {                                                                      \
+        setup;                                                                \
+        unsigned long iters = 1, done = 0;                                    \
+        double t0 = now_s(), t;                                               \
+        for (;;) {                                                            \
+            for (unsigned long i = 0; i < iters; i++) {                       \
+                body;                                                         \
+            }                                                                 \
+            done += iters;                                                    \
+            t = now_s() - t0;                                                 \
+            if (t >= min_s)                                                   \
+                break;                                                        \
+            iters *= 2;                                                       \
+        }                                                                     \
+        printf("%-34s %12.1f ns/op\n", label, 1e9 * t / (double)done);       \
+    } while (0)
+
+static void machine_line(void) {
+    struct utsname u;
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    snprintf(model, sizeof model, "%s", c + 2);
+                    model[strcspn(model, "\n")] = 0;
+                }
+                break;
+            }
+        fclose(f);
+    }
+    uname(&u);
+    printf("machine: %s, %ld online CPUs, %s %s\n", model,
+           sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.machine);
+}
+
+#define FIELD_BENCH(F, label)                                                 \
+    BENCH(label " mul", F a; F b; F##_set_u64(&a, 7); F##_set_u64(&b, 11),    \
+          F##_mul(&a, &a, &b));                                               \
+    BENCH(label " sqr", F a; F##_set_u64(&a, 7), F##_sqr(&a, &a));            \
+    BENCH(label " add", F a; F b; F##_set_u64(&a, 7); F##_set_u64(&b, 11),    \
+          F##_add(&a, &a, &b));                                               \
+    BENCH(label " inv (var time)", F a; F##_set_u64(&a, 7),                   \
+          F##_inv_var(&a, &a));                                               \
+    BENCH(label " inv (const time)", F a; F##_set_u64(&a, 7), F##_inv(&a, &a));
+
+int main(int argc, char **argv) {
+    if (argc > 1)
+        min_s = atof(argv[1]);
+    machine_line();
+    FIELD_BENCH(bls12_381_fp, "bls12_381 Fp")
+    FIELD_BENCH(bls12_381_fr, "bls12_381 Fr")
+    BENCH("bls12_381 Fp2 mul", bls12_381_fp2 a; bls12_381_fp2 b;
+          bls12_381_fp2_set_one(&a); bls12_381_fp2_set_one(&b);
+          bls12_381_fp_set_u64(&b.c1, 3), bls12_381_fp2_mul(&a, &a, &b));
+    FIELD_BENCH(bn254_fp, "bn254 Fp")
+    FIELD_BENCH(bn254_fr, "bn254 Fr")
+    BENCH("bn254 Fp2 mul", bn254_fp2 a; bn254_fp2 b; bn254_fp2_set_one(&a);
+          bn254_fp2_set_one(&b); bn254_fp_set_u64(&b.c1, 3),
+          bn254_fp2_mul(&a, &a, &b));
+    return 0;
+}
