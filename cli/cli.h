@@ -1,0 +1,39 @@
+/*
+ * Shared pieces of the cuzk command line: the command table entry type,
+ * error printing, and step timing output.  Commands live in cli/cmd_*.c and
+ * are thin: they parse arguments, call the library, and print.
+ */
+#ifndef CUZK_CLI_H
+#define CUZK_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/status.h"
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_command;
+
+int cmd_prove(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_zkey(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* Print "cuzk <cmd>: <what>: <reason>" to stderr and return exit status 1. */
+int cli_fail(const char *cmd, const char *what, const cuzk_error *err);
+/* 1 if argv has -h or --help. */
+int cli_wants_help(int argc, char **argv);
+/* Monotonic clock in nanoseconds. */
+uint64_t cli_now_ns(void);
+/* 1 when stderr is a terminal (progress output is shown only then). */
+int cli_stderr_tty(void);
+/* Verbosity from -v flags, set by the dispatcher. */
+extern int cli_verbose;
+
+#endif

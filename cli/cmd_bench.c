@@ -1,0 +1,167 @@
+/*
+ * cuzk bench: benchmarks that print figures (never tests).
+ *   cuzk bench prove [--curve C] [--log2 K ...] [--snarkjs PATH] [--threads N]
+ * generates a circuit per size (synthetic, default profile), makes an
+ * INSECURE development key, proves with cuzk (and with snarkjs when a
+ * snarkjs CLI path is given), verifies, and prints a table.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "groth16/key.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
+#include "util/threadpool.h"
+
+static const char *help =
+    "usage: cuzk bench prove [--curve bn254|bls12_381|both] [--log2 K]...\n"
+    "                        [--bool-share F] [--threads N] [--reps R]\n"
+    "                        [--snarkjs path/to/snarkjs/cli.js] [--dir DIR]\n"
+    "Generate a synthetic circuit of 2^K constraints (default K = 14 16),\n"
+    "make an INSECURE development key, and time `cuzk prove` (best of R,\n"
+    "default 3) and, with --snarkjs, `snarkjs groth16 prove` on the same\n"
+    "files. Prints one table row per curve and size.\n";
+
+static double run_cmd_s(const char *cmd) {
+    uint64_t t0 = cli_now_ns();
+    int rc = system(cmd);
+    if (rc != 0)
+        return -1;
+    return (double)(cli_now_ns() - t0) / 1e9;
+}
+
+static int bench_one(cuzk_curve curve, unsigned log2, double bool_share, int reps,
+                     const char *snarkjs, const char *dir, cuzk_pool *pool) {
+    char r1cs[512], wtns[512], zkey[512];
+    cuzk_error err = {0};
+    const char *cname = cuzk_curve_snarkjs_name(curve);
+    snprintf(r1cs, sizeof r1cs, "%s/bench_%s_%u.r1cs", dir, cname, log2);
+    snprintf(wtns, sizeof wtns, "%s/bench_%s_%u.wtns", dir, cname, log2);
+    snprintf(zkey, sizeof zkey, "%s/bench_%s_%u.zkey", dir, cname, log2);
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, curve);
+    sp.log2_domain = log2;
+    sp.bool_share = bool_share;
+    fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key...\n", cname, log2);
+    if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
+        return cli_fail("bench", "gen", &err);
+    uint64_t seed = 1;
+    if (cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
+        return cli_fail("bench", "setup", &err);
+    cuzk_key key;
+    cuzk_wtns w;
+    if (cuzk_key_load(&key, zkey, &err) != CUZK_OK)
+        return cli_fail("bench", zkey, &err);
+    if (cuzk_wtns_open(&w, wtns, &err) != CUZK_OK)
+        return cli_fail("bench", wtns, &err);
+    double best = 1e30;
+    cuzk_groth16_timing bt = {0};
+    for (int i = 0; i < reps; i++) {
+        cuzk_proof proof;
+        cuzk_groth16_timing t;
+        if (cuzk_key_prove(&key, &w, &proof, pool, &t, &err) != CUZK_OK)
+            return cli_fail("bench", "prove", &err);
+        if (t.total_ns / 1e9 < best)
+            best = t.total_ns / 1e9, bt = t;
+    }
+    double sj = 0;
+    if (snarkjs) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "node %s groth16 prove %s %s %s/sj_proof.json %s/sj_public.json",
+                 snarkjs, zkey, wtns, dir, dir);
+        sj = 1e30;
+        for (int i = 0; i < (reps < 2 ? reps : 2); i++) {
+            double s = run_cmd_s(cmd);
+            if (s < 0) {
+                sj = -1;
+                break;
+            }
+            if (s < sj)
+                sj = s;
+        }
+    }
+    printf("%-9s 2^%-3u %9.3f s  (eval %.3f, h %.3f, msm A %.3f B1 %.3f B2 %.3f C %.3f H %.3f)",
+           cname, log2, best, bt.evaluate_ns / 1e9, bt.h_ns / 1e9, bt.msm_a_ns / 1e9,
+           bt.msm_b1_ns / 1e9, bt.msm_b2_ns / 1e9, bt.msm_c_ns / 1e9, bt.msm_h_ns / 1e9);
+    if (snarkjs && sj > 0)
+        printf("  snarkjs %.3f s  ratio %.1fx", sj, sj / best);
+    else if (snarkjs)
+        printf("  snarkjs failed");
+    printf("\n");
+    fflush(stdout);
+    cuzk_wtns_close(&w);
+    cuzk_key_free(&key);
+    return 0;
+}
+
+int cmd_bench(int argc, char **argv) {
+    if (cli_wants_help(argc, argv) || argc < 2 || strcmp(argv[1], "prove") != 0) {
+        fputs(help, argc < 2 ? stderr : stdout);
+        return cli_wants_help(argc, argv) ? 0 : 2;
+    }
+    unsigned sizes[16], n_sizes = 0, threads = 0;
+    int reps = 3, curves = 3; /* bit 0 bn254, bit 1 bls12_381 */
+    double bool_share = -1;
+    const char *snarkjs = NULL, *dir = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "cuzk bench: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--curve"))
+            curves = !strcmp(v, "both") ? 3 : cuzk_curve_from_name(v) == CUZK_CURVE_BN254 ? 1
+                   : cuzk_curve_from_name(v) == CUZK_CURVE_BLS12_381                    ? 2
+                                                                                       : 0;
+        else if (!strcmp(a, "--log2") && n_sizes < 16)
+            sizes[n_sizes++] = (unsigned)atoi(v);
+        else if (!strcmp(a, "--threads"))
+            threads = (unsigned)atoi(v);
+        else if (!strcmp(a, "--reps"))
+            reps = atoi(v);
+        else if (!strcmp(a, "--bool-share"))
+            bool_share = atof(v);
+        else if (!strcmp(a, "--snarkjs"))
+            snarkjs = v;
+        else if (!strcmp(a, "--dir"))
+            dir = v;
+        else {
+            fprintf(stderr, "cuzk bench: unknown option %s\n", a);
+            return 2;
+        }
+        i++;
+    }
+    if (!curves || reps < 1) {
+        fputs(help, stderr);
+        return 2;
+    }
+    if (!n_sizes)
+        sizes[n_sizes++] = 14, sizes[n_sizes++] = 16;
+    char tmpl[] = "/tmp/cuzk-bench-XXXXXX";
+    if (!dir && !(dir = mkdtemp(tmpl))) {
+        perror("cuzk bench: mkdtemp");
+        return 1;
+    }
+    cuzk_error err = {0};
+    cuzk_pool *pool = cuzk_pool_create(threads, &err);
+    if (!pool)
+        return cli_fail("bench", "thread pool", &err);
+    printf("cuzk bench prove: %u threads, synthetic circuits (bool share %s), best of %d\n",
+           cuzk_pool_threads(pool), bool_share < 0 ? "default" : "given", reps);
+    int rc = 0;
+    for (unsigned s = 0; s < n_sizes && !rc; s++)
+        for (int c = 0; c < 2 && !rc; c++)
+            if (curves & (1 << c)) {
+                cuzk_synth_params dp;
+                cuzk_curve cv = c == 0 ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381;
+                cuzk_synth_params_default(&dp, cv);
+                rc = bench_one(cv, sizes[s], bool_share < 0 ? dp.bool_share : bool_share, reps,
+                               snarkjs, dir, pool);
+            }
+    cuzk_pool_destroy(pool);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/* cuzk zkey export-vk <circuit.zkey> <verification_key.json> */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "groth16/json.h"
+#include "groth16/key.h"
+
+static const char *help =
+    "usage: cuzk zkey export-vk <circuit.zkey> <verification_key.json>\n"
+    "Write the verification key of a Groth16 .zkey as snarkjs's\n"
+    "`zkey export verificationkey` does (vk_alphabeta_12 included).\n"
+    "(`export-verificationkey` is accepted as an alias.)\n";
+
+int cmd_zkey(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(help, stdout);
+        return 0;
+    }
+    if (argc != 4 || (strcmp(argv[1], "export-vk") && strcmp(argv[1], "export-verificationkey"))) {
+        fputs(help, stderr);
+        return 2;
+    }
+    cuzk_error err = {0};
+    cuzk_zkey z;
+    cuzk_vk vk;
+    if (cuzk_zkey_open(&z, argv[2], &err) != CUZK_OK)
+        return cli_fail("zkey", argv[2], &err);
+    int rc = 0;
+    if (cuzk_vk_from_zkey(&vk, &z, &err) != CUZK_OK)
+        rc = cli_fail("zkey", argv[2], &err);
+    else {
+        if (cuzk_vk_write_json_file(&vk, argv[3], &err) != CUZK_OK)
+            rc = cli_fail("zkey", argv[3], &err);
+        cuzk_vk_free(&vk);
+    }
+    cuzk_zkey_close(&z);
+    return rc;
+}

@@ -1,0 +1,130 @@
+/*
+ * Groth16 proving and verification on the CPU, for BLS12-381 and BN254,
+ * compatible with snarkjs keys (FORMATS.md, "Prover algorithm").
+ *
+ * The prover is written as steps so the engine can schedule each where it
+ * belongs (DESIGN.md §3):
+ *   1. evaluate   a = A·w, b = B·w from the key's coefficient list, c = a∘b
+ *   2. h          three inverse NTTs, three coset NTTs on the odd coset of the
+ *                 2n-th roots of unity, h = a'b' - c' (no division: snarkjs
+ *                 keys fold Z into their H points)
+ *   3. msms       Σ w·A, Σ w·B1, Σ w·B2 (G2), Σ w·C (private signals),
+ *                 Σ h·H
+ *   4. assemble   add α, β, δ terms with the blinding scalars r, s
+ * P_groth16_prove runs all four.  For each curve P in {bls12_381, bn254}:
+ *
+ *   P_groth16_pk     a proving key seen in place (pointers into a mapped
+ *                    .zkey or a native key; nothing is copied)
+ *   P_groth16_vk     a verification key (owns its IC array)
+ *   P_groth16_proof  (A in G1, B in G2, C in G1), affine
+ *
+ * Witness values are the plain (not Montgomery) integers of the .wtns file,
+ * as P_fr limbs; public inputs for the verifier are Montgomery P_fr.
+ * Thread safety: keys are read only; any number of proofs may run at once
+ * on the same key.  Work is spread over |pool| (NULL: serial).
+ */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve/curve.h"
+#include "groth16/zkey.h"
+#include "util/status.h"
+#include "util/threadpool.h"
+
+/* One coefficient of the A or B matrix (value in Montgomery form): the
+ * decoded form of a .zkey section-4 entry. */
+typedef cuzk_zkey_coef cuzk_coef;
+
+/* Per-step wall time of one proof, nanoseconds. */
+typedef struct cuzk_groth16_timing {
+    uint64_t evaluate_ns, h_ns, msm_a_ns, msm_b1_ns, msm_b2_ns, msm_c_ns,
+        msm_h_ns, assemble_ns, total_ns;
+} cuzk_groth16_timing;
+
+#define CUZK_GROTH16_DECLARE(P)                                               \
+    typedef struct P##_groth16_pk {                                           \
+        uint32_t n_vars;      /* wires, incl. the constant 1 */               \
+        uint32_t n_public;    /* public outputs + public inputs */            \
+        uint32_t log_n;       /* domain size n = 2^log_n */                   \
+        P##_g1_affine alpha1, beta1, delta1;                                  \
+        P##_g2_affine beta2, gamma2, delta2;                                  \
+        const P##_g1_affine *ic;  /* n_public + 1 */                          \
+        const P##_g1_affine *a;   /* n_vars */                                \
+        const P##_g1_affine *b1;  /* n_vars */                                \
+        const P##_g2_affine *b2;  /* n_vars */                                \
+        const P##_g1_affine *c;   /* n_vars - n_public - 1 */                 \
+        const P##_g1_affine *h;   /* n */                                     \
+        const cuzk_coef *coefs;   /* n_coefs entries of A and B */            \
+        size_t n_coefs;                                                       \
+    } P##_groth16_pk;                                                         \
+    typedef struct P##_groth16_vk {                                           \
+        P##_g1_affine alpha1;                                                 \
+        P##_g2_affine beta2, gamma2, delta2;                                  \
+        size_t n_public;                                                      \
+        P##_g1_affine *ic; /* n_public + 1, owned (free with _vk_free) */     \
+    } P##_groth16_vk;                                                         \
+    typedef struct P##_groth16_proof {                                        \
+        P##_g1_affine a;                                                      \
+        P##_g2_affine b;                                                      \
+        P##_g1_affine c;                                                      \
+    } P##_groth16_proof;                                                      \
+    /* Step 1: a, b, c (n elements each, Montgomery) from the witness        \
+     * (n_vars plain values).  CUZK_ERANGE if a witness value >= r. */       \
+    cuzk_status P##_groth16_evaluate(const P##_groth16_pk *pk,                \
+                                     const P##_fr *witness, P##_fr *a,        \
+                                     P##_fr *b, P##_fr *c, cuzk_pool *pool,   \
+                                     cuzk_error *err);                        \
+    /* Step 2: h (n elements, Montgomery) into |a|; b and c are clobbered. */ \
+    cuzk_status P##_groth16_compute_h(const P##_groth16_pk *pk, P##_fr *a,    \
+                                      P##_fr *b, P##_fr *c, cuzk_pool *pool,  \
+                                      cuzk_error *err);                       \
+    /* Steps 3 and 4 from the witness and h; |r| and |s| are the blinding    \
+     * scalars (Montgomery; zero gives a deterministic valid proof). */      \
+    cuzk_status P##_groth16_msms_assemble(P##_groth16_proof *proof,           \
+                                          const P##_groth16_pk *pk,           \
+                                          const P##_fr *witness,              \
+                                          const P##_fr *h, const P##_fr *r,   \
+                                          const P##_fr *s, cuzk_pool *pool,   \
+                                          cuzk_groth16_timing *t,             \
+                                          cuzk_error *err);                   \
+    /* All steps, with fresh r and s from the OS CSPRNG (or the given ones   \
+     * when |r| and |s| are non-NULL).  |t| may be NULL. */                  \
+    cuzk_status P##_groth16_prove(P##_groth16_proof *proof,                   \
+                                  const P##_groth16_pk *pk,                   \
+                                  const P##_fr *witness, size_t n_witness,    \
+                                  const P##_fr *r, const P##_fr *s,           \
+                                  cuzk_pool *pool, cuzk_groth16_timing *t,    \
+                                  cuzk_error *err);                           \
+    /* Verify one proof. CUZK_OK if valid; CUZK_EVERIFY (pairing check      \
+     * failed), CUZK_ENOTONCURVE / CUZK_ENOTINSUBGROUP (proof points),      \
+     * CUZK_EMISMATCH (wrong number of public inputs) with a message. */     \
+    cuzk_status P##_groth16_verify(const P##_groth16_vk *vk,                  \
+                                   const P##_fr *pub, size_t n_pub,           \
+                                   const P##_groth16_proof *proof,            \
+                                   cuzk_error *err);                          \
+    /* Verify |n| proofs for one key with one multi-pairing (random linear   \
+     * combination, 128-bit weights).  CUZK_OK iff all are valid; on         \
+     * CUZK_EVERIFY at least one is invalid (verify each to find which).    \
+     * pub holds n * vk->n_public inputs, proof by proof. */                  \
+    cuzk_status P##_groth16_verify_batch(const P##_groth16_vk *vk,            \
+                                         const P##_fr *pub,                   \
+                                         const P##_groth16_proof *proofs,     \
+                                         size_t n, cuzk_error *err);          \
+    /* The verification key of a proving key (copies IC). */                 \
+    cuzk_status P##_groth16_vk_from_pk(P##_groth16_vk *vk,                    \
+                                       const P##_groth16_pk *pk,              \
+                                       cuzk_error *err);                      \
+    void P##_groth16_vk_free(P##_groth16_vk *vk);
+
+CUZK_GROTH16_DECLARE(bls12_381)
+CUZK_GROTH16_DECLARE(bn254)
+
+/* Fill |out| with uniformly random scalars below r from the OS CSPRNG
+ * (getrandom).  CUZK_EIO if the OS cannot supply randomness. */
+cuzk_status bls12_381_fr_random(bls12_381_fr *out, cuzk_error *err);
+cuzk_status bn254_fr_random(bn254_fr *out, cuzk_error *err);
+
+#endif

@@ -1,0 +1,444 @@
+/*
+ * Groth16 prover and verifier for one curve, stamped out by groth16.c with
+ *   P        the curve prefix (bls12_381 or bn254)
+ *   P_FR_S   the 2-adicity of its Fr
+ * See groth16.h for the API and FORMATS.md for the algorithm the snarkjs
+ * keys require.  Must not: allocate on the per-coefficient paths, start
+ * threads (work goes through the caller's pool), or print.
+ */
+#define GN2(a, b) a##_##b
+#define GN1(a, b) GN2(a, b)
+#define G(x) GN1(P, x)
+
+#define FR G(fr)
+#define G1J G(g1)
+#define G1A G(g1_affine)
+#define G2J G(g2)
+#define G2A G(g2_affine)
+
+/* ---- step 1: evaluate ---------------------------------------------------- */
+
+struct G(witness_ctx) {
+    const FR *in;
+    FR *out;
+};
+
+static void G(witness_to_mont_range)(void *ctx, size_t begin, size_t end,
+                                     unsigned worker) {
+    struct G(witness_ctx) *c = ctx;
+    (void)worker;
+    for (size_t i = begin; i < end; i++)
+        G(fr_to_mont)(&c->out[i], c->in[i].l);
+}
+
+struct G(eval_ctx) {
+    const cuzk_coef *coefs;
+    const size_t *cuts; /* chunk k covers coefs [cuts[k], cuts[k+1]) */
+    const FR *w;        /* Montgomery witness */
+    FR *ab[2];
+};
+
+static void G(eval_range)(void *ctx, size_t begin, size_t end,
+                          unsigned worker) {
+    struct G(eval_ctx) *c = ctx;
+    (void)worker;
+    for (size_t k = begin; k < end; k++)
+        for (size_t i = c->cuts[k]; i < c->cuts[k + 1]; i++) {
+            const cuzk_coef *e = &c->coefs[i];
+            FR t;
+            G(fr_mul)(&t, (const FR *)&e->value, &c->w[e->signal]);
+            FR *dst = &c->ab[e->matrix][e->row];
+            G(fr_add)(dst, dst, &t);
+        }
+}
+
+struct G(hadamard_ctx) {
+    const FR *a, *b;
+    FR *c;
+};
+
+static void G(hadamard_range)(void *ctx, size_t begin, size_t end,
+                              unsigned worker) {
+    struct G(hadamard_ctx) *h = ctx;
+    (void)worker;
+    for (size_t i = begin; i < end; i++)
+        G(fr_mul)(&h->c[i], &h->a[i], &h->b[i]);
+}
+
+cuzk_status G(groth16_evaluate)(const G(groth16_pk) *pk, const FR *witness,
+                                FR *a, FR *b, FR *c, cuzk_pool *pool,
+                                cuzk_error *err) {
+    size_t n = (size_t)1 << pk->log_n;
+    for (size_t i = 0; i < pk->n_vars; i++) {
+        cuzk_error e2;
+        FR tmp;
+        if (G(fr_from_limbs)(&tmp, witness[i].l, &e2) != CUZK_OK)
+            return cuzk_fail(err, CUZK_ERANGE,
+                             "witness value %zu is not below the field order", i);
+    }
+    FR *w = malloc(sizeof(FR) * pk->n_vars);
+    if (!w)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for the witness");
+    struct G(witness_ctx) wc = {witness, w};
+    cuzk_pool_for(pool, pk->n_vars, 4096, G(witness_to_mont_range), &wc);
+    memset(a, 0, sizeof(FR) * n);
+    memset(b, 0, sizeof(FR) * n);
+
+    /*
+     * Chunks may run in parallel only if no row is split between two of them.
+     * snarkjs writes coefficients grouped by row (constraint order), so cut
+     * at row changes; if the list is not sorted by row, one chunk does all.
+     */
+    enum { MAX_CHUNKS = 256 };
+    size_t cuts[MAX_CHUNKS + 1], nchunks = 1;
+    int sorted = 1;
+    for (size_t i = 1; i < pk->n_coefs && sorted; i++)
+        sorted = pk->coefs[i].row >= pk->coefs[i - 1].row;
+    cuts[0] = 0;
+    if (sorted && pk->n_coefs > 65536) {
+        size_t want = 4 * (size_t)(pool ? cuzk_pool_threads(pool) : 1);
+        if (want > MAX_CHUNKS)
+            want = MAX_CHUNKS;
+        for (size_t k = 1; k < want; k++) {
+            size_t at = pk->n_coefs * k / want;
+            if (at <= cuts[nchunks - 1])
+                continue;
+            while (at < pk->n_coefs && pk->coefs[at].row == pk->coefs[at - 1].row)
+                at++;
+            if (at < pk->n_coefs && at > cuts[nchunks - 1])
+                cuts[nchunks++] = at;
+        }
+    }
+    cuts[nchunks] = pk->n_coefs;
+    struct G(eval_ctx) ec = {pk->coefs, cuts, w, {a, b}};
+    cuzk_pool_for(pool, nchunks, 1, G(eval_range), &ec);
+    free(w);
+    struct G(hadamard_ctx) hc = {a, b, c};
+    cuzk_pool_for(pool, n, 4096, G(hadamard_range), &hc);
+    return CUZK_OK;
+}
+
+/* ---- step 2: h on the odd coset ------------------------------------------- */
+
+/* Domains are cached per size for the life of the process (at most
+ * P_FR_S + 1 of them): twiddle tables cost as much as an NTT to build. */
+static G(ntt_domain) *G(domain_cache)[P_FR_S + 1];
+static pthread_mutex_t G(domain_lock) = PTHREAD_MUTEX_INITIALIZER;
+
+static cuzk_status G(domain_get)(G(ntt_domain) **d, unsigned log_n,
+                                 cuzk_error *err) {
+    cuzk_status st = CUZK_OK;
+    if (log_n > P_FR_S)
+        return cuzk_fail(err, CUZK_ERANGE, "domain 2^%u exceeds the field's 2-adicity", log_n);
+    pthread_mutex_lock(&G(domain_lock));
+    if (!G(domain_cache)[log_n])
+        st = G(ntt_domain_create)(&G(domain_cache)[log_n], log_n, err);
+    *d = G(domain_cache)[log_n];
+    pthread_mutex_unlock(&G(domain_lock));
+    return st;
+}
+
+struct G(h_ctx) {
+    FR *a;
+    const FR *b, *c;
+};
+
+static void G(h_range)(void *ctx, size_t begin, size_t end, unsigned worker) {
+    struct G(h_ctx) *h = ctx;
+    (void)worker;
+    for (size_t i = begin; i < end; i++) {
+        FR t;
+        G(fr_mul)(&t, &h->a[i], &h->b[i]);
+        G(fr_sub)(&h->a[i], &t, &h->c[i]);
+    }
+}
+
+cuzk_status G(groth16_compute_h)(const G(groth16_pk) *pk, FR *a, FR *b, FR *c,
+                                 cuzk_pool *pool, cuzk_error *err) {
+    G(ntt_domain) *d = NULL;
+    FR shift;
+    cuzk_status st = G(domain_get)(&d, pk->log_n, err);
+    if (st != CUZK_OK)
+        return st;
+    /* The coset generator is w_2n (ffjavascript); at the maximal size
+     * there is no 2n-th root and snarkjs would use nqr^2 instead, which
+     * we do not support (no key that large fits anywhere). */
+    if (G(fr_root_of_unity)(&shift, pk->log_n + 1) != CUZK_OK)
+        return cuzk_fail(err, CUZK_EUNSUPPORTED, "domain 2^%u is too large for a coset", pk->log_n);
+    FR *v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        G(ntt_inverse)(d, v[k], pool);
+        G(ntt_coset_forward)(d, v[k], &shift, pool);
+    }
+    struct G(h_ctx) hc = {a, b, c};
+    cuzk_pool_for(pool, (size_t)1 << pk->log_n, 4096, G(h_range), &hc);
+    return CUZK_OK;
+}
+
+/* ---- steps 3 and 4: MSMs and assembly -------------------------------------- */
+
+static uint64_t G(now_ns)(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
+                                     const G(groth16_pk) *pk, const FR *witness,
+                                     const FR *h, const FR *r, const FR *s,
+                                     cuzk_pool *pool, cuzk_groth16_timing *t,
+                                     cuzk_error *err) {
+    size_t n = (size_t)1 << pk->log_n;
+    size_t first_private = (size_t)pk->n_public + 1;
+    G1J sa, sb1, sc, sh, acc, tmp;
+    G2J sb2, accb;
+    uint64_t t0 = G(now_ns)(), t1;
+
+    if (G(g1_msm)(&sa, pk->a, witness, pk->n_vars, 0, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM A: out of memory");
+    t1 = G(now_ns)(), t->msm_a_ns = t1 - t0, t0 = t1;
+    if (G(g1_msm)(&sb1, pk->b1, witness, pk->n_vars, 0, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM B1: out of memory");
+    t1 = G(now_ns)(), t->msm_b1_ns = t1 - t0, t0 = t1;
+    if (G(g2_msm)(&sb2, pk->b2, witness, pk->n_vars, 0, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM B2: out of memory");
+    t1 = G(now_ns)(), t->msm_b2_ns = t1 - t0, t0 = t1;
+    if (G(g1_msm)(&sc, pk->c, witness + first_private, pk->n_vars - first_private, 0,
+                  pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM C: out of memory");
+    t1 = G(now_ns)(), t->msm_c_ns = t1 - t0, t0 = t1;
+    if (G(g1_msm)(&sh, pk->h, h, n, 1, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM H: out of memory");
+    t1 = G(now_ns)(), t->msm_h_ns = t1 - t0, t0 = t1;
+
+    /* πA = α1 + Σ w·A + r·δ1 */
+    G1J pa, b1p, delta1;
+    G(g1_from_affine)(&delta1, &pk->delta1);
+    G(g1_add_affine)(&pa, &sa, &pk->alpha1);
+    G(g1_mul)(&tmp, &delta1, r);
+    G(g1_add)(&pa, &pa, &tmp);
+    /* πB = β2 + Σ w·B2 + s·δ2 */
+    G2J delta2;
+    G(g2_from_affine)(&delta2, &pk->delta2);
+    G(g2_add_affine)(&accb, &sb2, &pk->beta2);
+    G(g2_mul)(&sb2, &delta2, s);
+    G(g2_add)(&accb, &accb, &sb2);
+    /* B1' = β1 + Σ w·B1 + s·δ1 */
+    G(g1_add_affine)(&b1p, &sb1, &pk->beta1);
+    G(g1_mul)(&tmp, &delta1, s);
+    G(g1_add)(&b1p, &b1p, &tmp);
+    /* πC = Σ w·C + Σ h·H + s·πA + r·B1' − r·s·δ1 */
+    G(g1_add)(&acc, &sc, &sh);
+    G(g1_mul)(&tmp, &pa, s);
+    G(g1_add)(&acc, &acc, &tmp);
+    G(g1_mul)(&tmp, &b1p, r);
+    G(g1_add)(&acc, &acc, &tmp);
+    FR rs;
+    G(fr_mul)(&rs, r, s);
+    G(g1_mul)(&tmp, &delta1, &rs);
+    G(g1_sub)(&acc, &acc, &tmp);
+
+    G(g1_to_affine)(&proof->a, &pa);
+    G(g2_to_affine)(&proof->b, &accb);
+    G(g1_to_affine)(&proof->c, &acc);
+    t->assemble_ns = G(now_ns)() - t0;
+    return CUZK_OK;
+}
+
+cuzk_status G(fr_random)(FR *out, cuzk_error *err) {
+    /* Rejection sampling: r > 2^253 on both curves, so a value masked to
+     * r's bit length is accepted with probability > 1/2 per draw. */
+    const uint64_t *mod = G(fr_modulus);
+    unsigned top = 64 - (unsigned)__builtin_clzll(mod[3]);
+    for (int tries = 0; tries < 256; tries++) {
+        uint64_t l[4];
+        if (getrandom(l, sizeof l, 0) != (ssize_t)sizeof l)
+            return cuzk_fail(err, CUZK_EIO, "getrandom failed: %s", strerror(errno));
+        l[3] &= (top == 64) ? ~0ULL : ((1ULL << top) - 1);
+        if (G(fr_from_limbs)(out, l, NULL) == CUZK_OK)
+            return CUZK_OK;
+    }
+    return cuzk_fail(err, CUZK_EIO, "random source keeps returning values above r");
+}
+
+cuzk_status G(groth16_prove)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
+                             const FR *witness, size_t n_witness, const FR *r,
+                             const FR *s, cuzk_pool *pool,
+                             cuzk_groth16_timing *t, cuzk_error *err) {
+    cuzk_groth16_timing local;
+    cuzk_status st;
+    FR rr, ss;
+    uint64_t start = G(now_ns)(), t0;
+    if (!t)
+        t = &local;
+    memset(t, 0, sizeof *t);
+    if (n_witness != pk->n_vars)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "witness has %zu values, the key expects %u", n_witness, pk->n_vars);
+    if (!r) {
+        if ((st = G(fr_random)(&rr, err)) != CUZK_OK || (st = G(fr_random)(&ss, err)) != CUZK_OK)
+            return st;
+        r = &rr;
+        s = &ss;
+    }
+    size_t n = (size_t)1 << pk->log_n;
+    FR *abc = malloc(3 * n * sizeof(FR));
+    if (!abc)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for 3 x %zu scalars", n);
+    t0 = G(now_ns)();
+    st = G(groth16_evaluate)(pk, witness, abc, abc + n, abc + 2 * n, pool, err);
+    t->evaluate_ns = G(now_ns)() - t0;
+    if (st == CUZK_OK) {
+        t0 = G(now_ns)();
+        st = G(groth16_compute_h)(pk, abc, abc + n, abc + 2 * n, pool, err);
+        t->h_ns = G(now_ns)() - t0;
+    }
+    if (st == CUZK_OK)
+        st = G(groth16_msms_assemble)(proof, pk, witness, abc, r, s, pool, t, err);
+    free(abc);
+    t->total_ns = G(now_ns)() - start;
+    return st;
+}
+
+/* ---- verification ------------------------------------------------------------ */
+
+static cuzk_status G(check_proof_points)(const G(groth16_proof) *proof, cuzk_error *err) {
+    if (!G(g1_affine_on_curve)(&proof->a) || !G(g2_affine_on_curve)(&proof->b) ||
+        !G(g1_affine_on_curve)(&proof->c))
+        return cuzk_fail(err, CUZK_ENOTONCURVE, "proof point is not on the curve");
+    if (!G(g1_affine_in_subgroup)(&proof->a) || !G(g2_affine_in_subgroup)(&proof->b) ||
+        !G(g1_affine_in_subgroup)(&proof->c))
+        return cuzk_fail(err, CUZK_ENOTINSUBGROUP, "proof point is not in the prime-order subgroup");
+    return CUZK_OK;
+}
+
+/* vk_x = IC[0] + Σ pub_i IC[i] */
+static void G(public_combination)(G1J *out, const G(groth16_vk) *vk, const FR *pub) {
+    G1J acc, t;
+    G(g1_from_affine)(&acc, &vk->ic[0]);
+    for (size_t i = 0; i < vk->n_public; i++) {
+        G(g1_from_affine)(&t, &vk->ic[i + 1]);
+        G(g1_mul)(&t, &t, &pub[i]);
+        G(g1_add)(&acc, &acc, &t);
+    }
+    *out = acc;
+}
+
+cuzk_status G(groth16_verify)(const G(groth16_vk) *vk, const FR *pub, size_t n_pub,
+                              const G(groth16_proof) *proof, cuzk_error *err) {
+    cuzk_status st;
+    if (n_pub != vk->n_public)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "%zu public inputs given, the key expects %zu", n_pub, vk->n_public);
+    if ((st = G(check_proof_points)(proof, err)) != CUZK_OK)
+        return st;
+    /* e(-A, B) · e(α, β) · e(vk_x, γ) · e(C, δ) == 1 */
+    G1J x;
+    G1A p[4];
+    G2A q[4];
+    G(public_combination)(&x, vk, pub);
+    G(g1_affine_neg)(&p[0], &proof->a);
+    q[0] = proof->b;
+    p[1] = vk->alpha1;
+    q[1] = vk->beta2;
+    G(g1_to_affine)(&p[2], &x);
+    q[2] = vk->gamma2;
+    p[3] = proof->c;
+    q[3] = vk->delta2;
+    if (!G(pairing_product_is_one)(p, q, 4))
+        return cuzk_fail(err, CUZK_EVERIFY, "proof does not verify");
+    return CUZK_OK;
+}
+
+cuzk_status G(groth16_verify_batch)(const G(groth16_vk) *vk, const FR *pub,
+                                    const G(groth16_proof) *proofs, size_t n,
+                                    cuzk_error *err) {
+    /*
+     * With random 128-bit weights z_i:
+     *   Π e(-z_i A_i, B_i) · e(Σz_i α, β) · e(Σ z_i vk_x_i, γ) · e(Σ z_i C_i, δ) = 1
+     * holds for all-valid proofs and fails otherwise except with
+     * probability about 2^-128.  n + 3 Miller loops instead of 4n.
+     */
+    cuzk_status st = CUZK_OK;
+    if (n == 0)
+        return CUZK_OK;
+    G1A *p = malloc((n + 3) * sizeof *p);
+    G2A *q = malloc((n + 3) * sizeof *q);
+    if (!p || !q) {
+        free(p), free(q);
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for batch verification");
+    }
+    G1J sum_x, sum_c, t;
+    FR sum_z;
+    G(g1_set_inf)(&sum_x);
+    G(g1_set_inf)(&sum_c);
+    G(fr_set_zero)(&sum_z);
+    for (size_t i = 0; i < n && st == CUZK_OK; i++) {
+        if ((st = G(check_proof_points)(&proofs[i], err)) != CUZK_OK)
+            break;
+        uint64_t zl[4] = {0};
+        if (getrandom(zl, 16, 0) != 16) {
+            st = cuzk_fail(err, CUZK_EIO, "getrandom failed");
+            break;
+        }
+        FR z;
+        G(fr_to_mont)(&z, zl);
+        G(fr_add)(&sum_z, &sum_z, &z);
+        G(public_combination)(&t, vk, pub + i * vk->n_public);
+        G(g1_mul)(&t, &t, &z);
+        G(g1_add)(&sum_x, &sum_x, &t);
+        G(g1_from_affine)(&t, &proofs[i].c);
+        G(g1_mul)(&t, &t, &z);
+        G(g1_add)(&sum_c, &sum_c, &t);
+        G(g1_from_affine)(&t, &proofs[i].a);
+        G(g1_mul)(&t, &t, &z);
+        G(g1_neg)(&t, &t);
+        G(g1_to_affine)(&p[i], &t);
+        q[i] = proofs[i].b;
+    }
+    if (st == CUZK_OK) {
+        G(g1_from_affine)(&t, &vk->alpha1);
+        G(g1_mul)(&t, &t, &sum_z);
+        G(g1_to_affine)(&p[n], &t);
+        q[n] = vk->beta2;
+        G(g1_to_affine)(&p[n + 1], &sum_x);
+        q[n + 1] = vk->gamma2;
+        G(g1_to_affine)(&p[n + 2], &sum_c);
+        q[n + 2] = vk->delta2;
+        if (!G(pairing_product_is_one)(p, q, n + 3))
+            st = cuzk_fail(err, CUZK_EVERIFY, "batch of %zu proofs does not verify", n);
+    }
+    free(p);
+    free(q);
+    return st;
+}
+
+cuzk_status G(groth16_vk_from_pk)(G(groth16_vk) *vk, const G(groth16_pk) *pk,
+                                  cuzk_error *err) {
+    vk->alpha1 = pk->alpha1;
+    vk->beta2 = pk->beta2;
+    vk->gamma2 = pk->gamma2;
+    vk->delta2 = pk->delta2;
+    vk->n_public = pk->n_public;
+    vk->ic = malloc((pk->n_public + 1) * sizeof *vk->ic);
+    if (!vk->ic)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for the verification key");
+    memcpy(vk->ic, pk->ic, (pk->n_public + 1) * sizeof *vk->ic);
+    return CUZK_OK;
+}
+
+void G(groth16_vk_free)(G(groth16_vk) *vk) {
+    if (vk) {
+        free(vk->ic);
+        vk->ic = NULL;
+    }
+}
+
+#undef FR
+#undef G1J
+#undef G1A
+#undef G2J
+#undef G2A
+#undef G
+#undef GN1
+#undef GN2

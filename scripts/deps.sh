@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install the Debian packages cuzk needs, only those that are missing.
+#   scripts/deps.sh            build + test dependencies
+#   scripts/deps.sh --interop  also Node.js/npm for the snarkjs interop tests
+#   scripts/deps.sh --fuzz     also clang for the libFuzzer harnesses
+set -euo pipefail
+pkgs=(build-essential cmake libgmp-dev libjansson-dev)
+for a in "$@"; do
+  case "$a" in
+    --interop) command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm) ;;
+    --fuzz) pkgs+=(clang libclang-rt-dev) ;;
+  esac
+done
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
