@@ -59,8 +59,9 @@ static void machine_line(void) {
         fclose(f);
     }
     uname(&u);
-    printf("machine: %s, %ld online CPUs, %s %s\n", model,
-           sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.machine);
+    printf("machine: %s, %ld online CPUs, %s %s; field products: %s\n", model,
+           sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.machine,
+           cuzk_field_uses_asm() ? "x86-64 mulx/adx" : "portable C");
 }
 
 #define FIELD_BENCH(F, label)                                                 \

@@ -20,16 +20,20 @@
  */
 #if defined(__x86_64__) && !defined(CUZK_NO_ASM)
 #define CUZK_FIELD_ASM 1
+#include <cpuid.h>
 #include <stdlib.h>
 #include "field/mont_x86_gen.h"
 #define CUZK_MONT_ADX2(n) cuzk_mont_mul_##n##_adx
 #define CUZK_MONT_ADX(n) CUZK_MONT_ADX2(n)
 static int cuzk_cpu_adx;
 __attribute__((constructor)) static void cuzk_field_detect_cpu(void) {
+    /* CPUID leaf 7: EBX bit 8 = BMI2 (mulx), bit 19 = ADX (adcx/adox).
+     * Read directly: clang 14 has no __builtin_cpu_supports("adx"). */
     const char *off = getenv("CUZK_NO_ASM");
-    __builtin_cpu_init();
-    cuzk_cpu_adx = __builtin_cpu_supports("bmi2") &&
-                   __builtin_cpu_supports("adx") && !(off && *off == '1');
+    unsigned a, b, c, d;
+    int have = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 8)) &&
+               (b & (1u << 19));
+    cuzk_cpu_adx = have && !(off && *off == '1');
 }
 int cuzk_field_uses_asm(void) { return cuzk_cpu_adx; }
 #else
