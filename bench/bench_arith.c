@@ -11,8 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "curve/curve.h"
 #include "field/field.h"
 #include "field/fp2.h"
+#include "pairing/pairing.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -74,6 +76,31 @@ static void machine_line(void) {
           F##_inv_var(&a, &a));                                               \
     BENCH(label " inv (const time)", F a; F##_set_u64(&a, 7), F##_inv(&a, &a));
 
+/* Group and pairing figures: mixed additions in a dependent chain, one
+ * constant-time scalar multiplication by a random 255-bit scalar, and one
+ * full pairing (Miller loop + final exponentiation). */
+#define CURVE_BENCH(P, label)                                                 \
+    BENCH(label " G1 mixed add (Jacobian+affine)", P##_g1 acc; P##_g1_affine g; \
+          P##_g1_generator(&g); P##_g1_from_affine(&acc, &g); P##_g1_dbl(&acc, &acc), \
+          P##_g1_add_affine(&acc, &acc, &g));                                 \
+    BENCH(label " G1 XYZZ mixed add", P##_g1_xyzz acc; P##_g1_affine g;        \
+          P##_g1_generator(&g); P##_g1_xyzz_from_affine(&acc, &g);           \
+          P##_g1_xyzz_dbl(&acc, &acc), P##_g1_xyzz_add_affine(&acc, &acc, &g)); \
+    BENCH(label " G2 mixed add (Jacobian+affine)", P##_g2 acc; P##_g2_affine g; \
+          P##_g2_generator(&g); P##_g2_from_affine(&acc, &g); P##_g2_dbl(&acc, &acc), \
+          P##_g2_add_affine(&acc, &acc, &g));                                 \
+    BENCH(label " G1 scalar mul (const time)", P##_g1 acc; P##_g1_affine g;   \
+          P##_fr k; P##_fr_set_u64(&k, 0x1234567); P##_fr_inv_var(&k, &k);     \
+          P##_g1_generator(&g); P##_g1_from_affine(&acc, &g),                  \
+          P##_g1_mul(&acc, &acc, &k));                                        \
+    BENCH(label " G2 scalar mul (const time)", P##_g2 acc; P##_g2_affine g;   \
+          P##_fr k; P##_fr_set_u64(&k, 0x1234567); P##_fr_inv_var(&k, &k);     \
+          P##_g2_generator(&g); P##_g2_from_affine(&acc, &g),                  \
+          P##_g2_mul(&acc, &acc, &k));                                        \
+    BENCH(label " pairing", P##_fp12 f; P##_g1_affine g1; P##_g2_affine g2;   \
+          P##_g1_generator(&g1); P##_g2_generator(&g2),                       \
+          P##_pairing(&f, &g1, &g2));
+
 int main(int argc, char **argv) {
     if (argc > 1)
         min_s = atof(argv[1]);
@@ -88,5 +115,7 @@ int main(int argc, char **argv) {
     BENCH("bn254 Fp2 mul", bn254_fp2 a; bn254_fp2 b; bn254_fp2_set_one(&a);
           bn254_fp2_set_one(&b); bn254_fp_set_u64(&b.c1, 3),
           bn254_fp2_mul(&a, &a, &b));
+    CURVE_BENCH(bls12_381, "bls12_381")
+    CURVE_BENCH(bn254, "bn254")
     return 0;
 }

@@ -1,0 +1,452 @@
+/*
+ * snarkjs JSON files (see json.h).  Parsing and printing go through jansson;
+ * jansson's JSON_INDENT(1) | JSON_PRESERVE_ORDER output is byte-identical to
+ * snarkjs's JSON.stringify(x, null, 1), which is what makes the writers
+ * drop-in.  The per-curve code is json_gen.h, included once per curve.
+ */
+#include "groth16/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "curve/curve.h"
+#include "groth16/key.h"
+#include "pairing/pairing.h"
+
+/* ---- verification key from a zkey (no JSON involved) ------------------------ */
+
+#define VK_FROM_ZKEY(P)                                                        \
+    static cuzk_status P##_vk_from_zkey(P##_groth16_vk *vk, const cuzk_zkey *z, \
+                                        cuzk_error *err) {                     \
+        vk->alpha1 = z->vk.P.alpha1;                                           \
+        vk->beta2 = z->vk.P.beta2;                                             \
+        vk->gamma2 = z->vk.P.gamma2;                                           \
+        vk->delta2 = z->vk.P.delta2;                                           \
+        vk->n_public = z->n_public;                                            \
+        vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);           \
+        if (vk->ic == NULL)                                                    \
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for IC");           \
+        cuzk_status st = cuzk_zkey_points_copy(&z->ic, 0, z->n_public + 1ull,  \
+                                               vk->ic, err);                   \
+        for (size_t i = 0; st == CUZK_OK && i <= vk->n_public; i++)            \
+            if (!P##_g1_affine_on_curve(&vk->ic[i]))                           \
+                st = cuzk_fail(err, CUZK_ENOTONCURVE,                          \
+                               "zkey: section 3 (IC) point %zu is not on the curve", i); \
+        return st;                                                             \
+    }
+VK_FROM_ZKEY(bn254)
+VK_FROM_ZKEY(bls12_381)
+
+cuzk_status cuzk_vk_from_zkey(cuzk_vk *vk, const cuzk_zkey *z, cuzk_error *err) {
+    cuzk_status st;
+    memset(vk, 0, sizeof *vk);
+    if (z->curve == CUZK_CURVE_BN254)
+        st = bn254_vk_from_zkey(&vk->vk.bn254, z, err);
+    else if (z->curve == CUZK_CURVE_BLS12_381)
+        st = bls12_381_vk_from_zkey(&vk->vk.bls12_381, z, err);
+    else
+        return cuzk_fail(err, CUZK_ECURVE, "zkey has no curve");
+    if (st != CUZK_OK) {
+        free(z->curve == CUZK_CURVE_BN254 ? (void *)vk->vk.bn254.ic
+                                          : (void *)vk->vk.bls12_381.ic);
+        memset(vk, 0, sizeof *vk);
+        return st;
+    }
+    vk->curve = z->curve;
+    return CUZK_OK;
+}
+
+#ifdef CUZK_HAVE_JANSSON
+#include <jansson.h>
+
+/* ---- helpers shared by both curves ----------------------------------------- */
+
+static cuzk_status fail_at(cuzk_error *err, cuzk_status st, const char *src,
+                           const char *path, const char *what) {
+    return cuzk_fail(err, st, "%s: %s %s", src, path[0] ? path : "value", what);
+}
+
+static const char *json_path(char *buf, size_t cap, const char *base, int i) {
+    /* Paths are short ("vk_beta_2[1][0]"); a truncated one is still a
+     * usable message, so the result is deliberately not checked. */
+    if (snprintf(buf, cap, "%s[%d]", base, i) >= (int)cap)
+        buf[cap - 1] = '\0';
+    return buf;
+}
+
+/* The decimal text of |v|: a string (without embedded NULs) or a
+ * non-negative integer, as snarkjs accepts both; NULL otherwise. */
+static const char *dec_string(json_t *v, char *buf, size_t cap) {
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        return strlen(s) == json_string_length(v) ? s : NULL;
+    }
+    if (json_is_integer(v) && json_integer_value(v) >= 0) {
+        snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+        return buf;
+    }
+    return NULL;
+}
+
+/* e(alpha, beta) for vk_alphabeta_12.  Returns 1 when |e| is the value
+ * snarkjs writes (see the note in tests/test_formats.c), 0 to omit the
+ * field. */
+static int bn254_json_alphabeta(bn254_fp12 *e, const bn254_g1_affine *a,
+                                const bn254_g2_affine *b) {
+    bn254_pairing(e, a, b);
+    return 1;
+}
+static int bls12_381_json_alphabeta(bls12_381_fp12 *e, const bls12_381_g1_affine *a,
+                                    const bls12_381_g2_affine *b) {
+    bls12_381_pairing(e, a, b);
+    return 1;
+}
+
+#define P bn254
+#include "groth16/json_gen.h"
+#undef P
+#define P bls12_381
+#include "groth16/json_gen.h"
+#undef P
+
+static cuzk_status load(json_t **root, const char *text, size_t len,
+                        const char *src, cuzk_error *err) {
+    json_error_t je;
+    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (*root == NULL)
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: invalid JSON at line %d column %d: %s", src,
+                         je.line, je.column, je.text);
+    return CUZK_OK;
+}
+
+/* Whole file into a malloc'd buffer (snarkjs JSON files are small; 1 GiB
+ * is a sanity bound, not a real limit). */
+static cuzk_status read_text(const char *path, char **out, size_t *len,
+                             cuzk_error *err) {
+    struct stat sb;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return cuzk_fail(err, CUZK_EIO, "cannot open %s", path);
+    if (fstat(fileno(f), &sb) != 0 || sb.st_size > (1 << 30)) {
+        fclose(f);
+        return cuzk_fail(err, CUZK_EIO, "%s: cannot read (not a file or too large)", path);
+    }
+    char *buf = malloc((size_t)sb.st_size + 1);
+    if (buf == NULL) {
+        fclose(f);
+        return cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", path);
+    }
+    size_t n = fread(buf, 1, (size_t)sb.st_size, f);
+    fclose(f);
+    if (n != (size_t)sb.st_size) {
+        free(buf);
+        return cuzk_fail(err, CUZK_EIO, "%s: short read", path);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return CUZK_OK;
+}
+
+static cuzk_status dump(json_t *root, char **out, cuzk_error *err) {
+    *out = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(root);
+    if (*out == NULL)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for JSON output");
+    return CUZK_OK;
+}
+
+static cuzk_status write_text(const char *path, char *s, cuzk_error *err) {
+    cuzk_status st = cuzk_write_file_atomic(path, (const uint8_t *)s, strlen(s), err);
+    free(s);
+    return st;
+}
+
+/* "protocol", when |required| or present, must be the string "groth16". */
+static cuzk_status check_protocol(json_t *root, int required, const char *src,
+                                  cuzk_error *err) {
+    json_t *p = json_object_get(root, "protocol");
+    if (p == NULL && !required)
+        return CUZK_OK;
+    if (!json_is_string(p) || strcmp(json_string_value(p), "groth16") != 0)
+        return fail_at(err, CUZK_EFORMAT, src, "protocol", "must be \"groth16\"");
+    return CUZK_OK;
+}
+
+/* The "curve" field: CUZK_CURVE_NONE in *c when absent. */
+static cuzk_status read_curve(json_t *root, cuzk_curve *c, const char *src,
+                              cuzk_error *err) {
+    json_t *v = json_object_get(root, "curve");
+    *c = CUZK_CURVE_NONE;
+    if (v == NULL)
+        return CUZK_OK;
+    if (!json_is_string(v))
+        return fail_at(err, CUZK_EFORMAT, src, "curve", "must be a string");
+    *c = cuzk_curve_from_name(json_string_value(v));
+    if (*c == CUZK_CURVE_NONE)
+        return cuzk_fail(err, CUZK_ECURVE, "%s: curve \"%s\" is not bn128 or bls12381", src,
+                         json_string_value(v));
+    return CUZK_OK;
+}
+
+/* ---- verification_key.json -------------------------------------------------- */
+
+static cuzk_status vk_read(cuzk_vk *vk, const char *text, size_t len,
+                           const char *src, cuzk_error *err) {
+    json_t *root;
+    cuzk_curve c = CUZK_CURVE_NONE;
+    memset(vk, 0, sizeof *vk);
+    cuzk_status st = load(&root, text, len, src, err);
+    if (st != CUZK_OK)
+        return st;
+    if (!json_is_object(root))
+        st = fail_at(err, CUZK_EFORMAT, src, "top level", "must be an object");
+    if (st == CUZK_OK)
+        st = check_protocol(root, 1, src, err);
+    if (st == CUZK_OK)
+        st = read_curve(root, &c, src, err);
+    if (st == CUZK_OK && c == CUZK_CURVE_NONE)
+        st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing");
+    if (st == CUZK_OK)
+        st = c == CUZK_CURVE_BN254 ? bn254_json_vk_read(&vk->vk.bn254, root, src, err)
+                                   : bls12_381_json_vk_read(&vk->vk.bls12_381, root, src, err);
+    json_decref(root);
+    if (st == CUZK_OK)
+        vk->curve = c;
+    return st;
+}
+
+cuzk_status cuzk_vk_read_json(cuzk_vk *vk, const char *text, size_t len,
+                              cuzk_error *err) {
+    return vk_read(vk, text, len, "verification_key.json", err);
+}
+
+cuzk_status cuzk_vk_read_json_file(cuzk_vk *vk, const char *path, cuzk_error *err) {
+    char *text;
+    size_t len;
+    memset(vk, 0, sizeof *vk);
+    cuzk_status st = read_text(path, &text, &len, err);
+    if (st != CUZK_OK)
+        return st;
+    st = vk_read(vk, text, len, path, err);
+    free(text);
+    return st;
+}
+
+cuzk_status cuzk_vk_write_json(const cuzk_vk *vk, char **out, cuzk_error *err) {
+    const char *name = cuzk_curve_snarkjs_name(vk->curve);
+    if (vk->curve == CUZK_CURVE_BN254)
+        return dump(bn254_json_vk_json(&vk->vk.bn254, name), out, err);
+    if (vk->curve == CUZK_CURVE_BLS12_381)
+        return dump(bls12_381_json_vk_json(&vk->vk.bls12_381, name), out, err);
+    return cuzk_fail(err, CUZK_EINVAL, "verification key has no curve");
+}
+
+cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *path,
+                                    cuzk_error *err) {
+    char *s;
+    cuzk_status st = cuzk_vk_write_json(vk, &s, err);
+    return st != CUZK_OK ? st : write_text(path, s, err);
+}
+
+/* ---- proof.json --------------------------------------------------------------- */
+
+static cuzk_status proof_read(cuzk_proof *p, cuzk_curve want, const char *text,
+                              size_t len, const char *src, cuzk_error *err) {
+    json_t *root;
+    cuzk_curve c = CUZK_CURVE_NONE;
+    memset(p, 0, sizeof *p);
+    cuzk_status st = load(&root, text, len, src, err);
+    if (st != CUZK_OK)
+        return st;
+    if (!json_is_object(root))
+        st = fail_at(err, CUZK_EFORMAT, src, "top level", "must be an object");
+    if (st == CUZK_OK)
+        st = check_protocol(root, 0, src, err);
+    if (st == CUZK_OK)
+        st = read_curve(root, &c, src, err);
+    if (st == CUZK_OK && c != CUZK_CURVE_NONE && want != CUZK_CURVE_NONE && c != want)
+        st = cuzk_fail(err, CUZK_ECURVE, "%s: proof is for %s, expected %s", src,
+                       cuzk_curve_snarkjs_name(c), cuzk_curve_snarkjs_name(want));
+    if (want != CUZK_CURVE_NONE)
+        c = want;
+    if (st == CUZK_OK && c == CUZK_CURVE_NONE)
+        st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing and no curve was given");
+    if (st == CUZK_OK)
+        st = c == CUZK_CURVE_BN254 ? bn254_json_proof_read(&p->p.bn254, root, src, err)
+                                   : bls12_381_json_proof_read(&p->p.bls12_381, root, src, err);
+    json_decref(root);
+    if (st == CUZK_OK)
+        p->curve = c;
+    else
+        memset(p, 0, sizeof *p);
+    return st;
+}
+
+cuzk_status cuzk_proof_read_json(cuzk_proof *p, cuzk_curve curve, const char *text,
+                                 size_t len, cuzk_error *err) {
+    return proof_read(p, curve, text, len, "proof.json", err);
+}
+
+cuzk_status cuzk_proof_read_json_file(cuzk_proof *p, cuzk_curve curve,
+                                      const char *path, cuzk_error *err) {
+    char *text;
+    size_t len;
+    memset(p, 0, sizeof *p);
+    cuzk_status st = read_text(path, &text, &len, err);
+    if (st != CUZK_OK)
+        return st;
+    st = proof_read(p, curve, text, len, path, err);
+    free(text);
+    return st;
+}
+
+cuzk_status cuzk_proof_write_json(const cuzk_proof *p, char **out, cuzk_error *err) {
+    const char *name = cuzk_curve_snarkjs_name(p->curve);
+    if (p->curve == CUZK_CURVE_BN254)
+        return dump(bn254_json_proof_json(&p->p.bn254, name), out, err);
+    if (p->curve == CUZK_CURVE_BLS12_381)
+        return dump(bls12_381_json_proof_json(&p->p.bls12_381, name), out, err);
+    return cuzk_fail(err, CUZK_EINVAL, "proof has no curve");
+}
+
+cuzk_status cuzk_proof_write_json_file(const cuzk_proof *p, const char *path,
+                                       cuzk_error *err) {
+    char *s;
+    cuzk_status st = cuzk_proof_write_json(p, &s, err);
+    return st != CUZK_OK ? st : write_text(path, s, err);
+}
+
+/* ---- public.json --------------------------------------------------------------- */
+
+static cuzk_status public_read(cuzk_curve curve, cuzk_fr **out, size_t *n,
+                               const char *text, size_t len, const char *src,
+                               cuzk_error *err) {
+    json_t *root;
+    *out = NULL;
+    *n = 0;
+    if (curve != CUZK_CURVE_BN254 && curve != CUZK_CURVE_BLS12_381)
+        return cuzk_fail(err, CUZK_EINVAL, "%s: no curve given", src);
+    cuzk_status st = load(&root, text, len, src, err);
+    if (st != CUZK_OK)
+        return st;
+    size_t cnt = json_is_array(root) ? json_array_size(root) : 0;
+    cuzk_fr *v = NULL;
+    if (!json_is_array(root))
+        st = fail_at(err, CUZK_EFORMAT, src, "top level", "must be an array of decimal strings");
+    else if (cnt && (v = malloc(cnt * sizeof *v)) == NULL)
+        st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", src);
+    if (st == CUZK_OK && cnt)
+        st = curve == CUZK_CURVE_BN254
+                 ? bn254_json_public_read(&v->bn254, root, src, err)
+                 : bls12_381_json_public_read(&v->bls12_381, root, src, err);
+    json_decref(root);
+    if (st != CUZK_OK) {
+        free(v);
+        return st;
+    }
+    *out = v;
+    *n = cnt;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_public_read_json(cuzk_curve curve, cuzk_fr **out, size_t *n,
+                                  const char *text, size_t len, cuzk_error *err) {
+    return public_read(curve, out, n, text, len, "public.json", err);
+}
+
+cuzk_status cuzk_public_read_json_file(cuzk_curve curve, cuzk_fr **out, size_t *n,
+                                       const char *path, cuzk_error *err) {
+    char *text;
+    size_t len;
+    *out = NULL;
+    *n = 0;
+    cuzk_status st = read_text(path, &text, &len, err);
+    if (st != CUZK_OK)
+        return st;
+    st = public_read(curve, out, n, text, len, path, err);
+    free(text);
+    return st;
+}
+
+cuzk_status cuzk_public_write_json(cuzk_curve curve, const cuzk_fr *pub, size_t n,
+                                   char **out, cuzk_error *err) {
+    /* cuzk_fr and P_fr share one layout (curve_id.h), so the union array is
+     * read as the curve's scalar array through its member. */
+    if (curve == CUZK_CURVE_BN254)
+        return dump(bn254_json_public_json(n ? &pub->bn254 : NULL, n), out, err);
+    if (curve == CUZK_CURVE_BLS12_381)
+        return dump(bls12_381_json_public_json(n ? &pub->bls12_381 : NULL, n), out, err);
+    return cuzk_fail(err, CUZK_EINVAL, "public signals have no curve");
+}
+
+cuzk_status cuzk_public_write_json_file(cuzk_curve curve, const cuzk_fr *pub, size_t n,
+                                        const char *path, cuzk_error *err) {
+    char *s;
+    cuzk_status st = cuzk_public_write_json(curve, pub, n, &s, err);
+    return st != CUZK_OK ? st : write_text(path, s, err);
+}
+
+#else /* !CUZK_HAVE_JANSSON */
+
+#define NO_JSON(err) \
+    cuzk_fail(err, CUZK_EUNSUPPORTED, "built without jansson: JSON files are not supported")
+
+cuzk_status cuzk_vk_read_json(cuzk_vk *vk, const char *t, size_t l, cuzk_error *err) {
+    (void)vk, (void)t, (void)l;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_vk_read_json_file(cuzk_vk *vk, const char *p, cuzk_error *err) {
+    (void)vk, (void)p;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_vk_write_json(const cuzk_vk *vk, char **o, cuzk_error *err) {
+    (void)vk, (void)o;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *p, cuzk_error *err) {
+    (void)vk, (void)p;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_proof_read_json(cuzk_proof *pr, cuzk_curve c, const char *t, size_t l,
+                                 cuzk_error *err) {
+    (void)pr, (void)c, (void)t, (void)l;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_proof_read_json_file(cuzk_proof *pr, cuzk_curve c, const char *p,
+                                      cuzk_error *err) {
+    (void)pr, (void)c, (void)p;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_proof_write_json(const cuzk_proof *pr, char **o, cuzk_error *err) {
+    (void)pr, (void)o;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_proof_write_json_file(const cuzk_proof *pr, const char *p, cuzk_error *err) {
+    (void)pr, (void)p;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_public_read_json(cuzk_curve c, cuzk_fr **o, size_t *n, const char *t,
+                                  size_t l, cuzk_error *err) {
+    (void)c, (void)o, (void)n, (void)t, (void)l;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_public_read_json_file(cuzk_curve c, cuzk_fr **o, size_t *n, const char *p,
+                                       cuzk_error *err) {
+    (void)c, (void)o, (void)n, (void)p;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_public_write_json(cuzk_curve c, const cuzk_fr *v, size_t n, char **o,
+                                   cuzk_error *err) {
+    (void)c, (void)v, (void)n, (void)o;
+    return NO_JSON(err);
+}
+cuzk_status cuzk_public_write_json_file(cuzk_curve c, const cuzk_fr *v, size_t n,
+                                        const char *p, cuzk_error *err) {
+    (void)c, (void)v, (void)n, (void)p;
+    return NO_JSON(err);
+}
+
+#endif
