@@ -1,0 +1,77 @@
+/*
+ * Multi-scalar multiplication sum_i [k_i] P_i on the CPU (Pippenger's bucket
+ * method with signed digits) for G1 and G2 of BLS12-381 and BN254.  It is
+ * the reference the GPU MSM is tested against and the fallback when no GPU
+ * is present.  Bases are affine points as stored in a zkey (infinity =
+ * all-zero x, y); scalars are Fr elements.
+ *
+ * For each group G in {bls12_381_g1, bls12_381_g2, bn254_g1, bn254_g2} with
+ * scalar field S (bls12_381_fr or bn254_fr):
+ *
+ *   cuzk_status G_msm(G *r, const G_affine *bases, const S *scalars,
+ *                     size_t n, int scalars_are_mont, cuzk_pool *pool)
+ *     Out: r = sum_{i<n} [k_i] bases[i] (Jacobian; infinity when n = 0).
+ *     In:  bases[n], valid points or infinity; scalars[n], either Montgomery
+ *          form (scalars_are_mont != 0: field elements as the rest of cuzk
+ *          keeps them) or plain little-endian integers (scalars_are_mont =
+ *          0: the form of .wtns witnesses and of converted h values).  Plain
+ *          values >= r are reduced mod r.  pool may be NULL (serial).
+ *     Scalars 0 and infinity bases are skipped, scalars 1 are summed
+ *     directly (no windows), the rest go through Pippenger, so boolean-heavy
+ *     witnesses cost little.
+ *     Returns CUZK_OK; CUZK_ENOMEM if scratch memory (about 40 bytes per
+ *     non-trivial scalar plus the buckets) cannot be allocated, or
+ *     CUZK_ERANGE if n >= 2^32; on failure r is set to infinity.
+ *     Variable time (scalars are public in Groth16's prover: the witness
+ *     is secret but blinded in the proof; do not use this for secret keys).
+ *
+ *   cuzk_status G_msm_window(G *r, ..., same args ..., unsigned c,
+ *                            cuzk_pool *pool)
+ *     Same with a forced window width c (2..MSM_MAX_WINDOW); c = 0 means
+ *     automatic.  For benchmarks and tests.
+ *
+ *   unsigned G_msm_window_bits(size_t m)
+ *     The window width G_msm uses when m scalars are neither 0 nor 1.
+ *
+ * Thread safety: pure functions of their inputs; any number may run at
+ * once (each call allocates its own scratch).  Work is split over the
+ * pool's threads by windows (and point ranges when windows are fewer than
+ * threads), each thread with its own buckets.
+ */
+#ifndef CUZK_MSM_H
+#define CUZK_MSM_H
+
+#include <stddef.h>
+
+#include "curve/curve.h"
+#include "field/field.h"
+#include "util/status.h"
+#include "util/threadpool.h"
+
+#define CUZK_MSM_MAX_WINDOW 20
+
+/*
+ * Window width c minimising the modelled cost ceil((bits + 1) / c) *
+ * (m + reduce_ratio * 2^c): one mixed addition per point per window, plus
+ * about 2^c bucket-sum additions per window weighted by their cost relative
+ * to a mixed addition.  bits is the scalar size (255 for BLS12-381, 254
+ * for BN254).  Returns a value in [2, CUZK_MSM_MAX_WINDOW].  Exposed so the
+ * GPU code can log and compare its choice.
+ */
+unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio);
+
+#define CUZK_MSM_DECLARE(G, S)                                                \
+    cuzk_status G##_msm(G *r, const G##_affine *bases, const S *scalars,      \
+                        size_t n, int scalars_are_mont, cuzk_pool *pool);     \
+    cuzk_status G##_msm_window(G *r, const G##_affine *bases,                 \
+                               const S *scalars, size_t n,                    \
+                               int scalars_are_mont, unsigned c,              \
+                               cuzk_pool *pool);                              \
+    unsigned G##_msm_window_bits(size_t m);
+
+CUZK_MSM_DECLARE(bls12_381_g1, bls12_381_fr)
+CUZK_MSM_DECLARE(bls12_381_g2, bls12_381_fr)
+CUZK_MSM_DECLARE(bn254_g1, bn254_fr)
+CUZK_MSM_DECLARE(bn254_g2, bn254_fr)
+
+#endif

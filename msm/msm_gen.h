@@ -1,0 +1,490 @@
+/*
+ * Pippenger MSM for one group, written once and stamped out by msm.c.
+ *
+ * Before including, define:
+ *   MSM_G          the group prefix (bls12_381_g1, ...): types G, G_affine,
+ *                  G_xyzz and the curve.h functions
+ *   MSM_F          its coordinate field (bls12_381_fp, bls12_381_fp2, ...),
+ *                  type and function prefix, for the batch-affine additions
+ *   MSM_S          the scalar field type (bls12_381_fr or bn254_fr)
+ *   MSM_BITS       bit length of r (255 or 254)
+ *   MSM_REDUCE     cost of summing one bucket relative to adding one point
+ *                  into a bucket (the window-width model, msm.h)
+ *
+ * STEPS (each a parallel loop over the pool):
+ * 1. classify: convert every scalar to a plain integer k < r; drop k = 0
+ *    and infinity bases; add bases with k = 1 into per-chunk sums; count
+ *    the rest per chunk of CHUNK points.
+ * 2. compact: prefix sums of the counts give every chunk its output slot;
+ *    write the index and the recoded scalar k' = k + H of every remaining
+ *    point (see below).
+ * 3. buckets: one task per (window, point range); each task fills its
+ *    worker's 2^(c-1) buckets (affine with batched additions, plus XYZZ
+ *    for conflicts, see below) and sums them to one point,
+ *    sum_b (b+1) bucket[b], with a running sum from the top bucket down.
+ * 4. combine (serial, ~bits doublings): Horner over windows, plus the ones.
+ *
+ * SIGNED DIGITS.  With nw windows of c bits (c nw >= bits + 1) and
+ * H = sum_{i < nw-1} 2^(ci + c-1), digit i < nw-1 is window_i(k + H) -
+ * 2^(c-1), in [-2^(c-1), 2^(c-1) - 1], and the top digit is
+ * window_top(k + H) in [0, 2^(c-1)] (k < 2^(c nw - 1) leaves room for the
+ * carry).  So sum_i digit_i 2^(ci) = k, no carries need to be tracked
+ * between windows, every |digit| <= 2^(c-1) and 2^(c-1) buckets suffice;
+ * a negative digit adds the negated base.  k + H < 2^256 always fits the
+ * 4 limbs (c (nw-1) <= bits).
+ *
+ * Must not: keep state between calls, or touch memory outside the inputs
+ * and its own scratch.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#define MSM_CAT2(a, b) a##_##b
+#define MSM_CAT1(a, b) MSM_CAT2(a, b)
+#define GN(x) MSM_CAT1(MSM_G, x)        /* group function or type */
+#define MSM_CF(x) MSM_CAT1(MSM_F, x)    /* coordinate field function */
+#define SF(x) MSM_CAT1(MSM_S, x)        /* scalar field function */
+#define MN(x) MSM_CAT1(MSM_G, msm_##x)  /* file-local helpers */
+#define G_AFF GN(affine)
+#define G_XYZZ GN(xyzz)
+
+/* Points per classification chunk: big enough to amortise a task, small
+ * enough that the per-chunk arrays stay tiny. */
+#define MSM_CHUNK ((size_t)4096)
+
+typedef struct {
+    const G_AFF *bases;
+    const MSM_S *scalars;
+    size_t n;
+    int mont;
+    unsigned c, nw, nranges;
+    uint64_t h[4];   /* H of the signed recoding, for this c */
+    size_t nchunks;
+    size_t *offset;  /* per chunk: count of remaining points, then offset */
+    G_XYZZ *ones;    /* per chunk: sum of the bases with scalar 1 */
+    size_t m;        /* remaining points (scalar not 0 or 1) */
+    uint32_t *idx;   /* [m] base index */
+    uint64_t (*kh)[4]; /* [m] k + H */
+    struct MN(scratch_s) *scratch; /* [threads] per-worker buckets */
+    G_XYZZ *wsum;    /* [nw][nranges] window sums per point range */
+} MN(ctx);
+
+unsigned GN(msm_window_bits)(size_t m) {
+    return cuzk_msm_window_bits(m, MSM_BITS, MSM_REDUCE);
+}
+
+/* ---- 1, 2: classify and compact ------------------------------------- */
+
+/* k = scalar as a plain integer reduced mod r; returns 0, 1, or 2 for
+ * "anything else". */
+static int MN(scalar)(uint64_t k[4], const MN(ctx) *c, size_t i) {
+    if (c->mont)
+        SF(from_mont)(k, &c->scalars[i]);
+    else
+        memcpy(k, c->scalars[i].l, 4 * sizeof(uint64_t));
+    while (!msm_limbs_lt(k, SF(modulus)))
+        msm_limbs_sub(k, SF(modulus));
+    if ((k[1] | k[2] | k[3]) == 0 && k[0] <= 1)
+        return (int)k[0];
+    return 2;
+}
+
+static void MN(classify_fn)(void *p, size_t b, size_t e, unsigned worker) {
+    MN(ctx) *c = p;
+    (void)worker;
+    for (size_t ch = b; ch < e; ch++) {
+        size_t lo = ch * MSM_CHUNK, hi = lo + MSM_CHUNK, count = 0;
+        G_XYZZ *one = &c->ones[ch];
+        uint64_t k[4];
+        GN(xyzz_set_inf)(one);
+        if (hi > c->n)
+            hi = c->n;
+        for (size_t i = lo; i < hi; i++) {
+            if (GN(affine_is_inf)(&c->bases[i]))
+                continue;
+            int kind = MN(scalar)(k, c, i);
+            if (kind == 1)
+                GN(xyzz_add_affine)(one, one, &c->bases[i]);
+            count += kind == 2;
+        }
+        c->offset[ch] = count;
+    }
+}
+
+static void MN(compact_fn)(void *p, size_t b, size_t e, unsigned worker) {
+    MN(ctx) *c = p;
+    (void)worker;
+    for (size_t ch = b; ch < e; ch++) {
+        size_t lo = ch * MSM_CHUNK, hi = lo + MSM_CHUNK, out = c->offset[ch];
+        uint64_t k[4];
+        if (hi > c->n)
+            hi = c->n;
+        for (size_t i = lo; i < hi; i++) {
+            if (GN(affine_is_inf)(&c->bases[i]) || MN(scalar)(k, c, i) != 2)
+                continue;
+            c->idx[out] = (uint32_t)i;
+            msm_limbs_add(c->kh[out], k, c->h);
+            out++;
+        }
+    }
+}
+
+/* ---- 3: buckets ------------------------------------------------------- */
+
+/*
+ * Bucket accumulation, batch-affine with an XYZZ overflow.
+ *
+ * Each bucket b has an affine point ab[b] and an XYZZ point xb[b], either
+ * of which may be empty (state bits OCC, XOCC).  A point for bucket b goes
+ *   - into ab[b] as is, if that is empty;
+ *   - into a batch of pending affine additions ab[b] + P, if b is not in
+ *     the batch yet (LOCK marks it); a full batch is finished with one
+ *     shared inversion (Montgomery's trick): about 5M + 1S an addition
+ *     instead of the 8M + 2S of an XYZZ mixed addition;
+ *   - into xb[b] with an XYZZ mixed addition, if b is already in the
+ *     batch (a conflict; many equal scalars make many of these, and they
+ *     then cost what plain XYZZ buckets cost, never more).
+ * Ranges much shorter than the bucket count skip the batch (it would not
+ * fill before the range ends) and use xb alone.
+ * Batch additions handle P = A (doubling) and P = -A (empty bucket).
+ */
+typedef struct MN(scratch_s) {
+    G_AFF *ab;           /* [nb] affine buckets */
+    G_XYZZ *xb;          /* [nb] XYZZ buckets */
+    uint8_t *st;         /* [nb] MSM_OCC | MSM_XOCC | MSM_LOCK */
+    uint32_t *qb;        /* [MSM_BATCH] bucket of each pending addition */
+    const G_AFF **qp;    /* [MSM_BATCH] its point (before negation) */
+    uint8_t *qf;         /* [MSM_BATCH] MSM_NEG | MSM_DBL | MSM_INF */
+    MSM_F *den, *pre;    /* [MSM_BATCH] denominators, prefix products */
+    size_t nq;
+} MN(scratch);
+
+static size_t MN(scratch_bytes)(size_t nb) {
+    return msm_round64(nb * sizeof(G_AFF)) + msm_round64(nb * sizeof(G_XYZZ)) +
+           msm_round64(nb) +
+           MSM_BATCH * (sizeof(uint32_t) + sizeof(G_AFF *) + 1 +
+                        2 * sizeof(MSM_F)) +
+           5 * 64;
+}
+
+static void MN(scratch_init)(MN(scratch) *s, char *mem, size_t nb) {
+    s->ab = (G_AFF *)mem;
+    mem += msm_round64(nb * sizeof(G_AFF));
+    s->xb = (G_XYZZ *)mem;
+    mem += msm_round64(nb * sizeof(G_XYZZ));
+    s->st = (uint8_t *)mem;
+    mem += msm_round64(nb);
+    s->den = (MSM_F *)mem;
+    mem += msm_round64(MSM_BATCH * sizeof(MSM_F));
+    s->pre = (MSM_F *)mem;
+    mem += msm_round64(MSM_BATCH * sizeof(MSM_F));
+    s->qp = (const G_AFF **)mem;
+    mem += msm_round64(MSM_BATCH * sizeof(G_AFF *));
+    s->qb = (uint32_t *)mem;
+    mem += msm_round64(MSM_BATCH * sizeof(uint32_t));
+    s->qf = (uint8_t *)mem;
+    s->nq = 0;
+}
+
+/* xb[b] += P (P already negated as needed). */
+static inline void MN(put_xyzz)(MN(scratch) *s, size_t b, const G_AFF *p) {
+    if (s->st[b] & MSM_XOCC) {
+        GN(xyzz_add_affine)(&s->xb[b], &s->xb[b], p);
+    } else {
+        GN(xyzz_from_affine)(&s->xb[b], p);
+        s->st[b] |= MSM_XOCC;
+    }
+}
+
+/* Denominator of pending addition i: x_P - x_A, or 2 y_A for a doubling,
+ * or 1 (a placeholder) when the sum is infinity. */
+static void MN(batch_den)(MN(scratch) *s, size_t i) {
+    const G_AFF *A = &s->ab[s->qb[i]], *P = s->qp[i];
+    MSM_F *den = &s->den[i];
+    MSM_CF(sub)(den, &P->x, &A->x);
+    if (!MSM_CF(is_zero)(den))
+        return;
+    MSM_F py;
+    if (s->qf[i] & MSM_NEG)
+        MSM_CF(neg)(&py, &P->y);
+    else
+        py = P->y;
+    if (MSM_CF(eq)(&py, &A->y) && !MSM_CF(is_zero)(&A->y)) {
+        MSM_CF(dbl)(den, &A->y);
+        s->qf[i] |= MSM_DBL;
+    } else {
+        MSM_CF(set_one)(den);
+        s->qf[i] |= MSM_INF;
+    }
+}
+
+/* A <- A + P given inv = 1/den: lambda = (y_P - y_A) inv, or 3 x_A^2 inv
+ * for a doubling; x = lambda^2 - x_A - x_P; y = lambda (x_A - x) - y_A. */
+static void MN(batch_finish)(MN(scratch) *s, size_t i, const MSM_F *inv) {
+    size_t b = s->qb[i];
+    G_AFF *A = &s->ab[b];
+    const G_AFF *P = s->qp[i];
+    uint8_t f = s->qf[i];
+    MSM_F lam, x3, t;
+    s->st[b] &= (uint8_t)~MSM_LOCK;
+    if (f & MSM_INF) {
+        s->st[b] &= (uint8_t)~MSM_OCC;
+        return;
+    }
+    if (f & MSM_DBL) {
+        MSM_CF(sqr)(&t, &A->x);
+        MSM_CF(dbl)(&lam, &t);
+        MSM_CF(add)(&t, &lam, &t);
+    } else if (f & MSM_NEG) {
+        MSM_CF(add)(&t, &P->y, &A->y);
+        MSM_CF(neg)(&t, &t);
+    } else {
+        MSM_CF(sub)(&t, &P->y, &A->y);
+    }
+    MSM_CF(mul)(&lam, &t, inv);
+    MSM_CF(sqr)(&x3, &lam);
+    MSM_CF(sub)(&x3, &x3, &A->x);
+    MSM_CF(sub)(&x3, &x3, &P->x); /* x_P = x_A for a doubling */
+    MSM_CF(sub)(&t, &A->x, &x3);
+    MSM_CF(mul)(&t, &lam, &t);
+    MSM_CF(sub)(&A->y, &t, &A->y);
+    A->x = x3;
+}
+
+/* Finishes every pending addition with one inversion. */
+static void MN(batch_flush)(MN(scratch) *s) {
+    size_t nq = s->nq;
+    if (nq == 0)
+        return;
+    for (size_t i = 0; i < nq; i++) {
+        MN(batch_den)(s, i);
+        if (i == 0)
+            s->pre[0] = s->den[0];
+        else
+            MSM_CF(mul)(&s->pre[i], &s->pre[i - 1], &s->den[i]);
+    }
+    MSM_F inv, inv_i;
+    MSM_CF(inv_var)(&inv, &s->pre[nq - 1]);
+    for (size_t i = nq; i-- > 0;) {
+        if (i > 0) {
+            MSM_CF(mul)(&inv_i, &inv, &s->pre[i - 1]);
+            MSM_CF(mul)(&inv, &inv, &s->den[i]);
+        } else {
+            inv_i = inv;
+        }
+        MN(batch_finish)(s, i, &inv_i);
+    }
+    s->nq = 0;
+}
+
+static void MN(put_batch)(MN(scratch) *s, size_t b, const G_AFF *base,
+                          int neg) {
+    uint8_t st = s->st[b];
+    if (!(st & MSM_OCC)) {
+        s->ab[b].x = base->x;
+        if (neg)
+            MSM_CF(neg)(&s->ab[b].y, &base->y);
+        else
+            s->ab[b].y = base->y;
+        s->st[b] = st | MSM_OCC;
+    } else if (st & MSM_LOCK) {
+        G_AFF p = *base;
+        if (neg)
+            MSM_CF(neg)(&p.y, &p.y);
+        MN(put_xyzz)(s, b, &p);
+    } else {
+        s->qb[s->nq] = (uint32_t)b;
+        s->qp[s->nq] = base;
+        s->qf[s->nq] = neg ? MSM_NEG : 0;
+        s->nq++;
+        s->st[b] = st | MSM_LOCK;
+        if (s->nq == MSM_BATCH)
+            MN(batch_flush)(s);
+    }
+}
+
+/* sum_b (b+1) bucket[b] by a running sum from the top: 2-3 additions a
+ * bucket (the affine one is a mixed addition). */
+static void MN(bucket_sum)(G_XYZZ *r, const MN(scratch) *s, size_t nb) {
+    G_XYZZ run, acc;
+    GN(xyzz_set_inf)(&run);
+    GN(xyzz_set_inf)(&acc);
+    for (size_t b = nb; b-- > 0;) {
+        if (s->st[b] & MSM_OCC)
+            GN(xyzz_add_affine)(&run, &run, &s->ab[b]);
+        if (s->st[b] & MSM_XOCC)
+            GN(xyzz_add)(&run, &run, &s->xb[b]);
+        if (!GN(xyzz_is_inf)(&run))
+            GN(xyzz_add)(&acc, &acc, &run);
+    }
+    *r = acc;
+}
+
+static void MN(task)(MN(ctx) *c, size_t t, MN(scratch) *s) {
+    unsigned w = (unsigned)(t / c->nranges), rg = (unsigned)(t % c->nranges);
+    size_t lo = c->m * rg / c->nranges, hi = c->m * (rg + 1) / c->nranges;
+    size_t nb = (size_t)1 << (c->c - 1);
+    unsigned pos = w * c->c;
+    int top = w == c->nw - 1;
+    int bias = top ? 0 : 1 << (c->c - 1);
+    int batch = hi - lo >= nb * MSM_BATCH_MIN_FILL;
+    memset(s->st, 0, nb);
+    for (size_t j = lo; j < hi; j++) {
+        int d = (int)msm_window(c->kh[j], pos, c->c) - bias;
+        if (d == 0)
+            continue;
+        const G_AFF *base = &c->bases[c->idx[j]];
+        size_t b = (size_t)(d > 0 ? d : -d) - 1;
+        if (batch) {
+            MN(put_batch)(s, b, base, d < 0);
+        } else if (d > 0) {
+            MN(put_xyzz)(s, b, base);
+        } else {
+            G_AFF neg;
+            GN(affine_neg)(&neg, base);
+            MN(put_xyzz)(s, b, &neg);
+        }
+    }
+    MN(batch_flush)(s);
+    MN(bucket_sum)(&c->wsum[t], s, nb);
+}
+
+static void MN(task_fn)(void *p, size_t b, size_t e, unsigned worker) {
+    MN(ctx) *c = p;
+    MN(scratch) *s = &c->scratch[worker];
+    for (size_t t = b; t < e; t++)
+        MN(task)(c, t, s);
+}
+
+/* ---- 4: combine ------------------------------------------------------- */
+
+static void MN(combine)(G_XYZZ *acc, const MN(ctx) *c) {
+    GN(xyzz_set_inf)(acc);
+    for (unsigned w = c->nw; w-- > 0;) {
+        for (unsigned i = 0; i < c->c && !GN(xyzz_is_inf)(acc); i++)
+            GN(xyzz_dbl)(acc, acc);
+        for (unsigned rg = 0; rg < c->nranges; rg++)
+            GN(xyzz_add)(acc, acc, &c->wsum[(size_t)w * c->nranges + rg]);
+    }
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+/* Window geometry for c; ranges split points when windows are too few to
+ * keep every thread busy, but never below 2^c points a range (each range
+ * pays its own bucket sum). */
+static void MN(plan)(MN(ctx) *c, unsigned win, unsigned threads) {
+    c->c = win;
+    c->nw = (MSM_BITS + 1 + win - 1) / win;
+    memset(c->h, 0, sizeof c->h);
+    for (unsigned i = 0; i + 1 < c->nw; i++) {
+        unsigned bit = i * win + win - 1;
+        c->h[bit / 64] |= 1ULL << (bit % 64);
+    }
+    size_t ranges = 1;
+    if (threads > 1 && c->nw < 4 * threads) {
+        ranges = (4 * threads + c->nw - 1) / c->nw;
+        size_t cap = c->m >> win;
+        if (ranges > cap)
+            ranges = cap ? cap : 1;
+    }
+    c->nranges = (unsigned)ranges;
+}
+
+static cuzk_status MN(pippenger)(MN(ctx) *c, G_XYZZ *acc, unsigned win,
+                                 cuzk_pool *pool) {
+    unsigned threads = cuzk_pool_threads(pool);
+    if (win == 0)
+        win = GN(msm_window_bits)(c->m);
+    MN(plan)(c, win, threads);
+    size_t ntasks = (size_t)c->nw * c->nranges;
+    size_t nb = (size_t)1 << (win - 1);
+    size_t bytes_idx = msm_round64(c->m * sizeof(uint32_t));
+    size_t bytes_kh = msm_round64(c->m * sizeof *c->kh);
+    size_t bytes_ws = msm_round64(ntasks * sizeof(G_XYZZ));
+    size_t bytes_sc = msm_round64(threads * sizeof(MN(scratch)));
+    size_t bytes_one = msm_round64(MN(scratch_bytes)(nb));
+    char *mem = aligned_alloc(64, bytes_idx + bytes_kh + bytes_ws + bytes_sc +
+                                      threads * bytes_one);
+    if (mem == NULL)
+        return CUZK_ENOMEM;
+    char *at = mem;
+    c->idx = (uint32_t *)at;
+    at += bytes_idx;
+    c->kh = (uint64_t(*)[4])at;
+    at += bytes_kh;
+    c->wsum = (G_XYZZ *)at;
+    at += bytes_ws;
+    c->scratch = (MN(scratch) *)at;
+    at += bytes_sc;
+    for (unsigned i = 0; i < threads; i++, at += bytes_one)
+        MN(scratch_init)(&c->scratch[i], at, nb);
+    /* counts -> offsets */
+    size_t total = 0;
+    for (size_t ch = 0; ch < c->nchunks; ch++) {
+        size_t cnt = c->offset[ch];
+        c->offset[ch] = total;
+        total += cnt;
+    }
+    cuzk_pool_for(pool, c->nchunks, 1, MN(compact_fn), c);
+    cuzk_pool_for(pool, ntasks, 1, MN(task_fn), c);
+    MN(combine)(acc, c);
+    free(mem);
+    return CUZK_OK;
+}
+
+cuzk_status GN(msm_window)(MSM_G *r, const G_AFF *bases,
+                           const MSM_S *scalars, size_t n,
+                           int scalars_are_mont, unsigned win,
+                           cuzk_pool *pool) {
+    GN(set_inf)(r);
+    if (n == 0)
+        return CUZK_OK;
+    if ((uint64_t)n > UINT32_MAX)
+        return CUZK_ERANGE;
+    if (win == 1 || win > CUZK_MSM_MAX_WINDOW)
+        return CUZK_EINVAL;
+    MN(ctx) c = {.bases = bases, .scalars = scalars, .n = n,
+                 .mont = scalars_are_mont != 0};
+    c.nchunks = (n + MSM_CHUNK - 1) / MSM_CHUNK;
+    char *mem = malloc(c.nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
+    if (mem == NULL)
+        return CUZK_ENOMEM;
+    c.ones = (G_XYZZ *)mem;
+    c.offset = (size_t *)(mem + c.nchunks * sizeof(G_XYZZ));
+
+    cuzk_pool_for(pool, c.nchunks, 1, MN(classify_fn), &c);
+    G_XYZZ acc;
+    GN(xyzz_set_inf)(&acc);
+    for (size_t ch = 0; ch < c.nchunks; ch++) {
+        c.m += c.offset[ch];
+        GN(xyzz_add)(&acc, &acc, &c.ones[ch]);
+    }
+    if (c.m > 0) {
+        G_XYZZ pip;
+        cuzk_status st = MN(pippenger)(&c, &pip, win, pool);
+        if (st != CUZK_OK) {
+            free(mem);
+            return st;
+        }
+        GN(xyzz_add)(&acc, &acc, &pip);
+    }
+    free(mem);
+    GN(xyzz_to_jacobian)(r, &acc);
+    return CUZK_OK;
+}
+
+cuzk_status GN(msm)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
+                    size_t n, int scalars_are_mont, cuzk_pool *pool) {
+    return GN(msm_window)(r, bases, scalars, n, scalars_are_mont, 0, pool);
+}
+
+#undef MSM_CHUNK
+#undef MSM_CF
+#undef G_XYZZ
+#undef G_AFF
+#undef MN
+#undef SF
+#undef GN
+#undef MSM_CAT1
+#undef MSM_CAT2
