@@ -24,6 +24,7 @@ int cmd_zkey(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_engine(int argc, char **argv); /* cuzk bench engine */
 
 /* Print "cuzk <cmd>: <what>: <reason>" to stderr and return exit status 1. */
 int cli_fail(const char *cmd, const char *what, const cuzk_error *err);
