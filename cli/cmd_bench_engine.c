@@ -1,0 +1,300 @@
+/*
+ * cuzk bench engine: throughput and latency of the whole engine pipeline.
+ *   cuzk bench engine [--curve C] [--log2 K] [-n JOBS] [-k PARTITIONS]
+ *                     [--device cpu|sim] ...
+ * generates a synthetic circuit and an INSECURE development key, starts an
+ * engine, submits N jobs of K partitions at once, waits for all of them,
+ * and prints throughput, job latency percentiles, and each device's wall
+ * time split into busy / starved / idle-with-work over the run.  Prints
+ * figures only; never a test.  (Wired in by the lead as `cuzk bench
+ * engine`; argv[0] is the subcommand name.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cuzk.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
+#include "util/threadpool.h"
+
+static const char *help =
+    "usage: cuzk bench engine [--curve bn254|bls12_381] [--log2 K] [-n JOBS] [-k PARTITIONS]\n"
+    "                         [--device cpu|sim] [--devices D] [--sim-ms MS] [--threads T]\n"
+    "                         [--synth-workers W] [--synth-threads T] [--finalizers F]\n"
+    "                         [--slow-finalize MS] [--verify] [--budget-mib M]\n"
+    "                         [--trace FILE] [--metrics] [--dir DIR] [-v]\n"
+    "Generate a synthetic circuit of 2^K constraints (default 10) with an INSECURE\n"
+    "development key, submit N jobs (default 16) of K partitions (default 4) at once,\n"
+    "and report throughput, job latency (p50/p99, submit to done) and, per device, the\n"
+    "wall time split into busy / starved / idle-with-work.  --device sim uses the\n"
+    "simulated device (a test double: MS of compute per partition, no proofs) to\n"
+    "measure the engine itself; --slow-finalize stalls every finalizer by MS to show\n"
+    "that slow finalization does not idle the devices.  --trace writes a Chrome trace.\n";
+
+typedef struct bench_opts {
+    cuzk_curve curve;
+    unsigned log2, jobs, parts, devices, threads, synth_workers, synth_threads, finalizers;
+    int sim, verify, metrics, verbose;
+    unsigned sim_ms, slow_finalize_ms;
+    uint64_t budget_mib;
+    const char *trace, *dir;
+} bench_opts;
+
+static void slow_finalize(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
+    const bench_opts *o = ctx;
+    if (at->site == CUZK_FAULT_FINALIZE)
+        out->action = CUZK_FAULT_STALL, out->stall_ms = o->slow_finalize_ms;
+}
+
+static int parse(bench_opts *o, int argc, char **argv) {
+    memset(o, 0, sizeof *o);
+    o->curve = CUZK_CURVE_BN254;
+    o->log2 = 10, o->jobs = 16, o->parts = 4, o->devices = 1, o->sim_ms = 50;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int flag = !strcmp(a, "--verify") || !strcmp(a, "--metrics") || !strcmp(a, "-v");
+        if (!flag && !v) {
+            fprintf(stderr, "cuzk bench engine: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--verify"))
+            o->verify = 1;
+        else if (!strcmp(a, "--metrics"))
+            o->metrics = 1;
+        else if (!strcmp(a, "-v"))
+            o->verbose = 1;
+        else if (!strcmp(a, "--curve"))
+            o->curve = cuzk_curve_from_name(v);
+        else if (!strcmp(a, "--log2"))
+            o->log2 = (unsigned)atoi(v);
+        else if (!strcmp(a, "-n"))
+            o->jobs = (unsigned)atoi(v);
+        else if (!strcmp(a, "-k"))
+            o->parts = (unsigned)atoi(v);
+        else if (!strcmp(a, "--device"))
+            o->sim = !strcmp(v, "sim") ? 1 : !strcmp(v, "cpu") ? 0 : -1;
+        else if (!strcmp(a, "--devices"))
+            o->devices = (unsigned)atoi(v);
+        else if (!strcmp(a, "--sim-ms"))
+            o->sim_ms = (unsigned)atoi(v);
+        else if (!strcmp(a, "--threads"))
+            o->threads = (unsigned)atoi(v);
+        else if (!strcmp(a, "--synth-workers"))
+            o->synth_workers = (unsigned)atoi(v);
+        else if (!strcmp(a, "--synth-threads"))
+            o->synth_threads = (unsigned)atoi(v);
+        else if (!strcmp(a, "--finalizers"))
+            o->finalizers = (unsigned)atoi(v);
+        else if (!strcmp(a, "--slow-finalize"))
+            o->slow_finalize_ms = (unsigned)atoi(v);
+        else if (!strcmp(a, "--budget-mib"))
+            o->budget_mib = (uint64_t)atoll(v);
+        else if (!strcmp(a, "--trace"))
+            o->trace = v;
+        else if (!strcmp(a, "--dir"))
+            o->dir = v;
+        else {
+            fprintf(stderr, "cuzk bench engine: unknown option %s\n", a);
+            return 2;
+        }
+        i += !flag;
+    }
+    if (o->curve == CUZK_CURVE_NONE || o->sim < 0 || !o->jobs || !o->parts || !o->log2 ||
+        o->log2 > 24 || !o->devices || o->devices > CUZK_MAX_DEVICES - 1 || o->parts > 64) {
+        fputs(help, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Writes the circuit's .r1cs, .wtns and dev .zkey into |dir|. */
+static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *wtns, size_t n) {
+    char r1cs[1024];
+    cuzk_error err = {0};
+    cuzk_synth_params sp;
+    const char *cn = cuzk_curve_snarkjs_name(o->curve);
+    snprintf(r1cs, sizeof r1cs, "%s/engine_%s_%u.r1cs", dir, cn, o->log2);
+    snprintf(wtns, n, "%s/engine_%s_%u.wtns", dir, cn, o->log2);
+    snprintf(zkey, n, "%s/engine_%s_%u.zkey", dir, cn, o->log2);
+    cuzk_synth_params_default(&sp, o->curve);
+    sp.log2_domain = o->log2;
+    fprintf(stderr, "bench engine: %s 2^%u: generating circuit and INSECURE dev key...\n", cn, o->log2);
+    cuzk_pool *pool = cuzk_pool_create(0, &err);
+    uint64_t seed = 1;
+    int rc = 0;
+    if (!pool)
+        rc = cli_fail("bench engine", "thread pool", &err);
+    else if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
+        rc = cli_fail("bench engine", "gen", &err);
+    else if (cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
+        rc = cli_fail("bench engine", "setup", &err);
+    cuzk_pool_destroy(pool);
+    unlink(r1cs);
+    return rc;
+}
+
+static void config(cuzk_engine_config *cfg, bench_opts *o) {
+    cuzk_engine_config_default(cfg);
+    cfg->synth_workers = o->synth_workers;
+    cfg->synth_threads = o->synth_threads;
+    cfg->finalize_threads = o->finalizers;
+    cfg->self_verify = o->verify;
+    cfg->log_level = o->verbose ? CUZK_LOG_INFO : CUZK_LOG_WARN;
+    cfg->budget_bytes = o->budget_mib << 20;
+    cfg->n_devices = o->devices;
+    for (unsigned d = 0; d < o->devices; d++) {
+        cfg->devices[d].kind = o->sim ? CUZK_DEVICE_SIMULATED : CUZK_DEVICE_CPU;
+        cfg->devices[d].threads = o->threads;
+        cfg->devices[d].sim_compute_us = o->sim_ms * 1000;
+    }
+    if (o->sim)
+        cfg->cpu_fallback = 0; /* nothing fails here; keep the split readable */
+    if (o->slow_finalize_ms) {
+        cfg->fault_fn = slow_finalize;
+        cfg->fault_ctx = o;
+    }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(const uint64_t *sorted, size_t n, double p) {
+    size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1] / 1e6;
+}
+
+static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_engine_status *b,
+                   uint64_t *lat, size_t n_lat, uint64_t wall_ns, unsigned failed) {
+    double wall = wall_ns / 1e9;
+    unsigned proofs = (unsigned)(b->proofs - a->proofs);
+    printf("  wall %.3f s, %u partitions proved, %.2f partitions/s, %.2f jobs/s%s\n", wall, proofs,
+           proofs / wall, (o->jobs - failed) / wall, o->sim ? " (simulated device: no proofs)" : "");
+    if (failed)
+        printf("  %u jobs FAILED\n", failed);
+    qsort(lat, n_lat, sizeof *lat, cmp_u64);
+    if (n_lat)
+        printf("  job latency (submit to done): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+               pct(lat, n_lat, 50), pct(lat, n_lat, 99), lat[n_lat - 1] / 1e6);
+    for (unsigned d = 0; d < b->n_devices; d++) {
+        const cuzk_device_status *x = &a->devices[d], *y = &b->devices[d];
+        double busy = y->busy_s - x->busy_s, st = y->starved_s - x->starved_s,
+               iw = y->idle_with_work_s - x->idle_with_work_s, tot = busy + st + iw;
+        if (tot <= 0)
+            tot = 1;
+        printf("  device %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s (%5.1f%%)  "
+               "idle-with-work %.6f s (%.3f%%)  %llu partitions\n",
+               y->name, busy, 100 * busy / tot, st, 100 * st / tot, iw, 100 * iw / tot,
+               (unsigned long long)(y->proofs - x->proofs));
+    }
+    printf("  memory: peak %.1f MiB of a %.1f MiB budget (keys %.1f MiB, buffers %.1f MiB)\n",
+           b->mem_peak / 1048576.0, b->mem_budget / 1048576.0, b->mem_keys / 1048576.0,
+           b->mem_buffers / 1048576.0);
+}
+
+static void write_exports(cuzk_engine *e, const bench_opts *o) {
+    cuzk_error err = {0};
+    char *text;
+    size_t len;
+    if (o->trace) {
+        FILE *f = fopen(o->trace, "w");
+        if (f && cuzk_engine_trace(e, &text, &len, 0, 0, &err) == CUZK_OK) {
+            fwrite(text, 1, len, f);
+            free(text);
+            printf("  trace: %s (open in https://ui.perfetto.dev)\n", o->trace);
+        } else {
+            fprintf(stderr, "cuzk bench engine: cannot write %s\n", o->trace);
+        }
+        if (f)
+            fclose(f);
+    }
+    if (o->metrics && cuzk_engine_metrics(e, &text, &len, &err) == CUZK_OK) {
+        fputs(text, stdout);
+        free(text);
+    }
+}
+
+static int run(bench_opts *o, const char *zkey, const char *wtns) {
+    cuzk_engine_config cfg;
+    cuzk_engine *e;
+    cuzk_error err = {0};
+    config(&cfg, o);
+    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK)
+        return cli_fail("bench engine", "engine", &err);
+    uint64_t t0 = cli_now_ns();
+    if (cuzk_engine_key_preload(e, "bench", zkey, &err) != CUZK_OK) {
+        cuzk_engine_destroy(e, 0);
+        return cli_fail("bench engine", zkey, &err);
+    }
+    printf("cuzk bench engine: %s 2^%u, %u jobs x %u partitions, %u %s device(s), key loaded in "
+           "%.1f ms\n",
+           cuzk_curve_snarkjs_name(o->curve), o->log2, o->jobs, o->parts, o->devices,
+           o->sim ? "simulated" : "cpu", (cli_now_ns() - t0) / 1e6);
+    cuzk_job **jobs = calloc(o->jobs, sizeof *jobs);
+    uint64_t *lat = calloc(o->jobs, sizeof *lat);
+    cuzk_witness w[64];
+    memset(w, 0, sizeof w);
+    for (unsigned k = 0; k < o->parts; k++)
+        w[k].path = wtns;
+    cuzk_submit_opts so = {.key = "bench", .witnesses = w, .n_witnesses = o->parts};
+    cuzk_engine_status a, b;
+    cuzk_engine_status_get(e, &a);
+    uint64_t start = cli_now_ns();
+    unsigned failed = 0;
+    size_t n_lat = 0;
+    for (unsigned i = 0; jobs && i < o->jobs; i++)
+        if (cuzk_submit(e, &jobs[i], NULL, &so, &err) != CUZK_OK)
+            fprintf(stderr, "cuzk bench engine: submit: %s\n", err.msg);
+    for (unsigned i = 0; jobs && lat && i < o->jobs; i++) {
+        cuzk_job_info info;
+        if (!jobs[i] || cuzk_job_await(jobs[i], -1, &err) != CUZK_OK) {
+            failed++;
+            if (jobs[i])
+                fprintf(stderr, "cuzk bench engine: job %u: %s\n", i, err.msg);
+        } else {
+            cuzk_job_status(jobs[i], &info, NULL, 0);
+            lat[n_lat++] = info.end_ns - info.submit_ns;
+        }
+    }
+    uint64_t wall = cli_now_ns() - start;
+    cuzk_engine_status_get(e, &b);
+    if (jobs && lat)
+        report(o, &a, &b, lat, n_lat, wall, failed);
+    write_exports(e, o);
+    for (unsigned i = 0; jobs && i < o->jobs; i++)
+        cuzk_job_release(jobs[i]);
+    free(jobs);
+    free(lat);
+    cuzk_engine_destroy(e, -1);
+    return failed ? 1 : 0;
+}
+
+int cmd_bench_engine(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(help, stdout);
+        return 0;
+    }
+    bench_opts o;
+    int rc = parse(&o, argc, argv);
+    if (rc)
+        return rc;
+    char tmpl[] = "/tmp/cuzk-bench-engine-XXXXXX", zkey[1024], wtns[1024];
+    const char *dir = o.dir;
+    if (!dir && !(dir = mkdtemp(tmpl))) {
+        perror("cuzk bench engine: mkdtemp");
+        return 1;
+    }
+    rc = make_circuit(&o, dir, zkey, wtns, sizeof zkey);
+    if (!rc)
+        rc = run(&o, zkey, wtns);
+    if (!o.dir) {
+        unlink(zkey);
+        unlink(wtns);
+        rmdir(dir);
+    }
+    return rc;
+}

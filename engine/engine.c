@@ -1,0 +1,1034 @@
+/*
+ * The engine's public API (include/cuzk.h): creation and shutdown, jobs
+ * (submit, attach by request id, status, await, cancel, results), the job
+ * table with its retention of finished jobs, and the job lifecycle shared
+ * by the stages: stage moves, the outcome of a job, and draining.
+ *
+ * A job's life: submitted (QUEUED, in the table and the scheduler) ->
+ * RUNNING once a partition is admitted -> an outcome (DONE, FAILED,
+ * CANCELLED, EXPIRED), decided once, by whoever gets there first, under the
+ * job's own lock; waiters wake then -> drained when every partition has
+ * reached a terminal stage and given back its memory, pins and witness.
+ * References: one per handle, one for the table (until the job drops out of
+ * retention), one for the pipeline (until drained).
+ *
+ * Must not: do slow work under jobs_lock or a job's lock; call into a job's
+ * engine once the job is drained (handles outlive the engine).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/internal.h"
+#include "groth16/json.h"
+
+uint64_t cuzk_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void engine_sleep_ms(uint32_t ms) {
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (ms && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+const char *cuzk_stage_name(cuzk_stage s) {
+    static const char *const names[] = {"queued", "synthesis", "ready", "proving",
+                                        "finalizing", "done", "failed", "cancelled"};
+    return (unsigned)s < CUZK_STAGE_COUNT ? names[s] : "unknown";
+}
+
+const char *cuzk_job_state_name(cuzk_job_state s) {
+    static const char *const names[] = {"queued", "running", "done", "failed", "cancelled", "expired"};
+    return (unsigned)s <= CUZK_JOB_EXPIRED ? names[s] : "unknown";
+}
+
+void cuzk_engine_config_default(cuzk_engine_config *c) {
+    memset(c, 0, sizeof *c);
+    c->cpu_fallback = 1;
+    c->json = 1;
+    c->log_level = CUZK_LOG_INFO;
+}
+
+/* ---- logging and fault injection ---------------------------------------------------- */
+
+void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...) {
+    static const char *const lv[] = {"error", "warn", "info", "debug"};
+    if (level > e->cfg.log_level)
+        return; /* decided before formatting anything */
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (e->cfg.log_fn)
+        e->cfg.log_fn(e->cfg.log_ctx, level, line);
+    else
+        fprintf(stderr, "cuzk %s: %s\n", lv[level], line);
+}
+
+cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site, engine_part *p, int dev,
+                               cuzk_fault *f) {
+    memset(f, 0, sizeof *f);
+    if (!e->cfg.fault_fn)
+        return CUZK_FAULT_NONE;
+    unsigned att = atomic_load(&p->attempts);
+    cuzk_fault_point at = {site, p->job->id, p->job->request_id, p->index,
+                           site == CUZK_FAULT_DEVICE && att ? att - 1 : att, dev};
+    e->cfg.fault_fn(e->cfg.fault_ctx, &at, f);
+    f->msg[sizeof f->msg - 1] = 0;
+    if (f->action == CUZK_FAULT_STALL) {
+        engine_sleep_ms(f->stall_ms);
+        return CUZK_FAULT_STALL;
+    }
+    if (f->action == CUZK_FAULT_EXIT && site != CUZK_FAULT_DEVICE)
+        f->action = CUZK_FAULT_FAIL;
+    if (f->action == CUZK_FAULT_FAIL && !f->msg[0])
+        snprintf(f->msg, sizeof f->msg, "injected fault");
+    return f->action;
+}
+
+/* ---- job lifecycle -------------------------------------------------------------------- */
+
+void engine_part_stage(cuzk_engine *e, engine_part *p, cuzk_stage s) {
+    int old = atomic_exchange(&p->stage, (int)s);
+    if (old < CUZK_STAGE_DONE)
+        atomic_fetch_sub(&e->in_stage[old], 1);
+    if (s < CUZK_STAGE_DONE)
+        atomic_fetch_add(&e->in_stage[s], 1);
+}
+
+int engine_part_should_stop(cuzk_engine *e, engine_part *p, uint64_t now, int may_end) {
+    engine_job *j = p->job;
+    if (atomic_load(&j->stop)) {
+        p->skip = 1;
+        cuzk_fail(&p->err, CUZK_ECANCELLED, "its job ended");
+        return 1;
+    }
+    if (j->deadline_ns && now > j->deadline_ns) {
+        p->skip = 1;
+        cuzk_fail(&p->err, CUZK_ETIMEOUT, "deadline of %.0f ms passed",
+                  (j->deadline_ns - j->submit_ns) / 1e6);
+        if (may_end)
+            engine_job_end(e, j, CUZK_JOB_EXPIRED, CUZK_ETIMEOUT, "%s", p->err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static void log_job(cuzk_engine *e, engine_job *j, cuzk_job_state st, const char *msg, uint64_t now) {
+    cuzk_log_level lv = st == CUZK_JOB_FAILED || st == CUZK_JOB_EXPIRED ? CUZK_LOG_WARN : CUZK_LOG_INFO;
+    if (lv > e->cfg.log_level)
+        return;
+    double synth = 0, dev = 0, fin = 0;
+    for (uint32_t i = 0; i < j->n_parts; i++) {
+        engine_part *p = &j->parts[i];
+        uint64_t a = atomic_load(&p->t[PT_SYNTH_START]), b = atomic_load(&p->t[PT_SYNTH_END]);
+        uint64_t c = atomic_load(&p->t[PT_DEV_START]), d = atomic_load(&p->t[PT_DEV_END]);
+        uint64_t f0 = atomic_load(&p->t[PT_FIN_START]), f1 = atomic_load(&p->t[PT_FIN_END]);
+        synth += a && b > a ? (b - a) / 1e6 : 0;
+        dev += c && d > c ? (d - c) / 1e6 : 0;
+        fin += f0 && f1 > f0 ? (f1 - f0) / 1e6 : 0;
+    }
+    engine_log(e, lv,
+               "job %llu (%s) key %s: %s, %u/%u partitions proved in %.1f ms (totals: synthesis "
+               "%.1f, device %.1f, finalize %.1f ms)%s%s",
+               (unsigned long long)j->id, j->request_id, j->key_id, cuzk_job_state_name(st),
+               atomic_load(&j->parts_ok), j->n_parts, (now - j->submit_ns) / 1e6, synth, dev, fin,
+               msg[0] ? ": " : "", msg);
+}
+
+int engine_job_end(cuzk_engine *e, engine_job *j, cuzk_job_state st, cuzk_status status,
+                   const char *fmt, ...) {
+    char msg[CUZK_ERROR_MSG_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint64_t now = cuzk_now_ns();
+    pthread_mutex_lock(&j->lock);
+    if (atomic_load(&j->state) >= CUZK_JOB_DONE) {
+        pthread_mutex_unlock(&j->lock);
+        return 0;
+    }
+    j->status = status;
+    snprintf(j->msg, sizeof j->msg, "%s", msg);
+    atomic_store(&j->end_ns, now);
+    if (st != CUZK_JOB_DONE)
+        atomic_store(&j->stop, 1);
+    atomic_store(&j->state, (int)st);
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->lock);
+    _Atomic uint64_t *ctr = st == CUZK_JOB_DONE     ? &e->n_done
+                            : st == CUZK_JOB_FAILED ? &e->n_failed
+                            : st == CUZK_JOB_EXPIRED ? &e->n_expired
+                                                     : &e->n_cancelled;
+    atomic_fetch_add(ctr, 1);
+    engine_hist_add(&e->hist[HIST_JOB], now - j->submit_ns);
+    log_job(e, j, st, msg, now);
+    if (st != CUZK_JOB_DONE)
+        engine_event_kick(&e->sched_ev); /* drop the partitions not admitted */
+    return 1;
+}
+
+static void job_free(engine_job *j) {
+    for (uint32_t i = 0; i < j->n_parts; i++) {
+        engine_part *p = &j->parts[i];
+        free(p->pub);
+        free(p->proof_json);
+        free(p->public_json);
+        free(p->path);
+    }
+    free(j->parts);
+    pthread_cond_destroy(&j->cv);
+    pthread_mutex_destroy(&j->lock);
+    free(j);
+}
+
+void engine_job_unref(engine_job *j) {
+    if (j && atomic_fetch_sub(&j->refs, 1) == 1)
+        job_free(j);
+}
+
+void engine_part_release_source(cuzk_engine *e, engine_part *p) {
+    if (p->intake) {
+        engine_unmap(p->intake, p->intake_bytes);
+        engine_mem_uncharge(&e->mem, MEM_INTAKE, p->intake_bytes);
+        p->intake = NULL;
+    }
+    if (p->release) {
+        void (*fn)(void *, const void *) = p->release;
+        p->release = NULL;
+        fn(p->release_ctx, p->data);
+    }
+    p->data = NULL;
+}
+
+/* ---- the job table (jobs_lock held) ------------------------------------------------------ */
+
+static size_t table_slot(cuzk_engine *e, const char *id) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+    return (size_t)(h & (e->table_size - 1));
+}
+
+static engine_job *table_find(cuzk_engine *e, const char *id) {
+    for (engine_job *j = e->table[table_slot(e, id)]; j; j = j->tbl_next)
+        if (!strcmp(j->request_id, id))
+            return j;
+    return NULL;
+}
+
+static void table_insert(cuzk_engine *e, engine_job *j) {
+    size_t s = table_slot(e, j->request_id);
+    j->tbl_next = e->table[s];
+    e->table[s] = j;
+    j->in_table = 1;
+}
+
+static void retained_unlink(cuzk_engine *e, engine_job *j) {
+    if (!j->in_retained)
+        return;
+    if (j->ret_prev)
+        j->ret_prev->ret_next = j->ret_next;
+    else
+        e->ret_head = j->ret_next;
+    if (j->ret_next)
+        j->ret_next->ret_prev = j->ret_prev;
+    else
+        e->ret_tail = j->ret_prev;
+    j->ret_next = j->ret_prev = NULL;
+    j->in_retained = 0;
+    e->n_retained--;
+}
+
+/* Removes |j| from the table (and retention); the caller drops the table's
+ * reference after unlocking. */
+static void table_unlink(cuzk_engine *e, engine_job *j) {
+    engine_job **pp = &e->table[table_slot(e, j->request_id)];
+    while (*pp && *pp != j)
+        pp = &(*pp)->tbl_next;
+    if (*pp)
+        *pp = j->tbl_next;
+    j->tbl_next = NULL;
+    j->in_table = 0;
+    retained_unlink(e, j);
+}
+
+static void active_unlink(cuzk_engine *e, engine_job *j) {
+    if (j->act_prev)
+        j->act_prev->act_next = j->act_next;
+    else
+        e->act_head = j->act_next;
+    if (j->act_next)
+        j->act_next->act_prev = j->act_prev;
+    j->act_next = j->act_prev = NULL;
+}
+
+static void job_drained(cuzk_engine *e, engine_job *j) {
+    enum { MAX_VICTIMS = 8 };
+    engine_job *victims[MAX_VICTIMS];
+    int nv = 0;
+    engine_sched_forget(e, j);
+    pthread_mutex_lock(&e->jobs_lock);
+    j->drained = 1;
+    active_unlink(e, j);
+    e->n_active--;
+    if (j->in_table) {
+        j->ret_prev = e->ret_tail;
+        j->ret_next = NULL;
+        if (e->ret_tail)
+            e->ret_tail->ret_next = j;
+        else
+            e->ret_head = j;
+        e->ret_tail = j;
+        j->in_retained = 1;
+        e->n_retained++;
+    }
+    while (e->n_retained > e->cfg.retain_jobs && nv < MAX_VICTIMS) {
+        engine_job *v = e->ret_head;
+        table_unlink(e, v);
+        victims[nv++] = v;
+    }
+    pthread_cond_broadcast(&e->jobs_cv);
+    pthread_mutex_unlock(&e->jobs_lock);
+    for (int i = 0; i < nv; i++)
+        engine_job_unref(victims[i]); /* the table's reference */
+    engine_job_unref(j);              /* the pipeline's reference */
+}
+
+void engine_part_drain(cuzk_engine *e, engine_part *p) {
+    engine_job *j = p->job;
+    engine_buf_put(&e->mem, p->wbuf);
+    engine_buf_put(&e->mem, p->abcbuf);
+    p->wbuf = p->abcbuf = NULL;
+    engine_part_release_source(e, p);
+    if (p->pinned) {
+        p->pinned = 0;
+        engine_key_unpin(e, j->key);
+    }
+    if (p->admitted) {
+        p->admitted = 0;
+        atomic_fetch_sub(&e->in_flight, 1);
+    }
+    engine_event_kick(&e->sched_ev);
+    if (atomic_fetch_sub(&j->undrained, 1) == 1)
+        job_drained(e, j);
+}
+
+/* ---- engine creation and shutdown ---------------------------------------------------------- */
+
+static unsigned online_cpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+static cuzk_status resolve_config(cuzk_engine_config *c, cuzk_error *err) {
+    unsigned ncpu = online_cpus(), n_cpu_dev = 0;
+    if (c->n_devices > CUZK_MAX_DEVICES - 1)
+        return cuzk_fail(err, CUZK_EINVAL, "at most %d devices", CUZK_MAX_DEVICES - 1);
+    if (c->batch_max > 64)
+        return cuzk_fail(err, CUZK_EINVAL, "batch_max is at most 64");
+    if ((unsigned)c->log_level > CUZK_LOG_DEBUG)
+        return cuzk_fail(err, CUZK_EINVAL, "unknown log level %d", (int)c->log_level);
+    if (!c->synth_workers)
+        c->synth_workers = 1;
+    if (!c->synth_threads)
+        c->synth_threads = ncpu / 4 ? ncpu / 4 : 1;
+    if (!c->finalize_threads)
+        c->finalize_threads = 1;
+    if (!c->n_devices) {
+        c->n_devices = 1;
+        memset(&c->devices[0], 0, sizeof c->devices[0]);
+        c->devices[0].kind = CUZK_DEVICE_CPU;
+    }
+    for (unsigned i = 0; i < c->n_devices; i++) {
+        if (c->devices[i].kind != CUZK_DEVICE_CPU && c->devices[i].kind != CUZK_DEVICE_SIMULATED)
+            return cuzk_fail(err, CUZK_EINVAL, "device %u: unknown kind %d", i, (int)c->devices[i].kind);
+        n_cpu_dev += c->devices[i].kind == CUZK_DEVICE_CPU;
+        if (!c->devices[i].workers)
+            c->devices[i].workers = 1;
+    }
+    for (unsigned i = 0; i < c->n_devices; i++)
+        if (c->devices[i].kind == CUZK_DEVICE_CPU && !c->devices[i].threads) {
+            unsigned rest = ncpu > c->synth_threads ? ncpu - c->synth_threads : 1;
+            c->devices[i].threads = rest / n_cpu_dev ? rest / n_cpu_dev : 1;
+        }
+    if (!c->batch_max)
+        c->batch_max = 1;
+    if (!c->retain_jobs)
+        c->retain_jobs = 1024;
+    if (!c->submit_wait_ms)
+        c->submit_wait_ms = 10000;
+    if (!c->trace_events)
+        c->trace_events = 16384;
+    if (!c->budget_bytes)
+        c->budget_bytes = engine_mem_auto_budget(c->budget_margin_bytes);
+    if (!c->intake_max_bytes || c->intake_max_bytes > c->budget_bytes)
+        c->intake_max_bytes = c->budget_bytes / 4;
+    return CUZK_OK;
+}
+
+static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int fallback,
+                               cuzk_error *err) {
+    engine_device *d = &e->devices[e->n_devices];
+    unsigned same = 0;
+    for (unsigned i = 0; i < e->n_devices; i++)
+        same += e->devices[i].cfg.kind == dc->kind && !e->devices[i].fallback_only;
+    memset(d, 0, sizeof *d);
+    d->index = (int)e->n_devices;
+    d->cfg = *dc;
+    d->fallback_only = fallback;
+    d->ops = dc->kind == CUZK_DEVICE_CPU ? &engine_device_cpu_ops : &engine_device_sim_ops;
+    if (fallback)
+        snprintf(d->name, sizeof d->name, "cpu-fallback");
+    else
+        snprintf(d->name, sizeof d->name, "%s%u", d->ops->kind, same);
+    d->n_workers = dc->workers ? dc->workers : 1;
+    d->acct_state = ACCT_STARVED;
+    d->acct_last_ns = e->start_ns;
+    d->workers = calloc(d->n_workers, sizeof *d->workers);
+    if (!d->workers)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for workers");
+    cuzk_status s = d->ops->open(d, err);
+    if (s != CUZK_OK) {
+        free(d->workers);
+        d->workers = NULL;
+        return s;
+    }
+    e->n_devices++;
+    return CUZK_OK;
+}
+
+static cuzk_status init_locks(cuzk_engine *e, cuzk_error *err) {
+    pthread_condattr_t ca;
+    int bad = pthread_mutex_init(&e->jobs_lock, NULL) | pthread_cond_init(&e->jobs_cv, NULL) |
+              pthread_mutex_init(&e->sched_lock, NULL) | pthread_mutex_init(&e->keys_lock, NULL) |
+              pthread_cond_init(&e->keys_cv, NULL) | pthread_mutex_init(&e->synq.lock, NULL) |
+              pthread_cond_init(&e->synq.cv, NULL) | pthread_mutex_init(&e->ready.lock, NULL) |
+              pthread_cond_init(&e->ready.cv, NULL) | pthread_mutex_init(&e->done_lock, NULL) |
+              pthread_cond_init(&e->done_cv, NULL);
+    (void)ca;
+    return bad ? cuzk_fail(err, CUZK_EINTERNAL, "engine: lock init failed") : CUZK_OK;
+}
+
+static unsigned thread_count(const cuzk_engine *e) {
+    unsigned n = 2 + e->cfg.synth_workers + e->cfg.finalize_threads;
+    for (unsigned i = 0; i < e->n_devices; i++)
+        n += e->devices[i].n_workers;
+    return n;
+}
+
+static engine_ring *ring_for(cuzk_engine *e, const char *fmt, unsigned a, const char *b) {
+    char name[32];
+    snprintf(name, sizeof name, fmt, b ? b : "", a);
+    return engine_ring_new(&e->tl, name);
+}
+
+static cuzk_status start_threads(cuzk_engine *e, cuzk_error *err) {
+    e->hk_ring = ring_for(e, "%shousekeeper", 0, NULL);
+    if (pthread_create(&e->hk_thread, NULL, engine_housekeeper_main, e))
+        return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the housekeeper thread");
+    e->hk_started = 1;
+    for (unsigned i = 0; i < e->n_fin; i++) {
+        engine_thread *t = &e->fin[i];
+        t->e = e, t->idx = i, t->ring = ring_for(e, "%sfinalizer-%u", i, NULL);
+        if (pthread_create(&t->thread, NULL, engine_final_main, t))
+            return cuzk_fail(err, CUZK_EINTERNAL, "cannot start a finalizer thread");
+        t->started = 1;
+    }
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        engine_device *d = &e->devices[i];
+        for (unsigned s = 0; s < d->n_workers; s++) {
+            engine_worker *w = &d->workers[s];
+            w->e = e, w->dev = d, w->slot = s;
+            w->ring = ring_for(e, "%s-worker-%u", s, d->name);
+            cuzk_status st = engine_worker_start(w, err);
+            if (st != CUZK_OK)
+                return st;
+        }
+    }
+    for (unsigned i = 0; i < e->n_synth; i++) {
+        engine_thread *t = &e->synth[i];
+        t->e = e, t->idx = i, t->ring = ring_for(e, "%ssynthesis-%u", i, NULL);
+        if (pthread_create(&t->thread, NULL, engine_synth_main, t))
+            return cuzk_fail(err, CUZK_EINTERNAL, "cannot start a synthesis thread");
+        t->started = 1;
+    }
+    e->sched_ring = ring_for(e, "%sscheduler", 0, NULL);
+    if (pthread_create(&e->sched_thread, NULL, engine_sched_main, e))
+        return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the scheduler thread");
+    e->sched_started = 1;
+    return CUZK_OK;
+}
+
+/* Stops and frees everything; works on a partly created engine too. */
+static void teardown(cuzk_engine *e) {
+    if (e->sched_started) {
+        atomic_store(&e->sched_stop, 1);
+        engine_event_kick(&e->sched_ev);
+        pthread_join(e->sched_thread, NULL);
+    }
+    if (e->hk_started) {
+        pthread_mutex_lock(&e->keys_lock);
+        atomic_store(&e->hk_stop, 1);
+        pthread_cond_broadcast(&e->keys_cv);
+        pthread_mutex_unlock(&e->keys_lock);
+        pthread_join(e->hk_thread, NULL);
+    }
+    pthread_mutex_lock(&e->synq.lock);
+    e->synq.shutdown = 1;
+    pthread_cond_broadcast(&e->synq.cv);
+    pthread_mutex_unlock(&e->synq.lock);
+    for (unsigned i = 0; e->synth && i < e->n_synth; i++)
+        if (e->synth[i].started)
+            pthread_join(e->synth[i].thread, NULL);
+    pthread_mutex_lock(&e->ready.lock);
+    e->ready.shutdown = 1;
+    pthread_cond_broadcast(&e->ready.cv);
+    pthread_mutex_unlock(&e->ready.lock);
+    for (unsigned i = 0; i < e->n_devices; i++)
+        for (unsigned s = 0; s < e->devices[i].n_workers; s++)
+            if (e->devices[i].workers[s].started)
+                pthread_join(e->devices[i].workers[s].thread, NULL);
+    pthread_mutex_lock(&e->done_lock);
+    e->done_shutdown = 1;
+    pthread_cond_broadcast(&e->done_cv);
+    pthread_mutex_unlock(&e->done_lock);
+    for (unsigned i = 0; e->fin && i < e->n_fin; i++)
+        if (e->fin[i].started)
+            pthread_join(e->fin[i].thread, NULL);
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        e->devices[i].ops->close(&e->devices[i]);
+        free(e->devices[i].workers);
+    }
+    cuzk_pool_destroy(e->synth_pool);
+    for (size_t i = 0; e->table && i < e->table_size; i++)
+        while (e->table[i]) {
+            engine_job *j = e->table[i];
+            e->table[i] = j->tbl_next;
+            j->in_table = 0;
+            engine_job_unref(j);
+        }
+    free(e->table);
+    engine_keys_destroy(e);
+    free(e->synth);
+    free(e->fin);
+    engine_mem_destroy(&e->mem);
+    engine_timeline_destroy(&e->tl);
+    free(e);
+}
+
+cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_error *err) {
+    *out = NULL;
+    cuzk_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for an engine");
+    if (cfg)
+        e->cfg = *cfg;
+    else
+        cuzk_engine_config_default(&e->cfg);
+    e->start_ns = cuzk_now_ns();
+    atomic_store(&e->next_job_id, 1);
+    cuzk_status s = resolve_config(&e->cfg, err);
+    if (s == CUZK_OK)
+        s = init_locks(e, err);
+    if (s == CUZK_OK)
+        s = engine_mem_init(&e->mem, e->cfg.budget_bytes, e->cfg.intake_max_bytes, err);
+    if (s == CUZK_OK)
+        s = engine_timeline_init(&e->tl, e->cfg.trace_events, e->start_ns, err);
+    if (s != CUZK_OK) {
+        free(e);
+        return s;
+    }
+    int has_cpu = 0;
+    for (unsigned i = 0; s == CUZK_OK && i < e->cfg.n_devices; i++) {
+        has_cpu |= e->cfg.devices[i].kind == CUZK_DEVICE_CPU;
+        s = open_device(e, &e->cfg.devices[i], 0, err);
+    }
+    if (s == CUZK_OK && !has_cpu && e->cfg.cpu_fallback) {
+        unsigned t = online_cpus() / 4;
+        cuzk_device_config fb = {.kind = CUZK_DEVICE_CPU, .threads = t ? t : 1, .workers = 1};
+        s = open_device(e, &fb, 1, err);
+    }
+    unsigned workers = 0;
+    for (unsigned i = 0; i < e->n_devices; i++)
+        workers += e->devices[i].fallback_only ? 0 : e->devices[i].n_workers;
+    e->batch_max = e->cfg.batch_max;
+    e->ready_max = e->cfg.ready_max ? e->cfg.ready_max : 2 * (workers ? workers : 1) * e->batch_max;
+    e->n_synth = e->cfg.synth_workers;
+    e->n_fin = e->cfg.finalize_threads;
+    e->table_size = 4096;
+    e->synth = calloc(e->n_synth, sizeof *e->synth);
+    e->fin = calloc(e->n_fin, sizeof *e->fin);
+    e->table = calloc(e->table_size, sizeof *e->table);
+    if (s == CUZK_OK && (!e->synth || !e->fin || !e->table))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for the engine's tables");
+    uint64_t ring_bytes = (uint64_t)thread_count(e) * engine_ring_bytes(e->tl.events);
+    if (s == CUZK_OK && !engine_mem_try_charge(&e->mem, MEM_OTHER, ring_bytes))
+        s = cuzk_fail(err, CUZK_ENOMEM, "the budget (%llu bytes) cannot hold the timeline (%llu)",
+                      (unsigned long long)e->cfg.budget_bytes, (unsigned long long)ring_bytes);
+    if (s == CUZK_OK && !(e->synth_pool = cuzk_pool_create(e->cfg.synth_threads, err)))
+        s = err ? err->status : CUZK_EINTERNAL;
+    if (s == CUZK_OK)
+        s = start_threads(e, err);
+    if (s != CUZK_OK) {
+        teardown(e);
+        return s;
+    }
+    engine_log(e, CUZK_LOG_INFO,
+               "engine started: %u device(s), %u synthesis worker(s) on %u threads, budget %.1f MiB",
+               e->n_devices, e->n_synth, e->cfg.synth_threads, e->cfg.budget_bytes / 1048576.0);
+    *out = e;
+    return CUZK_OK;
+}
+
+void cuzk_engine_destroy(cuzk_engine *e, int64_t drain_ms) {
+    if (!e)
+        return;
+    atomic_store(&e->closing, 1);
+    uint64_t until = drain_ms < 0 ? UINT64_MAX : cuzk_now_ns() + (uint64_t)drain_ms * 1000000ULL;
+    pthread_mutex_lock(&e->jobs_lock);
+    while (e->n_active > 0 && cuzk_now_ns() < until) {
+        pthread_mutex_unlock(&e->jobs_lock);
+        engine_sleep_ms(5);
+        pthread_mutex_lock(&e->jobs_lock);
+    }
+    /* Cancel what is left (one at a time: ending a job logs, which must
+     * not happen under jobs_lock). */
+    for (;;) {
+        engine_job *j = e->act_head;
+        while (j && atomic_load(&j->state) >= CUZK_JOB_DONE)
+            j = j->act_next;
+        if (!j)
+            break;
+        atomic_fetch_add(&j->refs, 1);
+        pthread_mutex_unlock(&e->jobs_lock);
+        engine_job_end(e, j, CUZK_JOB_CANCELLED, CUZK_ECANCELLED, "engine is shutting down");
+        engine_job_unref(j);
+        pthread_mutex_lock(&e->jobs_lock);
+    }
+    /* Partitions already on a device finish their step; the rest stop at
+     * the next boundary. */
+    while (e->n_active > 0)
+        pthread_cond_wait(&e->jobs_cv, &e->jobs_lock);
+    pthread_mutex_unlock(&e->jobs_lock);
+    teardown(e);
+}
+
+/* ---- submit --------------------------------------------------------------------------------- */
+
+static cuzk_status check_opts(const cuzk_submit_opts *o, cuzk_error *err) {
+    if (!o || !o->key || !o->key[0])
+        return cuzk_fail(err, CUZK_EINVAL, "submit: a key is needed");
+    if (!o->witnesses || o->n_witnesses == 0 || o->n_witnesses > UINT32_MAX)
+        return cuzk_fail(err, CUZK_EINVAL, "submit: at least one witness is needed");
+    if (o->request_id && (!o->request_id[0] || strlen(o->request_id) > CUZK_ID_MAX))
+        return cuzk_fail(err, CUZK_EINVAL, "submit: request id must be 1..%d bytes", CUZK_ID_MAX);
+    if ((unsigned)o->priority > CUZK_PRIORITY_CRITICAL)
+        return cuzk_fail(err, CUZK_EINVAL, "submit: unknown priority %d", (int)o->priority);
+    for (size_t i = 0; i < o->n_witnesses; i++) {
+        const cuzk_witness *w = &o->witnesses[i];
+        if (!w->path && (!w->data || !w->size))
+            return cuzk_fail(err, CUZK_EINVAL, "submit: witness %zu has neither path nor data", i);
+    }
+    return CUZK_OK;
+}
+
+/* Copy an in-memory witness, waiting for room in the budget if needed. */
+static cuzk_status intake_copy(cuzk_engine *e, engine_part *p, const cuzk_witness *w,
+                               uint64_t until, cuzk_error *err) {
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t page = pg > 0 ? (size_t)pg : 4096, bytes = (w->size + page - 1) / page * page;
+    if (bytes > e->mem.intake_max)
+        return cuzk_fail(err, CUZK_EBUSY, "witness of %zu bytes exceeds the intake limit (%llu)",
+                         w->size, (unsigned long long)e->mem.intake_max);
+    while (!engine_mem_try_charge(&e->mem, MEM_INTAKE, bytes)) {
+        if (engine_mem_trim(&e->mem, bytes) > 0)
+            continue;
+        uint64_t now = cuzk_now_ns();
+        if (now >= until)
+            return cuzk_fail(err, CUZK_EBUSY, "no room in the memory budget to copy a witness "
+                                              "of %zu bytes", w->size);
+        engine_mem_wait(&e->mem, until - now < 50000000ULL ? until - now : 50000000ULL);
+    }
+    if (!(p->intake = engine_map(bytes))) {
+        engine_mem_uncharge(&e->mem, MEM_INTAKE, bytes);
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory to copy a witness of %zu bytes", w->size);
+    }
+    memcpy(p->intake, w->data, w->size);
+    p->intake_bytes = bytes;
+    p->size = w->size;
+    return CUZK_OK;
+}
+
+/* Frees a job that was never submitted: copies go, callbacks are not called. */
+static void job_discard(cuzk_engine *e, engine_job *j) {
+    for (uint32_t i = 0; i < j->n_parts; i++) {
+        j->parts[i].release = NULL;
+        engine_part_release_source(e, &j->parts[i]);
+    }
+    job_free(j);
+}
+
+static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit_opts *o,
+                             engine_key *k, cuzk_error *err) {
+    engine_job *j = calloc(1, sizeof *j);
+    engine_part *parts = calloc(o->n_witnesses, sizeof *parts);
+    pthread_condattr_t ca;
+    *out = NULL;
+    if (!j || !parts) {
+        free(j);
+        free(parts);
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a job");
+    }
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* await measures in monotonic time */
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    j->e = e;
+    j->id = atomic_fetch_add(&e->next_job_id, 1);
+    if (o->request_id)
+        snprintf(j->request_id, sizeof j->request_id, "%s", o->request_id);
+    else
+        snprintf(j->request_id, sizeof j->request_id, "cuzk-job-%llu", (unsigned long long)j->id);
+    snprintf(j->key_id, sizeof j->key_id, "%s", k->id);
+    j->key = k;
+    j->prio = (int)o->priority;
+    j->submit_ns = cuzk_now_ns();
+    j->deadline_ns = o->deadline_ms ? j->submit_ns + o->deadline_ms * 1000000ULL : 0;
+    j->n_parts = (uint32_t)o->n_witnesses;
+    j->parts = parts;
+    atomic_store(&j->undrained, j->n_parts);
+    uint64_t until = j->submit_ns + (uint64_t)e->cfg.submit_wait_ms * 1000000ULL;
+    cuzk_status s = CUZK_OK;
+    for (uint32_t i = 0; i < j->n_parts && s == CUZK_OK; i++) {
+        engine_part *p = &parts[i];
+        const cuzk_witness *w = &o->witnesses[i];
+        p->job = j;
+        p->index = i;
+        p->avoid_dev = -1;
+        atomic_store(&p->device, -1);
+        atomic_store(&p->t[PT_QUEUED], j->submit_ns);
+        if (w->path) {
+            if (!(p->path = strdup(w->path)))
+                s = cuzk_fail(err, CUZK_ENOMEM, "no memory for a job");
+        } else if (w->release) {
+            p->data = w->data, p->size = w->size;
+            p->release = w->release, p->release_ctx = w->release_ctx;
+        } else {
+            s = intake_copy(e, p, w, until, err);
+        }
+    }
+    if (s != CUZK_OK) {
+        job_discard(e, j);
+        return s;
+    }
+    *out = j;
+    return CUZK_OK;
+}
+
+static int attachable(const engine_job *j) {
+    int st = atomic_load(&j->state);
+    return st != CUZK_JOB_FAILED && st != CUZK_JOB_CANCELLED && st != CUZK_JOB_EXPIRED;
+}
+
+/* jobs_lock held: hand out |x| for a duplicate request id. */
+static cuzk_status attach_locked(engine_job *x, engine_key *k, size_t n, cuzk_job **job,
+                                 int *attached, cuzk_error *err) {
+    if (x->key != k || x->n_parts != n)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "request id %s belongs to a job with key %s and %u partitions",
+                         x->request_id, x->key_id, x->n_parts);
+    atomic_fetch_add(&x->refs, 1);
+    *job = x;
+    if (attached)
+        *attached = 1;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuzk_submit_opts *o,
+                        cuzk_error *err) {
+    *job = NULL;
+    if (attached)
+        *attached = 0;
+    cuzk_status s = check_opts(o, err);
+    if (s != CUZK_OK)
+        return s;
+    if (atomic_load(&e->closing))
+        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+    engine_key *k;
+    if ((s = engine_key_resolve(e, &k, o->key, err)) != CUZK_OK)
+        return s;
+    if (o->request_id) { /* attach without building anything */
+        pthread_mutex_lock(&e->jobs_lock);
+        engine_job *x = table_find(e, o->request_id);
+        if (x && attachable(x)) {
+            s = attach_locked(x, k, o->n_witnesses, job, attached, err);
+            pthread_mutex_unlock(&e->jobs_lock);
+            return s;
+        }
+        pthread_mutex_unlock(&e->jobs_lock);
+    }
+    engine_job *j, *replaced = NULL;
+    if ((s = job_build(e, &j, o, k, err)) != CUZK_OK)
+        return s;
+    pthread_mutex_lock(&e->jobs_lock);
+    /* Checked again under the lock: a concurrent submit of the same id may
+     * have won the race, and destroy may have started. */
+    engine_job *x = table_find(e, j->request_id);
+    if (atomic_load(&e->closing) || (x && attachable(x))) {
+        s = atomic_load(&e->closing) ? cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down")
+                                     : attach_locked(x, k, o->n_witnesses, job, attached, err);
+        pthread_mutex_unlock(&e->jobs_lock);
+        job_discard(e, j);
+        return s;
+    }
+    if (x) { /* a failed, cancelled or expired job: a new one replaces it */
+        table_unlink(e, x);
+        replaced = x;
+    }
+    atomic_store(&j->refs, 3); /* table, pipeline, the caller's handle */
+    table_insert(e, j);
+    j->act_next = e->act_head;
+    if (e->act_head)
+        e->act_head->act_prev = j;
+    e->act_head = j;
+    e->n_active++;
+    pthread_mutex_unlock(&e->jobs_lock);
+    engine_job_unref(replaced);
+    pthread_mutex_lock(&e->keys_lock);
+    k->wanted++;
+    pthread_mutex_unlock(&e->keys_lock);
+    j->key_wanted = 1;
+    atomic_fetch_add(&e->in_stage[CUZK_STAGE_QUEUED], j->n_parts);
+    engine_sched_enqueue(e, j);
+    engine_log(e, CUZK_LOG_DEBUG, "job %llu (%s) submitted: key %s, %u partition(s), priority %d",
+               (unsigned long long)j->id, j->request_id, j->key_id, j->n_parts, j->prio);
+    *job = j;
+    return CUZK_OK;
+}
+
+/* ---- job handles ------------------------------------------------------------------------------ */
+
+cuzk_status cuzk_job_find(cuzk_engine *e, cuzk_job **job, const char *request_id, cuzk_error *err) {
+    *job = NULL;
+    if (!request_id)
+        return cuzk_fail(err, CUZK_EINVAL, "no request id");
+    pthread_mutex_lock(&e->jobs_lock);
+    engine_job *j = table_find(e, request_id);
+    if (j)
+        atomic_fetch_add(&j->refs, 1);
+    pthread_mutex_unlock(&e->jobs_lock);
+    if (!j)
+        return cuzk_fail(err, CUZK_ENOTFOUND, "no job with request id %s", request_id);
+    *job = j;
+    return CUZK_OK;
+}
+
+void cuzk_job_release(cuzk_job *job) { engine_job_unref(job); }
+
+uint64_t cuzk_job_id(const cuzk_job *job) { return job->id; }
+
+size_t cuzk_job_partitions(const cuzk_job *job) { return job->n_parts; }
+
+void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info, cuzk_partition_info *parts,
+                     size_t n_parts) {
+    engine_job *j = (engine_job *)job;
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->id = j->id;
+        memcpy(info->request_id, j->request_id, sizeof info->request_id);
+        memcpy(info->key, j->key_id, sizeof info->key);
+        pthread_mutex_lock(&j->lock);
+        info->state = (cuzk_job_state)atomic_load(&j->state);
+        info->status = j->status;
+        memcpy(info->msg, j->msg, sizeof info->msg);
+        pthread_mutex_unlock(&j->lock);
+        info->priority = (cuzk_priority)j->prio;
+        info->n_partitions = j->n_parts;
+        info->partitions_done = atomic_load(&j->parts_ok);
+        info->partitions_failed = atomic_load(&j->parts_failed);
+        for (uint32_t i = 0; i < j->n_parts; i++)
+            info->in_stage[atomic_load(&j->parts[i].stage)]++;
+        info->submit_ns = j->submit_ns;
+        info->end_ns = atomic_load(&j->end_ns);
+        info->deadline_ns = j->deadline_ns;
+        info->simulated = atomic_load(&j->simulated);
+    }
+    for (size_t i = 0; i < n_parts && i < j->n_parts; i++) {
+        engine_part *p = &j->parts[i];
+        cuzk_partition_info *o = &parts[i];
+        o->stage = (cuzk_stage)atomic_load(&p->stage);
+        o->status = (cuzk_status)atomic_load(&p->status);
+        o->attempts = atomic_load(&p->attempts);
+        o->device = atomic_load(&p->device);
+        o->queued_ns = atomic_load(&p->t[PT_QUEUED]);
+        o->synth_start_ns = atomic_load(&p->t[PT_SYNTH_START]);
+        o->synth_end_ns = atomic_load(&p->t[PT_SYNTH_END]);
+        o->device_start_ns = atomic_load(&p->t[PT_DEV_START]);
+        o->device_end_ns = atomic_load(&p->t[PT_DEV_END]);
+        o->finalize_start_ns = atomic_load(&p->t[PT_FIN_START]);
+        o->finalize_end_ns = atomic_load(&p->t[PT_FIN_END]);
+    }
+}
+
+cuzk_status cuzk_job_await(cuzk_job *job, int64_t timeout_ms, cuzk_error *err) {
+    engine_job *j = job;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    if (timeout_ms > 0) {
+        uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)timeout_ms * 1000000ULL;
+        until.tv_sec += (time_t)(ns / 1000000000ULL);
+        until.tv_nsec = (long)(ns % 1000000000ULL);
+    }
+    pthread_mutex_lock(&j->lock);
+    while (atomic_load(&j->state) < CUZK_JOB_DONE && timeout_ms != 0) {
+        if (timeout_ms < 0)
+            pthread_cond_wait(&j->cv, &j->lock);
+        else if (pthread_cond_timedwait(&j->cv, &j->lock, &until) == ETIMEDOUT)
+            break;
+    }
+    int st = atomic_load(&j->state);
+    cuzk_status s = j->status;
+    char msg[CUZK_ERROR_MSG_BYTES];
+    memcpy(msg, j->msg, sizeof msg);
+    pthread_mutex_unlock(&j->lock);
+    if (st < CUZK_JOB_DONE)
+        return cuzk_fail(err, CUZK_EBUSY, "job %s is still %s", j->request_id,
+                         cuzk_job_state_name((cuzk_job_state)st));
+    if (s != CUZK_OK)
+        return cuzk_fail(err, s, "%s", msg);
+    cuzk_error_clear(err);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_job_cancel(cuzk_job *job) {
+    if (atomic_load(&job->state) >= CUZK_JOB_DONE)
+        return CUZK_EBUSY; /* also keeps us away from a destroyed engine */
+    return engine_job_end(job->e, job, CUZK_JOB_CANCELLED, CUZK_ECANCELLED, "cancelled by request")
+               ? CUZK_OK
+               : CUZK_EBUSY;
+}
+
+static const engine_part *done_part(const cuzk_job *job, size_t i) {
+    if (i >= job->n_parts || atomic_load(&job->parts[i].stage) != CUZK_STAGE_DONE)
+        return NULL;
+    return &job->parts[i];
+}
+
+cuzk_status cuzk_job_proof(const cuzk_job *job, cuzk_proof *proof, size_t i, cuzk_error *err) {
+    if (i >= job->n_parts)
+        return cuzk_fail(err, CUZK_ERANGE, "partition %zu of %u", i, job->n_parts);
+    const engine_part *p = done_part(job, i);
+    if (!p)
+        return cuzk_fail(err, CUZK_EBUSY, "partition %zu is not done", i);
+    if (p->simulated)
+        return cuzk_fail(err, CUZK_EUNSUPPORTED,
+                         "partition %zu ran on a simulated device: there is no proof", i);
+    *proof = p->proof;
+    return CUZK_OK;
+}
+
+const char *cuzk_job_proof_json(const cuzk_job *job, size_t i) {
+    const engine_part *p = done_part(job, i);
+    return p ? p->proof_json : NULL;
+}
+
+const char *cuzk_job_public_json(const cuzk_job *job, size_t i) {
+    const engine_part *p = done_part(job, i);
+    return p ? p->public_json : NULL;
+}
+
+size_t cuzk_job_public(const cuzk_job *job, const cuzk_fr **pub, size_t i) {
+    const engine_part *p = done_part(job, i);
+    *pub = p && !p->simulated ? p->pub : NULL;
+    return *pub ? p->n_pub : 0;
+}
+
+/* ---- engine status and exports ------------------------------------------------------------------ */
+
+void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
+    memset(st, 0, sizeof *st);
+    st->now_ns = cuzk_now_ns();
+    st->uptime_ns = st->now_ns - e->start_ns;
+    pthread_mutex_lock(&e->mem.lock);
+    st->mem_budget = e->mem.budget;
+    st->mem_used = e->mem.used;
+    st->mem_peak = e->mem.peak;
+    st->mem_keys = e->mem.by_kind[MEM_KEYS];
+    st->mem_buffers = e->mem.by_kind[MEM_BUFFERS];
+    st->mem_buffers_idle = e->mem.idle_bytes;
+    st->mem_intake = e->mem.by_kind[MEM_INTAKE];
+    pthread_mutex_unlock(&e->mem.lock);
+    pthread_mutex_lock(&e->sched_lock);
+    for (int q = 0; q < 4; q++)
+        st->queued_jobs[q] = e->sq_n[q];
+    pthread_mutex_unlock(&e->sched_lock);
+    pthread_mutex_lock(&e->synq.lock);
+    st->synth_queue = e->synq.q.n;
+    pthread_mutex_unlock(&e->synq.lock);
+    pthread_mutex_lock(&e->done_lock);
+    st->done_queue = e->done_n;
+    pthread_mutex_unlock(&e->done_lock);
+    for (int s = 0; s < CUZK_STAGE_COUNT; s++)
+        st->in_stage[s] = atomic_load(&e->in_stage[s]);
+    pthread_mutex_lock(&e->jobs_lock);
+    st->jobs_active = e->n_active;
+    st->jobs_retained = e->n_retained;
+    pthread_mutex_unlock(&e->jobs_lock);
+    st->jobs_done = atomic_load(&e->n_done);
+    st->jobs_failed = atomic_load(&e->n_failed);
+    st->jobs_cancelled = atomic_load(&e->n_cancelled);
+    st->jobs_expired = atomic_load(&e->n_expired);
+    st->proofs = atomic_load(&e->n_proofs);
+    st->retries = atomic_load(&e->n_retries);
+    st->worker_restarts = atomic_load(&e->n_restarts);
+    st->n_devices = e->n_devices;
+    uint64_t acct[CUZK_MAX_DEVICES][ACCT_STATES];
+    pthread_mutex_lock(&e->ready.lock);
+    st->ready_queue = e->ready.q.n;
+    engine_acct_update_locked(e, cuzk_now_ns());
+    for (unsigned i = 0; i < e->n_devices; i++)
+        memcpy(acct[i], e->devices[i].acct_ns, sizeof acct[i]);
+    pthread_mutex_unlock(&e->ready.lock);
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        engine_device *d = &e->devices[i];
+        cuzk_device_status *o = &st->devices[i];
+        memcpy(o->name, d->name, sizeof o->name);
+        o->kind = d->cfg.kind;
+        o->fallback_only = d->fallback_only;
+        o->workers_alive = atomic_load(&d->alive);
+        o->proofs = atomic_load(&d->proofs);
+        o->failures = atomic_load(&d->failures);
+        o->busy_s = acct[i][ACCT_BUSY] / 1e9;
+        o->starved_s = acct[i][ACCT_STARVED] / 1e9;
+        o->idle_with_work_s = acct[i][ACCT_IDLE_WITH_WORK] / 1e9;
+    }
+    pthread_mutex_lock(&e->keys_lock);
+    for (engine_key *k = e->keys; k; k = k->next) {
+        st->n_keys++;
+        st->keys_resident += k->state == KEY_RESIDENT;
+    }
+    pthread_mutex_unlock(&e->keys_lock);
+}
+
+cuzk_status cuzk_engine_trace(cuzk_engine *e, char **json, size_t *len, uint64_t from_ns,
+                              uint64_t to_ns, cuzk_error *err) {
+    const char *names[CUZK_MAX_DEVICES];
+    for (unsigned i = 0; i < e->n_devices; i++)
+        names[i] = e->devices[i].name;
+    return engine_timeline_chrome(&e->tl, json, len, from_ns, to_ns, names, e->n_devices, err);
+}
+
+cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len, cuzk_error *err) {
+    return engine_metrics_text(e, text, len, err);
+}

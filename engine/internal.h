@@ -1,0 +1,544 @@
+/*
+ * Internal structures of the engine, shared by the files of engine/ only.
+ * The public contract is include/cuzk.h; docs/ENGINE.md explains the design.
+ *
+ * Files: engine.c (API, jobs, job table), sched.c (scheduler thread,
+ * admission, deadlines, worker supervision), stages.c (synthesis, device
+ * workers, finalizers, queues, device time accounting), keys.c (key
+ * residency, housekeeper thread), memory.c (budget and buffer pool),
+ * timeline.c (per-thread rings, Chrome trace), metrics.c (histograms,
+ * Prometheus text), device_cpu.c / device_sim.c (devices), sbuf.c (text).
+ *
+ * Locks, and the rule each follows (DESIGN.md §4.3).  No lock here is ever
+ * held across slow work: verification, serialization, file or socket I/O,
+ * logging, key loading, or returning memory to the OS.  Locks nest only in
+ * this order: sched_lock -> keys_lock -> mem.lock; jobs_lock -> job->lock;
+ * each queue lock and job->lock is a leaf.
+ *   ready.lock   the hot path: synthesis pushes, device workers pop and
+ *                account device time.  Critical sections are O(ready_max)
+ *                pointer work.
+ *   done.lock    the hot path: workers push finished partitions, finalizers
+ *                pop.  O(1).
+ *   mem.lock     budget arithmetic and the buffer free lists.  O(1); mmap
+ *                and munmap happen outside it.
+ *   synq.lock    synthesis queue.  O(queue) pointer work.
+ *   sched_lock   priority queues and deadlines; never taken by a worker.
+ *   keys_lock    key table and residency states; never taken by a worker.
+ *   jobs_lock    request-id table and retention; never taken by a worker.
+ *   job->lock    one job's outcome and its waiters; never taken by a
+ *                worker (workers read the job's atomics only).
+ */
+#ifndef CUZK_ENGINE_INTERNAL_H
+#define CUZK_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "cuzk.h"
+#include "groth16/key.h"
+#include "util/threadpool.h"
+
+typedef struct cuzk_job engine_job; /* the public handle is the job */
+typedef struct engine_part engine_part;
+typedef struct engine_key engine_key;
+typedef struct engine_device engine_device;
+typedef struct engine_ring engine_ring;
+
+/* ---- wake-ups without a lock (stages.c) ----------------------------------------
+ * A generation counter on a futex.  A waiter reads the generation, checks
+ * its conditions, and sleeps only if the generation is unchanged, so a kick
+ * between the check and the sleep is never lost.  Kicking takes no lock,
+ * which is why device workers may kick the scheduler on their hot path. */
+typedef struct engine_event {
+    _Atomic uint32_t gen;
+    _Atomic uint32_t waiters; /* lets a kick skip the system call */
+} engine_event;
+
+uint32_t engine_event_seen(engine_event *ev);
+void engine_event_kick(engine_event *ev);
+void engine_event_wait(engine_event *ev, uint32_t seen, uint64_t timeout_ns);
+
+/* ---- memory budget and buffer pool (memory.c) --------------------------------- */
+
+typedef enum engine_mem_kind {
+    MEM_KEYS = 0,
+    MEM_BUFFERS, /* pool buffers, in use or idle */
+    MEM_INTAKE,  /* copies of in-memory witnesses */
+    MEM_OTHER,   /* timeline rings */
+    MEM_KINDS
+} engine_mem_kind;
+
+/* Buffer sizes come in classes 2^k * {1, 1.25, 1.5, 1.75} (at least 64 KiB),
+ * so keys of similar size share buffers and no class wastes more than 25%. */
+#define ENGINE_BUF_CLASSES (4 * 48)
+
+typedef struct engine_buf {
+    void *p;
+    size_t bytes; /* mapped size: the class size, charged to the budget */
+    unsigned cls;
+    struct engine_buf *next;
+} engine_buf;
+
+typedef struct engine_mem {
+    pthread_mutex_t lock;
+    pthread_cond_t cv; /* broadcast whenever charges drop */
+    uint64_t budget, used, peak, intake_max;
+    uint64_t by_kind[MEM_KINDS];
+    uint64_t idle_bytes;
+    engine_buf *free_list[ENGINE_BUF_CLASSES];
+} engine_mem;
+
+cuzk_status engine_mem_init(engine_mem *m, uint64_t budget, uint64_t intake_max,
+                            cuzk_error *err);
+/* Unmaps every idle buffer; all buffers must have been returned. */
+void engine_mem_destroy(engine_mem *m);
+/* Budget when the config says auto. */
+uint64_t engine_mem_auto_budget(uint64_t margin);
+/* Charge |bytes| of |kind| if they fit (intake also within intake_max):
+ * 1 if charged, 0 if not. */
+int engine_mem_try_charge(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+void engine_mem_uncharge(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* Wait up to |timeout_ns| for a charge to drop. */
+void engine_mem_wait(engine_mem *m, uint64_t timeout_ns);
+uint64_t engine_mem_room(engine_mem *m);
+/* Size class of a request. */
+size_t engine_buf_class_bytes(size_t bytes, unsigned *cls);
+/* A buffer of at least |bytes|: from the free list, else newly mapped and
+ * charged.  CUZK_EBUSY if it would exceed the budget, CUZK_ENOMEM if the
+ * OS refuses. */
+cuzk_status engine_buf_get(engine_mem *m, engine_buf **out, size_t bytes,
+                           cuzk_error *err);
+/* Back to the free list: O(1) under mem.lock, no system call. */
+void engine_buf_put(engine_mem *m, engine_buf *b);
+/* Unmap idle buffers until |want| bytes were released (all if want is
+ * UINT64_MAX); returns the bytes released.  Slow: never on the hot path. */
+uint64_t engine_mem_trim(engine_mem *m, uint64_t want);
+/* Anonymous mapping outside any heap, so that releasing it returns the
+ * memory at once and no allocator trimming is ever needed. */
+void *engine_map(size_t bytes);
+void engine_unmap(void *p, size_t bytes);
+
+/* ---- timeline (timeline.c) ---------------------------------------------------- */
+
+typedef enum engine_span_kind {
+    SPAN_QUEUE = 0, /* submit -> admitted */
+    SPAN_SYNTH,
+    SPAN_READY, /* synthesized -> taken by a device worker */
+    SPAN_UPLOAD,
+    SPAN_COMPUTE,
+    SPAN_FETCH,
+    SPAN_FINALIZE,
+    SPAN_KEYLOAD,
+    SPAN_KINDS
+} engine_span_kind;
+
+typedef struct engine_timeline {
+    pthread_mutex_t lock; /* ring registration and export only */
+    engine_ring **rings;
+    unsigned n_rings, cap_rings;
+    unsigned events; /* per ring, a power of two */
+    uint64_t start_ns;
+} engine_timeline;
+
+cuzk_status engine_timeline_init(engine_timeline *tl, unsigned events,
+                                 uint64_t start_ns, cuzk_error *err);
+void engine_timeline_destroy(engine_timeline *tl);
+/* A ring for one thread (its only writer); lives until the timeline is
+ * destroyed.  Returns NULL if out of memory (events are then dropped). */
+engine_ring *engine_ring_new(engine_timeline *tl, const char *name);
+/* Record one span; lock-free, wait-free, no allocation.  |ring| may be
+ * NULL.  |dev| < 0: not a device step. */
+void engine_ring_span(engine_ring *ring, engine_span_kind kind, uint64_t t0_ns,
+                      uint64_t t1_ns, uint64_t job, uint32_t part, int dev);
+size_t engine_ring_bytes(unsigned events);
+/* Chrome trace JSON of the spans overlapping [from, to] (to 0: no end). */
+cuzk_status engine_timeline_chrome(engine_timeline *tl, char **out, size_t *len,
+                                   uint64_t from_ns, uint64_t to_ns,
+                                   const char *const *dev_names, unsigned n_devs,
+                                   cuzk_error *err);
+
+/* ---- text buffers (sbuf.c) ------------------------------------------------------ */
+
+typedef struct engine_sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} engine_sbuf;
+
+void engine_sbuf_printf(engine_sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends |s| as the inside of a JSON string (escapes quotes, controls). */
+void engine_sbuf_json_str(engine_sbuf *b, const char *s);
+/* Appends |s| escaped as a Prometheus label value. */
+void engine_sbuf_prom_label(engine_sbuf *b, const char *s);
+/* Hands the text over (NUL terminated) or frees it on OOM. */
+cuzk_status engine_sbuf_finish(engine_sbuf *b, char **out, size_t *len, cuzk_error *err);
+
+/* ---- histograms (metrics.c) ------------------------------------------------------ */
+
+#define ENGINE_HIST_BUCKETS 17 /* finite bounds; +Inf is the count */
+
+typedef enum engine_hist_id {
+    HIST_QUEUE = 0,
+    HIST_SYNTH,
+    HIST_READY,
+    HIST_DEVICE,
+    HIST_FINALIZE,
+    HIST_PARTITION,
+    HIST_JOB,
+    HIST_COUNT
+} engine_hist_id;
+
+typedef struct engine_hist {
+    _Atomic uint64_t bucket[ENGINE_HIST_BUCKETS]; /* not cumulative */
+    _Atomic uint64_t count, sum_ns;
+} engine_hist;
+
+void engine_hist_add(engine_hist *h, uint64_t ns);
+
+/* ---- keys (keys.c) ----------------------------------------------------------------- */
+
+typedef enum engine_key_state {
+    KEY_DISK = 0,
+    KEY_LOAD_QUEUED,
+    KEY_LOADING,
+    KEY_RESIDENT,
+    KEY_FAILED
+} engine_key_state;
+
+struct engine_key {
+    char id[CUZK_ID_MAX + 1];
+    char *path;
+    /* keys_lock */
+    engine_key_state state;
+    int preloaded;
+    uint32_t wanted; /* queued jobs waiting for this key */
+    uint64_t last_used_ns;
+    uint64_t charged; /* bytes charged to the budget for |key| */
+    cuzk_status load_status;
+    char load_msg[CUZK_ERROR_MSG_BYTES];
+    engine_key *next, *load_next;
+    /* Valid while RESIDENT; read without a lock by stages holding a pin. */
+    cuzk_key key;
+    cuzk_vk vk;
+    size_t witness_bytes, abc_bytes; /* buffers a partition needs */
+    unsigned log_n;
+    /* Partitions in flight: incremented only under keys_lock (and only
+     * while RESIDENT), decremented anywhere, so eviction (which checks it
+     * under keys_lock) never frees a key in use. */
+    _Atomic uint32_t pins;
+    _Atomic uint64_t proofs, failures;
+};
+
+/* Find key |id| or register the .zkey at |path|; the returned key is never
+ * freed before the engine.  CUZK_ENOTFOUND if |id| is unknown and no file. */
+cuzk_status engine_key_resolve(cuzk_engine *e, engine_key **out, const char *ref,
+                               cuzk_error *err);
+/* keys_lock held: queue a load unless loading or resident. */
+void engine_key_request_load_locked(cuzk_engine *e, engine_key *k);
+/* Release memory until |need| bytes of budget are free: idle buffers
+ * first, then least recently used keys that are not in use (|keep| is
+ * never evicted).  Returns 1 if the room is there.  Slow; no lock held. */
+int engine_make_room(cuzk_engine *e, uint64_t need, engine_key *keep);
+void *engine_housekeeper_main(void *arg);
+void engine_keys_destroy(cuzk_engine *e);
+void engine_key_unpin(cuzk_engine *e, engine_key *k);
+
+/* ---- devices (device_cpu.c, device_sim.c) ------------------------------------------- */
+
+/* One partition's work for a device. */
+typedef struct engine_dev_item {
+    const cuzk_key *key;
+    const cuzk_fr *witness; /* n_vars plain values */
+    cuzk_fr *abc;           /* a | b | c, n each, Montgomery; consumed */
+    cuzk_proof proof;       /* out */
+    cuzk_status status;     /* out */
+    cuzk_error err;         /* out */
+} engine_dev_item;
+
+/*
+ * A device: what the engine needs from a prover that runs H and the MSMs.
+ * Every op gets the device's state; ops may be called by several workers
+ * of the same device at once and must then serialize internally what the
+ * hardware serializes.  upload and fetch may be NULL (nothing to move).
+ * run sets status/err of each item and must not block on engine locks.
+ */
+typedef struct engine_device_ops {
+    const char *kind;
+    int simulated; /* a test double: results are not proofs */
+    cuzk_status (*open)(engine_device *d, cuzk_error *err);
+    void (*close)(engine_device *d);
+    cuzk_status (*upload)(engine_device *d, engine_dev_item *it, cuzk_error *err);
+    void (*run)(engine_device *d, engine_dev_item **items, size_t n);
+    cuzk_status (*fetch)(engine_device *d, engine_dev_item *it, cuzk_error *err);
+    /* After a worker died: bring the device back to a usable state. */
+    cuzk_status (*reset)(engine_device *d, cuzk_error *err);
+} engine_device_ops;
+
+extern const engine_device_ops engine_device_cpu_ops;
+extern const engine_device_ops engine_device_sim_ops;
+
+typedef enum engine_acct_state {
+    ACCT_BUSY = 0,
+    ACCT_STARVED,
+    ACCT_IDLE_WITH_WORK,
+    ACCT_STATES
+} engine_acct_state;
+
+typedef struct engine_worker {
+    cuzk_engine *e;
+    engine_device *dev;
+    unsigned slot;
+    pthread_t thread;
+    int started;            /* sched thread / create-destroy only */
+    _Atomic int dead;       /* set by a worker that exited abnormally */
+    engine_ring *ring;
+} engine_worker;
+
+struct engine_device {
+    int index;
+    char name[16];
+    cuzk_device_config cfg;
+    int fallback_only;
+    const engine_device_ops *ops;
+    void *state;
+    int has_upload, has_fetch;
+    unsigned n_workers;
+    engine_worker *workers;
+    _Atomic unsigned alive;
+    _Atomic uint64_t proofs, failures;
+    /* Device time accounting, all under ready.lock (stages.c). */
+    unsigned running; /* workers inside run() */
+    unsigned staged;  /* workers holding items not yet running */
+    engine_acct_state acct_state;
+    uint64_t acct_last_ns;
+    uint64_t acct_ns[ACCT_STATES];
+};
+
+/* ---- partitions and jobs (engine.c) ----------------------------------------------- */
+
+typedef enum engine_part_time {
+    PT_QUEUED = 0,
+    PT_SYNTH_START,
+    PT_SYNTH_END,
+    PT_DEV_START,
+    PT_DEV_END,
+    PT_FIN_START,
+    PT_FIN_END,
+    PT_COUNT
+} engine_part_time;
+
+struct engine_part {
+    engine_job *job;
+    uint32_t index;
+    /* Read by status queries at any time, hence atomic. */
+    _Atomic int stage;
+    _Atomic int status;
+    _Atomic unsigned attempts;
+    _Atomic int device;
+    _Atomic uint64_t t[PT_COUNT];
+    /* Witness source, until synthesis has copied it. */
+    char *path;
+    const void *data;
+    size_t size;
+    void (*release)(void *ctx, const void *data);
+    void *release_ctx;
+    void *intake; /* our copy of |data| (engine_map), or NULL */
+    size_t intake_bytes;
+    /* Pipeline fields: owned by whichever stage holds the partition; the
+     * queue locks hand them over. */
+    engine_part *qnext, *qprev;
+    uint64_t qseq;
+    int prio;
+    engine_buf *wbuf, *abcbuf;
+    int have_witness; /* wbuf holds the witness and |pub| is set */
+    int avoid_dev;    /* retry elsewhere than this device; -1 none */
+    int pinned;
+    int admitted; /* counted in in_flight (holds buffers, a pin) */
+    int skip;     /* stopped at a stage boundary; err says why */
+    int simulated; /* made by a simulated device: no proof */
+    cuzk_error err; /* the failure carried to the finalizer */
+    cuzk_proof proof;
+    /* Results: written before stage becomes DONE (release store). */
+    cuzk_fr *pub;
+    size_t n_pub;
+    char *proof_json, *public_json;
+};
+
+struct cuzk_job {
+    _Atomic uint32_t refs; /* handles + the table + the pipeline */
+    cuzk_engine *e;        /* not used once the job is drained */
+    uint64_t id;
+    char request_id[CUZK_ID_MAX + 1];
+    char key_id[CUZK_ID_MAX + 1];
+    engine_key *key;
+    int prio;
+    uint64_t submit_ns, deadline_ns;
+    uint32_t n_parts;
+    engine_part *parts;
+    _Atomic int state;            /* cuzk_job_state */
+    _Atomic int stop;             /* outcome is not DONE: stop the rest */
+    _Atomic int simulated;
+    _Atomic uint32_t parts_ok, parts_failed;
+    _Atomic uint32_t undrained;   /* partitions not yet terminal */
+    _Atomic uint64_t end_ns;
+    /* job->lock: outcome detail and waiters. */
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    cuzk_status status;
+    char msg[CUZK_ERROR_MSG_BYTES];
+    /* sched_lock */
+    uint32_t next_dispatch;
+    engine_job *sq_next, *sq_prev;
+    int in_sched, in_deadline, key_wanted;
+    engine_job *dl_next, *dl_prev;
+    /* jobs_lock */
+    engine_job *tbl_next, *ret_next, *ret_prev, *act_next, *act_prev;
+    int in_table, in_retained, drained;
+};
+
+/* ---- queues of partitions (stages.c) --------------------------------------------- */
+
+/* Ordered by priority (high first), then admission order. */
+typedef struct engine_pq {
+    engine_part *head, *tail;
+    uint32_t n;
+} engine_pq;
+
+void engine_pq_insert(engine_pq *q, engine_part *p);
+void engine_pq_remove(engine_pq *q, engine_part *p);
+
+typedef struct engine_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    engine_pq q;
+    int shutdown;
+} engine_queue;
+
+/* A synthesis or finalizer thread. */
+typedef struct engine_thread {
+    cuzk_engine *e;
+    unsigned idx;
+    pthread_t thread;
+    int started;
+    engine_ring *ring;
+} engine_thread;
+
+/* ---- the engine -------------------------------------------------------------------- */
+
+struct cuzk_engine {
+    cuzk_engine_config cfg;
+    uint64_t start_ns;
+    _Atomic int closing;
+    engine_mem mem;
+    engine_timeline tl;
+    engine_hist hist[HIST_COUNT];
+
+    _Atomic uint64_t n_done, n_failed, n_cancelled, n_expired, n_proofs, n_retries,
+        n_restarts, next_job_id, next_seq;
+    _Atomic uint32_t in_stage[CUZK_STAGE_COUNT];
+    _Atomic uint32_t in_flight;  /* admitted, not yet terminal */
+    _Atomic uint32_t pre_device; /* admitted, not yet taken by a device */
+    _Atomic uint32_t loads_pending; /* key loads queued or running */
+
+    /* Jobs by request id (jobs_lock). */
+    pthread_mutex_t jobs_lock;
+    pthread_cond_t jobs_cv; /* broadcast when a job drains */
+    engine_job **table;
+    size_t table_size;
+    uint32_t n_active, n_retained;
+    engine_job *ret_head, *ret_tail; /* drained jobs still in the table */
+    engine_job *act_head;            /* jobs not yet drained */
+
+    /* Scheduler (sched_lock). */
+    pthread_mutex_t sched_lock;
+    engine_event sched_ev;
+    engine_job *sq_head[4], *sq_tail[4];
+    uint32_t sq_n[4];
+    engine_job *dl_head;
+    pthread_t sched_thread;
+    int sched_started;
+    _Atomic int sched_stop;
+    engine_ring *sched_ring;
+
+    /* Keys (keys_lock). */
+    pthread_mutex_t keys_lock;
+    pthread_cond_t keys_cv; /* housekeeper wake-up and load completion */
+    engine_key *keys;
+    engine_key *load_head, *load_tail;
+    pthread_t hk_thread;
+    int hk_started;
+    _Atomic int hk_stop;
+    engine_ring *hk_ring;
+
+    /* Pipeline. */
+    engine_queue synq;
+    cuzk_pool *synth_pool;
+    engine_thread *synth;
+    unsigned n_synth;
+
+    engine_queue ready; /* also guards the devices' accounting */
+    unsigned n_devices;
+    engine_device devices[CUZK_MAX_DEVICES];
+    unsigned ready_max, batch_max;
+
+    pthread_mutex_t done_lock;
+    pthread_cond_t done_cv;
+    engine_part *done_head, *done_tail;
+    uint32_t done_n;
+    int done_shutdown;
+    engine_thread *fin;
+    unsigned n_fin;
+};
+
+/* engine.c */
+void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Move |p| to |stage| (keeps the per-stage counts). */
+void engine_part_stage(cuzk_engine *e, engine_part *p, cuzk_stage stage);
+/* Decide the job's outcome if not yet decided (first caller wins); wakes
+ * waiters, logs the job line, stops the remaining partitions.  No lock may
+ * be held by the caller.  Returns 1 if this call decided it. */
+int engine_job_end(cuzk_engine *e, engine_job *j, cuzk_job_state state,
+                   cuzk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A partition became terminal: returns its resources; drains the job when
+ * it was the last.  No lock may be held by the caller. */
+void engine_part_drain(cuzk_engine *e, engine_part *p);
+/* Give back the partition's witness source (copy or caller's buffer). */
+void engine_part_release_source(cuzk_engine *e, engine_part *p);
+/* Job stopped or past its deadline?  Returns 1 if |p| must not continue,
+ * with p->skip set and p->err saying why.  With |may_end| a passed deadline
+ * also ends the job now (which logs); device workers pass 0 and leave that
+ * to the finalizer. */
+int engine_part_should_stop(cuzk_engine *e, engine_part *p, uint64_t now, int may_end);
+void engine_job_unref(engine_job *j);
+/* Ask the fault hook; returns its action (NONE without a hook). */
+cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site,
+                               engine_part *p, int dev, cuzk_fault *f);
+void engine_sleep_ms(uint32_t ms);
+
+/* sched.c */
+void *engine_sched_main(void *arg);
+/* Add a new job to its priority queue (and the deadline list). */
+void engine_sched_enqueue(cuzk_engine *e, engine_job *j);
+void engine_sched_forget(cuzk_engine *e, engine_job *j);
+
+/* stages.c */
+void *engine_synth_main(void *arg);
+void *engine_worker_main(void *arg);
+void *engine_final_main(void *arg);
+void engine_synq_push(cuzk_engine *e, engine_part *p);
+void engine_done_push(cuzk_engine *e, engine_part *p);
+/* Under ready.lock: bring every device's accounting up to now. */
+void engine_acct_update_locked(cuzk_engine *e, uint64_t now);
+cuzk_status engine_worker_start(engine_worker *w, cuzk_error *err);
+/* The one log line of a partition that reached terminal |stage|. */
+void engine_log_partition(cuzk_engine *e, engine_part *p, cuzk_stage stage);
+
+/* metrics.c */
+cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_error *err);
+
+#endif

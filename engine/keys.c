@@ -1,0 +1,424 @@
+/*
+ * Key residency: the engine's proving keys, their tiers, loading and
+ * least-recently-used eviction (DESIGN.md §4.4), and the housekeeper thread
+ * that does the slow parts (reading key files, freeing memory).
+ *
+ * A key is registered once (by id at preload, or by its real path when a
+ * job names a .zkey) and never unregistered before the engine ends, so a
+ * job may keep a plain pointer to it.  Its memory comes and goes: loading
+ * charges the budget, eviction (only when nothing pins the key) releases
+ * it.  On a CPU-only engine the tiers are HOST (loaded) and DISK; the GPU
+ * tiers (DEVICE, PINNED) and MMAP (native key format) belong to later work.
+ *
+ * Must not: load or free a key while holding keys_lock, or evict a key
+ * that has pins (partitions in flight).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine/internal.h"
+
+const char *cuzk_key_tier_name(cuzk_key_tier t) {
+    static const char *const names[] = {"disk", "mmap", "host", "pinned", "device"};
+    return (unsigned)t < 5 ? names[t] : "unknown";
+}
+
+static engine_key *find_locked(cuzk_engine *e, const char *id, const char *path) {
+    for (engine_key *k = e->keys; k; k = k->next)
+        if ((id && !strcmp(k->id, id)) || (path && !strcmp(k->path, path)))
+            return k;
+    return NULL;
+}
+
+/* keys_lock held.  A new DISK entry for |path| under |id| (NULL: derived
+ * from the path, keeping its end when it is too long to be an id). */
+static engine_key *add_locked(cuzk_engine *e, const char *id, const char *path) {
+    engine_key *k = calloc(1, sizeof *k);
+    char *p = strdup(path);
+    if (!k || !p) {
+        free(k);
+        free(p);
+        return NULL;
+    }
+    size_t n = strlen(path);
+    snprintf(k->id, sizeof k->id, "%s", id ? id : n > CUZK_ID_MAX ? path + n - CUZK_ID_MAX : path);
+    k->path = p;
+    k->state = KEY_DISK;
+    k->next = e->keys;
+    e->keys = k;
+    return k;
+}
+
+cuzk_status engine_key_resolve(cuzk_engine *e, engine_key **out, const char *ref,
+                               cuzk_error *err) {
+    *out = NULL;
+    pthread_mutex_lock(&e->keys_lock);
+    engine_key *k = find_locked(e, ref, NULL);
+    pthread_mutex_unlock(&e->keys_lock);
+    char *rp = NULL;
+    if (!k) {
+        /* realpath touches the file system: not under the lock. */
+        rp = realpath(ref, NULL);
+        if (!rp)
+            return cuzk_fail(err, CUZK_ENOTFOUND,
+                             "key '%s' is neither a preloaded key id nor a readable file", ref);
+        pthread_mutex_lock(&e->keys_lock);
+        k = find_locked(e, NULL, rp);
+        if (!k)
+            k = add_locked(e, NULL, rp);
+        pthread_mutex_unlock(&e->keys_lock);
+        free(rp);
+        if (!k)
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for a key entry");
+    }
+    pthread_mutex_lock(&e->keys_lock);
+    if (k->state == KEY_FAILED) /* a new request tries the file again */
+        k->state = KEY_DISK;
+    pthread_mutex_unlock(&e->keys_lock);
+    *out = k;
+    return CUZK_OK;
+}
+
+void engine_key_request_load_locked(cuzk_engine *e, engine_key *k) {
+    if (k->state != KEY_DISK)
+        return;
+    k->state = KEY_LOAD_QUEUED;
+    atomic_fetch_add(&e->loads_pending, 1);
+    k->load_next = NULL;
+    if (e->load_tail)
+        e->load_tail->load_next = k;
+    else
+        e->load_head = k;
+    e->load_tail = k;
+    pthread_cond_broadcast(&e->keys_cv);
+}
+
+void engine_key_unpin(cuzk_engine *e, engine_key *k) {
+    /* The last unpin may be what a waiting load or admission needs. */
+    if (atomic_fetch_sub(&k->pins, 1) == 1)
+        engine_event_kick(&e->sched_ev);
+}
+
+/* keys_lock held: detach |k|'s memory into |key|/|vk| if it may be evicted.
+ * Returns the bytes to uncharge, 0 if nothing was taken. */
+static uint64_t take_locked(engine_key *k, cuzk_key *key, cuzk_vk *vk) {
+    if (k->state != KEY_RESIDENT || atomic_load(&k->pins) != 0)
+        return 0;
+    *key = k->key;
+    *vk = k->vk;
+    memset(&k->key, 0, sizeof k->key);
+    memset(&k->vk, 0, sizeof k->vk);
+    uint64_t bytes = k->charged;
+    k->charged = 0;
+    k->state = KEY_DISK;
+    return bytes;
+}
+
+static void free_taken(cuzk_engine *e, cuzk_key *key, cuzk_vk *vk, uint64_t bytes) {
+    cuzk_key_free(key);
+    cuzk_vk_free(vk);
+    engine_mem_uncharge(&e->mem, MEM_KEYS, bytes);
+}
+
+/* keys_lock held: the key to evict first, or NULL.  Keys no queued job is
+ * waiting for go before keys that one is; then least recently used. */
+static engine_key *victim_locked(cuzk_engine *e, engine_key *keep) {
+    engine_key *best = NULL;
+    for (engine_key *k = e->keys; k; k = k->next) {
+        if (k == keep || k->state != KEY_RESIDENT || atomic_load(&k->pins) != 0)
+            continue;
+        if (!best || (k->wanted == 0) > (best->wanted == 0) ||
+            ((k->wanted == 0) == (best->wanted == 0) && k->last_used_ns < best->last_used_ns))
+            best = k;
+    }
+    return best;
+}
+
+int engine_make_room(cuzk_engine *e, uint64_t need, engine_key *keep) {
+    for (;;) {
+        uint64_t room = engine_mem_room(&e->mem);
+        if (room >= need)
+            return 1;
+        /* Idle buffers are the cheapest to give up: they are remade only if
+         * a key of their size comes back. */
+        if (engine_mem_trim(&e->mem, need - room) > 0)
+            continue;
+        cuzk_key key;
+        cuzk_vk vk;
+        char id[CUZK_ID_MAX + 1];
+        pthread_mutex_lock(&e->keys_lock);
+        engine_key *v = victim_locked(e, keep);
+        uint64_t bytes = v ? take_locked(v, &key, &vk) : 0;
+        if (v)
+            memcpy(id, v->id, sizeof id);
+        pthread_mutex_unlock(&e->keys_lock);
+        if (!bytes)
+            return engine_mem_room(&e->mem) >= need;
+        free_taken(e, &key, &vk, bytes);
+        engine_log(e, CUZK_LOG_INFO, "key %s evicted (least recently used): %.1f MiB released", id,
+                   bytes / 1048576.0);
+    }
+}
+
+/* Allocate and touch the pipeline's buffer sets for |k| now, so that proving
+ * with it allocates nothing and takes no page faults.  Best effort: stops
+ * where the budget ends. */
+static void prefill_buffers(cuzk_engine *e, size_t witness_bytes, size_t abc_bytes) {
+    unsigned sets = e->cfg.buffer_sets;
+    if (!sets) {
+        unsigned workers = 0;
+        for (unsigned d = 0; d < e->n_devices; d++)
+            workers += e->devices[d].n_workers * e->batch_max;
+        sets = e->cfg.synth_workers + e->ready_max + workers;
+    }
+    engine_buf **held = calloc(2 * (size_t)sets, sizeof *held);
+    size_t n = 0;
+    if (!held)
+        return;
+    for (unsigned i = 0; i < sets; i++) {
+        if (engine_buf_get(&e->mem, &held[n], witness_bytes, NULL) != CUZK_OK)
+            break;
+        n++;
+        if (engine_buf_get(&e->mem, &held[n], abc_bytes, NULL) != CUZK_OK)
+            break;
+        n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memset(held[i]->p, 0, held[i]->bytes); /* fault the pages in now */
+        engine_buf_put(&e->mem, held[i]);
+    }
+    free(held);
+}
+
+/* Reserve |est| bytes for a key being loaded, making room or waiting. */
+static cuzk_status reserve_for_load(cuzk_engine *e, engine_key *k, uint64_t est,
+                                    cuzk_error *err) {
+    if (est > e->mem.budget)
+        return cuzk_fail(err, CUZK_ENOMEM, "key %s needs up to %llu bytes, the budget is %llu",
+                         k->id, (unsigned long long)est, (unsigned long long)e->mem.budget);
+    for (;;) {
+        if (engine_mem_try_charge(&e->mem, MEM_KEYS, est))
+            return CUZK_OK;
+        if (engine_make_room(e, est, k))
+            continue;
+        /* Nothing in flight will return memory, and everything evictable is
+         * gone: waiting cannot help. */
+        if (atomic_load(&e->in_flight) == 0)
+            return cuzk_fail(err, CUZK_ENOMEM,
+                             "key %s needs up to %llu bytes; the budget (%llu) is held by "
+                             "other keys in use and queued witnesses",
+                             k->id, (unsigned long long)est, (unsigned long long)e->mem.budget);
+        if (atomic_load(&e->hk_stop))
+            return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+        engine_mem_wait(&e->mem, 100 * 1000000ULL);
+    }
+}
+
+static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
+    uint64_t t0 = cuzk_now_ns();
+    cuzk_error err = {0};
+    cuzk_key key;
+    cuzk_vk vk;
+    memset(&key, 0, sizeof key);
+    memset(&vk, 0, sizeof vk);
+    struct stat st;
+    cuzk_status s;
+    uint64_t est = 0;
+    if (stat(k->path, &st) != 0) {
+        s = cuzk_fail(&err, CUZK_EIO, "key %s: cannot stat %s", k->id, k->path);
+        goto done;
+    }
+    /* An upper bound: the loaded arrays are the file's point sections
+     * (same bytes) plus coefficients at 48 instead of 44 bytes each, plus
+     * alignment.  The exact size replaces it after loading. */
+    est = (uint64_t)st.st_size + (uint64_t)st.st_size / 8 + 4096;
+    if ((s = reserve_for_load(e, k, est, &err)) != CUZK_OK) {
+        est = 0;
+        goto done;
+    }
+    if ((s = cuzk_key_load(&key, k->path, &err)) == CUZK_OK)
+        s = cuzk_key_vk(&key, &vk, &err);
+    if (s == CUZK_OK && key.mem_bytes > est &&
+        !engine_mem_try_charge(&e->mem, MEM_KEYS, key.mem_bytes - est))
+        s = cuzk_fail(&err, CUZK_ENOMEM, "key %s is larger than estimated", k->id);
+    else if (s == CUZK_OK && key.mem_bytes < est)
+        engine_mem_uncharge(&e->mem, MEM_KEYS, est - key.mem_bytes);
+done:
+    if (s != CUZK_OK) {
+        cuzk_key_free(&key);
+        cuzk_vk_free(&vk);
+        engine_mem_uncharge(&e->mem, MEM_KEYS, est);
+    } else {
+        /* Before the key is announced: buffers held here are invisible to
+         * the scheduler's room accounting, so it must not see the key yet. */
+        prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr),
+                        3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr));
+    }
+    pthread_mutex_lock(&e->keys_lock);
+    k->load_status = s;
+    snprintf(k->load_msg, sizeof k->load_msg, "%s", s == CUZK_OK ? "" : err.msg);
+    if (s == CUZK_OK) {
+        k->key = key;
+        k->vk = vk;
+        k->charged = key.mem_bytes;
+        k->log_n = cuzk_key_log_n(&key);
+        k->witness_bytes = cuzk_key_n_vars(&key) * sizeof(cuzk_fr);
+        k->abc_bytes = 3 * ((size_t)1 << k->log_n) * sizeof(cuzk_fr);
+        k->last_used_ns = cuzk_now_ns();
+        k->state = KEY_RESIDENT;
+    } else {
+        k->state = KEY_FAILED;
+    }
+    pthread_cond_broadcast(&e->keys_cv);
+    pthread_mutex_unlock(&e->keys_lock);
+    atomic_fetch_sub(&e->loads_pending, 1);
+    engine_event_kick(&e->sched_ev);
+    uint64_t t1 = cuzk_now_ns();
+    engine_ring_span(ring, SPAN_KEYLOAD, t0, t1, 0, 0, -1);
+    if (s == CUZK_OK) {
+        engine_log(e, CUZK_LOG_INFO, "key %s loaded: %s 2^%u, %.1f MiB in %.1f ms", k->id,
+                   cuzk_curve_snarkjs_name(key.curve), k->log_n, key.mem_bytes / 1048576.0,
+                   (t1 - t0) / 1e6);
+    } else {
+        engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", k->id, err.msg);
+    }
+}
+
+void *engine_housekeeper_main(void *arg) {
+    cuzk_engine *e = arg;
+    pthread_mutex_lock(&e->keys_lock);
+    while (!atomic_load(&e->hk_stop)) {
+        engine_key *k = e->load_head;
+        if (!k) {
+            pthread_cond_wait(&e->keys_cv, &e->keys_lock);
+            continue;
+        }
+        e->load_head = k->load_next;
+        if (!e->load_head)
+            e->load_tail = NULL;
+        k->state = KEY_LOADING;
+        pthread_mutex_unlock(&e->keys_lock);
+        load_one(e, k, e->hk_ring);
+        pthread_mutex_lock(&e->keys_lock);
+    }
+    /* Loads never started fail, so that no preload waits forever. */
+    for (engine_key *k = e->load_head; k; k = k->load_next) {
+        atomic_fetch_sub(&e->loads_pending, 1);
+        k->state = KEY_FAILED;
+        k->load_status = CUZK_ECANCELLED;
+        snprintf(k->load_msg, sizeof k->load_msg, "engine is shutting down");
+    }
+    e->load_head = e->load_tail = NULL;
+    pthread_cond_broadcast(&e->keys_cv);
+    pthread_mutex_unlock(&e->keys_lock);
+    return NULL;
+}
+
+void engine_keys_destroy(cuzk_engine *e) {
+    engine_key *k = e->keys;
+    while (k) {
+        engine_key *next = k->next;
+        if (k->state == KEY_RESIDENT) {
+            cuzk_key_free(&k->key);
+            cuzk_vk_free(&k->vk);
+            engine_mem_uncharge(&e->mem, MEM_KEYS, k->charged);
+        }
+        free(k->path);
+        free(k);
+        k = next;
+    }
+    e->keys = NULL;
+}
+
+cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *path,
+                                    cuzk_error *err) {
+    if (!path || (id && (strlen(id) > CUZK_ID_MAX || !id[0])))
+        return cuzk_fail(err, CUZK_EINVAL, "preload: a path and an id of 1..%d bytes are needed",
+                         CUZK_ID_MAX);
+    if (atomic_load(&e->closing))
+        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+    char *rp = realpath(path, NULL);
+    if (!rp)
+        return cuzk_fail(err, CUZK_ENOTFOUND, "preload: cannot open %s", path);
+    pthread_mutex_lock(&e->keys_lock);
+    engine_key *k = id ? find_locked(e, id, NULL) : NULL, *by_path = find_locked(e, NULL, rp);
+    cuzk_status s = CUZK_OK;
+    if (k && strcmp(k->path, rp))
+        s = cuzk_fail(err, CUZK_EMISMATCH, "preload: id %s names %s already", k->id, k->path);
+    else if (!k && by_path && id)
+        s = cuzk_fail(err, CUZK_EMISMATCH, "preload: %s is registered as %s already", rp,
+                      by_path->id);
+    else if (!k && !(k = by_path) && !(k = add_locked(e, id, rp)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for a key entry");
+    free(rp);
+    if (s != CUZK_OK) {
+        pthread_mutex_unlock(&e->keys_lock);
+        return s;
+    }
+    k->preloaded = 1;
+    if (k->state == KEY_FAILED)
+        k->state = KEY_DISK;
+    engine_key_request_load_locked(e, k);
+    while (k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING)
+        pthread_cond_wait(&e->keys_cv, &e->keys_lock);
+    s = k->state == KEY_RESIDENT ? CUZK_OK : k->load_status;
+    if (s != CUZK_OK)
+        cuzk_fail(err, s, "%s", k->load_msg);
+    else
+        k->last_used_ns = cuzk_now_ns();
+    pthread_mutex_unlock(&e->keys_lock);
+    return s;
+}
+
+cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err) {
+    cuzk_key key;
+    cuzk_vk vk;
+    pthread_mutex_lock(&e->keys_lock);
+    engine_key *k = find_locked(e, id, id);
+    if (!k) {
+        pthread_mutex_unlock(&e->keys_lock);
+        return cuzk_fail(err, CUZK_ENOTFOUND, "no key %s", id);
+    }
+    if (atomic_load(&k->pins) != 0 || k->state == KEY_LOADING || k->state == KEY_LOAD_QUEUED) {
+        pthread_mutex_unlock(&e->keys_lock);
+        return cuzk_fail(err, CUZK_EBUSY, "key %s is in use", id);
+    }
+    uint64_t bytes = take_locked(k, &key, &vk);
+    pthread_mutex_unlock(&e->keys_lock);
+    if (bytes) {
+        free_taken(e, &key, &vk, bytes);
+        engine_log(e, CUZK_LOG_INFO, "key %s evicted on request: %.1f MiB released", id,
+                   bytes / 1048576.0);
+    }
+    return CUZK_OK;
+}
+
+size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max) {
+    size_t n = 0;
+    pthread_mutex_lock(&e->keys_lock);
+    for (engine_key *k = e->keys; k; k = k->next, n++) {
+        if (n >= max)
+            continue;
+        cuzk_key_info *i = &out[n];
+        memset(i, 0, sizeof *i);
+        snprintf(i->id, sizeof i->id, "%s", k->id);
+        snprintf(i->path, sizeof i->path, "%s", k->path);
+        i->tier = k->state == KEY_RESIDENT ? CUZK_TIER_HOST : CUZK_TIER_DISK;
+        i->loading = k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING;
+        i->curve = k->state == KEY_RESIDENT ? k->key.curve : CUZK_CURVE_NONE;
+        i->log_n = k->log_n;
+        i->mem_bytes = k->charged;
+        i->in_use = atomic_load(&k->pins);
+        i->last_used_ns = k->last_used_ns;
+        i->proofs = atomic_load(&k->proofs);
+        i->failures = atomic_load(&k->failures);
+        i->load_status = k->load_status;
+        snprintf(i->load_msg, sizeof i->load_msg, "%s", k->load_msg);
+    }
+    pthread_mutex_unlock(&e->keys_lock);
+    return n;
+}

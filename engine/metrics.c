@@ -1,0 +1,180 @@
+/*
+ * The engine's counters and histograms, rendered as Prometheus text
+ * exposition format (version 0.0.4) for the daemon's /metrics.
+ *
+ * Histograms are arrays of atomic counters: adding a sample is a few
+ * relaxed increments, so every stage can record its latency without a
+ * lock.  Rendering reads the counters one by one; a sample added meanwhile
+ * may appear in a bucket before the count, which Prometheus tolerates.
+ * Must not: take a hot-path lock for longer than a status snapshot does.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/internal.h"
+
+/* Upper bounds of the finite buckets, in seconds. */
+static const double hist_bounds_s[ENGINE_HIST_BUCKETS] = {
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
+
+void engine_hist_add(engine_hist *h, uint64_t ns) {
+    double s = ns / 1e9;
+    for (int i = 0; i < ENGINE_HIST_BUCKETS; i++)
+        if (s <= hist_bounds_s[i]) {
+            atomic_fetch_add_explicit(&h->bucket[i], 1, memory_order_relaxed);
+            break;
+        }
+    atomic_fetch_add_explicit(&h->sum_ns, ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
+}
+
+static void header(engine_sbuf *b, const char *name, const char *type, const char *help) {
+    engine_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void hist_series(engine_sbuf *b, const char *name, const char *label, const char *value,
+                        engine_hist *h) {
+    uint64_t cum = 0;
+    const char *sep = label ? "," : "";
+    char lab[96] = "";
+    if (label)
+        snprintf(lab, sizeof lab, "%s=\"%s\"", label, value);
+    for (int i = 0; i < ENGINE_HIST_BUCKETS; i++) {
+        cum += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
+        engine_sbuf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, lab, sep, hist_bounds_s[i],
+                           (unsigned long long)cum);
+    }
+    uint64_t count = atomic_load_explicit(&h->count, memory_order_relaxed);
+    engine_sbuf_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, lab, sep,
+                       (unsigned long long)(count > cum ? count : cum));
+    engine_sbuf_printf(b, "%s_sum%s%s%s %.9f\n", name, label ? "{" : "", lab, label ? "}" : "",
+                       atomic_load_explicit(&h->sum_ns, memory_order_relaxed) / 1e9);
+    engine_sbuf_printf(b, "%s_count%s%s%s %llu\n", name, label ? "{" : "", lab, label ? "}" : "",
+                       (unsigned long long)(count > cum ? count : cum));
+}
+
+static void device_metrics(engine_sbuf *b, const cuzk_engine_status *st) {
+    static const char *const states[] = {"busy", "starved", "idle_with_work"};
+    header(b, "cuzk_device_seconds_total", "counter",
+           "Device wall time by state: computing, idle with nothing to take (starved), idle "
+           "while work it could take waited (hot-path overhead, should stay near 0).");
+    for (unsigned i = 0; i < st->n_devices; i++) {
+        const cuzk_device_status *d = &st->devices[i];
+        double v[3] = {d->busy_s, d->starved_s, d->idle_with_work_s};
+        for (int s = 0; s < 3; s++)
+            engine_sbuf_printf(b, "cuzk_device_seconds_total{device=\"%s\",state=\"%s\"} %.6f\n",
+                               d->name, states[s], v[s]);
+    }
+    header(b, "cuzk_device_proofs_total", "counter", "Partitions proved by each device.");
+    for (unsigned i = 0; i < st->n_devices; i++)
+        engine_sbuf_printf(b, "cuzk_device_proofs_total{device=\"%s\"} %llu\n", st->devices[i].name,
+                           (unsigned long long)st->devices[i].proofs);
+    header(b, "cuzk_device_failures_total", "counter", "Failed device steps of each device.");
+    for (unsigned i = 0; i < st->n_devices; i++)
+        engine_sbuf_printf(b, "cuzk_device_failures_total{device=\"%s\"} %llu\n",
+                           st->devices[i].name, (unsigned long long)st->devices[i].failures);
+    header(b, "cuzk_device_workers_alive", "gauge", "Worker threads running for each device.");
+    for (unsigned i = 0; i < st->n_devices; i++)
+        engine_sbuf_printf(b, "cuzk_device_workers_alive{device=\"%s\"} %u\n", st->devices[i].name,
+                           st->devices[i].workers_alive);
+}
+
+static void key_metrics(engine_sbuf *b, cuzk_engine *e) {
+    size_t n = cuzk_engine_keys(e, NULL, 0);
+    cuzk_key_info *ki = n ? calloc(n, sizeof *ki) : NULL;
+    if (n && !ki) {
+        b->oom = 1;
+        return;
+    }
+    if (ki) { /* keys registered meanwhile are left for the next scrape */
+        size_t now = cuzk_engine_keys(e, ki, n);
+        n = now < n ? now : n;
+    }
+    struct {
+        const char *name, *type, *help;
+    } series[] = {
+        {"cuzk_proofs_total", "counter", "Partition proofs published, by key."},
+        {"cuzk_proof_failures_total", "counter", "Partitions that failed, by key."},
+        {"cuzk_key_bytes", "gauge", "Memory charged to the budget for each key."},
+        {"cuzk_key_in_use", "gauge", "Partitions in flight with each key."},
+        {"cuzk_key_tier", "gauge", "Where each key lives (one series per tier, 1 = current)."},
+    };
+    for (int s = 0; s < 5; s++) {
+        header(b, series[s].name, series[s].type, series[s].help);
+        for (size_t i = 0; i < n; i++) {
+            if (s == 4) {
+                for (int t = 0; t <= CUZK_TIER_DEVICE; t++) {
+                    engine_sbuf_printf(b, "cuzk_key_tier{key=\"");
+                    engine_sbuf_prom_label(b, ki[i].id);
+                    engine_sbuf_printf(b, "\",tier=\"%s\"} %d\n", cuzk_key_tier_name((cuzk_key_tier)t),
+                                       (int)ki[i].tier == t);
+                }
+                continue;
+            }
+            uint64_t v = s == 0 ? ki[i].proofs : s == 1 ? ki[i].failures
+                       : s == 2 ? ki[i].mem_bytes : ki[i].in_use;
+            engine_sbuf_printf(b, "%s{key=\"", series[s].name);
+            engine_sbuf_prom_label(b, ki[i].id);
+            engine_sbuf_printf(b, "\"} %llu\n", (unsigned long long)v);
+        }
+    }
+    free(ki);
+}
+
+cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_error *err) {
+    static const char *const hist_names[HIST_COUNT] = {"queue",    "synthesis", "ready", "device",
+                                                       "finalize", "partition", "job"};
+    static const char *const prio[4] = {"low", "normal", "high", "critical"};
+    cuzk_engine_status st;
+    engine_sbuf b = {0};
+    cuzk_engine_status_get(e, &st);
+    header(&b, "cuzk_uptime_seconds", "gauge", "Seconds since the engine started.");
+    engine_sbuf_printf(&b, "cuzk_uptime_seconds %.3f\n", st.uptime_ns / 1e9);
+    header(&b, "cuzk_jobs_total", "counter", "Jobs by outcome.");
+    engine_sbuf_printf(&b,
+                       "cuzk_jobs_total{outcome=\"done\"} %llu\ncuzk_jobs_total{outcome=\"failed\"} "
+                       "%llu\ncuzk_jobs_total{outcome=\"cancelled\"} %llu\n"
+                       "cuzk_jobs_total{outcome=\"expired\"} %llu\n",
+                       (unsigned long long)st.jobs_done, (unsigned long long)st.jobs_failed,
+                       (unsigned long long)st.jobs_cancelled, (unsigned long long)st.jobs_expired);
+    header(&b, "cuzk_jobs_active", "gauge", "Jobs submitted and not yet drained.");
+    engine_sbuf_printf(&b, "cuzk_jobs_active %u\n", st.jobs_active);
+    header(&b, "cuzk_retries_total", "counter", "Device steps retried after a failure.");
+    engine_sbuf_printf(&b, "cuzk_retries_total %llu\n", (unsigned long long)st.retries);
+    header(&b, "cuzk_worker_restarts_total", "counter", "Device workers replaced after dying.");
+    engine_sbuf_printf(&b, "cuzk_worker_restarts_total %llu\n", (unsigned long long)st.worker_restarts);
+    key_metrics(&b, e);
+    header(&b, "cuzk_stage_seconds", "histogram",
+           "Latency of each partition stage (partition: submit to published).");
+    for (int h = 0; h < HIST_JOB; h++)
+        hist_series(&b, "cuzk_stage_seconds", "stage", hist_names[h], &e->hist[h]);
+    header(&b, "cuzk_job_seconds", "histogram", "Submit to outcome, per job.");
+    hist_series(&b, "cuzk_job_seconds", NULL, NULL, &e->hist[HIST_JOB]);
+    header(&b, "cuzk_queued_jobs", "gauge", "Jobs with partitions not yet admitted, by priority.");
+    for (int q = 3; q >= 0; q--)
+        engine_sbuf_printf(&b, "cuzk_queued_jobs{priority=\"%s\"} %u\n", prio[q], st.queued_jobs[q]);
+    header(&b, "cuzk_queue_depth", "gauge", "Partitions waiting in each pipeline queue.");
+    engine_sbuf_printf(&b,
+                       "cuzk_queue_depth{queue=\"synthesis\"} %u\ncuzk_queue_depth{queue=\"ready\"} "
+                       "%u\ncuzk_queue_depth{queue=\"done\"} %u\n",
+                       st.synth_queue, st.ready_queue, st.done_queue);
+    header(&b, "cuzk_partitions_in_flight", "gauge", "Partitions in each stage now.");
+    for (int s = 0; s < CUZK_STAGE_DONE; s++)
+        engine_sbuf_printf(&b, "cuzk_partitions_in_flight{stage=\"%s\"} %u\n",
+                           cuzk_stage_name((cuzk_stage)s), st.in_stage[s]);
+    device_metrics(&b, &st);
+    header(&b, "cuzk_memory_bytes", "gauge",
+           "Memory budget and what is charged to it (peak: highest total so far).");
+    struct {
+        const char *k;
+        uint64_t v;
+    } mem[] = {{"budget", st.mem_budget},   {"used", st.mem_used},
+               {"peak", st.mem_peak},       {"keys", st.mem_keys},
+               {"buffers", st.mem_buffers}, {"buffers_idle", st.mem_buffers_idle},
+               {"intake", st.mem_intake}};
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+        engine_sbuf_printf(&b, "cuzk_memory_bytes{kind=\"%s\"} %llu\n", mem[i].k,
+                           (unsigned long long)mem[i].v);
+    return engine_sbuf_finish(&b, out, len, err);
+}

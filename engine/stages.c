@@ -1,0 +1,597 @@
+/*
+ * The pipeline stages after admission: synthesis workers, the ready queue,
+ * device workers with device time accounting, and finalizers
+ * (DESIGN.md §4.2).
+ *
+ *   synthesis  load the witness into a pool buffer, evaluate a, b, c into
+ *              another, push to the ready queue
+ *   worker     take ready partitions (per device), run the device step,
+ *              return the buffers, push to the done queue, take the next
+ *   finalizer  self-verify, serialize, publish, count the job down, log
+ *
+ * The hot path is the worker's loop from "device step finished" to "next
+ * device step started" (DESIGN.md §4.3).  On it the worker takes only
+ * ready.lock, done.lock and mem.lock, each for a few pointer operations,
+ * and no thread ever holds one of them while doing slow work; it reads the
+ * job's state through atomics, records spans in its own lock-free ring, and
+ * wakes the scheduler through a futex counter.  It never logs, verifies,
+ * serializes, frees memory to the OS, or takes a job's lock: all of that
+ * is the finalizer's, which the worker only hands a pointer to.  A slow
+ * finalizer therefore lengthens the done queue, never the device's gap.
+ *
+ * Device time: every event that changes whether a device runs, or whether
+ * work it could take is waiting, happens under ready.lock, and at each one
+ * all devices' clocks are advanced in the state they were in, so busy,
+ * starved and idle-with-work add up exactly to the elapsed time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/internal.h"
+#include "groth16/json.h"
+
+/* ---- events ------------------------------------------------------------------------ */
+
+uint32_t engine_event_seen(engine_event *ev) { return atomic_load(&ev->gen); }
+
+void engine_event_kick(engine_event *ev) {
+    atomic_fetch_add(&ev->gen, 1);
+    if (atomic_load(&ev->waiters))
+        syscall(SYS_futex, (uint32_t *)&ev->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void engine_event_wait(engine_event *ev, uint32_t seen, uint64_t timeout_ns) {
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000ULL), (long)(timeout_ns % 1000000000ULL)};
+    atomic_fetch_add(&ev->waiters, 1);
+    /* The kernel sleeps only if gen still equals |seen|: no lost kick. */
+    if (atomic_load(&ev->gen) == seen)
+        syscall(SYS_futex, (uint32_t *)&ev->gen, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    atomic_fetch_sub(&ev->waiters, 1);
+}
+
+/* ---- priority queues of partitions -------------------------------------------------- */
+
+/* |a| goes before |b|: higher priority, then earlier admission. */
+static int before(const engine_part *a, const engine_part *b) {
+    return a->prio > b->prio || (a->prio == b->prio && a->qseq < b->qseq);
+}
+
+void engine_pq_insert(engine_pq *q, engine_part *p) {
+    engine_part *at = q->tail; /* insert after |at| */
+    while (at && before(p, at))
+        at = at->qprev;
+    p->qprev = at;
+    p->qnext = at ? at->qnext : q->head;
+    if (p->qnext)
+        p->qnext->qprev = p;
+    else
+        q->tail = p;
+    if (at)
+        at->qnext = p;
+    else
+        q->head = p;
+    q->n++;
+}
+
+void engine_pq_remove(engine_pq *q, engine_part *p) {
+    if (p->qprev)
+        p->qprev->qnext = p->qnext;
+    else
+        q->head = p->qnext;
+    if (p->qnext)
+        p->qnext->qprev = p->qprev;
+    else
+        q->tail = p->qprev;
+    p->qnext = p->qprev = NULL;
+    q->n--;
+}
+
+void engine_synq_push(cuzk_engine *e, engine_part *p) {
+    pthread_mutex_lock(&e->synq.lock);
+    engine_pq_insert(&e->synq.q, p);
+    pthread_cond_signal(&e->synq.cv);
+    pthread_mutex_unlock(&e->synq.lock);
+}
+
+void engine_done_push(cuzk_engine *e, engine_part *p) {
+    engine_part_stage(e, p, CUZK_STAGE_FINALIZING);
+    p->qnext = NULL;
+    pthread_mutex_lock(&e->done_lock);
+    if (e->done_tail)
+        e->done_tail->qnext = p;
+    else
+        e->done_head = p;
+    e->done_tail = p;
+    e->done_n++;
+    pthread_cond_signal(&e->done_cv);
+    pthread_mutex_unlock(&e->done_lock);
+}
+
+/* ---- device time accounting (ready.lock held) -------------------------------------- */
+
+/* Whether device |d| may take |p|: a fallback device takes only retries; a
+ * retry avoids the device that failed it unless no other can take it. */
+static int can_take(cuzk_engine *e, const engine_device *d, const engine_part *p) {
+    if (d->fallback_only)
+        return atomic_load(&p->attempts) > 0;
+    if (p->avoid_dev != d->index)
+        return 1;
+    for (unsigned i = 0; i < e->n_devices; i++)
+        if (&e->devices[i] != d && atomic_load(&e->devices[i].alive) > 0)
+            return 0;
+    return 1;
+}
+
+static int has_eligible(cuzk_engine *e, const engine_device *d) {
+    for (engine_part *p = e->ready.q.head; p; p = p->qnext)
+        if (can_take(e, d, p))
+            return 1;
+    return 0;
+}
+
+void engine_acct_update_locked(cuzk_engine *e, uint64_t now) {
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        engine_device *d = &e->devices[i];
+        if (now > d->acct_last_ns) {
+            d->acct_ns[d->acct_state] += now - d->acct_last_ns;
+            d->acct_last_ns = now;
+        }
+        d->acct_state = d->running                           ? ACCT_BUSY
+                        : (d->staged || has_eligible(e, d)) ? ACCT_IDLE_WITH_WORK
+                                                             : ACCT_STARVED;
+    }
+}
+
+/* Apply a change to |d|'s running/staged counts and account it. */
+static void acct_change(cuzk_engine *e, engine_device *d, int d_staged, int d_running) {
+    pthread_mutex_lock(&e->ready.lock);
+    d->staged = (unsigned)((int)d->staged + d_staged);
+    d->running = (unsigned)((int)d->running + d_running);
+    engine_acct_update_locked(e, cuzk_now_ns());
+    pthread_mutex_unlock(&e->ready.lock);
+}
+
+static void ready_push(cuzk_engine *e, engine_part *p) {
+    engine_part_stage(e, p, CUZK_STAGE_READY);
+    pthread_mutex_lock(&e->ready.lock);
+    engine_pq_insert(&e->ready.q, p);
+    engine_acct_update_locked(e, cuzk_now_ns());
+    /* Broadcast: which worker may take |p| depends on its device. */
+    pthread_cond_broadcast(&e->ready.cv);
+    pthread_mutex_unlock(&e->ready.lock);
+}
+
+/* Take up to |max| ready partitions of one key for a worker of |d|; the
+ * worker then counts as staged (device with an upload step) or running.
+ * Returns 0 at shutdown. */
+static size_t ready_take(cuzk_engine *e, engine_device *d, engine_part **out, size_t max) {
+    size_t n = 0;
+    pthread_mutex_lock(&e->ready.lock);
+    while (!e->ready.shutdown) {
+        for (engine_part *p = e->ready.q.head; p && n < max; p = p->qnext)
+            if (can_take(e, d, p) && (n == 0 || p->job->key == out[0]->job->key))
+                out[n++] = p;
+        if (n)
+            break;
+        pthread_cond_wait(&e->ready.cv, &e->ready.lock);
+    }
+    for (size_t i = 0; i < n; i++)
+        engine_pq_remove(&e->ready.q, out[i]);
+    if (n) {
+        if (d->has_upload)
+            d->staged++;
+        else
+            d->running++;
+        engine_acct_update_locked(e, cuzk_now_ns());
+    }
+    pthread_mutex_unlock(&e->ready.lock);
+    return n;
+}
+
+/* ---- synthesis ---------------------------------------------------------------------- */
+
+/* Copy the witness into the partition's pool buffer and keep its public
+ * signals; then the source can go back to its owner. */
+static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *k,
+                                cuzk_error *err) {
+    cuzk_wtns w;
+    cuzk_status s = p->path ? cuzk_wtns_open(&w, p->path, err)
+                            : cuzk_wtns_from_mem(&w, p->intake ? p->intake : p->data, p->size, err);
+    if (s != CUZK_OK)
+        return s;
+    size_t nv = cuzk_key_n_vars(k), np = cuzk_key_n_public(k);
+    if (w.curve != k->curve)
+        s = cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
+                      cuzk_curve_snarkjs_name(w.curve), cuzk_curve_snarkjs_name(k->curve));
+    else if (w.n_witness != nv)
+        s = cuzk_fail(err, CUZK_EMISMATCH, "witness has %u values, the key expects %zu",
+                      w.n_witness, nv);
+    else if (np && !(p->pub = malloc(np * sizeof *p->pub)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
+    for (size_t i = 0; s == CUZK_OK && i < np; i++)
+        s = cuzk_fr_from_le(k->curve, &p->pub[i], cuzk_wtns_value(&w, i + 1), err);
+    if (s == CUZK_OK) {
+        /* The prover wants aligned plain values; the file's are not aligned. */
+        memcpy(p->wbuf->p, w.values, nv * sizeof(cuzk_fr));
+        p->n_pub = np;
+        p->have_witness = 1;
+    }
+    cuzk_wtns_close(&w);
+    engine_part_release_source(e, p);
+    return s;
+}
+
+static cuzk_status evaluate(const cuzk_key *k, engine_part *p, cuzk_pool *pool, cuzk_error *err) {
+    size_t n = (size_t)1 << cuzk_key_log_n(k);
+    cuzk_fr *abc = p->abcbuf->p;
+    if (k->curve == CUZK_CURVE_BLS12_381) {
+        bls12_381_fr *v = (bls12_381_fr *)abc;
+        return bls12_381_groth16_evaluate(&k->pk.bls12_381, (const bls12_381_fr *)p->wbuf->p, v,
+                                          v + n, v + 2 * n, pool, err);
+    }
+    bn254_fr *v = (bn254_fr *)abc;
+    return bn254_groth16_evaluate(&k->pk.bn254, (const bn254_fr *)p->wbuf->p, v, v + n, v + 2 * n,
+                                  pool, err);
+}
+
+static void synth_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
+    uint64_t t0 = cuzk_now_ns();
+    engine_job *j = p->job;
+    unsigned att = atomic_load(&p->attempts);
+    if (att > 0 && p->err.status != CUZK_OK) {
+        /* A retry: say so here, where logging costs the device nothing. */
+        engine_log(e, CUZK_LOG_WARN, "job %llu (%s) partition %u: %s; retrying",
+                   (unsigned long long)j->id, j->request_id, p->index, p->err.msg);
+        cuzk_error_clear(&p->err);
+    }
+    atomic_store(&p->t[PT_SYNTH_START], t0);
+    cuzk_status s = CUZK_OK;
+    cuzk_fault f;
+    if (engine_part_should_stop(e, p, t0, 1))
+        s = p->err.status;
+    else if (engine_fault(e, CUZK_FAULT_SYNTHESIS, p, -1, &f) == CUZK_FAULT_FAIL)
+        s = cuzk_fail(&p->err, CUZK_EINTERNAL, "synthesis: %s", f.msg);
+    else {
+        const cuzk_key *k = &j->key->key; /* pinned since admission */
+        if (!p->have_witness)
+            s = load_witness(e, p, k, &p->err);
+        if (s == CUZK_OK)
+            s = evaluate(k, p, e->synth_pool, &p->err);
+        uint64_t t1 = cuzk_now_ns();
+        engine_ring_span(ring, SPAN_SYNTH, t0, t1, j->id, p->index, -1);
+        engine_hist_add(&e->hist[HIST_SYNTH], t1 - t0);
+        atomic_store(&p->t[PT_SYNTH_END], t1);
+    }
+    if (s == CUZK_OK) {
+        ready_push(e, p);
+        return;
+    }
+    /* Leaves the pipeline before the devices: free its admission slot. */
+    atomic_fetch_sub(&e->pre_device, 1);
+    engine_done_push(e, p);
+    engine_event_kick(&e->sched_ev);
+}
+
+void *engine_synth_main(void *arg) {
+    engine_thread *th = arg;
+    cuzk_engine *e = th->e;
+    char name[16];
+    snprintf(name, sizeof name, "cuzk-synth%u", th->idx);
+    pthread_setname_np(pthread_self(), name);
+    for (;;) {
+        pthread_mutex_lock(&e->synq.lock);
+        while (!e->synq.q.head && !e->synq.shutdown)
+            pthread_cond_wait(&e->synq.cv, &e->synq.lock);
+        engine_part *p = e->synq.q.head;
+        if (p)
+            engine_pq_remove(&e->synq.q, p);
+        pthread_mutex_unlock(&e->synq.lock);
+        if (!p)
+            return NULL;
+        synth_one(e, p, th->ring);
+    }
+}
+
+/* ---- device workers -------------------------------------------------------------------- */
+
+#define MAX_BATCH 64
+
+/* A device step failed for |p|: retry once elsewhere (back through
+ * synthesis, because the step consumed a, b, c), else fail it. */
+static void retry_or_fail(cuzk_engine *e, engine_device *d, engine_part *p, const cuzk_error *why) {
+    cuzk_fail(&p->err, why->status ? why->status : CUZK_EGPU, "device %s: %s", d->name, why->msg);
+    if (atomic_load(&p->attempts) < 2 && !atomic_load(&p->job->stop)) {
+        p->avoid_dev = d->index;
+        atomic_fetch_add(&e->n_retries, 1);
+        atomic_fetch_add(&e->pre_device, 1);
+        engine_part_stage(e, p, CUZK_STAGE_SYNTHESIS);
+        engine_synq_push(e, p);
+    } else {
+        engine_done_push(e, p);
+    }
+}
+
+/* The worker exits as if it had died (fault injection): its partitions are
+ * retried and the scheduler starts a replacement. */
+static void *worker_die(cuzk_engine *e, engine_worker *w, engine_part **parts, size_t n) {
+    engine_device *d = w->dev;
+    cuzk_error why;
+    cuzk_fail(&why, CUZK_EGPU, "worker %u died", w->slot);
+    acct_change(e, d, d->has_upload ? -1 : 0, d->has_upload ? 0 : -1);
+    atomic_fetch_sub(&d->alive, 1);
+    for (size_t i = 0; i < n; i++)
+        retry_or_fail(e, d, parts[i], &why);
+    atomic_store(&w->dead, 1);
+    engine_event_kick(&e->sched_ev);
+    return NULL;
+}
+
+/* Stage boundary on entering the device: keeps the partitions that go on,
+ * sends the others to the finalizer.  Returns how many go on. */
+static size_t admit_to_device(cuzk_engine *e, engine_worker *w, engine_part **parts, size_t n,
+                              uint64_t now) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        engine_part *p = parts[i];
+        uint64_t ready_at = atomic_load(&p->t[PT_SYNTH_END]);
+        engine_ring_span(w->ring, SPAN_READY, ready_at, now, p->job->id, p->index, -1);
+        engine_hist_add(&e->hist[HIST_READY], now - ready_at);
+        if (engine_part_should_stop(e, p, now, 0)) {
+            engine_done_push(e, p);
+            continue;
+        }
+        atomic_fetch_add(&p->attempts, 1);
+        atomic_store(&p->device, w->dev->index);
+        atomic_store(&p->t[PT_DEV_START], now);
+        engine_part_stage(e, p, CUZK_STAGE_PROVING);
+        parts[m++] = p;
+    }
+    return m;
+}
+
+/* After the step: results to the finalizer, buffers back to the pool at
+ * once (a queued done item must not hold memory hostage to a slow
+ * finalizer), failures to retry. */
+static void hand_off(cuzk_engine *e, engine_device *d, engine_part *p, engine_dev_item *it,
+                     uint64_t t_end) {
+    atomic_store(&p->t[PT_DEV_END], t_end);
+    engine_hist_add(&e->hist[HIST_DEVICE], t_end - atomic_load(&p->t[PT_DEV_START]));
+    if (it->status != CUZK_OK) {
+        atomic_fetch_add(&d->failures, 1);
+        retry_or_fail(e, d, p, &it->err);
+        return;
+    }
+    atomic_fetch_add(&d->proofs, 1);
+    p->proof = it->proof;
+    engine_buf_put(&e->mem, p->wbuf);
+    engine_buf_put(&e->mem, p->abcbuf);
+    p->wbuf = p->abcbuf = NULL;
+    engine_done_push(e, p);
+}
+
+/* One device step for |n| partitions of one key.  Returns 0 if the worker
+ * must die (fault injection). */
+static int device_step(cuzk_engine *e, engine_worker *w, engine_part **parts, size_t n) {
+    engine_device *d = w->dev;
+    engine_dev_item items[MAX_BATCH], *run[MAX_BATCH];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        engine_part *p = parts[i];
+        engine_dev_item *it = &items[i];
+        memset(it, 0, sizeof *it);
+        it->key = &p->job->key->key;
+        it->witness = p->wbuf->p;
+        it->abc = p->abcbuf->p;
+        cuzk_fault f;
+        cuzk_fault_action a = engine_fault(e, CUZK_FAULT_DEVICE, p, d->index, &f);
+        if (a == CUZK_FAULT_EXIT)
+            return 0;
+        if (a == CUZK_FAULT_FAIL)
+            it->status = cuzk_fail(&it->err, CUZK_EGPU, "%s", f.msg);
+        else if (d->has_upload) {
+            uint64_t t0 = cuzk_now_ns();
+            it->status = d->ops->upload(d, it, &it->err);
+            engine_ring_span(w->ring, SPAN_UPLOAD, t0, cuzk_now_ns(), p->job->id, p->index, d->index);
+        }
+        if (it->status == CUZK_OK)
+            run[k++] = it;
+    }
+    if (d->has_upload)
+        acct_change(e, d, -1, k ? +1 : 0);
+    uint64_t t0 = cuzk_now_ns(), t1 = t0;
+    if (k) {
+        d->ops->run(d, run, k);
+        t1 = cuzk_now_ns();
+        acct_change(e, d, 0, -1);
+    } else if (!d->has_upload) {
+        acct_change(e, d, 0, -1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        engine_part *p = parts[i];
+        engine_dev_item *it = &items[i];
+        if (it->status == CUZK_OK && k)
+            engine_ring_span(w->ring, SPAN_COMPUTE, t0, t1, p->job->id, p->index, d->index);
+        uint64_t t_end = t1;
+        if (it->status == CUZK_OK && d->has_fetch) {
+            it->status = d->ops->fetch(d, it, &it->err);
+            t_end = cuzk_now_ns();
+            engine_ring_span(w->ring, SPAN_FETCH, t1, t_end, p->job->id, p->index, d->index);
+        }
+        hand_off(e, d, p, it, t_end);
+    }
+    return 1;
+}
+
+void *engine_worker_main(void *arg) {
+    engine_worker *w = arg;
+    cuzk_engine *e = w->e;
+    engine_device *d = w->dev;
+    engine_part *parts[MAX_BATCH];
+    size_t max = e->batch_max < MAX_BATCH ? e->batch_max : MAX_BATCH;
+    char name[16];
+    snprintf(name, sizeof name, "cuzk-%.6s-w%u", d->name, w->slot);
+    pthread_setname_np(pthread_self(), name);
+    for (;;) {
+        size_t n = ready_take(e, d, parts, max);
+        if (!n)
+            return NULL;
+        atomic_fetch_sub(&e->pre_device, (uint32_t)n);
+        size_t m = admit_to_device(e, w, parts, n, cuzk_now_ns());
+        if (!m) {
+            acct_change(e, d, d->has_upload ? -1 : 0, d->has_upload ? 0 : -1);
+        } else if (!device_step(e, w, parts, m)) {
+            return worker_die(e, w, parts, m);
+        }
+        /* Capacity and buffers were freed: let the scheduler admit more.
+         * A futex kick, no lock. */
+        engine_event_kick(&e->sched_ev);
+        cuzk_fault f;
+        if (e->cfg.fault_fn) {
+            memset(&f, 0, sizeof f);
+            cuzk_fault_point at = {CUZK_FAULT_WORKER_GAP, 0, "", 0, 0, d->index};
+            e->cfg.fault_fn(e->cfg.fault_ctx, &at, &f);
+            if (f.action == CUZK_FAULT_STALL)
+                engine_sleep_ms(f.stall_ms);
+        }
+    }
+}
+
+cuzk_status engine_worker_start(engine_worker *w, cuzk_error *err) {
+    atomic_fetch_add(&w->dev->alive, 1);
+    if (pthread_create(&w->thread, NULL, engine_worker_main, w) != 0) {
+        atomic_fetch_sub(&w->dev->alive, 1);
+        return cuzk_fail(err, CUZK_EINTERNAL, "cannot start a worker thread for %s", w->dev->name);
+    }
+    w->started = 1;
+    return CUZK_OK;
+}
+
+/* ---- finalizers ------------------------------------------------------------------------ */
+
+static double ms_between(uint64_t a, uint64_t b) { return a && b && b >= a ? (b - a) / 1e6 : 0.0; }
+
+void engine_log_partition(cuzk_engine *e, engine_part *p, cuzk_stage stage) {
+    if (e->cfg.log_level < CUZK_LOG_INFO)
+        return;
+    uint64_t t[PT_COUNT];
+    for (int i = 0; i < PT_COUNT; i++)
+        t[i] = atomic_load(&p->t[i]);
+    int dev = atomic_load(&p->device);
+    engine_job *j = p->job;
+    /* A partition dropped before admission has no later stamps. */
+    uint64_t end = t[PT_FIN_END] ? t[PT_FIN_END] : cuzk_now_ns();
+    uint64_t admitted = t[PT_SYNTH_START] ? t[PT_SYNTH_START] : end;
+    engine_log(e, CUZK_LOG_INFO,
+               "job %llu (%s) partition %u of %u, key %s, on %s: %s in %.1f ms (queue %.1f, synthesis "
+               "%.1f, ready %.1f, device %.1f, finalize %.1f ms; attempts %u)%s%s",
+               (unsigned long long)j->id, j->request_id, p->index, j->n_parts, j->key_id,
+               dev >= 0 ? e->devices[dev].name : "-", cuzk_stage_name(stage),
+               ms_between(t[PT_QUEUED], end), ms_between(t[PT_QUEUED], admitted),
+               ms_between(t[PT_SYNTH_START], t[PT_SYNTH_END]),
+               ms_between(t[PT_SYNTH_END], t[PT_DEV_START]), ms_between(t[PT_DEV_START], t[PT_DEV_END]),
+               ms_between(t[PT_FIN_START], t[PT_FIN_END]), atomic_load(&p->attempts),
+               stage == CUZK_STAGE_FAILED ? ": " : "", stage == CUZK_STAGE_FAILED ? p->err.msg : "");
+}
+
+/* Verify and serialize a proven partition; fills p->err on failure. */
+static cuzk_status publish_prep(cuzk_engine *e, engine_part *p) {
+    engine_job *j = p->job;
+    cuzk_status s;
+    cuzk_error why = {0};
+    if (e->cfg.self_verify &&
+        (s = cuzk_vk_verify(&j->key->vk, p->pub, p->n_pub, &p->proof, &why)) != CUZK_OK)
+        return cuzk_fail(&p->err, s, "self-verification failed: %s", why.msg);
+#ifdef CUZK_HAVE_JANSSON
+    if (e->cfg.json) {
+        if ((s = cuzk_proof_write_json(&p->proof, &p->proof_json, &p->err)) != CUZK_OK ||
+            (s = cuzk_public_write_json(j->key->key.curve, p->pub, p->n_pub, &p->public_json,
+                                        &p->err)) != CUZK_OK)
+            return s;
+    }
+#endif
+    return CUZK_OK;
+}
+
+static void finalize_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
+    uint64_t t0 = cuzk_now_ns();
+    engine_job *j = p->job;
+    atomic_store(&p->t[PT_FIN_START], t0);
+    cuzk_stage final = CUZK_STAGE_DONE;
+    int dev = atomic_load(&p->device);
+    if (p->skip) {
+        if (p->err.status == CUZK_ETIMEOUT) /* a worker saw the deadline pass */
+            engine_job_end(e, j, CUZK_JOB_EXPIRED, CUZK_ETIMEOUT, "%s", p->err.msg);
+        final = CUZK_STAGE_CANCELLED;
+    } else if (p->err.status != CUZK_OK) {
+        final = CUZK_STAGE_FAILED;
+    } else if (engine_part_should_stop(e, p, t0, 1)) {
+        final = CUZK_STAGE_CANCELLED; /* proven, but its job has ended */
+    } else {
+        cuzk_fault f;
+        if (engine_fault(e, CUZK_FAULT_FINALIZE, p, dev, &f) == CUZK_FAULT_FAIL)
+            cuzk_fail(&p->err, CUZK_EINTERNAL, "finalize: %s", f.msg);
+        else if (dev >= 0 && e->devices[dev].ops->simulated)
+            p->simulated = 1, atomic_store(&j->simulated, 1);
+        else
+            publish_prep(e, p);
+        if (p->err.status != CUZK_OK)
+            final = CUZK_STAGE_FAILED;
+    }
+    atomic_store(&p->status, final == CUZK_STAGE_FAILED ? (int)p->err.status : CUZK_OK);
+    uint64_t t1 = cuzk_now_ns();
+    atomic_store(&p->t[PT_FIN_END], t1);
+    /* Publish before deciding the job, so that a waiter woken by the
+     * outcome sees this partition's final stage; the stage store releases
+     * the proof and strings written above. */
+    if (final == CUZK_STAGE_FAILED) {
+        atomic_fetch_add(&j->parts_failed, 1);
+        atomic_fetch_add(&j->key->failures, 1);
+    }
+    engine_part_stage(e, p, final);
+    if (final == CUZK_STAGE_FAILED) {
+        engine_job_end(e, j, CUZK_JOB_FAILED, p->err.status, "partition %u: %s", p->index,
+                       p->err.msg);
+    } else if (final == CUZK_STAGE_DONE) {
+        atomic_fetch_add(&j->key->proofs, 1);
+        atomic_fetch_add(&e->n_proofs, 1);
+        if (atomic_fetch_add(&j->parts_ok, 1) + 1 == j->n_parts)
+            engine_job_end(e, j, CUZK_JOB_DONE, CUZK_OK, "%s", "");
+    }
+    engine_ring_span(ring, SPAN_FINALIZE, t0, t1, j->id, p->index, -1);
+    engine_hist_add(&e->hist[HIST_FINALIZE], t1 - t0);
+    engine_hist_add(&e->hist[HIST_PARTITION], t1 - atomic_load(&p->t[PT_QUEUED]));
+    engine_log_partition(e, p, final);
+    engine_part_drain(e, p);
+}
+
+void *engine_final_main(void *arg) {
+    engine_thread *th = arg;
+    cuzk_engine *e = th->e;
+    char name[16];
+    snprintf(name, sizeof name, "cuzk-final%u", th->idx);
+    pthread_setname_np(pthread_self(), name);
+    for (;;) {
+        pthread_mutex_lock(&e->done_lock);
+        while (!e->done_head && !e->done_shutdown)
+            pthread_cond_wait(&e->done_cv, &e->done_lock);
+        engine_part *p = e->done_head;
+        if (p) {
+            e->done_head = p->qnext;
+            if (!e->done_head)
+                e->done_tail = NULL;
+            e->done_n--;
+        }
+        pthread_mutex_unlock(&e->done_lock);
+        if (!p)
+            return NULL; /* shut down and drained */
+        finalize_one(e, p, th->ring);
+    }
+}

@@ -1,0 +1,507 @@
+/*
+ * cuzk.h: the embedding API of the cuzk proving engine (libcuzk).
+ *
+ * An engine is a long-lived object that owns every thread, queue, buffer and
+ * proving key of a proving service (DESIGN.md §4).  Callers submit jobs; a
+ * job names a proving key and carries one or more witnesses (partitions,
+ * each an independent Groth16 proof with that key); the result is the list
+ * of partition proofs in order.  Inside, each partition flows through
+ *
+ *   scheduler -> synthesis -> ready queue -> device worker -> finalizer
+ *
+ * and every stage boundary is timestamped, so status, logs, metrics and a
+ * Chrome trace can say where time went and whether a device ever sat idle
+ * while work was waiting (docs/ENGINE.md).
+ *
+ * Conventions (as in secp256k1's header):
+ * - Argument order: the engine or job first, then outputs, then inputs.
+ * - Every function that can fail returns a cuzk_status (util/status.h) and,
+ *   when |err| is not NULL, writes a one-line reason into it.  Outputs are
+ *   left in the state documented per function after a failure.
+ * - Units are in the names: _ns (nanoseconds, CLOCK_MONOTONIC), _ms
+ *   (milliseconds), _bytes, _s (seconds).
+ * - Thread safety: every function taking a cuzk_engine * may be called from
+ *   any thread at any time, concurrently, except cuzk_engine_destroy, which
+ *   must not race with other calls on the same engine.  A cuzk_job handle
+ *   may be used from several threads at once.  Callbacks (log, fault,
+ *   witness release) are called from engine threads, possibly several at
+ *   once, and never while the engine holds a lock its proving path needs;
+ *   they must not call cuzk_engine_destroy.
+ * - The library never exits or aborts on bad input, on a failed stage, or
+ *   on a device error: the affected job fails and the engine keeps serving.
+ */
+#ifndef CUZK_H
+#define CUZK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/key.h" /* cuzk_proof, cuzk_fr, cuzk_curve */
+#include "util/status.h" /* cuzk_status, cuzk_error */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuzk_engine cuzk_engine;
+typedef struct cuzk_job cuzk_job;
+
+/* Most devices one engine drives (the CPU fallback included). */
+#define CUZK_MAX_DEVICES 16
+/* Longest request id and key id, in bytes, without the terminating NUL. */
+#define CUZK_ID_MAX 127
+
+/* ---- configuration -------------------------------------------------------- */
+
+typedef enum cuzk_log_level {
+    CUZK_LOG_ERROR = 0,
+    CUZK_LOG_WARN = 1,
+    CUZK_LOG_INFO = 2,  /* one line per partition and one per job */
+    CUZK_LOG_DEBUG = 3
+} cuzk_log_level;
+
+/*
+ * Receives one formatted log line (no trailing newline).  Called from engine
+ * threads, possibly concurrently; never from a device worker and never with
+ * an engine lock held, so it may block (write to a file, a socket).
+ */
+typedef void (*cuzk_log_fn)(void *ctx, cuzk_log_level level, const char *line);
+
+typedef enum cuzk_device_kind {
+    /* The CPU prover (groth16/): H by NTTs and the MSMs on a thread pool of
+     * the device's own. */
+    CUZK_DEVICE_CPU = 0,
+    /* TEST DOUBLE, NOT A PROVER: sleeps for the configured step times and
+     * produces no proof.  Results of such an engine are flagged
+     * |simulated|; no proof or JSON can be read from them.  Exists so that
+     * scheduling, accounting and fault handling can be tested and
+     * benchmarked with device steps of known length. */
+    CUZK_DEVICE_SIMULATED = 1
+} cuzk_device_kind;
+
+typedef struct cuzk_device_config {
+    cuzk_device_kind kind;
+    /* CPU: threads of the device's pool (0: what the engine does not give
+     * to synthesis). */
+    unsigned threads;
+    /* Worker threads feeding this device (0: 1).  Two or more let one
+     * partition's upload overlap another's compute on devices that have an
+     * upload step. */
+    unsigned workers;
+    /* SIMULATED only: microseconds of the upload (runs concurrently with
+     * another worker's compute), compute (one at a time per device) and
+     * fetch steps of each partition. */
+    uint32_t sim_upload_us, sim_compute_us, sim_fetch_us;
+} cuzk_device_config;
+
+/* Stages at which the fault hook is consulted (tests). */
+typedef enum cuzk_fault_site {
+    CUZK_FAULT_SYNTHESIS = 0, /* before a partition's witness is evaluated */
+    CUZK_FAULT_DEVICE = 1,    /* before a device step (each attempt) */
+    CUZK_FAULT_FINALIZE = 2,  /* before a finished proof is published */
+    CUZK_FAULT_WORKER_GAP = 3 /* on a device worker between two partitions:
+                                 only STALL applies; for testing that the
+                                 accounting sees hot-path overhead */
+} cuzk_fault_site;
+
+typedef enum cuzk_fault_action {
+    CUZK_FAULT_NONE = 0,
+    CUZK_FAULT_FAIL = 1,  /* the stage fails with the hook's message */
+    CUZK_FAULT_STALL = 2, /* the stage sleeps |stall_ms| first, then runs */
+    CUZK_FAULT_EXIT = 3   /* DEVICE only: the worker thread exits as if it
+                             had died; its partition is retried and the
+                             worker is replaced */
+} cuzk_fault_action;
+
+typedef struct cuzk_fault_point {
+    cuzk_fault_site site;
+    uint64_t job_id;
+    const char *request_id;
+    uint32_t partition;
+    unsigned attempt; /* 0 for the first try of a device step, 1 for the retry */
+    int device;       /* device index; -1 outside device steps */
+} cuzk_fault_point;
+
+typedef struct cuzk_fault {
+    cuzk_fault_action action;
+    uint32_t stall_ms;
+    char msg[96]; /* reason reported for FAIL (empty: "injected fault") */
+} cuzk_fault;
+
+/*
+ * Fault-injection hook, for tests.  Compiled into every build; off (NULL)
+ * by default, when its cost is one predictable branch per stage.  Called
+ * on engine threads at each site with |out| zeroed; fills |out| to inject.
+ */
+typedef void (*cuzk_fault_fn)(void *ctx, const cuzk_fault_point *at, cuzk_fault *out);
+
+typedef struct cuzk_engine_config {
+    /* Partitions synthesized at the same time (0: 1). */
+    unsigned synth_workers;
+    /* Threads of the pool the synthesis workers share (0: a quarter of the
+     * online CPUs, at least 1). */
+    unsigned synth_threads;
+    /* Finalizer threads (0: 1). */
+    unsigned finalize_threads;
+    /* Devices (0: one CPU device). */
+    unsigned n_devices;
+    cuzk_device_config devices[CUZK_MAX_DEVICES - 1];
+    /* When no CPU device is configured, add a CPU device that only takes
+     * retries of partitions whose device step failed (default 1). */
+    int cpu_fallback;
+    /* Byte budget for everything large: keys, buffers, copied witnesses.
+     * 0: auto = physical memory (or the cgroup limit) minus
+     * |budget_margin_bytes| (0: 10%, at least 512 MiB). */
+    uint64_t budget_bytes;
+    uint64_t budget_margin_bytes;
+    /* Part of the budget copied witnesses may use (0: a quarter). */
+    uint64_t intake_max_bytes;
+    /* How long cuzk_submit waits for room to copy witnesses before it fails
+     * with CUZK_EBUSY (0: 10000). */
+    uint32_t submit_wait_ms;
+    /* Synthesized partitions that may wait for a device (0: 2 per device
+     * worker, times batch_max). */
+    unsigned ready_max;
+    /* Largest number of ready partitions of one key a device worker takes
+     * in one step (0 or 1: no batching). */
+    unsigned batch_max;
+    /* Buffer sets allocated when a key is loaded, so that steady state
+     * allocates nothing (0: enough for the whole pipeline). */
+    unsigned buffer_sets;
+    /* Finished jobs kept for status queries and request-id attach (0: 1024). */
+    unsigned retain_jobs;
+    /* Verify every proof before publishing it (costs pairings). */
+    int self_verify;
+    /* Produce proof.json / public.json strings for results (default 1). */
+    int json;
+    cuzk_log_level log_level; /* default CUZK_LOG_INFO */
+    cuzk_log_fn log_fn;       /* NULL: lines go to stderr */
+    void *log_ctx;
+    /* Timeline events kept per engine thread (0: 16384). */
+    unsigned trace_events;
+    cuzk_fault_fn fault_fn; /* NULL: no fault injection */
+    void *fault_ctx;
+} cuzk_engine_config;
+
+/* Fill |cfg| with the defaults above (everything auto, one CPU device). */
+void cuzk_engine_config_default(cuzk_engine_config *cfg);
+
+/* ---- engine lifetime ---------------------------------------------------------- */
+
+/*
+ * Create an engine and start its threads.
+ * Returns: CUZK_OK; CUZK_EINVAL (bad config: too many devices, unknown
+ *   kind); CUZK_ENOMEM (the budget cannot hold the engine's own
+ *   structures); CUZK_EINTERNAL (a thread could not start).
+ * Out: |*e| the engine (free with cuzk_engine_destroy); NULL on failure.
+ * In: |cfg| copied; NULL means the defaults.
+ */
+cuzk_status cuzk_engine_create(cuzk_engine **e, const cuzk_engine_config *cfg,
+                               cuzk_error *err);
+
+/*
+ * Stop the engine and free it.  New submits fail at once (CUZK_ECANCELLED).
+ * Drains: waits up to |drain_ms| (negative: forever) for submitted jobs to
+ * finish; after that, cancels the rest.  In either case it then waits for
+ * device steps already running to end (a running step cannot be aborted),
+ * joins every thread and frees keys and buffers.  Job handles the caller
+ * still holds stay valid for cuzk_job_* reads and must still be released.
+ * NULL is a no-op.  Must not race with any other call on |e|.
+ */
+void cuzk_engine_destroy(cuzk_engine *e, int64_t drain_ms);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of every _ns value here. */
+uint64_t cuzk_now_ns(void);
+
+/* ---- jobs ----------------------------------------------------------------------- */
+
+typedef enum cuzk_priority {
+    CUZK_PRIORITY_LOW = 0,
+    CUZK_PRIORITY_NORMAL = 1,
+    CUZK_PRIORITY_HIGH = 2,
+    CUZK_PRIORITY_CRITICAL = 3
+} cuzk_priority;
+
+/*
+ * One partition's witness: a .wtns file (|path|) or an in-memory .wtns image
+ * (|data|, |size|).
+ * In-memory ownership: with |release| NULL the engine copies |data| during
+ * cuzk_submit (charged to the budget); with |release| set the engine reads
+ * |data| in place (zero copy) and calls release(release_ctx, data) exactly
+ * once, from an engine thread, when it no longer needs it.  release is
+ * called iff cuzk_submit returns CUZK_OK and did not attach to an existing
+ * job; otherwise the caller still owns |data|.
+ */
+typedef struct cuzk_witness {
+    const char *path;
+    const void *data;
+    size_t size;
+    void (*release)(void *ctx, const void *data);
+    void *release_ctx;
+} cuzk_witness;
+
+typedef struct cuzk_submit_opts {
+    /* A key id given to cuzk_engine_key_preload, or the path of a .zkey
+     * (loaded on first use and kept resident; its id is its real path). */
+    const char *key;
+    /* Caller-chosen id (<= CUZK_ID_MAX bytes); NULL: the engine makes one
+     * ("job-<n>").  Submitting an id that names a job still running or done
+     * attaches to that job instead of proving again; an id whose job
+     * failed, was cancelled or expired starts a new job. */
+    const char *request_id;
+    cuzk_priority priority;
+    /* Milliseconds after submission by which the job must be done; 0: no
+     * deadline.  On expiry the job ends with CUZK_ETIMEOUT and its
+     * remaining partitions stop at their next stage boundary. */
+    uint64_t deadline_ms;
+    const cuzk_witness *witnesses; /* |n_witnesses| >= 1 partitions */
+    size_t n_witnesses;
+} cuzk_submit_opts;
+
+/*
+ * Submit a job.  Returns without waiting for proving; waits only while
+ * copying in-memory witnesses needs room in the budget (up to the config's
+ * submit_wait_ms).
+ * Returns: CUZK_OK; CUZK_EINVAL (no witnesses, id too long, a witness with
+ *   neither path nor data); CUZK_ENOTFOUND (key is neither a known id nor an
+ *   existing file); CUZK_EMISMATCH (the request id is attached to a job of
+ *   another key or another number of partitions); CUZK_EBUSY (no room to
+ *   copy witnesses in time); CUZK_ECANCELLED (the engine is shutting down).
+ * Out: |*job| a handle (release with cuzk_job_release), NULL on failure;
+ *   |*attached| (may be NULL) 1 if the handle is an existing job's.
+ * Key files and witness files are read later, by engine threads: a bad file
+ * fails the job, not the submit.
+ */
+cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached,
+                        const cuzk_submit_opts *opts, cuzk_error *err);
+
+/* A new handle to the job with |request_id|: CUZK_OK, or CUZK_ENOTFOUND if
+ * no running or retained job has it.  |*job| NULL on failure. */
+cuzk_status cuzk_job_find(cuzk_engine *e, cuzk_job **job, const char *request_id,
+                          cuzk_error *err);
+
+/* Drop a handle.  The job keeps running; NULL is a no-op. */
+void cuzk_job_release(cuzk_job *job);
+
+typedef enum cuzk_job_state {
+    CUZK_JOB_QUEUED = 0,    /* no partition has started */
+    CUZK_JOB_RUNNING = 1,
+    CUZK_JOB_DONE = 2,      /* every partition proved */
+    CUZK_JOB_FAILED = 3,    /* a stage failed (see status and msg) */
+    CUZK_JOB_CANCELLED = 4, /* cuzk_job_cancel or engine shutdown */
+    CUZK_JOB_EXPIRED = 5    /* the deadline passed */
+} cuzk_job_state;
+
+/* Where one partition is.  SYNTHESIS includes waiting for a synthesis
+ * worker; FINALIZING includes waiting for a finalizer. */
+typedef enum cuzk_stage {
+    CUZK_STAGE_QUEUED = 0, /* in the scheduler: priority, key load, memory */
+    CUZK_STAGE_SYNTHESIS,
+    CUZK_STAGE_READY, /* synthesized, waiting for a device */
+    CUZK_STAGE_PROVING,
+    CUZK_STAGE_FINALIZING,
+    CUZK_STAGE_DONE,
+    CUZK_STAGE_FAILED,
+    CUZK_STAGE_CANCELLED, /* stopped because its job ended early */
+    CUZK_STAGE_COUNT
+} cuzk_stage;
+
+/* Name of a stage ("synthesis") / job state ("running"); never NULL. */
+const char *cuzk_stage_name(cuzk_stage s);
+const char *cuzk_job_state_name(cuzk_job_state s);
+
+typedef struct cuzk_job_info {
+    uint64_t id; /* engine-assigned, increasing */
+    char request_id[CUZK_ID_MAX + 1];
+    char key[CUZK_ID_MAX + 1];
+    cuzk_job_state state;
+    cuzk_priority priority;
+    cuzk_status status; /* CUZK_OK unless FAILED / CANCELLED / EXPIRED */
+    char msg[CUZK_ERROR_MSG_BYTES];
+    uint32_t n_partitions, partitions_done, partitions_failed;
+    uint32_t in_stage[CUZK_STAGE_COUNT]; /* partitions per stage now */
+    uint64_t submit_ns, end_ns, deadline_ns; /* end/deadline 0: none yet/none */
+    int simulated; /* produced by a simulated device: no proofs */
+} cuzk_job_info;
+
+typedef struct cuzk_partition_info {
+    cuzk_stage stage;
+    cuzk_status status; /* of a FAILED partition */
+    unsigned attempts;  /* device attempts so far (2 after a retry) */
+    int device;         /* device of the last attempt, -1 before any */
+    /* Stage boundaries (0: not reached): queued, synthesis start and end,
+     * device start and end, finalize start and end. */
+    uint64_t queued_ns, synth_start_ns, synth_end_ns, device_start_ns,
+        device_end_ns, finalize_start_ns, finalize_end_ns;
+} cuzk_partition_info;
+
+/*
+ * Status of a job at any time, without waiting.
+ * Out: |info| (may be NULL); |parts[i]| for i < min(n_parts, partitions)
+ *   (may be NULL with n_parts 0).  Always succeeds for a valid handle.
+ */
+void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info,
+                     cuzk_partition_info *parts, size_t n_parts);
+
+/*
+ * Wait until the job has an outcome, at most |timeout_ms| (negative: no
+ * limit, 0: just look).
+ * Returns the outcome: CUZK_OK (every proof ready), CUZK_ECANCELLED,
+ *   CUZK_ETIMEOUT (deadline passed) or the failing stage's status, with its
+ *   message in |err|; CUZK_EBUSY if the wait timed out first.
+ * A job has its outcome as soon as it is decided: after a failure or a
+ * cancellation, partitions already on a device may still be finishing
+ * (their results are discarded).
+ */
+cuzk_status cuzk_job_await(cuzk_job *job, int64_t timeout_ms, cuzk_error *err);
+
+/*
+ * Cancel a job: it ends with CUZK_ECANCELLED unless it already has an
+ * outcome, and its partitions stop at their next stage boundary.
+ * Returns CUZK_OK if this call cancelled it, CUZK_EBUSY if it had already
+ * ended (nothing changed).
+ */
+cuzk_status cuzk_job_cancel(cuzk_job *job);
+
+/* Engine-assigned id and number of partitions. */
+uint64_t cuzk_job_id(const cuzk_job *job);
+size_t cuzk_job_partitions(const cuzk_job *job);
+
+/*
+ * Proof of partition |i| (available once that partition is DONE, even if
+ * the job later failed).
+ * Returns CUZK_OK; CUZK_ERANGE (i out of range); CUZK_EBUSY (not done);
+ *   CUZK_EUNSUPPORTED (a simulated device made it: there is no proof).
+ * Out: |*proof| a copy; unchanged on failure.
+ */
+cuzk_status cuzk_job_proof(const cuzk_job *job, cuzk_proof *proof, size_t i,
+                           cuzk_error *err);
+
+/*
+ * proof.json and public.json text of partition |i| (snarkjs format), owned
+ * by the job and valid until the handle is released.  NULL when the
+ * partition is not DONE, the config has json off, jansson is missing, or
+ * the device was simulated.
+ */
+const char *cuzk_job_proof_json(const cuzk_job *job, size_t i);
+const char *cuzk_job_public_json(const cuzk_job *job, size_t i);
+
+/* Public signals of DONE partition |i| (Montgomery form of the key's
+ * curve); returns their number, 0 (and NULL) when not available.  Owned by
+ * the job, as above. */
+size_t cuzk_job_public(const cuzk_job *job, const cuzk_fr **pub, size_t i);
+
+/* ---- keys ------------------------------------------------------------------------- */
+
+/* Where a key lives, best first.  A CPU-only engine uses HOST and DISK;
+ * PINNED and DEVICE are the GPU tiers, MMAP the native key format's. */
+typedef enum cuzk_key_tier {
+    CUZK_TIER_DISK = 0,
+    CUZK_TIER_MMAP = 1,
+    CUZK_TIER_HOST = 2,
+    CUZK_TIER_PINNED = 3,
+    CUZK_TIER_DEVICE = 4
+} cuzk_key_tier;
+
+const char *cuzk_key_tier_name(cuzk_key_tier t);
+
+typedef struct cuzk_key_info {
+    char id[CUZK_ID_MAX + 1];
+    char path[4096];
+    cuzk_key_tier tier;
+    int loading;          /* a load is queued or running */
+    cuzk_curve curve;     /* CUZK_CURVE_NONE until first loaded */
+    unsigned log_n;       /* domain size 2^log_n (0 until loaded) */
+    uint64_t mem_bytes;   /* charged to the budget now */
+    uint32_t in_use;      /* partitions in flight with this key */
+    uint64_t last_used_ns;
+    uint64_t proofs, failures;
+    cuzk_status load_status; /* of the last load */
+    char load_msg[CUZK_ERROR_MSG_BYTES];
+} cuzk_key_info;
+
+/*
+ * Register |path| under |id| (NULL: the real path is the id) and load it,
+ * waiting until it is resident (evicting least-recently-used keys not in
+ * use if the budget needs room).
+ * Returns: CUZK_OK; CUZK_EINVAL (id too long); CUZK_EMISMATCH (id already
+ *   names another path); CUZK_ENOTFOUND / CUZK_EIO (path); CUZK_ENOMEM (the
+ *   key does not fit in the budget); the reader's error for a bad .zkey.
+ */
+cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id,
+                                    const char *path, cuzk_error *err);
+
+/*
+ * Drop key |id| from memory now (it stays registered and is loaded again
+ * when a job needs it).
+ * Returns CUZK_OK; CUZK_ENOTFOUND; CUZK_EBUSY if partitions are using it.
+ */
+cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err);
+
+/* Copy up to |max| keys' info into |out|; returns the number of keys known
+ * (may exceed |max|). */
+size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max);
+
+/* ---- engine status, trace, metrics ------------------------------------------------ */
+
+typedef struct cuzk_device_status {
+    char name[16];          /* "cpu0", "sim1", "cpu-fallback" */
+    cuzk_device_kind kind;
+    int fallback_only;      /* takes only retries */
+    unsigned workers_alive;
+    uint64_t proofs, failures;
+    /* Wall time since the engine started, split three ways (they sum to
+     * the uptime): computing; idle with no work it could take (starved:
+     * synthesis is too slow); idle although work it could take was ready or
+     * staged (hot-path overhead: should stay near zero). */
+    double busy_s, starved_s, idle_with_work_s;
+} cuzk_device_status;
+
+typedef struct cuzk_engine_status {
+    uint64_t now_ns, uptime_ns;
+    /* Memory (bytes): the budget and what is charged to it now: keys, pool
+     * buffers (in use and idle) and copied witnesses; peak of the total. */
+    uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
+        mem_buffers_idle, mem_intake;
+    /* Queues: jobs with partitions not yet admitted, by priority; partitions
+     * waiting for synthesis, for a device, for a finalizer. */
+    uint32_t queued_jobs[4];
+    uint32_t synth_queue, ready_queue, done_queue;
+    uint32_t in_stage[CUZK_STAGE_COUNT]; /* partitions in flight per stage */
+    uint32_t jobs_active, jobs_retained;
+    uint64_t jobs_done, jobs_failed, jobs_cancelled, jobs_expired;
+    uint64_t proofs, retries, worker_restarts;
+    unsigned n_devices;
+    cuzk_device_status devices[CUZK_MAX_DEVICES];
+    unsigned n_keys, keys_resident;
+} cuzk_engine_status;
+
+/* Snapshot of the engine.  Cheap (no I/O); takes each internal lock for a
+ * few memory reads at most. */
+void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st);
+
+/*
+ * The timeline as Chrome trace JSON (opens in Perfetto and
+ * chrome://tracing): one complete event per partition stage, on the lane of
+ * the engine thread that ran it, and device steps also on one lane per
+ * device.  Events overlapping [from_ns, to_ns] (0, 0: all that the rings
+ * still hold) are included; timestamps are microseconds since engine start.
+ * Returns CUZK_OK or CUZK_ENOMEM.  Out: |*json| malloc'd (free() it), NUL
+ *   terminated; |*len| (may be NULL) its length.
+ */
+cuzk_status cuzk_engine_trace(cuzk_engine *e, char **json, size_t *len,
+                              uint64_t from_ns, uint64_t to_ns, cuzk_error *err);
+
+/*
+ * Counters, gauges and histograms in Prometheus text exposition format
+ * (version 0.0.4), all series prefixed cuzk_ (docs/ENGINE.md lists them).
+ * Returns CUZK_OK or CUZK_ENOMEM.  Out: |*text| malloc'd (free() it).
+ */
+cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len,
+                                cuzk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
