@@ -22,21 +22,24 @@
  *     Returns CUZK_OK; CUZK_ENOMEM if scratch memory (about 40 bytes per
  *     non-trivial scalar plus the buckets) cannot be allocated, or
  *     CUZK_ERANGE if n >= 2^32; on failure r is set to infinity.
- *     Variable time (scalars are public in Groth16's prover: the witness
- *     is secret but blinded in the proof; do not use this for secret keys).
+ *     Variable time: time and memory accesses depend on the scalars (their
+ *     zeros, ones and digits), as in every Groth16 prover in use (snarkjs,
+ *     rapidsnark, bellperson); do not use it where that must not leak.
  *
  *   cuzk_status G_msm_window(G *r, ..., same args ..., unsigned c,
  *                            cuzk_pool *pool)
- *     Same with a forced window width c (2..MSM_MAX_WINDOW); c = 0 means
- *     automatic.  For benchmarks and tests.
+ *     Same with a forced window width c (2..CUZK_MSM_MAX_WINDOW; others
+ *     give CUZK_EINVAL); c = 0 means automatic.  For benchmarks and tests.
+ *     Large c needs 2^(c-1) buckets per thread (about 300 bytes each for
+ *     BLS12-381 G1), so c near the maximum costs hundreds of MB.
  *
  *   unsigned G_msm_window_bits(size_t m)
  *     The window width G_msm uses when m scalars are neither 0 nor 1.
  *
  * Thread safety: pure functions of their inputs; any number may run at
- * once (each call allocates its own scratch).  Work is split over the
- * pool's threads by windows (and point ranges when windows are fewer than
- * threads), each thread with its own buckets.
+ * once (each call allocates its own scratch, freed before it returns).
+ * Work is split over the pool's threads by windows (and point ranges when
+ * windows are fewer than threads), each thread with its own buckets.
  */
 #ifndef CUZK_MSM_H
 #define CUZK_MSM_H
@@ -52,13 +55,16 @@
 
 /*
  * Window width c minimising the modelled cost ceil((bits + 1) / c) *
- * (m + reduce_ratio * 2^c): one mixed addition per point per window, plus
+ * (m + reduce_ratio * 2^c): one bucket addition per point per window, plus
  * about 2^c bucket-sum additions per window weighted by their cost relative
- * to a mixed addition.  bits is the scalar size (255 for BLS12-381, 254
- * for BN254).  Returns a value in [2, CUZK_MSM_MAX_WINDOW].  Exposed so the
- * GPU code can log and compare its choice.
+ * to a bucket addition.  bits is the scalar size (255 for BLS12-381, 254
+ * for BN254).  c is searched in [2, max_c] (max_c is capped to
+ * CUZK_MSM_MAX_WINDOW): the model ignores caches, and buckets that outgrow
+ * L2 cost more than fewer windows save (see msm.c).  Exposed so the GPU
+ * code can log and compare its choice.
  */
-unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio);
+unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio,
+                              unsigned max_c);
 
 #define CUZK_MSM_DECLARE(G, S)                                                \
     cuzk_status G##_msm(G *r, const G##_affine *bases, const S *scalars,      \

@@ -70,7 +70,11 @@ typedef struct {
 } MN(ctx);
 
 unsigned GN(msm_window_bits)(size_t m) {
-    return cuzk_msm_window_bits(m, MSM_BITS, MSM_REDUCE);
+    unsigned max_c = 2;
+    while (max_c < CUZK_MSM_MAX_WINDOW &&
+           ((size_t)1 << max_c) * sizeof(G_AFF) <= MSM_BUCKET_BYTES)
+        max_c++; /* 2^(max_c - 1) affine buckets fit */
+    return cuzk_msm_window_bits(m, MSM_BITS, MSM_REDUCE, max_c);
 }
 
 /* ---- 1, 2: classify and compact ------------------------------------- */

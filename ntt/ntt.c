@@ -2,10 +2,10 @@
  * Instantiates the NTT of ntt_gen.h for the scalar fields of BLS12-381 and
  * BN254 (API in ntt.h).
  *
- * Tuning constants (measured on the 2-core development VM with
- * bench_cpu_kernels; see the report table in bench/bench_cpu_kernels.c):
+ * Tuning constants (bench_cpu_kernels and a 2^18 loop on the 2-core VM):
  *   NTT_BLOCK       elements per cache block: 2^12 x 32 B = 128 KiB, which
- *                   stays in L2 together with its twiddles
+ *                   stays in L2 together with its twiddles (2^10..2^16
+ *                   measured within noise of each other at 2^18)
  *   NTT_MIN_BLOCK   never split blocks smaller than this to feed threads
  *   NTT_PASS_GRAIN  butterflies per chunk in a whole-array pass
  *   NTT_PERM_GRAIN  indices per chunk of the bit-reversal pass

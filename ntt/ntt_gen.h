@@ -225,6 +225,7 @@ typedef struct {
     NTT_FR *a;
     unsigned log_n;
     const NTT_FR *scale; /* NULL: plain permutation */
+    int am;
 } NS(perm_ctx);
 
 static void NS(perm_fn)(void *p, size_t b, size_t e, unsigned worker) {
@@ -236,9 +237,9 @@ static void NS(perm_fn)(void *p, size_t b, size_t e, unsigned worker) {
             continue; /* handled when the loop was at r */
         NTT_FR t = c->a[i];
         if (c->scale) {
-            FRF(mul)(&c->a[i], &c->a[r], c->scale);
+            NS(mul)(&c->a[i], &c->a[r], c->scale, c->am);
             if (r != i)
-                FRF(mul)(&c->a[r], &t, c->scale);
+                NS(mul)(&c->a[r], &t, c->scale, c->am);
         } else {
             c->a[i] = c->a[r];
             c->a[r] = t;
@@ -251,6 +252,7 @@ static void NS(perm_fn)(void *p, size_t b, size_t e, unsigned worker) {
 typedef struct {
     NTT_FR *a;
     NTT_FR g, c;
+    int am;
 } NS(powers_ctx);
 
 static void NS(powers_fn)(void *p, size_t b, size_t e, unsigned worker) {
@@ -261,15 +263,16 @@ static void NS(powers_fn)(void *p, size_t b, size_t e, unsigned worker) {
     FRF(pow)(&x, &c->g, &eb, 1);
     FRF(mul)(&x, &x, &c->c);
     for (size_t i = b; i < e; i++) {
-        FRF(mul)(&c->a[i], &c->a[i], &x);
-        FRF(mul)(&x, &x, &c->g);
+        NS(mul)(&c->a[i], &c->a[i], &x, c->am);
+        NS(mul)(&x, &x, &c->g, c->am);
     }
 }
 
-static void NS(scale_powers)(NTT_FR *a, size_t n, const NTT_FR *g,
-                             const NTT_FR *c, cuzk_pool *pool) {
-    NS(powers_ctx) ctx = {.a = a, .g = *g, .c = *c};
-    cuzk_pool_for(pool, n, 4096, NS(powers_fn), &ctx);
+static void NS(scale_powers)(const NP(ntt_domain) *d, NTT_FR *a,
+                             const NTT_FR *g, const NTT_FR *c,
+                             cuzk_pool *pool) {
+    NS(powers_ctx) ctx = {.a = a, .g = *g, .c = *c, .am = d->use_asm};
+    cuzk_pool_for(pool, d->n, NTT_PERM_GRAIN, NS(powers_fn), &ctx);
 }
 
 /* ---- the transform ---------------------------------------------------- */
@@ -300,7 +303,7 @@ static void NS(transform)(const NP(ntt_domain) *d, NTT_FR *a, int inv,
     }
     NS(block_ctx) bc = {a, d->tw, block, inv, d->use_asm};
     cuzk_pool_for(pool, n / block, 1, NS(block_fn), &bc);
-    NS(perm_ctx) pm = {a, d->log_n, scale};
+    NS(perm_ctx) pm = {a, d->log_n, scale, d->use_asm};
     cuzk_pool_for(pool, n, NTT_PERM_GRAIN, NS(perm_fn), &pm);
 }
 
@@ -316,7 +319,7 @@ void NP(ntt_coset_forward)(const NP(ntt_domain) *d, NTT_FR *a,
                            const NTT_FR *g, cuzk_pool *pool) {
     NTT_FR one;
     FRF(set_one)(&one);
-    NS(scale_powers)(a, d->n, g, &one, pool);
+    NS(scale_powers)(d, a, g, &one, pool);
     NS(transform)(d, a, 0, NULL, pool);
 }
 
@@ -325,7 +328,7 @@ void NP(ntt_coset_inverse)(const NP(ntt_domain) *d, NTT_FR *a,
     NTT_FR g_inv;
     FRF(inv_var)(&g_inv, g);
     NS(transform)(d, a, 1, NULL, pool);
-    NS(scale_powers)(a, d->n, &g_inv, &d->n_inv, pool);
+    NS(scale_powers)(d, a, &g_inv, &d->n_inv, pool);
 }
 
 #undef NS

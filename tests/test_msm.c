@@ -70,7 +70,7 @@ static const char *bs_name[] = {"random", "repeated", "some-infinity"};
 static unsigned window_bits_checks(void) {
     unsigned prev = 0, ok = 1;
     for (size_t m = 1; m <= ((size_t)1 << 26); m *= 2) {
-        unsigned c = cuzk_msm_window_bits(m, 255, 1.4);
+        unsigned c = cuzk_msm_window_bits(m, 255, 1.0, 16);
         ok &= c >= 2 && c <= CUZK_MSM_MAX_WINDOW && c >= prev;
         prev = c;
     }
@@ -166,7 +166,7 @@ static void GF(make_scalars)(TS *mont, TS *raw, size_t n, int profile,
                 tu_rand_below(equal_scalar, SF(modulus), 4);
             memcpy(k, equal_scalar, sizeof k);
             break;
-        case SC_BIG: /* plain inputs only: r + small, or up to 2^256 - 1 */
+        case SC_BIG: /* plain inputs only: k + j r < 2^256, j = 0..5 */
             tu_rand_below(k, SF(modulus), 4);
             big = !raw_is_mont && tu_rand64() % 2;
             break;
@@ -175,14 +175,24 @@ static void GF(make_scalars)(TS *mont, TS *raw, size_t n, int profile,
         if (raw_is_mont) {
             raw[i] = mont[i];
         } else if (big) {
-            /* k + r (fits: 2r < 2^256) represents the same residue */
-            unsigned __int128 carry = 0;
-            for (int j = 0; j < 4; j++) {
-                unsigned __int128 s =
-                    (unsigned __int128)k[j] + SF(modulus)[j] + carry;
-                raw[i].l[j] = (uint64_t)s;
-                carry = s >> 64;
+            /* k + j r for j up to 5 while it fits in 256 bits (BN254's r
+             * fits 5 times, BLS12-381's once): the same residue */
+            uint64_t acc[4];
+            memcpy(acc, k, sizeof acc);
+            for (unsigned j = 1 + (unsigned)(tu_rand64() % 5); j > 0; j--) {
+                uint64_t nxt[4];
+                unsigned __int128 carry = 0;
+                for (int l = 0; l < 4; l++) {
+                    unsigned __int128 t =
+                        (unsigned __int128)acc[l] + SF(modulus)[l] + carry;
+                    nxt[l] = (uint64_t)t;
+                    carry = t >> 64;
+                }
+                if (carry)
+                    break;
+                memcpy(acc, nxt, sizeof acc);
             }
+            memcpy(raw[i].l, acc, sizeof acc);
         } else {
             memcpy(raw[i].l, k, sizeof k);
         }
@@ -287,6 +297,18 @@ static void GF(check_structured)(size_t n, int sprof, int kind) {
     free(jac);
 }
 
+/* The automatic window grows with m and stays where the buckets fit the
+ * cache budget of msm.c (never above 14 for these point sizes). */
+static void GF(check_window_choice)(void) {
+    unsigned prev = 2, ok = 1;
+    for (size_t m = 1; m <= ((size_t)1 << 28); m *= 2) {
+        unsigned c = GF(msm_window_bits)(m);
+        ok &= c >= prev && c <= 14;
+        prev = c;
+    }
+    CHECK(ok && prev >= 12, "%s window choice (largest %u)", T_NAME, prev);
+}
+
 static void GF(check_empty)(void) {
     TG got;
     GF(rand_point)(&got); /* r must be overwritten */
@@ -298,6 +320,7 @@ static void GF(check_empty)(void) {
 static void T_CAT1(test, TG)(size_t max_n) {
     static const size_t sizes[] = {1, 2, 3, 31, 32, 33, 100, 1031};
     GF(check_empty)();
+    GF(check_window_choice)();
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         if (sizes[i] > max_n)
             break;

@@ -1,0 +1,423 @@
+/*
+ * GPU multi-scalar multiplication for G1 and G2 of BLS12-381 and BN254
+ * (gpu/gpu.h: cuzk_gpu_bases_*, cuzk_gpu_msm).  The algorithm and the
+ * per-thread bodies are in msm_kernels.cuh; this file sizes the launches,
+ * lays out the stream's scratch memory, sorts with CUB and combines the
+ * window sums on the host.
+ *
+ * Memory per call (n points in one batch, W windows of c bits):
+ *   scalars 32n (host input only), sort pairs 16Wn, CUB temp, buckets
+ *   W 2^(c-1) XYZZ points, partial sums 2 n W / L XYZZ points.
+ * Points beyond CUZK_MSM_BATCH are processed in batches that add into the
+ * same buckets, which bounds the scratch and keeps sort sizes in int range.
+ *
+ * Must not: allocate outside the stream scratch (no cudaMalloc per call in
+ * steady state), abort, or leave work queued on error paths it reports as
+ * success.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "gpu/internal.cuh"
+#include "msm/gpu/msm_kernels.cuh"
+
+/* Largest batch of points per sort (pairs: W * batch < 2^31). */
+#define CUZK_MSM_BATCH ((size_t)1 << 26)
+
+/* Threads per block.  The accumulation kernels hold an XYZZ accumulator
+ * and a point in registers (~130-200 registers), so 128-thread blocks keep
+ * several blocks per multiprocessor. */
+#define MSM_ACC_THREADS 128
+#define MSM_SMALL_THREADS 256
+
+template <class G>
+__global__ void k_msm_digits(const uint32_t *scalars, size_t n, bool mont,
+                             unsigned c, unsigned nwin, uint32_t *keys,
+                             uint32_t *vals) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        msm_digits_one<G>(i, scalars, n, mont, c, nwin, keys, vals);
+}
+
+template <class G, bool FIRST>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_acc(const uint32_t *keys, size_t M, size_t L, size_t T,
+              const uint32_t *vals, const typename G::affine *bases,
+              const typename G::xyzz *pts, typename G::xyzz *buckets,
+              bool accumulate, uint32_t *out_keys,
+              typename G::xyzz *out_pts) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        msm_acc_one<G, FIRST>(t, keys, M, L, vals, bases, pts, buckets,
+                              accumulate, out_keys, out_pts);
+}
+
+template <class G>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_bucket_reduce(const typename G::xyzz *buckets, unsigned log_b,
+                        unsigned log_s, size_t T, typename G::xyzz *out) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        msm_bucket_reduce_one<G>(t, buckets, log_b, log_s, out);
+}
+
+template <class G>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_tree(const typename G::xyzz *in, size_t half, size_t T,
+               typename G::xyzz *out) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        msm_tree_one<G>(t, in, half, out);
+}
+
+/* ---- launch planning -------------------------------------------------- */
+
+static unsigned msm_nwin(unsigned r_bits, unsigned c) {
+    return (r_bits + 1 + c - 1) / c;
+}
+
+/* Window size minimising (bucket additions + bucket reduction) per window
+ * times windows; reduction weighs 3 (two XYZZ additions, each ~1.4 mixed
+ * additions).  Capped at 22 bits so buckets stay a few GB at most. */
+static unsigned msm_choose_c(unsigned r_bits, size_t n) {
+    unsigned best_c = 3;
+    double best = 1e300;
+    for (unsigned c = 3; c <= 22; c++) {
+        double cost = (double)msm_nwin(r_bits, c) *
+                      ((double)n + 3.0 * (double)(1u << (c - 1)));
+        if (cost < best) {
+            best = cost;
+            best_c = c;
+        }
+    }
+    return best_c;
+}
+
+static size_t clamp_sz(size_t v, size_t lo, size_t hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Entries per thread at a level with M entries: enough threads to fill the
+ * device several times over, at most |cap| entries each. */
+static size_t msm_seg_len(size_t M, int sm_count, size_t cap) {
+    size_t target = (size_t)sm_count * 1024;
+    return clamp_sz((M + target - 1) / target, 4, cap);
+}
+
+static unsigned ilog2(size_t v) {
+    unsigned k = 0;
+    while (((size_t)1 << (k + 1)) <= v)
+        k++;
+    return k;
+}
+
+template <class G> struct msm_plan {
+    unsigned c, nwin, log_b, log_s, key_bits;
+    size_t batch, M, L1, T1, L2, T2, nseg;
+    size_t off_scalars, off_keys[2], off_vals[2], off_cub, cub_bytes;
+    size_t off_buckets, off_pk[2], off_pp[2], off_seg[2];
+    size_t total;
+};
+
+template <class G>
+static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
+                                 int sm_count, unsigned force_c,
+                                 cuzk_error *err) {
+    typedef typename G::xyzz P;
+    pl.c = force_c >= 2 ? force_c : msm_choose_c(G::R_BITS, n);
+    pl.nwin = msm_nwin(G::R_BITS, pl.c);
+    pl.log_b = pl.c - 1;
+    pl.key_bits = ilog2((size_t)pl.nwin << pl.log_b) + 1;
+    pl.batch = n < CUZK_MSM_BATCH ? n : CUZK_MSM_BATCH;
+    pl.M = pl.batch * pl.nwin;
+    pl.L1 = msm_seg_len(pl.M, sm_count, 256);
+    pl.T1 = (pl.M + pl.L1 - 1) / pl.L1;
+    pl.L2 = msm_seg_len(2 * pl.T1, sm_count, 32);
+    pl.T2 = (2 * pl.T1 + pl.L2 - 1) / pl.L2;
+    /* bucket segments: aim for ~64K threads, at least 32 buckets each */
+    pl.log_s = pl.log_b;
+    while (pl.log_s > 5 && ((size_t)pl.nwin << (pl.log_b - pl.log_s)) < 65536)
+        pl.log_s--;
+    pl.nseg = (size_t)1 << (pl.log_b - pl.log_s);
+
+    pl.cub_bytes = 0;
+    cudaError_t e = cub::DeviceRadixSort::SortPairs(
+        (void *)NULL, pl.cub_bytes, (const uint32_t *)NULL, (uint32_t *)NULL,
+        (const uint32_t *)NULL, (uint32_t *)NULL, (int)pl.M, 0,
+        (int)pl.key_bits, (cudaStream_t)0);
+    if (e != cudaSuccess)
+        return cuzk_gpu_cuda_fail(err, e, "cub SortPairs (size query)",
+                                  __FILE__, __LINE__);
+    cuzk_gpu_arena a = {0};
+    pl.off_scalars = cuzk_gpu_arena_take(&a, host_scalars ? 32 * pl.batch : 0);
+    for (int k = 0; k < 2; k++) {
+        pl.off_keys[k] = cuzk_gpu_arena_take(&a, 4 * pl.M);
+        pl.off_vals[k] = cuzk_gpu_arena_take(&a, 4 * pl.M);
+    }
+    pl.off_cub = cuzk_gpu_arena_take(&a, pl.cub_bytes);
+    pl.off_buckets =
+        cuzk_gpu_arena_take(&a, ((size_t)pl.nwin << pl.log_b) * sizeof(P));
+    size_t slots[2] = {2 * pl.T1, 2 * pl.T2};
+    for (int k = 0; k < 2; k++) {
+        pl.off_pk[k] = cuzk_gpu_arena_take(&a, 4 * slots[k]);
+        pl.off_pp[k] = cuzk_gpu_arena_take(&a, sizeof(P) * slots[k]);
+    }
+    pl.off_seg[0] = cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwin * pl.nseg);
+    pl.off_seg[1] =
+        cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwin * (pl.nseg / 2 + 1));
+    pl.total = a.used;
+    return CUZK_OK;
+}
+
+/* ---- phase timing (cuzk_gpu_ctx_tune profile mode) ------------------------ */
+
+/* Records the end of phase |name| on the stream (profile mode only). */
+static void prof_mark(cuzk_gpu_stream *s, const char *name) {
+    if (!s->ctx->profile || s->nev >= CUZK_GPU_MAX_EVENTS)
+        return;
+    if (s->ev[s->nev] == NULL &&
+        cudaEventCreate(&s->ev[s->nev]) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    s->ev_name[s->nev] = name;
+    cudaEventRecord(s->ev[s->nev], s->s);
+    s->nev++;
+}
+
+/* Prints the phase times once the stream is synchronised. */
+static void prof_report(cuzk_gpu_stream *s, size_t n, unsigned c) {
+    if (!s->ctx->profile)
+        return;
+    fprintf(stderr, "msm profile n=%zu c=%u:", n, c);
+    for (int i = 1; i < s->nev; i++) {
+        float ms = 0;
+        cudaEventElapsedTime(&ms, s->ev[i - 1], s->ev[i]);
+        fprintf(stderr, " %s %.3f", s->ev_name[i], ms);
+    }
+    fprintf(stderr, " (ms)\n");
+    s->nev = 0;
+}
+
+/* ---- one MSM ------------------------------------------------------------ */
+
+template <class G>
+static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
+                           size_t offset, size_t n, const void *scalars,
+                           unsigned flags, void *result, cuzk_error *err) {
+    typedef typename G::xyzz P;
+    typedef typename G::affine A;
+    typedef typename G::F F;
+    F *out = (F *)result;
+    if (n == 0) {
+        f_set_zero(out[0]);
+        f_set_zero(out[1]);
+        f_set_zero(out[2]);
+        return CUZK_OK;
+    }
+    bool host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
+    bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    msm_plan<G> pl;
+    cuzk_status st = msm_make_plan<G>(pl, n, host_scalars, s->ctx->sm_count,
+                                      s->ctx->msm_window, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_scratch(s, pl.total, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwin, err);
+    if (st != CUZK_OK)
+        return st;
+    char *base = (char *)s->d_scratch;
+    uint32_t *keys[2], *vals[2], *pk[2];
+    P *pp[2], *seg[2];
+    for (int k = 0; k < 2; k++) {
+        keys[k] = (uint32_t *)(base + pl.off_keys[k]);
+        vals[k] = (uint32_t *)(base + pl.off_vals[k]);
+        pk[k] = (uint32_t *)(base + pl.off_pk[k]);
+        pp[k] = (P *)(base + pl.off_pp[k]);
+        seg[k] = (P *)(base + pl.off_seg[k]);
+    }
+    P *buckets = (P *)(base + pl.off_buckets);
+    const A *d_bases = (const A *)bases->d_points + offset;
+    cudaStream_t cs = s->s;
+
+    s->nev = 0;
+    prof_mark(s, "start");
+    CUZK_CUDA(err, cudaMemsetAsync(buckets, 0,
+                                   ((size_t)pl.nwin << pl.log_b) * sizeof(P),
+                                   cs));
+    for (size_t b0 = 0; b0 < n; b0 += pl.batch) {
+        size_t nb = n - b0 < pl.batch ? n - b0 : pl.batch;
+        size_t M = nb * pl.nwin;
+        const uint32_t *d_sc;
+        if (host_scalars) {
+            d_sc = (const uint32_t *)(base + pl.off_scalars);
+            CUZK_CUDA(err, cudaMemcpyAsync((void *)d_sc,
+                                           (const char *)scalars + 32 * b0,
+                                           32 * nb, cudaMemcpyHostToDevice,
+                                           cs));
+            prof_mark(s, "copy");
+        } else {
+            d_sc = (const uint32_t *)scalars + 8 * b0;
+        }
+        k_msm_digits<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
+                          MSM_SMALL_THREADS, 0, cs>>>(
+            d_sc, nb, mont, pl.c, pl.nwin, keys[0], vals[0]);
+        CUZK_LAUNCHED(err);
+        prof_mark(s, "digits");
+        size_t cub_bytes = pl.cub_bytes;
+        CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(
+                           (void *)(base + pl.off_cub), cub_bytes, keys[0],
+                           keys[1], vals[0], vals[1], (int)M, 0,
+                           (int)pl.key_bits, cs));
+        prof_mark(s, "sort");
+        /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
+        size_t L = msm_seg_len(M, s->ctx->sm_count, 256);
+        size_t T = (M + L - 1) / L;
+        bool acc = b0 > 0;
+        k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                             MSM_ACC_THREADS, 0, cs>>>(
+            keys[1], M, L, T, vals[1], d_bases + b0, (const P *)NULL, buckets,
+            acc, pk[0], pp[0]);
+        CUZK_LAUNCHED(err);
+        prof_mark(s, "accumulate");
+        int cur = 0;
+        while (T > 1) {
+            size_t Mk = 2 * T;
+            L = msm_seg_len(Mk, s->ctx->sm_count, 32);
+            T = (Mk + L - 1) / L;
+            k_msm_acc<G, false><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                  MSM_ACC_THREADS, 0, cs>>>(
+                pk[cur], Mk, L, T, (const uint32_t *)NULL, (const A *)NULL,
+                pp[cur], buckets, acc, pk[cur ^ 1], pp[cur ^ 1]);
+            CUZK_LAUNCHED(err);
+            cur ^= 1;
+        }
+        prof_mark(s, "levels");
+    }
+    /* bucket reduction, then pairwise sums down to one point per window */
+    size_t T = (size_t)pl.nwin * pl.nseg;
+    k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                             MSM_ACC_THREADS, 0, cs>>>(buckets, pl.log_b,
+                                                       pl.log_s, T, seg[0]);
+    CUZK_LAUNCHED(err);
+    prof_mark(s, "reduce");
+    int cur = 0;
+    for (size_t cnt = pl.nseg; cnt > 1; cnt /= 2) {
+        T = (size_t)pl.nwin * (cnt / 2);
+        k_msm_tree<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS), MSM_ACC_THREADS,
+                        0, cs>>>(seg[cur], cnt / 2, T, seg[cur ^ 1]);
+        CUZK_LAUNCHED(err);
+        cur ^= 1;
+    }
+    P *h_win = (P *)s->h_scratch;
+    CUZK_CUDA(err, cudaMemcpyAsync(h_win, seg[cur], sizeof(P) * pl.nwin,
+                                   cudaMemcpyDeviceToHost, cs));
+    prof_mark(s, "tree");
+    CUZK_CUDA(err, cudaStreamSynchronize(cs));
+    P res;
+    msm_combine_host<G>(res, h_win, pl.nwin, pl.c);
+    pt_to_jacobian(out, res);
+    prof_report(s, n, pl.c);
+    return CUZK_OK;
+}
+
+/* ---- C interface ----------------------------------------------------------- */
+
+static size_t affine_bytes(cuzk_gpu_curve curve, cuzk_gpu_group group) {
+    size_t fp = curve == CUZK_GPU_BLS12_381 ? 48 : curve == CUZK_GPU_BN254 ? 32 : 0;
+    if (group != CUZK_GPU_G1 && group != CUZK_GPU_G2)
+        return 0;
+    return 2 * fp * (group == CUZK_GPU_G2 ? 2 : 1);
+}
+
+extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
+                                             cuzk_gpu_curve curve,
+                                             cuzk_gpu_group group,
+                                             const void *points, size_t n,
+                                             cuzk_gpu_bases **out,
+                                             cuzk_error *err) {
+    *out = NULL;
+    size_t pb = affine_bytes(curve, group);
+    if (ctx == NULL || pb == 0 || n == 0 || points == NULL)
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "bases upload: bad context, curve %d, group %d or "
+                             "n = %zu",
+                             (int)curve, (int)group, n);
+    if (n >= ((size_t)1 << 31))
+        return cuzk_gpu_fail(err, CUZK_ERANGE, "bases upload: n = %zu >= 2^31",
+                             n);
+    cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
+    if (b == NULL)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
+    b->ctx = ctx;
+    b->curve = curve;
+    b->group = group;
+    b->n = n;
+    b->point_bytes = pb;
+    cudaError_t e = cudaSetDevice(ctx->device);
+    if (e == cudaSuccess)
+        e = cudaMalloc(&b->d_points, pb * n);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(b->d_points, points, pb * n, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        if (b->d_points)
+            cudaFree(b->d_points);
+        free(b);
+        return cuzk_gpu_cuda_fail(err, e, "bases upload (cudaMalloc/Memcpy)",
+                                  __FILE__, __LINE__);
+    }
+    *out = b;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b) {
+    if (b == NULL)
+        return;
+    cudaSetDevice(b->ctx->device);
+    cudaFree(b->d_points);
+    free(b);
+}
+
+extern "C" size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *b) {
+    return b->n;
+}
+
+extern "C" size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *b) {
+    return b->n * b->point_bytes;
+}
+
+extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve,
+                                             cuzk_gpu_group group, size_t n) {
+    (void)group; /* same model for G1 and G2 (both costs scale alike) */
+    return msm_choose_c(curve == CUZK_GPU_BLS12_381 ? 255 : 254, n);
+}
+
+extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
+                                    const cuzk_gpu_bases *bases, size_t offset,
+                                    size_t n, const void *scalars,
+                                    unsigned flags, void *result,
+                                    cuzk_error *err) {
+    if (bases == NULL || result == NULL || (n > 0 && scalars == NULL))
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm: NULL argument");
+    if (offset > bases->n || n > bases->n - offset)
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "msm: points [%zu, %zu) beyond the %zu bases",
+                             offset, offset + n, bases->n);
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK)
+        return st;
+    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G1)
+        return msm_run<gg_bls12_381_g1>(s, bases, offset, n, scalars, flags,
+                                        result, err);
+    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G2)
+        return msm_run<gg_bls12_381_g2>(s, bases, offset, n, scalars, flags,
+                                        result, err);
+    if (bases->curve == CUZK_GPU_BN254 && bases->group == CUZK_GPU_G1)
+        return msm_run<gg_bn254_g1>(s, bases, offset, n, scalars, flags,
+                                    result, err);
+    return msm_run<gg_bn254_g2>(s, bases, offset, n, scalars, flags, result,
+                                err);
+}

@@ -1,0 +1,243 @@
+/*
+ * Per-thread bodies of the GPU MSM (Pippenger with signed digits, bucket
+ * sorting and load-balanced bucket accumulation).  msm.cu wraps each body in
+ * a __global__ kernel; keeping the bodies __host__ __device__ lets a host
+ * program run the whole pipeline thread by thread (emulation), which is how
+ * the indexing was tested without a GPU.
+ *
+ * Pipeline for n points, window c bits, W windows, B = 2^(c-1) buckets per
+ * window (digit d in [-B, B], bucket |d| - 1, key = w*B + |d| - 1):
+ *   1. msm_digits_one: scalar -> W (key, point index | sign<<31) pairs;
+ *      zero digits get key MSM_INVALID, so scalars 0 cost nothing and a
+ *      scalar 1 is one entry of bucket 0 of window 0.
+ *   2. radix sort of the pairs by key (cub, in msm.cu): a bucket's entries
+ *      become one run; invalid keys sort last.
+ *   3. msm_acc_one, level 1: thread t sums the entries [tL, tL+L) run by
+ *      run with mixed additions.  A run that lies wholly inside the segment
+ *      is the complete bucket: written directly (exclusive owner).  A run
+ *      that crosses the segment's start or end is only part of its bucket:
+ *      it goes to the thread's head or tail slot of the partial list.  The
+ *      partial list (2 slots per thread, keys kept sorted by giving unused
+ *      slots the first/last key of the segment and an infinity point) is
+ *      reduced the same way at level 2, 3, ... (XYZZ additions) until one
+ *      segment holds everything.  Every thread does the same number of
+ *      additions however skewed the buckets are (all scalars equal: one
+ *      bucket of n entries, still spread over n/L threads).
+ *   4. msm_bucket_reduce_one: thread per (window, segment of S buckets):
+ *      sum_j (j+1) B_j by running sums, plus the segment offset times the
+ *      segment sum; msm_tree_one adds the segment results pairwise.
+ *   5. host: Horner over the W window sums (2^c doublings per window) in
+ *      msm_combine_host; the CPU is much faster than one GPU thread at this
+ *      strictly sequential step.
+ *
+ * Must not: allocate, synchronise, or assume anything about the scalar
+ * distribution.
+ */
+#ifndef CUZK_GPU_MSM_KERNELS_CUH
+#define CUZK_GPU_MSM_KERNELS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "curve/gpu/groups.cuh"
+
+#define MSM_INVALID 0xFFFFFFFFu
+#define MSM_NEG_BIT 0x80000000u
+
+/* a >= b on |n| words. */
+CUZK_HD bool msm_words_geq(const uint32_t *a, const uint32_t *b, int n) {
+    for (int j = n - 1; j >= 0; j--)
+        if (a[j] != b[j])
+            return a[j] > b[j];
+    return true;
+}
+
+/* a -= b on |n| words (a >= b). */
+CUZK_HD void msm_words_sub(uint32_t *a, const uint32_t *b, int n) {
+    uint32_t borrow = 0;
+    for (int j = 0; j < n; j++) {
+        uint32_t d = a[j] - b[j] - borrow;
+        borrow = (a[j] < b[j]) || (a[j] == b[j] && borrow);
+        a[j] = d;
+    }
+}
+
+/*
+ * Step 1 for scalar i: keys[w*n + i], vals[w*n + i] for every window w.
+ * The scalar is taken out of Montgomery form if |mont|, then reduced below
+ * r (plain input may be any 256-bit value), then recoded into signed
+ * c-bit digits; nwin * c >= R_BITS + 1 leaves room for the last carry.
+ */
+template <class G>
+CUZK_HD void msm_digits_one(size_t i, const uint32_t *scalars, size_t n,
+                            bool mont, unsigned c, unsigned nwin,
+                            uint32_t *keys, uint32_t *vals) {
+    typedef typename G::S S;
+    fp_t<S> s;
+CUZK_UNROLL
+    for (int j = 0; j < 8; j++)
+        s.v[j] = scalars[8 * i + j];
+    fp_t<S> rr;
+    f_load_const(rr, S::p());
+    const uint32_t *r = rr.v;
+    /* at most 5 subtractions: 2^256 / r < 6 for both curves */
+    for (int k = 0; k < 5 && msm_words_geq(s.v, r, 8); k++)
+        msm_words_sub(s.v, r, 8);
+    if (mont)
+        f_from_mont(s, s);
+    uint32_t bucket_count = 1u << (c - 1);
+    uint32_t carry = 0;
+    for (unsigned w = 0; w < nwin; w++) {
+        unsigned bit = w * c, q = bit >> 5, sh = bit & 31;
+        uint64_t pair = q < 8 ? s.v[q] : 0;
+        if (q + 1 < 8)
+            pair |= (uint64_t)s.v[q + 1] << 32;
+        uint32_t raw = (uint32_t)(pair >> sh) & ((1u << c) - 1);
+        raw += carry;
+        uint32_t key = MSM_INVALID, neg = 0;
+        if (raw > bucket_count) { /* digit raw - 2^c < 0 */
+            uint32_t mag = (1u << c) - raw;
+            carry = 1;
+            if (mag) {
+                key = w * bucket_count + mag - 1;
+                neg = MSM_NEG_BIT;
+            }
+        } else {
+            carry = 0;
+            if (raw)
+                key = w * bucket_count + raw - 1;
+        }
+        keys[(size_t)w * n + i] = key;
+        vals[(size_t)w * n + i] = (uint32_t)i | neg;
+    }
+}
+
+/*
+ * Step 3, one level, thread t over entries [tL, min(M, tL+L)) of the sorted
+ * keys.  FIRST: entries are (key, point index | sign) with affine bases;
+ * otherwise (key, XYZZ partial sum) from the previous level.
+ * |accumulate|: add to the bucket's previous value instead of replacing it
+ * (when the points are processed in several batches).  Writes out_keys /
+ * out_pts[2t] (head slot) and [2t+1] (tail slot).
+ */
+template <class G, bool FIRST>
+CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
+                         const uint32_t *vals,
+                         const typename G::affine *bases,
+                         const typename G::xyzz *pts,
+                         typename G::xyzz *buckets, bool accumulate,
+                         uint32_t *out_keys, typename G::xyzz *out_pts) {
+    typedef typename G::xyzz P;
+    size_t start = t * L, end = start + L < M ? start + L : M;
+    P acc, head, tail;
+    pt_set_inf(acc);
+    pt_set_inf(head);
+    pt_set_inf(tail);
+    uint32_t cur = keys[start];
+    bool first = true;
+    bool crosses_start = start > 0 && keys[start - 1] == cur;
+    size_t i = start;
+    for (; i < end; i++) {
+        uint32_t k = keys[i];
+        if (k == MSM_INVALID)
+            break;
+        if (k != cur) {
+            if (first && crosses_start) {
+                head = acc;
+            } else if (!pt_is_inf(acc)) {
+                if (accumulate)
+                    pt_add(acc, buckets[cur]);
+                buckets[cur] = acc;
+            }
+            first = false;
+            cur = k;
+            pt_set_inf(acc);
+        }
+        if (FIRST) {
+            uint32_t v = vals[i];
+            pt_add_affine(acc, bases[v & ~MSM_NEG_BIT], (v & MSM_NEG_BIT) != 0);
+        } else {
+            pt_add(acc, pts[i]);
+        }
+    }
+    if (cur != MSM_INVALID) {
+        bool crosses_end = i == end && end < M && keys[end] == cur;
+        if (first && crosses_start) {
+            head = acc;
+        } else if (crosses_end) {
+            tail = acc;
+        } else if (!pt_is_inf(acc)) {
+            if (accumulate)
+                pt_add(acc, buckets[cur]);
+            buckets[cur] = acc;
+        }
+    }
+    out_keys[2 * t] = keys[start];
+    out_keys[2 * t + 1] = keys[end - 1];
+    out_pts[2 * t] = head;
+    out_pts[2 * t + 1] = tail;
+}
+
+/*
+ * Step 4: thread t = (window w, segment s) of S = 2^log_s buckets out of
+ * B = 2^log_b: out[t] = sum_{j<S} (s*S + j + 1) * bucket[w*B + s*S + j].
+ */
+template <class G>
+CUZK_HD void msm_bucket_reduce_one(size_t t, const typename G::xyzz *buckets,
+                                   unsigned log_b, unsigned log_s,
+                                   typename G::xyzz *out) {
+    typedef typename G::xyzz P;
+    size_t nseg = (size_t)1 << (log_b - log_s);
+    size_t w = t / nseg, s = t % nseg;
+    const P *b = buckets + (w << log_b) + (s << log_s);
+    P run, sum, off;
+    pt_set_inf(run);
+    pt_set_inf(sum);
+    for (int j = (1 << log_s) - 1; j >= 0; j--) {
+        pt_add(run, b[j]);
+        pt_add(sum, run);
+    }
+    /* (s*S) * run: s by double-and-add over its bits, then log_s doublings */
+    if (s != 0 && !pt_is_inf(run)) {
+        pt_set_inf(off);
+        int top = 31;
+        while (!((s >> top) & 1))
+            top--;
+        for (int bit = top; bit >= 0; bit--) {
+            pt_dbl(off, off);
+            if ((s >> bit) & 1)
+                pt_add(off, run);
+        }
+        for (unsigned k = 0; k < log_s; k++)
+            pt_dbl(off, off);
+        pt_add(sum, off);
+    }
+    out[t] = sum;
+}
+
+/* out[w*half + i] = in[w*2half + 2i] + in[w*2half + 2i + 1]. */
+template <class G>
+CUZK_HD void msm_tree_one(size_t t, const typename G::xyzz *in, size_t half,
+                          typename G::xyzz *out) {
+    size_t w = t / half, i = t % half;
+    typename G::xyzz a = in[w * 2 * half + 2 * i];
+    pt_add(a, in[w * 2 * half + 2 * i + 1]);
+    out[t] = a;
+}
+
+/* Step 5 on the host: res = sum_w 2^(c w) win[w].  (A host-only function:
+ * nvcc parses it in the device pass too, so it is not hidden behind
+ * __CUDA_ARCH__.) */
+template <class G>
+static void msm_combine_host(typename G::xyzz &res,
+                             const typename G::xyzz *win, unsigned nwin,
+                             unsigned c) {
+    res = win[nwin - 1];
+    for (int w = (int)nwin - 2; w >= 0; w--) {
+        for (unsigned k = 0; k < c; k++)
+            pt_dbl(res, res);
+        pt_add(res, win[w]);
+    }
+}
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * GPU NTT over the scalar fields of BLS12-381 and BN254 (gpu/gpu.h:
+ * cuzk_gpu_ntt, cuzk_gpu_ntt_prepare).  Kernels bodies are in
+ * ntt_kernels.cuh; this file plans the passes, builds and caches the
+ * twiddle tables and computes the per-call scalars (1/n, g^-1) on the host.
+ *
+ * Roots: w = root_of_unity(log_n) exactly as field/field.c defines it (the
+ * 2^S-th root from consts_gen.h squared S - log_n times), so the output order
+ * matches ntt/ntt.h and snarkjs.
+ *
+ * Twiddle cache: one table of n/2 elements per (curve, log_n), built on the
+ * caller's stream and synchronised before it is published under the
+ * context lock, so other streams never see a half-built table.  Per-call
+ * coset tables live in the stream's scratch.
+ *
+ * Must not: allocate in steady state (only the first use of a size builds
+ * its table), or block except when building a table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/internal.cuh"
+#include "ntt/gpu/ntt_kernels.cuh"
+
+#define NTT_THREADS 128
+/* Stages per pass: 3 keeps a pass at ~130 registers (8 elements); 4 (16
+ * elements) is selectable with cuzk_gpu_ctx_tune for measurement. */
+#define NTT_DEFAULT_RADIX_LOG 3
+
+template <class C, int K>
+__global__ void __launch_bounds__(NTT_THREADS)
+    k_ntt_pass(fp_t<C> *x, unsigned log_n, unsigned stage0, uint32_t T,
+               const fp_t<C> *tw, bool inverse, const fp_t<C> *lo,
+               const fp_t<C> *hi) {
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        ntt_pass_one<C, K>(t, x, log_n, stage0, tw, inverse, lo, hi);
+}
+
+template <class C>
+__global__ void k_ntt_bitrev(fp_t<C> *x, unsigned log_n, int mode,
+                             fp_t<C> scale, const fp_t<C> *lo,
+                             const fp_t<C> *hi) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (1u << log_n))
+        ntt_bitrev_one<C>(i, x, log_n, mode, scale, lo, hi);
+}
+
+template <class C>
+__global__ void k_ntt_powers(fp_t<C> *out, uint32_t count, fp_t<C> base,
+                             fp_t<C> scale) {
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < count)
+        ntt_powers_one<C>(k, out, base, scale);
+}
+
+template <class C>
+__global__ void k_ntt_twiddles(fp_t<C> *tw, uint32_t count, const fp_t<C> *lo,
+                               const fp_t<C> *hi) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        ntt_pow_lookup(tw[i], lo, hi, i);
+}
+
+/* ---- host-side constants ------------------------------------------------------ */
+
+template <class C> struct ntt_field;
+template <> struct ntt_field<gpu_bls12_381_fr_cfg> {
+    static void root(fp_t<gpu_bls12_381_fr_cfg> &w) {
+        static const uint64_t r[4] = BLS12_381_FR_ROOT_MONT;
+        memcpy(w.v, r, sizeof r);
+    }
+    enum { S = BLS12_381_FR_S };
+};
+template <> struct ntt_field<gpu_bn254_fr_cfg> {
+    static void root(fp_t<gpu_bn254_fr_cfg> &w) {
+        static const uint64_t r[4] = BN254_FR_ROOT_MONT;
+        memcpy(w.v, r, sizeof r);
+    }
+    enum { S = BN254_FR_S };
+};
+
+/* w = root_of_unity(log_n): the 2^S-th root squared S - log_n times. */
+template <class C> static void ntt_omega(fp_t<C> &w, unsigned log_n) {
+    ntt_field<C>::root(w);
+    for (unsigned i = log_n; i < (unsigned)ntt_field<C>::S; i++)
+        f_sqr(w, w);
+}
+
+template <class C> static void f_from_u64(fp_t<C> &r, uint64_t v) {
+    f_set_zero(r);
+    r.v[0] = (uint32_t)v;
+    r.v[1] = (uint32_t)(v >> 32);
+    f_to_mont(r, r);
+}
+
+/* Fills lo[k] = scale0 * b^k (k < 4096 or count_lo) and
+ * hi[k] = scale1 * (b^4096)^k (k < count_hi) on the stream. */
+template <class C>
+static cuzk_status ntt_power_tables(cudaStream_t cs, fp_t<C> *lo, fp_t<C> *hi,
+                                    uint32_t count_lo, uint32_t count_hi,
+                                    const fp_t<C> &b, const fp_t<C> &scale_hi,
+                                    cuzk_error *err) {
+    fp_t<C> one, b4096 = b;
+    f_set_one(one);
+    for (int k = 0; k < NTT_POW_LO_BITS; k++)
+        f_sqr(b4096, b4096);
+    k_ntt_powers<C><<<cuzk_gpu_blocks(count_lo, 256), 256, 0, cs>>>(
+        lo, count_lo, b, one);
+    CUZK_LAUNCHED(err);
+    k_ntt_powers<C><<<cuzk_gpu_blocks(count_hi, 256), 256, 0, cs>>>(
+        hi, count_hi, b4096, scale_hi);
+    CUZK_LAUNCHED(err);
+    return CUZK_OK;
+}
+
+static uint32_t ntt_hi_count(uint32_t count) {
+    return (count + NTT_POW_LO - 1) >> NTT_POW_LO_BITS;
+}
+
+/* Returns the cached twiddle table of (curve, log_n), building it on |s|. */
+template <class C>
+static cuzk_status ntt_twiddles(cuzk_gpu_stream *s, int curve, unsigned log_n,
+                                const fp_t<C> **out, cuzk_error *err) {
+    cuzk_gpu_ctx *ctx = s->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    void *t = ctx->d_twiddles[curve][log_n];
+    cuzk_status st = CUZK_OK;
+    if (t == NULL) {
+        uint32_t half = 1u << (log_n - 1);
+        uint32_t hc = ntt_hi_count(half);
+        size_t bytes = sizeof(fp_t<C>) * ((size_t)half + NTT_POW_LO + hc);
+        cudaError_t e = cudaMalloc(&t, bytes);
+        if (e != cudaSuccess) {
+            pthread_mutex_unlock(&ctx->lock);
+            return cuzk_gpu_cuda_fail(err, e, "cudaMalloc(twiddles)", __FILE__,
+                                      __LINE__);
+        }
+        fp_t<C> *tw = (fp_t<C> *)t, *lo = tw + half, *hi = lo + NTT_POW_LO;
+        fp_t<C> w, one;
+        ntt_omega(w, log_n);
+        f_set_one(one);
+        uint32_t lc = half < NTT_POW_LO ? half : NTT_POW_LO;
+        st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, w, one, err);
+        if (st == CUZK_OK) {
+            k_ntt_twiddles<C><<<cuzk_gpu_blocks(half, 256), 256, 0, s->s>>>(
+                tw, half, lo, hi);
+            cudaError_t e2 = cudaGetLastError();
+            if (e2 == cudaSuccess)
+                e2 = cudaStreamSynchronize(s->s);
+            if (e2 != cudaSuccess)
+                st = cuzk_gpu_cuda_fail(err, e2, "twiddle build", __FILE__,
+                                        __LINE__);
+        }
+        if (st == CUZK_OK) {
+            ctx->d_twiddles[curve][log_n] = t;
+            ctx->cached_bytes += bytes;
+        } else {
+            cudaFree(t);
+            t = NULL;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    *out = (const fp_t<C> *)t;
+    return st;
+}
+
+template <class C>
+static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
+                           unsigned log_n, cuzk_gpu_ntt_dir dir,
+                           const void *coset_gen, cuzk_error *err) {
+    typedef fp_t<C> E;
+    const fp_t<C> *tw;
+    cuzk_status st = ntt_twiddles<C>(s, curve, log_n, &tw, err);
+    if (st != CUZK_OK)
+        return st;
+    uint32_t n = 1u << log_n;
+    bool inverse = dir == CUZK_GPU_NTT_INVERSE ||
+                   dir == CUZK_GPU_NTT_COSET_INVERSE;
+    bool coset = dir == CUZK_GPU_NTT_COSET_FORWARD ||
+                 dir == CUZK_GPU_NTT_COSET_INVERSE;
+    E *lo = NULL, *hi = NULL;
+    E ninv;
+    f_from_u64(ninv, n);
+    f_inv(ninv, ninv);
+    if (coset) {
+        E g;
+        memcpy(g.v, coset_gen, sizeof g.v);
+        if (f_is_zero(g))
+            return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: coset generator 0");
+        uint32_t hc = ntt_hi_count(n);
+        st = cuzk_gpu_scratch(s, sizeof(E) * (NTT_POW_LO + hc), err);
+        if (st != CUZK_OK)
+            return st;
+        lo = (E *)s->d_scratch;
+        hi = lo + NTT_POW_LO;
+        E one;
+        f_set_one(one);
+        uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
+        if (inverse) {
+            E ginv;
+            f_inv(ginv, g);
+            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
+        } else {
+            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, one, err);
+        }
+        if (st != CUZK_OK)
+            return st;
+    }
+    unsigned kmax = s->ctx->ntt_log_radix ? s->ctx->ntt_log_radix
+                                          : NTT_DEFAULT_RADIX_LOG;
+    unsigned stage = 0;
+    while (stage < log_n) {
+        unsigned k = log_n - stage;
+        if (k > kmax)
+            k = kmax;
+        uint32_t T = n >> k;
+        unsigned blocks = cuzk_gpu_blocks(T, NTT_THREADS);
+        const E *plo = (coset && !inverse && stage == 0) ? lo : NULL;
+        switch (k) {
+        case 1:
+            k_ntt_pass<C, 1><<<blocks, NTT_THREADS, 0, s->s>>>(
+                x, log_n, stage, T, tw, inverse, plo, hi);
+            break;
+        case 2:
+            k_ntt_pass<C, 2><<<blocks, NTT_THREADS, 0, s->s>>>(
+                x, log_n, stage, T, tw, inverse, plo, hi);
+            break;
+        case 3:
+            k_ntt_pass<C, 3><<<blocks, NTT_THREADS, 0, s->s>>>(
+                x, log_n, stage, T, tw, inverse, plo, hi);
+            break;
+        default:
+            k_ntt_pass<C, 4><<<blocks, NTT_THREADS, 0, s->s>>>(
+                x, log_n, stage, T, tw, inverse, plo, hi);
+            break;
+        }
+        CUZK_LAUNCHED(err);
+        stage += k;
+    }
+    int mode = coset && inverse ? 2 : inverse ? 1 : 0;
+    k_ntt_bitrev<C><<<cuzk_gpu_blocks(n, 256), 256, 0, s->s>>>(
+        x, log_n, mode, ninv, lo, hi);
+    CUZK_LAUNCHED(err);
+    return CUZK_OK;
+}
+
+static cuzk_status ntt_check(cuzk_gpu_curve curve, unsigned log_n,
+                             cuzk_error *err) {
+    if (curve != CUZK_GPU_BLS12_381 && curve != CUZK_GPU_BN254)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: unknown curve %d",
+                             (int)curve);
+    if (log_n < 1 || log_n > CUZK_GPU_MAX_LOG_NTT)
+        return cuzk_gpu_fail(err, CUZK_ERANGE,
+                             "ntt: log_n = %u outside [1, %d]", log_n,
+                             CUZK_GPU_MAX_LOG_NTT);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+                                    void *d_data, unsigned log_n,
+                                    cuzk_gpu_ntt_dir dir,
+                                    const void *coset_gen, cuzk_error *err) {
+    cuzk_status st = ntt_check(curve, log_n, err);
+    if (st != CUZK_OK)
+        return st;
+    if (d_data == NULL || (unsigned)dir > CUZK_GPU_NTT_COSET_INVERSE ||
+        (dir >= CUZK_GPU_NTT_COSET_FORWARD && coset_gen == NULL))
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "ntt: NULL data, bad direction or missing coset "
+                             "generator");
+    st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK)
+        return st;
+    if (curve == CUZK_GPU_BLS12_381)
+        return ntt_run<gpu_bls12_381_fr_cfg>(
+            s, (int)curve, (g_bls12_381_fr *)d_data, log_n, dir, coset_gen,
+            err);
+    return ntt_run<gpu_bn254_fr_cfg>(s, (int)curve, (g_bn254_fr *)d_data,
+                                     log_n, dir, coset_gen, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx,
+                                            cuzk_gpu_curve curve,
+                                            unsigned log_n, cuzk_error *err) {
+    cuzk_status st = ntt_check(curve, log_n, err);
+    if (st != CUZK_OK)
+        return st;
+    cuzk_gpu_stream *s = &ctx->dflt;
+    st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK)
+        return st;
+    if (curve == CUZK_GPU_BLS12_381) {
+        const g_bls12_381_fr *tw;
+        return ntt_twiddles<gpu_bls12_381_fr_cfg>(s, (int)curve, log_n, &tw,
+                                                  err);
+    }
+    const g_bn254_fr *tw;
+    return ntt_twiddles<gpu_bn254_fr_cfg>(s, (int)curve, log_n, &tw, err);
+}
