@@ -178,5 +178,34 @@ else
 fi
 [ -n "$CUZK" ] || echo "interop: no cuzk binary given: ran the snarkjs checks only"
 
+# Development keys: a circuit from `cuzk gen` with a key from `cuzk setup
+# --dev` must be a key snarkjs reads, proves with, and whose proofs (ours
+# and snarkjs's) it accepts.
+if [ -n "$CUZK" ]; then
+    for curve in bn254 bls12_381; do
+        d=$WORK/dev-$curve
+        mkdir -p "$d"
+        if "$CUZK" gen --curve "$curve" --log2 10 --seed 3 "$d/c.r1cs" "$d/c.wtns" >/dev/null 2>&1 &&
+            "$CUZK" setup --dev "$d/c.r1cs" "$d/c.zkey" >/dev/null 2>&1; then
+            ok "dev/$curve: cuzk gen + setup --dev"
+        else
+            bad "dev/$curve: cuzk gen + setup --dev failed"
+            continue
+        fi
+        if "${SNARKJS[@]}" zkey export verificationkey "$d/c.zkey" "$d/vk.json" >/dev/null 2>&1; then
+            ok "dev/$curve: snarkjs exports the vk of a dev key"
+        else
+            bad "dev/$curve: snarkjs cannot read the dev key"
+            continue
+        fi
+        "$CUZK" prove "$d/c.zkey" "$d/c.wtns" "$d/p.json" "$d/pub.json" >/dev/null 2>&1
+        expect_accept "dev/$curve: snarkjs verifies cuzk's proof" snarkjs_verify \
+            "$d/vk.json" "$d/pub.json" "$d/p.json"
+        "${SNARKJS[@]}" groth16 prove "$d/c.zkey" "$d/c.wtns" "$d/sp.json" "$d/spub.json" >/dev/null 2>&1
+        expect_accept "dev/$curve: cuzk verifies snarkjs's proof" "$CUZK" verify \
+            "$d/vk.json" "$d/spub.json" "$d/sp.json"
+    done
+fi
+
 echo "interop: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
