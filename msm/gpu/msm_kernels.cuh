@@ -2,8 +2,10 @@
  * Per-thread bodies of the GPU MSM (Pippenger with signed digits, bucket
  * sorting and load-balanced bucket accumulation).  msm.cu wraps each body in
  * a __global__ kernel; keeping the bodies __host__ __device__ lets a host
- * program run the whole pipeline thread by thread (emulation), which is how
- * the indexing was tested without a GPU.
+ * program run the whole pipeline thread by thread (emulation).  A harness
+ * doing that (with qsort for the sort, against the CPU MSM) checked the
+ * indexing before the first GPU run; it is not in the tree yet because the
+ * build has no C++ test target.
  *
  * Pipeline for n points, window c bits, W windows, B = 2^(c-1) buckets per
  * window (digit d in [-B, B], bucket |d| - 1, key = w*B + |d| - 1):

@@ -1,7 +1,8 @@
 /*
  * Per-thread bodies of the GPU NTT over Fr (ntt.cu wraps them in kernels;
- * as __host__ __device__ functions they also run on the host, which is how
- * the index arithmetic was checked without a GPU).
+ * as __host__ __device__ functions they also run on the host, where a
+ * harness outside the tree checked the index arithmetic against the CPU
+ * NTT before the first GPU run).
  *
  * Transform: decimation in frequency (Gentleman-Sande), in place, natural
  * order in, bit-reversed order out, followed by a bit-reversal permutation

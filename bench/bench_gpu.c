@@ -1,0 +1,413 @@
+/*
+ * GPU benchmarks: Montgomery product throughput (32- vs 64-bit limbs), MSM
+ * G1/G2 of both curves with bases resident on the device, NTT with data on
+ * the device.  Prints one line per measurement ("bench_gpu: ...") and a
+ * summary table last.
+ *
+ * Timing: wall clock around the blocking call (MSM) or around call plus
+ * stream synchronisation (NTT), after one warm-up run; the median of
+ * |reps| runs is reported.  MSM scalars are random Fr elements (Montgomery
+ * form) in pinned host memory, copied inside the timed call ("resident"
+ * column of shared/ANCHORS.md, which copies from pageable memory); a second
+ * figure takes them from device memory.  Bases are 2^18 distinct random
+ * points repeated to the size (a base repeats every 2^18 points).
+ *
+ * Options: --quick (smaller sizes, for a smoke run), --msm-max-log N,
+ * --ntt-max-log N, --reps N, --skip-msm, --skip-ntt, --skip-field,
+ * --ntt-radix-sweep (also time 4 NTT stages per pass).  BLS12-381 G1 also
+ * gets a per-phase profile at each size and a window-size sweep at 2^24.
+ * Not a test: asserts nothing about time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "curve/curve.h"
+#include "field/field.h"
+#include "util/threadpool.h"
+
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+
+static cuzk_gpu_ctx *ctx;
+static cuzk_gpu_stream *st;
+static cuzk_pool *pool;
+static int reps = 3;
+static int ntt_sweep; /* --ntt-radix-sweep */
+
+#define MAX_ROWS 64
+static char rows[MAX_ROWS][160];
+static int nrows;
+
+static void row(const char *fmt, const char *a, const char *b, double v,
+                double ref) {
+    if (nrows >= MAX_ROWS)
+        return;
+    char refs[32] = "-";
+    if (ref > 0)
+        snprintf(refs, sizeof refs, "%.2f", ref);
+    snprintf(rows[nrows++], sizeof rows[0], fmt, a, b, v, refs);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return v[n / 2];
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t next64(void) {
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform below r (rejection on the top limb) */
+static void rand_below(uint64_t *x, const uint64_t *r) {
+    int top = 63;
+    while (!((r[3] >> top) & 1))
+        top--;
+    uint64_t mask = top == 63 ? ~0ULL : ((1ULL << (top + 1)) - 1);
+    for (;;) {
+        for (int i = 0; i < 4; i++)
+            x[i] = next64();
+        x[3] &= mask;
+        int j = 3;
+        while (j > 0 && x[j] == r[j])
+            j--;
+        if (x[j] < r[j])
+            return;
+    }
+}
+
+static void fail(const char *what, const cuzk_error *err) {
+    printf("bench_gpu: %s failed: %s\n", what, err->msg);
+    fflush(stdout);
+}
+
+/* ---- field products ------------------------------------------------------- */
+
+static void bench_field(void) {
+    static const char *names[] = {"bls12_381_fp", "bls12_381_fr", "bn254_fp",
+                                  "bn254_fr"};
+    for (int f = 0; f < 4; f++)
+        for (unsigned bits = 32; bits <= 64; bits += 32) {
+            double rate = 0;
+            cuzk_error err = {0};
+            if (cuzk_gpu_field_bench(ctx, (cuzk_gpu_field)f, bits, &rate,
+                                     &err) != CUZK_OK) {
+                fail("field bench", &err);
+                continue;
+            }
+            printf("bench_gpu: field %s limbs %u-bit: %.3g products/s\n",
+                   names[f], bits, rate);
+            char b[16];
+            snprintf(b, sizeof b, "%u-bit", bits);
+            row("%-28s %-10s %10.1f Gmul/s %8s", names[f], b, rate * 1e-9, 0);
+        }
+}
+
+/* ---- MSM --------------------------------------------------------------------- */
+
+#define BASE_DISTINCT_LOG 18
+
+#define MSM_BENCH(G, S, CURVE, GROUP)                                         \
+    typedef struct G##_genb {                                                 \
+        G##_affine *pts;                                                      \
+        G *jac;                                                               \
+        uint64_t seed;                                                        \
+    } G##_genb;                                                               \
+    static void G##_genb_chunk(void *vc, size_t b, size_t e, unsigned w) {    \
+        G##_genb *c = vc;                                                     \
+        (void)w;                                                              \
+        G##_affine gen;                                                       \
+        G P, D;                                                               \
+        S k;                                                                  \
+        memset(&k, 0, sizeof k);                                              \
+        k.l[0] = c->seed + b * 7919;                                          \
+        k.l[1] = b;                                                           \
+        S##_to_mont(&k, k.l);                                                 \
+        G##_generator(&gen);                                                  \
+        G##_from_affine(&D, &gen);                                            \
+        G##_mul(&P, &D, &k);                                                  \
+        G##_dbl(&D, &P); /* step: a different multiple per chunk */           \
+        for (size_t i = b; i < e; i++) {                                      \
+            c->jac[i] = P;                                                    \
+            G##_add(&P, &P, &D);                                              \
+        }                                                                     \
+        G##_batch_to_affine(c->pts + b, c->jac + b, e - b);                   \
+    }                                                                         \
+    static void G##_bench(const unsigned *logs, int nlogs, const char *name,  \
+                          const double *refs, unsigned sweep_log) {           \
+        unsigned maxlog = 0;                                                  \
+        for (int i = 0; i < nlogs; i++)                                       \
+            if (logs[i] > maxlog)                                             \
+                maxlog = logs[i];                                             \
+        size_t nmax = (size_t)1 << maxlog;                                    \
+        size_t nd = (size_t)1 << BASE_DISTINCT_LOG;                           \
+        if (nd > nmax)                                                        \
+            nd = nmax;                                                        \
+        G##_affine *pts = malloc(nmax * sizeof *pts);                         \
+        G##_genb c = {pts, malloc(nd * sizeof(G)), next64()};                 \
+        cuzk_pool_for(pool, nd, 1024, G##_genb_chunk, &c);                    \
+        free(c.jac);                                                          \
+        for (size_t i = nd; i < nmax; i++)                                    \
+            pts[i] = pts[i % nd];                                             \
+        cuzk_gpu_bases *gb = NULL;                                            \
+        cuzk_error err = {0};                                                 \
+        void *h_sc = NULL, *d_sc = NULL;                                      \
+        if (cuzk_gpu_bases_upload(ctx, CURVE, GROUP, pts, nmax, &gb, &err) != \
+                CUZK_OK ||                                                    \
+            cuzk_gpu_host_alloc(ctx, 32 * nmax, &h_sc, &err) != CUZK_OK ||    \
+            cuzk_gpu_malloc(ctx, 32 * nmax, &d_sc, &err) != CUZK_OK) {        \
+            fail(name, &err);                                                 \
+            goto done;                                                        \
+        }                                                                     \
+        for (size_t i = 0; i < nmax; i++)                                     \
+            rand_below((uint64_t *)h_sc + 4 * i, S##_modulus);                \
+        if (cuzk_gpu_copy_to_device(st, d_sc, h_sc, 32 * nmax, &err) !=       \
+                CUZK_OK ||                                                    \
+            cuzk_gpu_stream_sync(st, &err) != CUZK_OK) {                      \
+            fail(name, &err);                                                 \
+            goto done;                                                        \
+        }                                                                     \
+        for (int li = 0; li < nlogs; li++) {                                  \
+            size_t n = (size_t)1 << logs[li];                                 \
+            double t[2][16];                                                  \
+            G r;                                                              \
+            int ok = 1;                                                       \
+            for (int where = 0; where < 2 && ok; where++) {                   \
+                unsigned fl = CUZK_GPU_SCALARS_MONT |                         \
+                              (where ? CUZK_GPU_SCALARS_DEVICE : 0);          \
+                const void *sc = where ? d_sc : h_sc;                         \
+                for (int rep = -1; rep < reps && ok; rep++) {                 \
+                    double t0 = now_ms();                                     \
+                    ok = cuzk_gpu_msm(st, gb, 0, n, sc, fl, &r, &err) ==      \
+                         CUZK_OK;                                             \
+                    if (rep >= 0)                                             \
+                        t[where][rep] = now_ms() - t0;                        \
+                }                                                             \
+            }                                                                 \
+            if (!ok) {                                                        \
+                fail(name, &err);                                             \
+                break;                                                        \
+            }                                                                 \
+            double mh = median(t[0], reps), md = median(t[1], reps);          \
+            printf("bench_gpu: msm %s 2^%u: %.2f ms (pinned host scalars), "  \
+                   "%.2f ms (device scalars), window %u, scratch %.2f GB\n",  \
+                   name, logs[li], mh, md,                                    \
+                   cuzk_gpu_msm_window_bits(CURVE, GROUP, n),                 \
+                   cuzk_gpu_stream_scratch_bytes(st) / 1e9);                  \
+            fflush(stdout);                                                   \
+            char sz[16];                                                      \
+            snprintf(sz, sizeof sz, "2^%u", logs[li]);                        \
+            row("msm %-24s %-10s %10.2f ms     %8s", name, sz, mh,            \
+                refs ? refs[li] : 0);                                         \
+            row("msm %-24s %-10s %10.2f ms     %8s", "  (device scalars)",    \
+                sz, md, 0);                                                   \
+        }                                                                     \
+        if (sweep_log && sweep_log <= maxlog) {                               \
+            /* phase profile at each size, window sweep at 2^sweep_log */    \
+            G r;                                                              \
+            cuzk_gpu_ctx_tune(ctx, 0, 0, 1);                                  \
+            for (int li = 0; li < nlogs; li++)                                \
+                cuzk_gpu_msm(st, gb, 0, (size_t)1 << logs[li], d_sc,          \
+                             CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE, \
+                             &r, &err);                                       \
+            for (unsigned c = 15; c <= 22; c++) {                             \
+                cuzk_gpu_ctx_tune(ctx, c, 0, 1);                              \
+                double t0 = now_ms();                                         \
+                cuzk_gpu_msm(st, gb, 0, (size_t)1 << sweep_log, d_sc,         \
+                             CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE, \
+                             &r, &err);                                       \
+                printf("bench_gpu: msm %s 2^%u window %u: %.2f ms "           \
+                       "(device scalars, profiled)\n",                        \
+                       name, sweep_log, c, now_ms() - t0);                    \
+                fflush(stdout);                                               \
+            }                                                                 \
+            cuzk_gpu_ctx_tune(ctx, 0, 0, 0);                                  \
+        }                                                                     \
+    done:                                                                     \
+        cuzk_gpu_bases_free(gb);                                              \
+        cuzk_gpu_host_free(ctx, h_sc);                                        \
+        cuzk_gpu_free(ctx, d_sc);                                             \
+        free(pts);                                                            \
+    }
+
+MSM_BENCH(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
+MSM_BENCH(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
+MSM_BENCH(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
+MSM_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+
+/* ---- NTT ------------------------------------------------------------------------ */
+
+/* Times one forward NTT size; adds a table row for the default radix. */
+static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
+                   unsigned lg, unsigned radix, const double *refs) {
+    double t[16];
+    cuzk_error err = {0};
+    int ok = cuzk_gpu_ntt_prepare(ctx, curve, lg, &err) == CUZK_OK;
+    for (int rep = -1; rep < reps && ok; rep++) {
+        double t0 = now_ms();
+        ok = cuzk_gpu_ntt(st, curve, d, lg, CUZK_GPU_NTT_FORWARD, NULL,
+                          &err) == CUZK_OK &&
+             cuzk_gpu_stream_sync(st, &err) == CUZK_OK;
+        if (rep >= 0)
+            t[rep] = now_ms() - t0;
+    }
+    if (!ok) {
+        fail("ntt", &err);
+        return 0;
+    }
+    double m = median(t, reps);
+    printf("bench_gpu: ntt %s forward 2^%u: %.3f ms (%s)\n", name, lg, m,
+           radix ? "radix 2^4" : "default radix 2^3");
+    fflush(stdout);
+    if (radix == 0) {
+        char sz[16];
+        snprintf(sz, sizeof sz, "2^%u", lg);
+        row("ntt %-24s %-10s %10.3f ms     %8s", name, sz, m,
+            refs ? refs[lg] : 0);
+    }
+    return 1;
+}
+
+static void bench_ntt(cuzk_gpu_curve curve, const char *name,
+                      const uint64_t *r, unsigned lo, unsigned hi,
+                      const double *refs) {
+    size_t nmax = (size_t)1 << hi;
+    void *d = NULL;
+    uint64_t *h = malloc(32 * nmax);
+    cuzk_error err = {0};
+    if (h == NULL || cuzk_gpu_malloc(ctx, 32 * nmax, &d, &err) != CUZK_OK) {
+        fail("ntt alloc", &err);
+        free(h);
+        return;
+    }
+    for (size_t i = 0; i < nmax; i++)
+        rand_below(h + 4 * i, r);
+    if (cuzk_gpu_copy_to_device(st, d, h, 32 * nmax, &err) != CUZK_OK) {
+        fail("ntt upload", &err);
+        goto done;
+    }
+    /* the default radix (2^3 per pass), then 2^4 for comparison if asked
+     * (2026-12-02, H200: 2^4 took twice as long at 2^20..2^24) */
+    for (unsigned radix = 0; radix <= (ntt_sweep ? 4u : 0u); radix += 4) {
+        cuzk_gpu_ctx_tune(ctx, 0, radix, 0);
+        for (unsigned lg = lo; lg <= hi; lg++)
+            if (!ntt_one(curve, name, d, lg, radix, refs))
+                break;
+    }
+done:
+    cuzk_gpu_ctx_tune(ctx, 0, 0, 0);
+    cuzk_gpu_free(ctx, d);
+    free(h);
+}
+
+#endif /* CUZK_HAVE_CUDA */
+
+int main(int argc, char **argv) {
+#ifndef CUZK_HAVE_CUDA
+    (void)argc;
+    (void)argv;
+    printf("bench_gpu: built without CUDA\n");
+    return 0;
+#else
+    int quick = 0, skip_msm = 0, skip_ntt = 0, skip_field = 0;
+    unsigned msm_max = 26, ntt_max = 27;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--skip-msm"))
+            skip_msm = 1;
+        else if (!strcmp(argv[i], "--skip-ntt"))
+            skip_ntt = 1;
+        else if (!strcmp(argv[i], "--skip-field"))
+            skip_field = 1;
+        else if (!strcmp(argv[i], "--ntt-radix-sweep"))
+            ntt_sweep = 1;
+        else if (!strcmp(argv[i], "--msm-max-log") && i + 1 < argc)
+            msm_max = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ntt-max-log") && i + 1 < argc)
+            ntt_max = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+    }
+    if (reps < 1 || reps > 16)
+        reps = 3;
+    if (cuzk_gpu_device_count() == 0) {
+        printf("bench_gpu: no GPU\n");
+        return 0;
+    }
+    cuzk_error err = {0};
+    cuzk_gpu_device_info info;
+    if (cuzk_gpu_device_query(0, &info, &err) != CUZK_OK ||
+        cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK) {
+        fail("device", &err);
+        return 1;
+    }
+    printf("bench_gpu: device %s, %d SMs, cc %d.%d, %.1f GB, L2 %.0f MB\n",
+           info.name, info.sm_count, info.cc_major, info.cc_minor,
+           info.total_mem_bytes / 1e9, info.l2_bytes / 1e6);
+    st = cuzk_gpu_ctx_stream(ctx);
+    pool = cuzk_pool_create(0, &err);
+    if (quick) {
+        msm_max = msm_max < 20 ? msm_max : 20;
+        ntt_max = ntt_max < 22 ? ntt_max : 22;
+    }
+    if (!skip_field)
+        bench_field();
+    if (!skip_msm) {
+        /* shared/ANCHORS.md, sppark on an H200, BLS12-381 "resident" */
+        static const unsigned g1_logs[] = {20, 22, 24, 26};
+        static const double g1_ref[] = {22.7, 57.8, 174, 625};
+        static const unsigned g2_logs[] = {20, 24};
+        static const double g2_ref[] = {50.2, 484};
+        int n1 = 0, n2 = 0;
+        while (n1 < 4 && g1_logs[n1] <= msm_max)
+            n1++;
+        while (n2 < 2 && g2_logs[n2] <= msm_max)
+            n2++;
+        if (quick && n1 == 0) {
+            static const unsigned q[] = {16};
+            bls12_381_g1_bench(q, 1, "bls12_381 G1", NULL, 0);
+        }
+        unsigned sweep = msm_max >= 24 ? 24 : 0;
+        bls12_381_g1_bench(g1_logs, n1, "bls12_381 G1", g1_ref, sweep);
+        bn254_g1_bench(g1_logs, n1, "bn254 G1", NULL, 0);
+        bls12_381_g2_bench(g2_logs, n2, "bls12_381 G2", g2_ref, 0);
+        bn254_g2_bench(g2_logs, n2, "bn254 G2", NULL, 0);
+    }
+    if (!skip_ntt) {
+        double ref[32] = {0};
+        ref[20] = 0.28;
+        ref[22] = 1.13;
+        ref[24] = 4.7;
+        ref[26] = 23.8;
+        ref[27] = 44.3;
+        bench_ntt(CUZK_GPU_BLS12_381, "bls12_381 fr", bls12_381_fr_modulus,
+                  20, ntt_max, ref);
+        bench_ntt(CUZK_GPU_BN254, "bn254 fr", bn254_fr_modulus, 20,
+                  ntt_max < 27 ? ntt_max : 27, NULL);
+    }
+    printf("\n%-32s %-10s %13s %13s\n", "bench_gpu summary", "size", "cuzk",
+           "sppark H200");
+    for (int i = 0; i < nrows; i++)
+        printf("%s\n", rows[i]);
+    cuzk_pool_destroy(pool);
+    cuzk_gpu_ctx_destroy(ctx);
+    return 0;
+#endif
+}

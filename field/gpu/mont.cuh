@@ -1,0 +1,428 @@
+/*
+ * Montgomery prime-field arithmetic for CUDA kernels (and their host side).
+ *
+ * One element type, fp_t<C>, for the four fields of field/field.h; the
+ * configuration C supplies the modulus and Montgomery constants, taken from
+ * field/consts_gen.h (generated and GMP-checked, never typed in here).  The
+ * memory image of fp_t is exactly the CPU type's (little-endian words,
+ * Montgomery form, R = 2^(64*limbs)), so arrays cross the host/device
+ * boundary as they are: a zkey point array is a device base array.
+ *
+ * Device code uses 32-bit words and PTX carry chains (ptx.cuh): one
+ * Montgomery product is the CIOS loop with the a*b[i] and m*p row products
+ * each split into two carry chains, the even-indexed words of the row and
+ * the odd-indexed ones, so every mad.lo/mad.hi pair lands on words no other
+ * pair of its chain touches (no carry has to be propagated across a row).
+ * The same template with 64-bit words (mont_mul_chain<uint64_t, N/2>) is
+ * kept for the limb-size measurement in bench_gpu; 32-bit words won there
+ * (docs/PERFORMANCE-GPU-notes.md).  Host code uses plain 128-bit
+ * arithmetic on 64-bit limbs, which is several times faster on a CPU than
+ * emulating carry flags; define CUZK_GPU_EMULATE_PTX to run the device
+ * algorithm on the host instead (tests of the chain code without a GPU).
+ *
+ * Bounds: every modulus here is below 2^(bits-1) (bits = 32*N), so a
+ * Montgomery product of inputs < p stays below 2p before its final
+ * conditional subtraction and below W^(N+1) throughout (see mont_mul_chain);
+ * sums a + b < 2p fit the words.  Inputs must be fully reduced (< p);
+ * outputs are fully reduced.
+ *
+ * Must not: allocate, keep global state other than the constant tables,
+ * branch on element values except in is_zero/eq (variable time is fine on
+ * the GPU: MSM and NTT data are public).
+ */
+#ifndef CUZK_GPU_MONT_CUH
+#define CUZK_GPU_MONT_CUH
+
+#include <stdint.h>
+#include <string.h>
+
+#include "field/consts_gen.h"
+#include "field/gpu/ptx.cuh"
+
+/* ---- generic word-level routines --------------------------------------- */
+
+/*
+ * r = a * b / 2^(bits(W)*N) mod p (CIOS).  t holds N+1 words; after each
+ * row t < 2p * W, and the value never exceeds W^(N+1) because p < W^N / 2,
+ * so neither chain needs a carry out of t[N].
+ */
+template <class W, int N>
+CUZK_HD void mont_mul_chain(W *r, const W *a, const W *b, const W *p, W n0) {
+    W t[N + 1];
+    /* row 0: t = a * b[0] */
+    CUZK_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        t[j] = ptx_mul_lo(a[j], b[0]);
+        t[j + 1] = ptx_mul_hi(a[j], b[0]);
+    }
+    t[1] = ptx_mad_lo_cc(a[1], b[0], t[1]);
+    CUZK_UNROLL
+    for (int j = 1; j < N - 2; j += 2) {
+        t[j + 1] = ptx_madc_hi_cc(a[j], b[0], t[j + 1]);
+        t[j + 2] = ptx_madc_lo_cc(a[j + 2], b[0], t[j + 2]);
+    }
+    t[N] = ptx_madc_hi(a[N - 1], b[0], (W)0);
+    CUZK_UNROLL
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* t += a * b[i]; t[N] is 0 here (shifted out last round) */
+            W bi = b[i];
+            t[0] = ptx_mad_lo_cc(a[0], bi, t[0]);
+            t[1] = ptx_madc_hi_cc(a[0], bi, t[1]);
+            CUZK_UNROLL
+            for (int j = 2; j < N; j += 2) {
+                t[j] = ptx_madc_lo_cc(a[j], bi, t[j]);
+                t[j + 1] = ptx_madc_hi_cc(a[j], bi, t[j + 1]);
+            }
+            t[N] = ptx_addc(t[N], (W)0);
+            t[1] = ptx_mad_lo_cc(a[1], bi, t[1]);
+            CUZK_UNROLL
+            for (int j = 1; j < N - 2; j += 2) {
+                t[j + 1] = ptx_madc_hi_cc(a[j], bi, t[j + 1]);
+                t[j + 2] = ptx_madc_lo_cc(a[j + 2], bi, t[j + 2]);
+            }
+            t[N] = ptx_madc_hi(a[N - 1], bi, t[N]);
+        }
+        /* t += m * p with m chosen so the low word becomes 0; then t /= W */
+        W m = ptx_mul_lo(t[0], n0);
+        (void)ptx_mad_lo_cc(m, p[0], t[0]);
+        t[1] = ptx_madc_hi_cc(m, p[0], t[1]);
+        CUZK_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            t[j] = ptx_madc_lo_cc(m, p[j], t[j]);
+            t[j + 1] = ptx_madc_hi_cc(m, p[j], t[j + 1]);
+        }
+        t[N] = ptx_addc(t[N], (W)0);
+        t[1] = ptx_mad_lo_cc(m, p[1], t[1]);
+        CUZK_UNROLL
+        for (int j = 1; j < N - 2; j += 2) {
+            t[j + 1] = ptx_madc_hi_cc(m, p[j], t[j + 1]);
+            t[j + 2] = ptx_madc_lo_cc(m, p[j + 2], t[j + 2]);
+        }
+        t[N] = ptx_madc_hi(m, p[N - 1], t[N]);
+        CUZK_UNROLL
+        for (int j = 0; j < N; j++)
+            t[j] = t[j + 1];
+        t[N] = 0;
+    }
+    /* t < 2p: subtract p once if that does not borrow */
+    W s[N];
+    s[0] = ptx_sub_cc(t[0], p[0]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ptx_subc_cc(t[j], p[j]);
+    W borrow = ptx_subc((W)0, (W)0); /* all ones iff t < p */
+    CUZK_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = borrow ? t[j] : s[j];
+}
+
+/* r = a + b mod p (a, b < p). */
+template <class W, int N>
+CUZK_HD void mod_add_chain(W *r, const W *a, const W *b, const W *p) {
+    W t[N], s[N];
+    t[0] = ptx_add_cc(a[0], b[0]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        t[j] = ptx_addc_cc(a[j], b[j]);
+    s[0] = ptx_sub_cc(t[0], p[0]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ptx_subc_cc(t[j], p[j]);
+    W borrow = ptx_subc((W)0, (W)0);
+    CUZK_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = borrow ? t[j] : s[j];
+}
+
+/* r = a - b mod p (a, b < p). */
+template <class W, int N>
+CUZK_HD void mod_sub_chain(W *r, const W *a, const W *b, const W *p) {
+    W t[N];
+    t[0] = ptx_sub_cc(a[0], b[0]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        t[j] = ptx_subc_cc(a[j], b[j]);
+    W mask = ptx_subc((W)0, (W)0); /* all ones iff a < b */
+    r[0] = ptx_add_cc(t[0], p[0] & mask);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        r[j] = ptx_addc_cc(t[j], p[j] & mask);
+}
+
+/* ---- host routines on 64-bit limbs ---------------------------------------- */
+
+#if !defined(__CUDA_ARCH__)
+typedef unsigned __int128 cuzk_gpu_u128;
+
+/* CIOS on 64-bit limbs, for host-side steps (final MSM combination, table
+ * seeds).  Same bounds as mont_mul_chain. */
+template <int N>
+static inline void mont_mul_host(uint64_t *r, const uint64_t *a,
+                                 const uint64_t *b, const uint64_t *p,
+                                 uint64_t n0) {
+    uint64_t t[N + 2] = {0};
+    for (int i = 0; i < N; i++) {
+        uint64_t c = 0;
+        for (int j = 0; j < N; j++) {
+            cuzk_gpu_u128 v = (cuzk_gpu_u128)a[j] * b[i] + t[j] + c;
+            t[j] = (uint64_t)v;
+            c = (uint64_t)(v >> 64);
+        }
+        cuzk_gpu_u128 top = (cuzk_gpu_u128)t[N] + c;
+        t[N] = (uint64_t)top;
+        t[N + 1] = (uint64_t)(top >> 64);
+        uint64_t m = t[0] * n0;
+        cuzk_gpu_u128 v = (cuzk_gpu_u128)m * p[0] + t[0];
+        c = (uint64_t)(v >> 64);
+        for (int j = 1; j < N; j++) {
+            v = (cuzk_gpu_u128)m * p[j] + t[j] + c;
+            t[j - 1] = (uint64_t)v;
+            c = (uint64_t)(v >> 64);
+        }
+        top = (cuzk_gpu_u128)t[N] + c;
+        t[N - 1] = (uint64_t)top;
+        t[N] = t[N + 1] + (uint64_t)(top >> 64);
+    }
+    uint64_t s[N], borrow = 0;
+    for (int j = 0; j < N; j++) {
+        cuzk_gpu_u128 d = (cuzk_gpu_u128)t[j] - p[j] - borrow;
+        s[j] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    int keep = borrow && t[N] == 0;
+    for (int j = 0; j < N; j++)
+        r[j] = keep ? t[j] : s[j];
+}
+
+template <int N>
+static inline void mod_add_host(uint64_t *r, const uint64_t *a,
+                                const uint64_t *b, const uint64_t *p) {
+    uint64_t t[N], s[N], c = 0, borrow = 0;
+    for (int j = 0; j < N; j++) {
+        cuzk_gpu_u128 v = (cuzk_gpu_u128)a[j] + b[j] + c;
+        t[j] = (uint64_t)v;
+        c = (uint64_t)(v >> 64);
+    }
+    for (int j = 0; j < N; j++) {
+        cuzk_gpu_u128 d = (cuzk_gpu_u128)t[j] - p[j] - borrow;
+        s[j] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    for (int j = 0; j < N; j++)
+        r[j] = borrow ? t[j] : s[j];
+}
+
+template <int N>
+static inline void mod_sub_host(uint64_t *r, const uint64_t *a,
+                                const uint64_t *b, const uint64_t *p) {
+    uint64_t t[N], borrow = 0, c = 0;
+    for (int j = 0; j < N; j++) {
+        cuzk_gpu_u128 d = (cuzk_gpu_u128)a[j] - b[j] - borrow;
+        t[j] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    uint64_t mask = 0 - borrow;
+    for (int j = 0; j < N; j++) {
+        cuzk_gpu_u128 v = (cuzk_gpu_u128)t[j] + (p[j] & mask) + c;
+        r[j] = (uint64_t)v;
+        c = (uint64_t)(v >> 64);
+    }
+}
+#endif
+
+/* ---- field configurations ---------------------------------------------- */
+
+/*
+ * CUZK_GPU_FIELD(name, PFX, limbs) defines the constant tables of one field
+ * (device constant memory and a host copy) and its configuration struct
+ * name##_cfg.  PFX names the consts_gen.h prefix (e.g. BLS12_381_FP).
+ * Constant memory is read with compile-time offsets in the unrolled loops,
+ * so the modulus words become instruction operands.
+ */
+#define CUZK_GPU_FIELD(name, PFX, limbs)                                      \
+    static __device__ __constant__ uint64_t name##_d_p[limbs] = PFX##_P;      \
+    static __device__ __constant__ uint64_t name##_d_one[limbs] = PFX##_ONE;  \
+    static __device__ __constant__ uint64_t name##_d_r2[limbs] = PFX##_R2;    \
+    static const uint64_t name##_h_p[limbs] = PFX##_P;                        \
+    static const uint64_t name##_h_one[limbs] = PFX##_ONE;                    \
+    static const uint64_t name##_h_r2[limbs] = PFX##_R2;                      \
+    struct name##_cfg {                                                       \
+        enum { N64 = limbs, N32 = 2 * limbs };                                \
+        static constexpr uint64_t n0_64 = PFX##_N0;                           \
+        static constexpr uint32_t n0_32 = (uint32_t)PFX##_N0;                 \
+        CUZK_HD static const uint64_t *p() {                                  \
+            CUZK_GPU_PICK(name##_d_p, name##_h_p);                            \
+        }                                                                     \
+        CUZK_HD static const uint64_t *one() {                                \
+            CUZK_GPU_PICK(name##_d_one, name##_h_one);                        \
+        }                                                                     \
+        CUZK_HD static const uint64_t *r2() {                                 \
+            CUZK_GPU_PICK(name##_d_r2, name##_h_r2);                          \
+        }                                                                     \
+    };
+
+#if defined(__CUDA_ARCH__)
+#define CUZK_GPU_PICK(d, h) return d
+#else
+#define CUZK_GPU_PICK(d, h) return h
+#endif
+
+CUZK_GPU_FIELD(gpu_bls12_381_fp, BLS12_381_FP, 6)
+CUZK_GPU_FIELD(gpu_bls12_381_fr, BLS12_381_FR, 4)
+CUZK_GPU_FIELD(gpu_bn254_fp, BN254_FP, 4)
+CUZK_GPU_FIELD(gpu_bn254_fr, BN254_FR, 4)
+
+/* ---- element type and operations ------------------------------------------- */
+
+template <class C> struct __align__(16) fp_t {
+    uint32_t v[C::N32];
+};
+
+#if defined(__CUDA_ARCH__) || defined(CUZK_GPU_EMULATE_PTX)
+#define CUZK_GPU_CHAIN 1
+#endif
+
+template <class C> CUZK_HD const uint32_t *fp_p32() {
+    return (const uint32_t *)C::p();
+}
+
+template <class C>
+CUZK_HD void f_mul(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
+#ifdef CUZK_GPU_CHAIN
+    mont_mul_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
+#else
+    uint64_t x[C::N64], y[C::N64];
+    memcpy(x, a.v, sizeof x); /* memcpy, not casts: strict aliasing */
+    memcpy(y, b.v, sizeof y);
+    mont_mul_host<C::N64>(x, x, y, C::p(), C::n0_64);
+    memcpy(r.v, x, sizeof x);
+#endif
+}
+template <class C> CUZK_HD void f_sqr(fp_t<C> &r, const fp_t<C> &a) {
+    f_mul(r, a, a);
+}
+template <class C>
+CUZK_HD void f_add(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
+#ifdef CUZK_GPU_CHAIN
+    mod_add_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>());
+#else
+    uint64_t x[C::N64], y[C::N64];
+    memcpy(x, a.v, sizeof x);
+    memcpy(y, b.v, sizeof y);
+    mod_add_host<C::N64>(x, x, y, C::p());
+    memcpy(r.v, x, sizeof x);
+#endif
+}
+template <class C>
+CUZK_HD void f_sub(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
+#ifdef CUZK_GPU_CHAIN
+    mod_sub_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>());
+#else
+    uint64_t x[C::N64], y[C::N64];
+    memcpy(x, a.v, sizeof x);
+    memcpy(y, b.v, sizeof y);
+    mod_sub_host<C::N64>(x, x, y, C::p());
+    memcpy(r.v, x, sizeof x);
+#endif
+}
+template <class C> CUZK_HD void f_dbl(fp_t<C> &r, const fp_t<C> &a) {
+    f_add(r, a, a);
+}
+template <class C> CUZK_HD void f_set_zero(fp_t<C> &r) {
+    CUZK_UNROLL
+    for (int j = 0; j < C::N32; j++)
+        r.v[j] = 0;
+}
+template <class C> CUZK_HD void f_neg(fp_t<C> &r, const fp_t<C> &a) {
+    fp_t<C> z;
+    f_set_zero(z);
+    f_sub(r, z, a);
+}
+/* Copies a constant table (64-bit limbs) into an element: word loads from
+ * constant memory on the device, memcpy on the host (no type punning). */
+template <class C> CUZK_HD void f_load_const(fp_t<C> &r, const uint64_t *c) {
+#if defined(__CUDA_ARCH__)
+    const uint32_t *w = (const uint32_t *)c;
+    CUZK_UNROLL
+    for (int j = 0; j < C::N32; j++)
+        r.v[j] = w[j];
+#else
+    memcpy(r.v, c, sizeof r.v);
+#endif
+}
+template <class C> CUZK_HD void f_set_one(fp_t<C> &r) {
+    f_load_const(r, C::one());
+}
+template <class C> CUZK_HD bool f_is_zero(const fp_t<C> &a) {
+    uint32_t acc = 0;
+    CUZK_UNROLL
+    for (int j = 0; j < C::N32; j++)
+        acc |= a.v[j];
+    return acc == 0;
+}
+template <class C> CUZK_HD bool f_eq(const fp_t<C> &a, const fp_t<C> &b) {
+    uint32_t acc = 0;
+    CUZK_UNROLL
+    for (int j = 0; j < C::N32; j++)
+        acc |= a.v[j] ^ b.v[j];
+    return acc == 0;
+}
+/* The same product as a called (not inlined) function, for code off the
+ * hot path: each inlined 12-word product is ~600 instructions, and
+ * inlining every product of every point formula made nvcc take many minutes
+ * per file.  Costs a few percent where used (operands pass through local
+ * memory). */
+template <class C>
+__host__ __device__ __noinline__ void f_mul_call(fp_t<C> &r, const fp_t<C> &a,
+                                                 const fp_t<C> &b) {
+    f_mul(r, a, b);
+}
+
+/* Montgomery form -> plain integer words (a * 1 / R). */
+template <class C> CUZK_HD void f_from_mont(fp_t<C> &r, const fp_t<C> &a) {
+    fp_t<C> one;
+    f_set_zero(one);
+    one.v[0] = 1;
+    f_mul(r, a, one);
+}
+/* plain integer (< p) -> Montgomery form (a * R^2 / R). */
+template <class C> CUZK_HD void f_to_mont(fp_t<C> &r, const fp_t<C> &a) {
+    fp_t<C> r2;
+    f_load_const(r2, C::r2());
+    f_mul(r, a, r2);
+}
+/* a^e for a plain exponent of |e_words| 32-bit words (variable time). */
+template <class C>
+CUZK_HD void f_pow(fp_t<C> &r, const fp_t<C> &a, const uint32_t *e,
+                   int e_words) {
+    fp_t<C> acc, base = a;
+    f_set_one(acc);
+    for (int i = 0; i < e_words; i++)
+        for (int bit = 0; bit < 32; bit++) {
+            if ((e[i] >> bit) & 1)
+                f_mul(acc, acc, base);
+            f_sqr(base, base);
+        }
+    r = acc;
+}
+/* a^-1 by Fermat (a^(p-2)); 0 -> 0.  Host or rare device use only. */
+template <class C> CUZK_HD void f_inv(fp_t<C> &r, const fp_t<C> &a) {
+    uint32_t e[C::N32];
+    fp_t<C> pw;
+    f_load_const(pw, C::p());
+    const uint32_t *p = pw.v;
+    uint32_t borrow = 2;
+    for (int j = 0; j < C::N32; j++) {
+        e[j] = p[j] - borrow;
+        borrow = p[j] < borrow;
+    }
+    f_pow(r, a, e, C::N32);
+}
+
+typedef fp_t<gpu_bls12_381_fp_cfg> g_bls12_381_fp;
+typedef fp_t<gpu_bls12_381_fr_cfg> g_bls12_381_fr;
+typedef fp_t<gpu_bn254_fp_cfg> g_bn254_fp;
+typedef fp_t<gpu_bn254_fr_cfg> g_bn254_fr;
+
+#endif

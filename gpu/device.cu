@@ -1,0 +1,324 @@
+/*
+ * Device selection, contexts, streams, memory helpers and error mapping of
+ * the GPU backend (gpu/gpu.h).
+ *
+ * Every CUDA runtime call is checked with CUZK_CUDA, which turns a failure
+ * into CUZK_EGPU with file:line, the expression and CUDA's text.  Nothing
+ * here aborts.  Scratch memory belongs to a stream and only grows, so an
+ * engine that runs the same proof shapes again allocates nothing after the
+ * first proof (DESIGN.md 4.3, rule 2).
+ *
+ * Must not: launch kernels (they live in ntt/gpu, msm/gpu, gpu/selftest.cu)
+ * or depend on libcuzk (see internal.cuh).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/internal.cuh"
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+cuzk_status cuzk_gpu_fail(cuzk_error *err, cuzk_status s, const char *fmt,
+                          ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->status = s;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+cuzk_status cuzk_gpu_cuda_fail(cuzk_error *err, cudaError_t e,
+                               const char *expr, const char *file, int line) {
+    /* Clear a non-sticky error (e.g. out of memory) so that the launch check
+     * after the next kernel does not report it again. */
+    (void)cudaGetLastError();
+    return cuzk_gpu_fail(err, CUZK_EGPU, "%s:%d: %s: %s (%s)", base_name(file),
+                         line, expr, cudaGetErrorString(e),
+                         cudaGetErrorName(e));
+}
+
+extern "C" int cuzk_gpu_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError(); /* clear "no driver" so later calls work */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" cuzk_status cuzk_gpu_device_query(int device,
+                                             cuzk_gpu_device_info *info,
+                                             cuzk_error *err) {
+    int count = cuzk_gpu_device_count();
+    if (device < 0 || device >= count)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "no GPU device %d (%d present)",
+                             device, count);
+    cudaDeviceProp p;
+    CUZK_CUDA(err, cudaGetDeviceProperties(&p, device));
+    CUZK_CUDA(err, cudaSetDevice(device));
+    size_t free_b = 0, total_b = 0;
+    CUZK_CUDA(err, cudaMemGetInfo(&free_b, &total_b));
+    memset(info, 0, sizeof *info);
+    info->index = device;
+    snprintf(info->name, sizeof info->name, "%.127s", p.name);
+    info->total_mem_bytes = total_b;
+    info->free_mem_bytes = free_b;
+    info->sm_count = p.multiProcessorCount;
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    info->l2_bytes = (size_t)p.l2CacheSize;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_enter(cuzk_gpu_stream *s, cuzk_error *err) {
+    if (s == NULL || s->ctx == NULL)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "NULL GPU stream");
+    CUZK_CUDA(err, cudaSetDevice(s->ctx->device));
+    return CUZK_OK;
+}
+
+static cuzk_status stream_init(cuzk_gpu_stream *s, cuzk_gpu_ctx *ctx,
+                               cuzk_error *err) {
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    CUZK_CUDA(err, cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking));
+    return CUZK_OK;
+}
+
+static void stream_release(cuzk_gpu_stream *s) {
+    cudaSetDevice(s->ctx->device);
+    if (s->s)
+        cudaStreamSynchronize(s->s);
+    if (s->d_scratch)
+        cudaFree(s->d_scratch);
+    if (s->h_scratch)
+        cudaFreeHost(s->h_scratch);
+    for (int i = 0; i < CUZK_GPU_MAX_EVENTS; i++)
+        if (s->ev[i])
+            cudaEventDestroy(s->ev[i]);
+    if (s->s)
+        cudaStreamDestroy(s->s);
+    s->d_scratch = s->h_scratch = NULL;
+    s->scratch_bytes = s->h_scratch_bytes = 0;
+}
+
+extern "C" cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **out,
+                                           cuzk_error *err) {
+    *out = NULL;
+    int count = cuzk_gpu_device_count();
+    if (device < 0 || device >= count)
+        return cuzk_gpu_fail(err, CUZK_EGPU, "no GPU device %d (%d present)",
+                             device, count);
+    cuzk_gpu_ctx *ctx = (cuzk_gpu_ctx *)calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
+    ctx->device = device;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&ctx->sm_count,
+                                   cudaDevAttrMultiProcessorCount, device);
+    /* The point formulas are called functions; for G2 of BLS12-381 the
+     * deepest call paths need 1.7-2.4 KB of stack per thread (e.g. kernel ->
+     * mixed addition -> affine doubling -> Fp2 product = 2112 B), above the
+     * 1 KB default.  The G2 self-test kernel faulted on the H200 exactly on
+     * its 2112-byte path, so the limit is raised explicitly (device-wide;
+     * reserves about 4 KB x resident threads, ~1.1 GB on an H200). */
+    size_t stack = 0;
+    if (e == cudaSuccess)
+        e = cudaDeviceGetLimit(&stack, cudaLimitStackSize);
+    if (e == cudaSuccess && stack < CUZK_GPU_STACK_BYTES)
+        e = cudaDeviceSetLimit(cudaLimitStackSize, CUZK_GPU_STACK_BYTES);
+    if (e != cudaSuccess) {
+        free(ctx);
+        return cuzk_gpu_cuda_fail(err, e, "cudaSetDevice/attributes/stack",
+                                  __FILE__, __LINE__);
+    }
+    cuzk_status st = stream_init(&ctx->dflt, ctx, err);
+    if (st != CUZK_OK) {
+        free(ctx);
+        return st;
+    }
+    ctx->dflt.is_default = 1;
+    pthread_mutex_init(&ctx->lock, NULL);
+    *out = ctx;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_ctx_destroy(cuzk_gpu_ctx *ctx) {
+    if (ctx == NULL)
+        return;
+    stream_release(&ctx->dflt);
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k <= CUZK_GPU_MAX_LOG_NTT; k++)
+            if (ctx->d_twiddles[c][k])
+                cudaFree(ctx->d_twiddles[c][k]);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+extern "C" cuzk_gpu_stream *cuzk_gpu_ctx_stream(cuzk_gpu_ctx *ctx) {
+    return &ctx->dflt;
+}
+
+extern "C" size_t cuzk_gpu_ctx_cached_bytes(const cuzk_gpu_ctx *ctx) {
+    return ctx->cached_bytes;
+}
+
+extern "C" void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
+                                  unsigned ntt_log_radix, int profile) {
+    ctx->msm_window = msm_window <= 22 ? msm_window : 22;
+    ctx->ntt_log_radix = ntt_log_radix <= 4 ? ntt_log_radix : 4;
+    ctx->profile = profile;
+}
+
+extern "C" cuzk_status cuzk_gpu_stream_create(cuzk_gpu_ctx *ctx,
+                                              cuzk_gpu_stream **out,
+                                              cuzk_error *err) {
+    *out = NULL;
+    cuzk_gpu_stream *s = (cuzk_gpu_stream *)calloc(1, sizeof *s);
+    if (s == NULL)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
+    cudaError_t e = cudaSetDevice(ctx->device);
+    if (e != cudaSuccess) {
+        free(s);
+        return cuzk_gpu_cuda_fail(err, e, "cudaSetDevice", __FILE__,
+                                  __LINE__);
+    }
+    cuzk_status st = stream_init(s, ctx, err);
+    if (st != CUZK_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_stream_destroy(cuzk_gpu_stream *s) {
+    if (s == NULL || s->is_default)
+        return;
+    stream_release(s);
+    free(s);
+}
+
+extern "C" cuzk_status cuzk_gpu_stream_sync(cuzk_gpu_stream *s,
+                                            cuzk_error *err) {
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK)
+        return st;
+    CUZK_CUDA(err, cudaStreamSynchronize(s->s));
+    return CUZK_OK;
+}
+
+extern "C" size_t cuzk_gpu_stream_scratch_bytes(const cuzk_gpu_stream *s) {
+    return s->scratch_bytes;
+}
+
+cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
+                             cuzk_error *err) {
+    if (bytes <= s->scratch_bytes)
+        return CUZK_OK;
+    /* Grow by at least 1/8 so a slowly rising size does not reallocate on
+     * every call. */
+    size_t want = bytes + bytes / 8;
+    CUZK_CUDA(err, cudaStreamSynchronize(s->s));
+    if (s->d_scratch) {
+        CUZK_CUDA(err, cudaFree(s->d_scratch));
+        s->d_scratch = NULL;
+        s->scratch_bytes = 0;
+    }
+    CUZK_CUDA(err, cudaMalloc(&s->d_scratch, want));
+    s->scratch_bytes = want;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_host_scratch(cuzk_gpu_stream *s, size_t bytes,
+                                  cuzk_error *err) {
+    if (bytes <= s->h_scratch_bytes)
+        return CUZK_OK;
+    CUZK_CUDA(err, cudaStreamSynchronize(s->s));
+    if (s->h_scratch) {
+        CUZK_CUDA(err, cudaFreeHost(s->h_scratch));
+        s->h_scratch = NULL;
+        s->h_scratch_bytes = 0;
+    }
+    CUZK_CUDA(err, cudaMallocHost(&s->h_scratch, bytes));
+    s->h_scratch_bytes = bytes;
+    return CUZK_OK;
+}
+
+/* ---- memory helpers --------------------------------------------------------- */
+
+extern "C" cuzk_status cuzk_gpu_malloc(cuzk_gpu_ctx *ctx, size_t bytes,
+                                       void **d_ptr, cuzk_error *err) {
+    *d_ptr = NULL;
+    CUZK_CUDA(err, cudaSetDevice(ctx->device));
+    CUZK_CUDA(err, cudaMalloc(d_ptr, bytes ? bytes : 1));
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_free(cuzk_gpu_ctx *ctx, void *d_ptr) {
+    if (d_ptr == NULL)
+        return;
+    cudaSetDevice(ctx->device);
+    cudaFree(d_ptr);
+}
+
+extern "C" cuzk_status cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes,
+                                           void **h_ptr, cuzk_error *err) {
+    *h_ptr = NULL;
+    CUZK_CUDA(err, cudaSetDevice(ctx->device));
+    CUZK_CUDA(err, cudaMallocHost(h_ptr, bytes ? bytes : 1));
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *h_ptr) {
+    if (h_ptr == NULL)
+        return;
+    cudaSetDevice(ctx->device);
+    cudaFreeHost(h_ptr);
+}
+
+static cuzk_status copy(cuzk_gpu_stream *s, void *dst, const void *src,
+                        size_t bytes, cudaMemcpyKind kind, cuzk_error *err) {
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK || bytes == 0)
+        return st;
+    CUZK_CUDA(err, cudaMemcpyAsync(dst, src, bytes, kind, s->s));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_copy_to_device(cuzk_gpu_stream *s,
+                                               void *d_dst, const void *h_src,
+                                               size_t bytes, cuzk_error *err) {
+    return copy(s, d_dst, h_src, bytes, cudaMemcpyHostToDevice, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_copy_to_host(cuzk_gpu_stream *s, void *h_dst,
+                                             const void *d_src, size_t bytes,
+                                             cuzk_error *err) {
+    return copy(s, h_dst, d_src, bytes, cudaMemcpyDeviceToHost, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_copy_on_device(cuzk_gpu_stream *s,
+                                               void *d_dst, const void *d_src,
+                                               size_t bytes, cuzk_error *err) {
+    return copy(s, d_dst, d_src, bytes, cudaMemcpyDeviceToDevice, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_memset(cuzk_gpu_stream *s, void *d_dst,
+                                       int byte, size_t bytes,
+                                       cuzk_error *err) {
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK || bytes == 0)
+        return st;
+    CUZK_CUDA(err, cudaMemsetAsync(d_dst, byte, bytes, s->s));
+    return CUZK_OK;
+}

@@ -1,0 +1,258 @@
+/*
+ * cuzk GPU backend: the C interface to the CUDA kernels (MSM, NTT, field
+ * and point self-tests) and to device memory.
+ *
+ * Everything here is extern "C" and uses only C types, so the engine and the
+ * tests (C11) call it directly.  It exists only when the build found nvcc:
+ * CMake then defines CUZK_HAVE_CUDA=1 for C code; callers must guard their
+ * calls with #ifdef CUZK_HAVE_CUDA.  Even then a machine may have no device:
+ * cuzk_gpu_device_count() returns 0 and every other call fails with
+ * CUZK_EGPU.
+ *
+ * Objects
+ *   cuzk_gpu_ctx     one device: its default stream, the NTT twiddle cache
+ *                    and a lock for that cache.  Thread safe.
+ *   cuzk_gpu_stream  a CUDA stream plus its own scratch memory (grown on
+ *                    demand, kept until the stream is destroyed, so steady
+ *                    state does no device allocation).  One thread at a time
+ *                    per stream; different streams of one context may be
+ *                    used by different threads concurrently.
+ *   cuzk_gpu_bases   affine points of one group resident in device memory,
+ *                    uploaded once and used by any number of MSMs (read-only
+ *                    after upload, so shared by streams and threads).
+ *
+ * Data layouts are the CPU ones (field/field.h, curve/curve_types.h):
+ * field elements are little-endian 64-bit limbs in Montgomery form; affine
+ * points are {x, y} with infinity all-zero; MSM results are Jacobian
+ * {X, Y, Z} (Z = 0 at infinity).  Scalars are 32 bytes each, Montgomery or
+ * plain little-endian (flag).
+ *
+ * Errors: every function that can fail returns a cuzk_status and writes a
+ * one-line reason into |err| (may be NULL).  CUDA failures are CUZK_EGPU
+ * with "file:line: expression: CUDA error text".  Nothing here aborts or
+ * exits.  After an asynchronous kernel fault CUDA reports the error on later
+ * calls too (the context is unusable); destroy and recreate the context.
+ *
+ * Units: sizes in bytes (_bytes) or elements (n); times are not measured
+ * here.
+ */
+#ifndef CUZK_GPU_H
+#define CUZK_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same numbering as cuzk_curve (groth16/curve_id.h), so values cast. */
+typedef enum cuzk_gpu_curve {
+    CUZK_GPU_BN254 = 1,
+    CUZK_GPU_BLS12_381 = 2
+} cuzk_gpu_curve;
+
+typedef enum cuzk_gpu_group { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 } cuzk_gpu_group;
+
+typedef enum cuzk_gpu_field {
+    CUZK_GPU_BLS12_381_FP = 0,
+    CUZK_GPU_BLS12_381_FR = 1,
+    CUZK_GPU_BN254_FP = 2,
+    CUZK_GPU_BN254_FR = 3
+} cuzk_gpu_field;
+
+typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
+typedef struct cuzk_gpu_stream cuzk_gpu_stream;
+typedef struct cuzk_gpu_bases cuzk_gpu_bases;
+
+typedef struct cuzk_gpu_device_info {
+    int index;
+    char name[128];
+    size_t total_mem_bytes;
+    size_t free_mem_bytes;
+    int sm_count;
+    int cc_major, cc_minor;
+    size_t l2_bytes;
+} cuzk_gpu_device_info;
+
+/* ---- devices, contexts, streams ----------------------------------------- */
+
+/* Number of usable CUDA devices; 0 when there is no driver or no device. */
+int cuzk_gpu_device_count(void);
+
+/* Fills |info| for device |device| (0-based).  CUZK_EINVAL, CUZK_EGPU. */
+cuzk_status cuzk_gpu_device_query(int device, cuzk_gpu_device_info *info,
+                                  cuzk_error *err);
+
+/* Creates a context on |device|; *ctx is owned by the caller (destroy with
+ * cuzk_gpu_ctx_destroy) and NULL on failure.  Raises the device's per-thread
+ * stack limit to at least 4 KB (the G2 point formulas need ~2.1 KB); that
+ * limit is device-wide. */
+cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **ctx,
+                                cuzk_error *err);
+/* Waits for the default stream, frees the caches.  Bases and streams made
+ * from |ctx| must be freed first.  NULL is a no-op. */
+void cuzk_gpu_ctx_destroy(cuzk_gpu_ctx *ctx);
+/* The context's default stream (owned by the context; never NULL). */
+cuzk_gpu_stream *cuzk_gpu_ctx_stream(cuzk_gpu_ctx *ctx);
+/* Bytes held by the context's caches (NTT twiddle tables). */
+size_t cuzk_gpu_ctx_cached_bytes(const cuzk_gpu_ctx *ctx);
+
+/*
+ * Tuning overrides for measurements (not thread safe against concurrent
+ * MSM/NTT calls on |ctx|): |msm_window| forces the MSM window size in bits
+ * (2..22, 0 = automatic), |ntt_log_radix| the number of NTT stages per pass
+ * (1..4, 0 = automatic), |profile| != 0 prints per-phase MSM times to
+ * stderr (adds a synchronisation per phase).
+ */
+void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
+                       unsigned ntt_log_radix, int profile);
+
+cuzk_status cuzk_gpu_stream_create(cuzk_gpu_ctx *ctx, cuzk_gpu_stream **s,
+                                   cuzk_error *err);
+/* Synchronises, then frees the stream and its scratch.  NULL is a no-op;
+ * the default stream is not destroyed this way. */
+void cuzk_gpu_stream_destroy(cuzk_gpu_stream *s);
+/* Blocks until all work queued on |s| is done; reports a kernel fault. */
+cuzk_status cuzk_gpu_stream_sync(cuzk_gpu_stream *s, cuzk_error *err);
+/* Device scratch currently held by |s| (bytes). */
+size_t cuzk_gpu_stream_scratch_bytes(const cuzk_gpu_stream *s);
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* Device memory (cudaMalloc; not from any pool).  *d_ptr NULL on failure. */
+cuzk_status cuzk_gpu_malloc(cuzk_gpu_ctx *ctx, size_t bytes, void **d_ptr,
+                            cuzk_error *err);
+void cuzk_gpu_free(cuzk_gpu_ctx *ctx, void *d_ptr);
+/* Pinned (page-locked) host memory, for fast asynchronous copies. */
+cuzk_status cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **h_ptr,
+                                cuzk_error *err);
+void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *h_ptr);
+/* Asynchronous copies and fill on |s|; the host buffer must stay valid until
+ * the stream is synchronised (pageable host memory makes them synchronous). */
+cuzk_status cuzk_gpu_copy_to_device(cuzk_gpu_stream *s, void *d_dst,
+                                    const void *h_src, size_t bytes,
+                                    cuzk_error *err);
+cuzk_status cuzk_gpu_copy_to_host(cuzk_gpu_stream *s, void *h_dst,
+                                  const void *d_src, size_t bytes,
+                                  cuzk_error *err);
+cuzk_status cuzk_gpu_copy_on_device(cuzk_gpu_stream *s, void *d_dst,
+                                    const void *d_src, size_t bytes,
+                                    cuzk_error *err);
+cuzk_status cuzk_gpu_memset(cuzk_gpu_stream *s, void *d_dst, int byte,
+                            size_t bytes, cuzk_error *err);
+
+/* ---- MSM ---------------------------------------------------------------- */
+
+/*
+ * Uploads |n| affine points of (|curve|, |group|) (CPU layout, e.g. an array
+ * of bls12_381_g1_affine) to device memory.  The points are not validated
+ * (that is the decoders' job); infinity (all zero) is allowed.  *bases is
+ * owned by the caller, freed by cuzk_gpu_bases_free, NULL on failure.
+ * Synchronous.  CUZK_EINVAL (bad curve/group, n = 0), CUZK_EGPU (incl. out
+ * of device memory).
+ */
+cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                  cuzk_gpu_group group,
+                                  const void *affine_points, size_t n,
+                                  cuzk_gpu_bases **bases, cuzk_error *err);
+void cuzk_gpu_bases_free(cuzk_gpu_bases *bases);
+size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *bases);
+/* Device bytes held by |bases|. */
+size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *bases);
+
+/* Scalar flags for cuzk_gpu_msm. */
+#define CUZK_GPU_SCALARS_MONT 1u   /* scalars are in Montgomery form */
+#define CUZK_GPU_SCALARS_DEVICE 2u /* |scalars| is a device pointer */
+
+/*
+ * result = sum_{i<n} scalars[i] * bases[offset + i], on stream |s|.
+ * |scalars|: n 32-byte little-endian scalars, on the host (pinned memory is
+ * copied asynchronously at full speed; pageable works too) or on the
+ * device (CUZK_GPU_SCALARS_DEVICE).  Plain scalars may be any 256-bit value
+ * (reduced mod r first).  |result| (host) receives the Jacobian point of the
+ * group (e.g. bls12_381_g1, 3 coordinates).  Blocks until the result is on
+ * the host; other streams keep running.  n = 0 gives infinity.
+ * CUZK_EINVAL (offset + n beyond the bases), CUZK_EGPU.
+ */
+cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
+                         size_t offset, size_t n, const void *scalars,
+                         unsigned flags, void *result, cuzk_error *err);
+
+/* Window size (bits) cuzk_gpu_msm uses for n points of |group|. */
+unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve, cuzk_gpu_group group,
+                                  size_t n);
+
+/* ---- NTT ------------------------------------------------------------------ */
+
+typedef enum cuzk_gpu_ntt_dir {
+    CUZK_GPU_NTT_FORWARD = 0,       /* a[i] <- sum_k a[k] w^(ik) */
+    CUZK_GPU_NTT_INVERSE = 1,       /* a[i] <- 1/n sum_k a[k] w^(-ik) */
+    CUZK_GPU_NTT_COSET_FORWARD = 2, /* a[i] <- sum_k a[k] (g w^i)^k */
+    CUZK_GPU_NTT_COSET_INVERSE = 3  /* inverse of COSET_FORWARD */
+} cuzk_gpu_ntt_dir;
+
+/*
+ * In-place NTT of n = 2^log_n Fr elements (Montgomery form, natural order in
+ * and out) at device address |d_data|, queued on |s| (returns once queued;
+ * synchronise the stream before reading the data).  w is the field's
+ * root_of_unity(log_n) (field/field.h, ffjavascript's roots) — the same
+ * definitions as ntt/ntt.h.  |coset_gen| (host pointer to one Fr element,
+ * Montgomery form, non-zero) is used by the coset directions only.
+ * 1 <= log_n <= 28.  The twiddle table for (curve, log_n) is computed on
+ * first use and cached in the context (16 * n bytes).
+ * CUZK_EINVAL / CUZK_ERANGE / CUZK_EGPU.
+ */
+cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+                         void *d_data, unsigned log_n, cuzk_gpu_ntt_dir dir,
+                         const void *coset_gen, cuzk_error *err);
+/* Builds the twiddle table for (curve, log_n) now (optional). */
+cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                 unsigned log_n, cuzk_error *err);
+
+/* ---- self-tests and measurements ------------------------------------------- */
+
+typedef enum cuzk_gpu_fop {
+    CUZK_GPU_FOP_ADD = 0,
+    CUZK_GPU_FOP_SUB = 1,
+    CUZK_GPU_FOP_MUL = 2,
+    CUZK_GPU_FOP_SQR = 3,
+    CUZK_GPU_FOP_NEG = 4,
+    CUZK_GPU_FOP_MUL64 = 5 /* product through the 64-bit-limb code */
+} cuzk_gpu_fop;
+
+/* d_out[i] = op(d_a[i], d_b[i]) for i < n (device arrays of elements of
+ * |field|); for testing the device arithmetic against field/field.h. */
+cuzk_status cuzk_gpu_field_op(cuzk_gpu_stream *s, cuzk_gpu_field field,
+                              cuzk_gpu_fop op, const void *d_a,
+                              const void *d_b, void *d_out, size_t n,
+                              cuzk_error *err);
+
+/* Throughput of Montgomery products in a dependent-chain kernel filling the
+ * device: products per second with 32-bit (|limb_bits| 32) or 64-bit limbs.
+ * Synchronous; takes about 0.1-1 s. */
+cuzk_status cuzk_gpu_field_bench(cuzk_gpu_ctx *ctx, cuzk_gpu_field field,
+                                 unsigned limb_bits, double *products_per_s,
+                                 cuzk_error *err);
+
+typedef enum cuzk_gpu_pop {
+    CUZK_GPU_POP_ADD_MIXED = 0, /* 2a + b:  dbl(xyzz(a)), then mixed add b  */
+    CUZK_GPU_POP_SUB_MIXED = 1, /* 2a - b:  same with the negated b         */
+    CUZK_GPU_POP_ADD = 2,       /* 2a + 2b: XYZZ + XYZZ, both Z non-trivial  */
+    CUZK_GPU_POP_DBL = 3,       /* 4a:      two XYZZ doublings              */
+    CUZK_GPU_POP_ADD_AFFINE = 4 /* a + b:   xyzz(a) (Z = 1) + mixed b        */
+} cuzk_gpu_pop;
+
+/* d_out[i] (Jacobian) = op(d_a[i], d_b[i]) (affine inputs) for i < n. */
+cuzk_status cuzk_gpu_point_op(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+                              cuzk_gpu_group group, cuzk_gpu_pop op,
+                              const void *d_a, const void *d_b, void *d_out,
+                              size_t n, cuzk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

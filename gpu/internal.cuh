@@ -1,0 +1,106 @@
+/*
+ * Internals shared by the GPU backend's translation units (gpu/device.cu,
+ * ntt/gpu/ntt.cu, msm/gpu/msm.cu, gpu/selftest.cu): the object layouts
+ * behind gpu.h's opaque handles, the CUDA status check macro, the stream
+ * scratch arena and launch-size helpers.
+ *
+ * Must not: be included from C code; hold kernels (they live with their
+ * layer); call into libcuzk (cuzk_gpu is linked after libcuzk, so it must
+ * be self-contained: errors are written here, not through cuzk_fail).
+ */
+#ifndef CUZK_GPU_INTERNAL_CUH
+#define CUZK_GPU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+
+#define CUZK_GPU_MAX_LOG_NTT 28
+/* Per-thread stack the context asks for (see cuzk_gpu_ctx_create). */
+#define CUZK_GPU_STACK_BYTES 4096
+
+#define CUZK_GPU_MAX_EVENTS 16
+
+struct cuzk_gpu_stream {
+    cuzk_gpu_ctx *ctx;
+    cudaStream_t s;
+    cudaEvent_t ev[CUZK_GPU_MAX_EVENTS]; /* phase timing (profile mode) */
+    const char *ev_name[CUZK_GPU_MAX_EVENTS];
+    int nev;
+    int is_default;
+    void *d_scratch; /* device arena, grown on demand */
+    size_t scratch_bytes;
+    void *h_scratch; /* pinned host arena for small results */
+    size_t h_scratch_bytes;
+};
+
+struct cuzk_gpu_ctx {
+    int device;
+    int sm_count;
+    cuzk_gpu_stream dflt;
+    pthread_mutex_t lock; /* guards the twiddle cache */
+    void *d_twiddles[3][CUZK_GPU_MAX_LOG_NTT + 1]; /* [curve][log_n] */
+    size_t cached_bytes;
+    /* tuning overrides (0 = automatic), see cuzk_gpu_ctx_tune */
+    unsigned msm_window;
+    unsigned ntt_log_radix;
+    int profile; /* print per-phase MSM times to stderr */
+};
+
+struct cuzk_gpu_bases {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_curve curve;
+    cuzk_gpu_group group;
+    size_t n;
+    size_t point_bytes;
+    void *d_points;
+};
+
+/* Records a CUDA failure: CUZK_EGPU, "file:line: expr: text". */
+cuzk_status cuzk_gpu_cuda_fail(cuzk_error *err, cudaError_t e,
+                               const char *expr, const char *file, int line);
+/* Records any other failure (printf-style reason). */
+cuzk_status cuzk_gpu_fail(cuzk_error *err, cuzk_status s, const char *fmt,
+                          ...) __attribute__((format(printf, 3, 4)));
+
+#define CUZK_CUDA(err, expr)                                                  \
+    do {                                                                      \
+        cudaError_t cuzk_e_ = (expr);                                         \
+        if (cuzk_e_ != cudaSuccess)                                           \
+            return cuzk_gpu_cuda_fail((err), cuzk_e_, #expr, __FILE__,        \
+                                      __LINE__);                              \
+    } while (0)
+
+/* After a kernel launch: reports launch-configuration errors at once. */
+#define CUZK_LAUNCHED(err) CUZK_CUDA(err, cudaGetLastError())
+
+/* Makes the stream's device current for this thread. */
+cuzk_status cuzk_gpu_enter(cuzk_gpu_stream *s, cuzk_error *err);
+
+/* Ensures |s| holds at least |bytes| of device scratch (frees and
+ * reallocates when too small; that synchronises the stream first). */
+cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
+                             cuzk_error *err);
+/* Same for the pinned host scratch. */
+cuzk_status cuzk_gpu_host_scratch(cuzk_gpu_stream *s, size_t bytes,
+                                  cuzk_error *err);
+
+/* Bump allocator over a scratch arena: 256-byte aligned slices. */
+typedef struct cuzk_gpu_arena {
+    size_t used;
+} cuzk_gpu_arena;
+static inline size_t cuzk_gpu_arena_take(cuzk_gpu_arena *a, size_t bytes) {
+    size_t off = (a->used + 255) & ~(size_t)255;
+    a->used = off + bytes;
+    return off;
+}
+
+/* Blocks of |threads| covering |n| work items. */
+static inline unsigned cuzk_gpu_blocks(size_t n, unsigned threads) {
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+#endif

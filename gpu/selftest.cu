@@ -1,0 +1,225 @@
+/*
+ * Self-test and measurement kernels of the GPU backend (gpu/gpu.h):
+ * element-wise field operations and point operations that tests compare
+ * with the CPU code, and the Montgomery-product throughput benchmark that
+ * chose between 32-bit and 64-bit limbs.
+ *
+ * Must not: be used on the proving path (these kernels favour coverage of
+ * code paths over speed).
+ */
+#include <string.h>
+
+#include "curve/gpu/groups.cuh"
+#include "gpu/internal.cuh"
+
+/* ---- element-wise field operations ---------------------------------------- */
+
+template <class C>
+__device__ __forceinline__ void mul64(fp_t<C> &r, const fp_t<C> &a,
+                                      const fp_t<C> &b) {
+    uint64_t A[C::N64], B[C::N64], R[C::N64];
+CUZK_UNROLL
+    for (int j = 0; j < C::N64; j++) {
+        A[j] = ((uint64_t)a.v[2 * j + 1] << 32) | a.v[2 * j];
+        B[j] = ((uint64_t)b.v[2 * j + 1] << 32) | b.v[2 * j];
+    }
+    mont_mul_chain<uint64_t, C::N64>(R, A, B, C::p(), C::n0_64);
+CUZK_UNROLL
+    for (int j = 0; j < C::N64; j++) {
+        r.v[2 * j] = (uint32_t)R[j];
+        r.v[2 * j + 1] = (uint32_t)(R[j] >> 32);
+    }
+}
+
+template <class C>
+__global__ void k_field_op(int op, const fp_t<C> *a, const fp_t<C> *b,
+                           fp_t<C> *out, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fp_t<C> x = a[i], y = b[i], r;
+    switch (op) {
+    case CUZK_GPU_FOP_ADD: f_add(r, x, y); break;
+    case CUZK_GPU_FOP_SUB: f_sub(r, x, y); break;
+    case CUZK_GPU_FOP_MUL: f_mul(r, x, y); break;
+    case CUZK_GPU_FOP_SQR: f_sqr(r, x); break;
+    case CUZK_GPU_FOP_NEG: f_neg(r, x); break;
+    default: mul64(r, x, y); break;
+    }
+    out[i] = r;
+}
+
+template <class C>
+static cuzk_status field_op(cuzk_gpu_stream *s, int op, const void *a,
+                            const void *b, void *out, size_t n,
+                            cuzk_error *err) {
+    k_field_op<C><<<cuzk_gpu_blocks(n, 256), 256, 0, s->s>>>(
+        op, (const fp_t<C> *)a, (const fp_t<C> *)b, (fp_t<C> *)out, n);
+    CUZK_LAUNCHED(err);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_field_op(cuzk_gpu_stream *s,
+                                         cuzk_gpu_field field,
+                                         cuzk_gpu_fop op, const void *a,
+                                         const void *b, void *out, size_t n,
+                                         cuzk_error *err) {
+    if ((unsigned)op > CUZK_GPU_FOP_MUL64 || (unsigned)field > CUZK_GPU_BN254_FR)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "field op %d / field %d",
+                             (int)op, (int)field);
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK || n == 0)
+        return st;
+    switch (field) {
+    case CUZK_GPU_BLS12_381_FP:
+        return field_op<gpu_bls12_381_fp_cfg>(s, op, a, b, out, n, err);
+    case CUZK_GPU_BLS12_381_FR:
+        return field_op<gpu_bls12_381_fr_cfg>(s, op, a, b, out, n, err);
+    case CUZK_GPU_BN254_FP:
+        return field_op<gpu_bn254_fp_cfg>(s, op, a, b, out, n, err);
+    default:
+        return field_op<gpu_bn254_fr_cfg>(s, op, a, b, out, n, err);
+    }
+}
+
+/* ---- product throughput ------------------------------------------------------ */
+
+#define BENCH_ITERS 4096
+
+/* Each thread runs two independent dependent chains of products (two
+ * chains give the scheduler some instruction-level parallelism, as the
+ * MSM's independent coordinates do). */
+template <class C, bool W64>
+__global__ void k_field_bench(const fp_t<C> *in, fp_t<C> *out) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    fp_t<C> a = in[2 * i], b = in[2 * i + 1], c = b;
+    for (int k = 0; k < BENCH_ITERS; k++) {
+        if (W64) {
+            mul64(a, a, b);
+            mul64(c, c, a);
+        } else {
+            f_mul(a, a, b);
+            f_mul(c, c, a);
+        }
+    }
+    f_add(a, a, c);
+    out[i] = a;
+}
+
+template <class C>
+static cuzk_status field_bench(cuzk_gpu_ctx *ctx, bool w64, double *rate,
+                               cuzk_error *err) {
+    cuzk_gpu_stream *s = &ctx->dflt;
+    const unsigned threads = 256;
+    const unsigned blocks = (unsigned)ctx->sm_count * 8;
+    size_t n = (size_t)threads * blocks;
+    cuzk_status st = cuzk_gpu_scratch(s, sizeof(fp_t<C>) * 3 * n, err);
+    if (st != CUZK_OK)
+        return st;
+    fp_t<C> *in = (fp_t<C> *)s->d_scratch, *out = in + 2 * n;
+    /* inputs: Montgomery one; the chain stays a valid element */
+    CUZK_CUDA(err, cudaMemsetAsync(in, 0x11, sizeof(fp_t<C>) * 2 * n, s->s));
+    cudaEvent_t e0, e1;
+    CUZK_CUDA(err, cudaEventCreate(&e0));
+    CUZK_CUDA(err, cudaEventCreate(&e1));
+    float ms = 0;
+    for (int rep = 0; rep < 2; rep++) { /* first run warms up */
+        CUZK_CUDA(err, cudaEventRecord(e0, s->s));
+        if (w64)
+            k_field_bench<C, true><<<blocks, threads, 0, s->s>>>(in, out);
+        else
+            k_field_bench<C, false><<<blocks, threads, 0, s->s>>>(in, out);
+        CUZK_LAUNCHED(err);
+        CUZK_CUDA(err, cudaEventRecord(e1, s->s));
+        CUZK_CUDA(err, cudaEventSynchronize(e1));
+        CUZK_CUDA(err, cudaEventElapsedTime(&ms, e0, e1));
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    *rate = (double)n * 2 * BENCH_ITERS / (ms * 1e-3);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_field_bench(cuzk_gpu_ctx *ctx,
+                                            cuzk_gpu_field field,
+                                            unsigned limb_bits, double *rate,
+                                            cuzk_error *err) {
+    bool w64 = limb_bits == 64;
+    if ((limb_bits != 32 && !w64) || (unsigned)field > CUZK_GPU_BN254_FR)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "field bench: limb bits %u",
+                             limb_bits);
+    cuzk_status st = cuzk_gpu_enter(&ctx->dflt, err);
+    if (st != CUZK_OK)
+        return st;
+    switch (field) {
+    case CUZK_GPU_BLS12_381_FP:
+        return field_bench<gpu_bls12_381_fp_cfg>(ctx, w64, rate, err);
+    case CUZK_GPU_BLS12_381_FR:
+        return field_bench<gpu_bls12_381_fr_cfg>(ctx, w64, rate, err);
+    case CUZK_GPU_BN254_FP:
+        return field_bench<gpu_bn254_fp_cfg>(ctx, w64, rate, err);
+    default:
+        return field_bench<gpu_bn254_fr_cfg>(ctx, w64, rate, err);
+    }
+}
+
+/* ---- point operations ---------------------------------------------------------- */
+
+template <class G>
+__global__ void k_point_op(int op, const typename G::affine *a,
+                           const typename G::affine *b, typename G::F *out,
+                           size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    typename G::xyzz p, q;
+    pt_from_affine(p, a[i]);
+    if (op != CUZK_GPU_POP_ADD_AFFINE)
+        pt_dbl(p, p);
+    switch (op) {
+    case CUZK_GPU_POP_ADD_MIXED:
+    case CUZK_GPU_POP_ADD_AFFINE: pt_add_affine(p, b[i], false); break;
+    case CUZK_GPU_POP_SUB_MIXED: pt_add_affine(p, b[i], true); break;
+    case CUZK_GPU_POP_ADD:
+        pt_from_affine(q, b[i]);
+        pt_dbl(q, q);
+        pt_add(p, q);
+        break;
+    default: pt_dbl(p, p); break;
+    }
+    pt_to_jacobian(out + 3 * i, p);
+}
+
+template <class G>
+static cuzk_status point_op(cuzk_gpu_stream *s, int op, const void *a,
+                            const void *b, void *out, size_t n,
+                            cuzk_error *err) {
+    k_point_op<G><<<cuzk_gpu_blocks(n, 128), 128, 0, s->s>>>(
+        op, (const typename G::affine *)a, (const typename G::affine *)b,
+        (typename G::F *)out, n);
+    CUZK_LAUNCHED(err);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_point_op(cuzk_gpu_stream *s,
+                                         cuzk_gpu_curve curve,
+                                         cuzk_gpu_group group,
+                                         cuzk_gpu_pop op, const void *a,
+                                         const void *b, void *out, size_t n,
+                                         cuzk_error *err) {
+    if ((unsigned)op > CUZK_GPU_POP_ADD_AFFINE)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "point op %d", (int)op);
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK || n == 0)
+        return st;
+    if (curve == CUZK_GPU_BLS12_381 && group == CUZK_GPU_G1)
+        return point_op<gg_bls12_381_g1>(s, op, a, b, out, n, err);
+    if (curve == CUZK_GPU_BLS12_381 && group == CUZK_GPU_G2)
+        return point_op<gg_bls12_381_g2>(s, op, a, b, out, n, err);
+    if (curve == CUZK_GPU_BN254 && group == CUZK_GPU_G1)
+        return point_op<gg_bn254_g1>(s, op, a, b, out, n, err);
+    if (curve == CUZK_GPU_BN254 && group == CUZK_GPU_G2)
+        return point_op<gg_bn254_g2>(s, op, a, b, out, n, err);
+    return cuzk_gpu_fail(err, CUZK_EINVAL, "point op: curve %d group %d",
+                         (int)curve, (int)group);
+}
