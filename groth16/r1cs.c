@@ -141,8 +141,23 @@ static cuzk_status parse_labels(cuzk_r1cs *r, const cuzk_binfile *bf,
                                 cuzk_error *err) {
     uint64_t sz;
     const uint8_t *p = cuzk_binfile_find(bf, 3, &sz);
-    if (p == NULL)
+    if (p == NULL) {
+        /*
+         * Without the wire map nothing in the file bounds nWires, and every
+         * consumer allocates per wire: a 6 KB file claiming 2^32 wires made
+         * the writer try to build a 32 GiB map (found by fuzz_r1cs).  circom
+         * always writes section 3; a file without it may declare no more
+         * wires than its terms and its inputs can mention.
+         */
+        uint64_t bound = r->a.nnz + r->b.nnz + r->c.nnz + (uint64_t)r->n_pub_out +
+                         r->n_pub_in + r->n_prv_in + 1;
+        if (r->n_wires > bound)
+            return cuzk_fail(err, CUZK_EFORMAT,
+                             "r1cs: nWires = %u, but there is no section 3 (wire labels) and "
+                             "the constraints mention at most %llu wires",
+                             r->n_wires, (unsigned long long)bound);
         return CUZK_OK;
+    }
     if (sz != (uint64_t)r->n_wires * 8)
         return cuzk_fail(err, CUZK_EFORMAT,
                          "r1cs: section 3 (wire labels) has %llu bytes, expected %llu",
