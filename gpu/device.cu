@@ -104,6 +104,14 @@ static void stream_release(cuzk_gpu_stream *s) {
     for (int i = 0; i < CUZK_GPU_MAX_EVENTS; i++)
         if (s->ev[i])
             cudaEventDestroy(s->ev[i]);
+    if (s->copy_s) {
+        cudaStreamSynchronize(s->copy_s);
+        cudaStreamDestroy(s->copy_s);
+        for (int k = 0; k < 2; k++) {
+            cudaEventDestroy(s->stage_full[k]);
+            cudaEventDestroy(s->stage_free[k]);
+        }
+    }
     if (s->s)
         cudaStreamDestroy(s->s);
     s->d_scratch = s->h_scratch = NULL;
@@ -134,8 +142,14 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **out,
     size_t stack = 0;
     if (e == cudaSuccess)
         e = cudaDeviceGetLimit(&stack, cudaLimitStackSize);
-    if (e == cudaSuccess && stack < CUZK_GPU_STACK_BYTES)
-        e = cudaDeviceSetLimit(cudaLimitStackSize, CUZK_GPU_STACK_BYTES);
+    /* CUZK_GPU_STACK_BYTES in the environment raises it further (for
+     * diagnosing a suspected stack overflow). */
+    size_t want = CUZK_GPU_STACK_BYTES;
+    const char *env = getenv("CUZK_GPU_STACK_BYTES");
+    if (env && strtoul(env, NULL, 10) > want)
+        want = strtoul(env, NULL, 10);
+    if (e == cudaSuccess && stack < want)
+        e = cudaDeviceSetLimit(cudaLimitStackSize, want);
     if (e != cudaSuccess) {
         free(ctx);
         return cuzk_gpu_cuda_fail(err, e, "cudaSetDevice/attributes/stack",
@@ -236,6 +250,21 @@ cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
     }
     CUZK_CUDA(err, cudaMalloc(&s->d_scratch, want));
     s->scratch_bytes = want;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_ctx_device(const cuzk_gpu_ctx *ctx) {
+    return ctx->device;
+}
+
+cuzk_status cuzk_gpu_copy_stream(cuzk_gpu_stream *s, cuzk_error *err) {
+    if (s->copy_s)
+        return CUZK_OK;
+    CUZK_CUDA(err, cudaStreamCreateWithFlags(&s->copy_s, cudaStreamNonBlocking));
+    for (int k = 0; k < 2; k++) {
+        CUZK_CUDA(err, cudaEventCreateWithFlags(&s->stage_full[k], cudaEventDisableTiming));
+        CUZK_CUDA(err, cudaEventCreateWithFlags(&s->stage_free[k], cudaEventDisableTiming));
+    }
     return CUZK_OK;
 }
 

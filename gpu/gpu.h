@@ -95,6 +95,8 @@ cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **ctx,
 /* Waits for the default stream, frees the caches.  Bases and streams made
  * from |ctx| must be freed first.  NULL is a no-op. */
 void cuzk_gpu_ctx_destroy(cuzk_gpu_ctx *ctx);
+/* CUDA device index of |ctx|. */
+int cuzk_gpu_ctx_device(const cuzk_gpu_ctx *ctx);
 /* The context's default stream (owned by the context; never NULL). */
 cuzk_gpu_stream *cuzk_gpu_ctx_stream(cuzk_gpu_ctx *ctx);
 /* Bytes held by the context's caches (NTT twiddle tables). */
@@ -158,6 +160,18 @@ cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                   cuzk_gpu_group group,
                                   const void *affine_points, size_t n,
                                   cuzk_gpu_bases **bases, cuzk_error *err);
+/*
+ * Bases that stay in host memory: |affine_points| (n points, CPU layout)
+ * must be page-locked (cuzk_gpu_host_alloc, or a range registered with
+ * cuzk_gpu_host_register) and must outlive |*bases|.  MSMs stream them to
+ * the device in batches of 2^22 points, double-buffered so that the copy of
+ * one batch overlaps the accumulation of the previous one.  For keys larger
+ * than device memory.  Holds no device memory (bytes() is 0).
+ */
+cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                cuzk_gpu_group group,
+                                const void *affine_points, size_t n,
+                                cuzk_gpu_bases **bases, cuzk_error *err);
 void cuzk_gpu_bases_free(cuzk_gpu_bases *bases);
 size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *bases);
 /* Device bytes held by |bases|. */
@@ -211,6 +225,48 @@ cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
 /* Builds the twiddle table for (curve, log_n) now (optional). */
 cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                  unsigned log_n, cuzk_error *err);
+
+/* ---- prover steps (groth16/gpu/prove.cu) ------------------------------------ */
+
+/* d_out[i] = Montgomery form of the plain value d_in[i] (n Fr elements of
+ * |curve|, may alias).  Values >= r become 0 and the smallest such index is
+ * stored into *d_bad with atomicMin (device word the caller initialised to
+ * UINT32_MAX).  Queued on |s|. */
+cuzk_status cuzk_gpu_fr_from_plain(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+                                   void *d_out, const void *d_in, size_t n,
+                                   uint32_t *d_bad, cuzk_error *err);
+/* d_y[i] = sum over row i of d_vals[k] * d_x[d_cols[k]], k in
+ * [d_row_ptr[i], d_row_ptr[i+1]) (CSR, Montgomery Fr), for i < rows. */
+cuzk_status cuzk_gpu_spmv(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+                          const uint32_t *d_row_ptr, const uint32_t *d_cols,
+                          const void *d_vals, size_t rows, const void *d_x,
+                          void *d_y, cuzk_error *err);
+/* d_out[i] = d_a[i] * d_b[i] - d_c[i] (d_c NULL: no subtraction); may alias. */
+cuzk_status cuzk_gpu_fr_mul_sub(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+                                void *d_out, const void *d_a, const void *d_b,
+                                const void *d_c, size_t n, cuzk_error *err);
+
+/* CUDA events: stage timing and cross-stream ordering. */
+typedef struct cuzk_gpu_event cuzk_gpu_event;
+cuzk_status cuzk_gpu_event_create(cuzk_gpu_ctx *ctx, cuzk_gpu_event **ev,
+                                  cuzk_error *err);
+void cuzk_gpu_event_destroy(cuzk_gpu_event *ev);
+/* Marks the point in |s|'s queue. */
+cuzk_status cuzk_gpu_event_record(cuzk_gpu_event *ev, cuzk_gpu_stream *s,
+                                  cuzk_error *err);
+/* Work queued on |s| after this call waits for |ev|'s point. */
+cuzk_status cuzk_gpu_stream_wait_event(cuzk_gpu_stream *s, cuzk_gpu_event *ev,
+                                       cuzk_error *err);
+/* Microseconds of GPU time between two recorded events (waits for |to|). */
+cuzk_status cuzk_gpu_event_elapsed_us(const cuzk_gpu_event *from,
+                                      const cuzk_gpu_event *to, double *us,
+                                      cuzk_error *err);
+
+/* Page-lock |bytes| of caller memory at |p| for fast asynchronous copies
+ * (and for cuzk_gpu_bases_host); undo before freeing it. */
+cuzk_status cuzk_gpu_host_register(cuzk_gpu_ctx *ctx, void *p, size_t bytes,
+                                   cuzk_error *err);
+void cuzk_gpu_host_unregister(cuzk_gpu_ctx *ctx, void *p);
 
 /* ---- self-tests and measurements ------------------------------------------- */
 

@@ -35,6 +35,10 @@ struct cuzk_gpu_stream {
     size_t scratch_bytes;
     void *h_scratch; /* pinned host arena for small results */
     size_t h_scratch_bytes;
+    /* Second stream and events for MSMs over host-resident bases (created
+     * on first such MSM, see cuzk_gpu_copy_stream). */
+    cudaStream_t copy_s;
+    cudaEvent_t stage_full[2], stage_free[2];
 };
 
 struct cuzk_gpu_ctx {
@@ -56,7 +60,8 @@ struct cuzk_gpu_bases {
     cuzk_gpu_group group;
     size_t n;
     size_t point_bytes;
-    void *d_points;
+    void *d_points;        /* device copy (cuzk_gpu_bases_upload), or */
+    const void *h_points;  /* caller's pinned memory (cuzk_gpu_bases_host) */
 };
 
 /* Records a CUDA failure: CUZK_EGPU, "file:line: expr: text". */
@@ -84,6 +89,8 @@ cuzk_status cuzk_gpu_enter(cuzk_gpu_stream *s, cuzk_error *err);
  * reallocates when too small; that synchronises the stream first). */
 cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
                              cuzk_error *err);
+/* Creates |s|'s copy stream and staging events if it has none yet. */
+cuzk_status cuzk_gpu_copy_stream(cuzk_gpu_stream *s, cuzk_error *err);
 /* Same for the pinned host scratch. */
 cuzk_status cuzk_gpu_host_scratch(cuzk_gpu_stream *s, size_t bytes,
                                   cuzk_error *err);

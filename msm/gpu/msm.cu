@@ -26,6 +26,10 @@
 
 /* Largest batch of points per sort (pairs: W * batch < 2^31). */
 #define CUZK_MSM_BATCH ((size_t)1 << 26)
+/* Batch when the bases stream from pinned host memory
+ * (cuzk_gpu_bases_host): two staging buffers of this many points, one being
+ * filled over PCIe while the other is accumulated. */
+#define CUZK_MSM_STREAM_BATCH ((size_t)1 << 22)
 
 /* Threads per block.  The accumulation kernels hold an XYZZ accumulator
  * and a point in registers (~130-200 registers), so 128-thread blocks keep
@@ -118,20 +122,21 @@ template <class G> struct msm_plan {
     unsigned c, nwin, log_b, log_s, key_bits;
     size_t batch, M, L1, T1, L2, T2, nseg;
     size_t off_scalars, off_keys[2], off_vals[2], off_cub, cub_bytes;
-    size_t off_buckets, off_pk[2], off_pp[2], off_seg[2];
+    size_t off_buckets, off_pk[2], off_pp[2], off_seg[2], off_stage[2];
     size_t total;
 };
 
 template <class G>
 static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
-                                 int sm_count, unsigned force_c,
-                                 cuzk_error *err) {
+                                 bool host_bases, int sm_count,
+                                 unsigned force_c, cuzk_error *err) {
     typedef typename G::xyzz P;
     pl.c = force_c >= 2 ? force_c : msm_choose_c(G::R_BITS, n);
     pl.nwin = msm_nwin(G::R_BITS, pl.c);
     pl.log_b = pl.c - 1;
     pl.key_bits = ilog2((size_t)pl.nwin << pl.log_b) + 1;
-    pl.batch = n < CUZK_MSM_BATCH ? n : CUZK_MSM_BATCH;
+    size_t cap = host_bases ? CUZK_MSM_STREAM_BATCH : CUZK_MSM_BATCH;
+    pl.batch = n < cap ? n : cap;
     pl.M = pl.batch * pl.nwin;
     pl.L1 = msm_seg_len(pl.M, sm_count, 256);
     pl.T1 = (pl.M + pl.L1 - 1) / pl.L1;
@@ -168,6 +173,9 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
     pl.off_seg[0] = cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwin * pl.nseg);
     pl.off_seg[1] =
         cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwin * (pl.nseg / 2 + 1));
+    for (int k = 0; k < 2; k++)
+        pl.off_stage[k] = cuzk_gpu_arena_take(
+            &a, host_bases ? sizeof(typename G::affine) * pl.batch : 0);
     pl.total = a.used;
     return CUZK_OK;
 }
@@ -220,9 +228,13 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     }
     bool host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
     bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    bool host_bases = bases->h_points != NULL;
     msm_plan<G> pl;
-    cuzk_status st = msm_make_plan<G>(pl, n, host_scalars, s->ctx->sm_count,
-                                      s->ctx->msm_window, err);
+    cuzk_status st = msm_make_plan<G>(pl, n, host_scalars, host_bases,
+                                      s->ctx->sm_count, s->ctx->msm_window,
+                                      err);
+    if (st == CUZK_OK && host_bases)
+        st = cuzk_gpu_copy_stream(s, err);
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
     if (st == CUZK_OK)
@@ -241,6 +253,8 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     }
     P *buckets = (P *)(base + pl.off_buckets);
     const A *d_bases = (const A *)bases->d_points + offset;
+    const A *h_bases = (const A *)bases->h_points + offset;
+    A *stage[2] = {(A *)(base + pl.off_stage[0]), (A *)(base + pl.off_stage[1])};
     cudaStream_t cs = s->s;
 
     s->nev = 0;
@@ -248,9 +262,25 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     CUZK_CUDA(err, cudaMemsetAsync(buckets, 0,
                                    ((size_t)pl.nwin << pl.log_b) * sizeof(P),
                                    cs));
-    for (size_t b0 = 0; b0 < n; b0 += pl.batch) {
+    for (size_t b0 = 0, bi = 0; b0 < n; b0 += pl.batch, bi++) {
         size_t nb = n - b0 < pl.batch ? n - b0 : pl.batch;
         size_t M = nb * pl.nwin;
+        const A *batch_bases = d_bases + b0;
+        if (host_bases) {
+            /* Staging buffer k was last read by batch bi - 2's
+             * accumulation; the copy stream waits for that, fills it, and
+             * this stream waits for the copy, so batch bi's transfer runs
+             * while batch bi - 1 computes. */
+            int k = (int)(bi & 1);
+            if (bi >= 2)
+                CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[k], 0));
+            CUZK_CUDA(err, cudaMemcpyAsync(stage[k], h_bases + b0,
+                                           sizeof(A) * nb,
+                                           cudaMemcpyHostToDevice, s->copy_s));
+            CUZK_CUDA(err, cudaEventRecord(s->stage_full[k], s->copy_s));
+            CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->stage_full[k], 0));
+            batch_bases = stage[k];
+        }
         const uint32_t *d_sc;
         if (host_scalars) {
             d_sc = (const uint32_t *)(base + pl.off_scalars);
@@ -279,9 +309,11 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         bool acc = b0 > 0;
         k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
                              MSM_ACC_THREADS, 0, cs>>>(
-            keys[1], M, L, T, vals[1], d_bases + b0, (const P *)NULL, buckets,
+            keys[1], M, L, T, vals[1], batch_bases, (const P *)NULL, buckets,
             acc, pk[0], pp[0]);
         CUZK_LAUNCHED(err);
+        if (host_bases)
+            CUZK_CUDA(err, cudaEventRecord(s->stage_free[bi & 1], cs));
         prof_mark(s, "accumulate");
         int cur = 0;
         while (T > 1) {
@@ -373,11 +405,41 @@ extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
     return CUZK_OK;
 }
 
+extern "C" cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx,
+                                           cuzk_gpu_curve curve,
+                                           cuzk_gpu_group group,
+                                           const void *points, size_t n,
+                                           cuzk_gpu_bases **out,
+                                           cuzk_error *err) {
+    *out = NULL;
+    size_t pb = affine_bytes(curve, group);
+    if (ctx == NULL || pb == 0 || n == 0 || points == NULL)
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "host bases: bad context, curve %d, group %d or "
+                             "n = %zu",
+                             (int)curve, (int)group, n);
+    if (n >= ((size_t)1 << 31))
+        return cuzk_gpu_fail(err, CUZK_ERANGE, "host bases: n = %zu >= 2^31",
+                             n);
+    cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
+    if (b == NULL)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
+    b->ctx = ctx;
+    b->curve = curve;
+    b->group = group;
+    b->n = n;
+    b->point_bytes = pb;
+    b->h_points = points;
+    *out = b;
+    return CUZK_OK;
+}
+
 extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b) {
     if (b == NULL)
         return;
     cudaSetDevice(b->ctx->device);
-    cudaFree(b->d_points);
+    if (b->d_points)
+        cudaFree(b->d_points);
     free(b);
 }
 
@@ -386,7 +448,7 @@ extern "C" size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *b) {
 }
 
 extern "C" size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *b) {
-    return b->n * b->point_bytes;
+    return b->d_points ? b->n * b->point_bytes : 0;
 }
 
 extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve,
