@@ -90,6 +90,13 @@ typedef struct cuzk_groth16_timing {
                                           const P##_fr *s, cuzk_pool *pool,   \
                                           cuzk_groth16_timing *t,             \
                                           cuzk_error *err);                   \
+    /* Step 4 alone, from the five MSM results (Jacobian): Σ w·A, Σ w·B1,   \
+     * Σ w·B2, Σ w·C over the private signals, Σ h·H (the GPU prover). */    \
+    void P##_groth16_assemble(P##_groth16_proof *proof,                       \
+                              const P##_groth16_pk *pk, const P##_g1 *msm_a,  \
+                              const P##_g1 *msm_b1, const P##_g2 *msm_b2,     \
+                              const P##_g1 *msm_c, const P##_g1 *msm_h,       \
+                              const P##_fr *r, const P##_fr *s);              \
     /* All steps, with fresh r and s from the OS CSPRNG (or the given ones   \
      * when |r| and |s| are non-NULL).  |t| may be NULL. */                  \
     cuzk_status P##_groth16_prove(P##_groth16_proof *proof,                   \

@@ -183,34 +183,12 @@ static uint64_t G(now_ns)(void) {
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
-                                     const G(groth16_pk) *pk, const FR *witness,
-                                     const FR *h, const FR *r, const FR *s,
-                                     cuzk_pool *pool, cuzk_groth16_timing *t,
-                                     cuzk_error *err) {
-    size_t n = (size_t)1 << pk->log_n;
-    size_t first_private = (size_t)pk->n_public + 1;
-    G1J sa, sb1, sc, sh, acc, tmp;
-    G2J sb2, accb;
-    uint64_t t0 = G(now_ns)(), t1;
-
-    if (G(g1_msm)(&sa, pk->a, witness, pk->n_vars, 0, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM A: out of memory");
-    t1 = G(now_ns)(), t->msm_a_ns = t1 - t0, t0 = t1;
-    if (G(g1_msm)(&sb1, pk->b1, witness, pk->n_vars, 0, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM B1: out of memory");
-    t1 = G(now_ns)(), t->msm_b1_ns = t1 - t0, t0 = t1;
-    if (G(g2_msm)(&sb2, pk->b2, witness, pk->n_vars, 0, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM B2: out of memory");
-    t1 = G(now_ns)(), t->msm_b2_ns = t1 - t0, t0 = t1;
-    if (G(g1_msm)(&sc, pk->c, witness + first_private, pk->n_vars - first_private, 0,
-                  pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM C: out of memory");
-    t1 = G(now_ns)(), t->msm_c_ns = t1 - t0, t0 = t1;
-    if (G(g1_msm)(&sh, pk->h, h, n, 1, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM H: out of memory");
-    t1 = G(now_ns)(), t->msm_h_ns = t1 - t0, t0 = t1;
-
+void G(groth16_assemble)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
+                         const G1J *msm_a, const G1J *msm_b1, const G2J *msm_b2,
+                         const G1J *msm_c, const G1J *msm_h, const FR *r,
+                         const FR *s) {
+    G1J sa = *msm_a, sb1 = *msm_b1, sc = *msm_c, sh = *msm_h, acc, tmp;
+    G2J sb2 = *msm_b2, accb;
     /* πA = α1 + Σ w·A + r·δ1 */
     G1J pa, b1p, delta1;
     G(g1_from_affine)(&delta1, &pk->delta1);
@@ -241,6 +219,37 @@ cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
     G(g1_to_affine)(&proof->a, &pa);
     G(g2_to_affine)(&proof->b, &accb);
     G(g1_to_affine)(&proof->c, &acc);
+}
+
+cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
+                                     const G(groth16_pk) *pk, const FR *witness,
+                                     const FR *h, const FR *r, const FR *s,
+                                     cuzk_pool *pool, cuzk_groth16_timing *t,
+                                     cuzk_error *err) {
+    size_t n = (size_t)1 << pk->log_n;
+    size_t first_private = (size_t)pk->n_public + 1;
+    G1J sa, sb1, sc, sh;
+    G2J sb2;
+    uint64_t t0 = G(now_ns)(), t1;
+
+    if (G(g1_msm)(&sa, pk->a, witness, pk->n_vars, 0, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM A: out of memory");
+    t1 = G(now_ns)(), t->msm_a_ns = t1 - t0, t0 = t1;
+    if (G(g1_msm)(&sb1, pk->b1, witness, pk->n_vars, 0, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM B1: out of memory");
+    t1 = G(now_ns)(), t->msm_b1_ns = t1 - t0, t0 = t1;
+    if (G(g2_msm)(&sb2, pk->b2, witness, pk->n_vars, 0, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM B2: out of memory");
+    t1 = G(now_ns)(), t->msm_b2_ns = t1 - t0, t0 = t1;
+    if (G(g1_msm)(&sc, pk->c, witness + first_private, pk->n_vars - first_private, 0,
+                  pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM C: out of memory");
+    t1 = G(now_ns)(), t->msm_c_ns = t1 - t0, t0 = t1;
+    if (G(g1_msm)(&sh, pk->h, h, n, 1, pool) != CUZK_OK)
+        return cuzk_fail(err, CUZK_ENOMEM, "MSM H: out of memory");
+    t1 = G(now_ns)(), t->msm_h_ns = t1 - t0, t0 = t1;
+
+    G(groth16_assemble)(proof, pk, &sa, &sb1, &sb2, &sc, &sh, r, s);
     t->assemble_ns = G(now_ns)() - t0;
     return CUZK_OK;
 }

@@ -57,6 +57,10 @@
  *     domain, zero alpha/beta/delta); CUZK_EUNSUPPORTED (domain too large:
  *     2n must not exceed the field's 2-adicity, or more than 2^32 - 1
  *     coefficients); CUZK_ENOMEM.  |pool| may be NULL (serial).
+ * P_setup_timing(key, r1cs, seed, pool, err)
+ *     A key of the right shape (sizes, coefficients) whose points are a few
+ *     thousand random points repeated, made in seconds at any size.  Proofs
+ *     with it do NOT verify: for benchmarks of the prover only.
  * P_dev_key_write_mem(key, out, size, err) / P_dev_key_write_file(key, path, err)
  *     Serialize as a .zkey (via the zkey writer; section 10 has a zero
  *     circuit hash and no contributions).  write_mem returns a malloc'd
@@ -87,6 +91,9 @@
     cuzk_status P##_setup_dev(P##_dev_key *key, const cuzk_r1cs *r1cs,        \
                               const P##_setup_toxic *toxic, cuzk_pool *pool,  \
                               cuzk_error *err);                               \
+    cuzk_status P##_setup_timing(P##_dev_key *key, const cuzk_r1cs *r1cs,     \
+                                 uint64_t seed, cuzk_pool *pool,              \
+                                 cuzk_error *err);                            \
     void P##_dev_key_free(P##_dev_key *key);                                  \
     cuzk_status P##_dev_key_write_mem(const P##_dev_key *key, uint8_t **out,  \
                                       size_t *size, cuzk_error *err);         \

@@ -368,6 +368,85 @@ cuzk_status S_(setup_dev)(S_(dev_key) *key, const cuzk_r1cs *r, const S_(setup_t
     return CUZK_OK;
 }
 
+/* A key with the shape of |r|'s real key (sizes, coefficient list) whose
+ * points are 4096 random points repeated: proofs made with it are NOT
+ * valid.  For timing the prover at sizes where a real setup would take
+ * minutes; the MSMs do the same work for any points. */
+cuzk_status S_(setup_timing)(S_(dev_key) *key, const cuzk_r1cs *r, uint64_t seed,
+                             cuzk_pool *pool, cuzk_error *err) {
+    enum { DISTINCT = 4096 };
+    unsigned log_n = 0;
+    S_(setup_toxic) t;
+    memset(key, 0, sizeof *key);
+    cuzk_status st = S_(setup_toxic_draw)(&t, &seed, err);
+    if (st == CUZK_OK)
+        st = S_(check_input)(r, &t, &log_n, err);
+    if (st != CUZK_OK)
+        return st;
+    size_t n = (size_t)1 << log_n, n_vars = r->n_wires;
+    uint32_t n_pub = cuzk_r1cs_n_public(r);
+    size_t n_priv = n_vars - n_pub - 1;
+    size_t n_coefs = r->a.nnz + r->b.nnz + n_pub + 1;
+    int failed = 0;
+    FR *k = S_(alloc)(DISTINCT, sizeof(FR), &failed);
+    G1A *p1 = S_(alloc)(DISTINCT, sizeof(G1A), &failed);
+    G2A *p2 = S_(alloc)(DISTINCT, sizeof(G2A), &failed);
+    key->a = S_(alloc)(n_vars, sizeof(G1A), &failed);
+    key->b1 = S_(alloc)(n_vars, sizeof(G1A), &failed);
+    key->b2 = S_(alloc)(n_vars, sizeof(G2A), &failed);
+    key->ic = S_(alloc)(n_pub + 1, sizeof(G1A), &failed);
+    key->c = S_(alloc)(n_priv, sizeof(G1A), &failed);
+    key->h = S_(alloc)(n, sizeof(G1A), &failed);
+    key->coefs = S_(alloc)(n_coefs, sizeof *key->coefs, &failed);
+    if (failed)
+        st = cuzk_fail(err, CUZK_ENOMEM, "timing key: out of memory");
+    uint64_t x = seed;
+    for (size_t i = 0; st == CUZK_OK && i < DISTINCT; i++) {
+        uint64_t l[4];
+        for (int j = 0; j < 4; j++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            l[j] = x;
+        }
+        l[3] >>= 8; /* below r */
+        S_(fr_from_limbs)(&k[i], l, NULL);
+    }
+    if (st == CUZK_OK)
+        st = S_(setup_g1_mul_gen)(p1, k, DISTINCT, 0, pool, err);
+    if (st == CUZK_OK)
+        st = S_(setup_g2_mul_gen)(p2, k, DISTINCT, 0, pool, err);
+    if (st == CUZK_OK) {
+        for (size_t i = 0; i < n_vars; i++) {
+            key->a[i] = p1[i % DISTINCT];
+            key->b1[i] = p1[(i + 1) % DISTINCT];
+            key->b2[i] = p2[i % DISTINCT];
+        }
+        for (size_t i = 0; i <= n_pub; i++)
+            key->ic[i] = p1[(i + 2) % DISTINCT];
+        for (size_t i = 0; i < n_priv; i++)
+            key->c[i] = p1[(i + 3) % DISTINCT];
+        for (size_t i = 0; i < n; i++)
+            key->h[i] = p1[(i + 4) % DISTINCT];
+        S_(make_coefs)(key->coefs, r, n_pub);
+        S_(groth16_pk) *pk = &key->pk;
+        pk->alpha1 = p1[0], pk->beta1 = p1[1], pk->delta1 = p1[2];
+        pk->beta2 = p2[0], pk->delta2 = p2[1];
+        S_(g2_generator)(&pk->gamma2);
+        pk->n_vars = r->n_wires;
+        pk->n_public = n_pub;
+        pk->log_n = log_n;
+        pk->ic = key->ic, pk->a = key->a, pk->b1 = key->b1, pk->b2 = key->b2;
+        pk->c = key->c, pk->h = key->h;
+        pk->coefs = key->coefs;
+        pk->n_coefs = n_coefs;
+    }
+    free(k);
+    free(p1);
+    free(p2);
+    if (st != CUZK_OK)
+        S_(dev_key_free)(key);
+    return st;
+}
+
 /* ---- serialization ---------------------------------------------------------- */
 
 static cuzk_zkey_points S_(view)(const void *pts, uint64_t count, int g2) {

@@ -3,7 +3,8 @@
 #   1. configure a fresh build directory and build only the GPU tests, the
 #      GPU benchmark and their dependencies (CUDA for sm_90);
 #   2. run every GPU test (tests/test_gpu_*.c), each with its own log;
-#   3. run the benchmarks (bench/bench_gpu.c);
+#   3. run the benchmarks (bench/bench_gpu.c: kernels; bench/bench_gpu_prove.c:
+#      whole proofs);
 #   4. print a short table (tests, then benchmark summary) last.
 # Logs go to $OUT (or ./gpu-out when OUT is unset).
 #
@@ -14,6 +15,10 @@
 #   CUZK_GPU_PREBUILT     directory with test_gpu_* / bench_gpu built
 #                         elsewhere: used as is if they start, else rebuilt
 #   CUZK_GPU_BENCH_ARGS   arguments for bench_gpu (default: full run)
+#   CUZK_GPU_PROVE_ARGS   arguments for bench_gpu_prove (default: its own)
+#   CUZK_GPU_TESTS        the tests to run (default: all GPU tests)
+#   CUZK_GPU_PROOF_DIR    test_gpu_prove writes its fixture proofs there
+#                         (for snarkjs to verify on another machine)
 #   CUZK_GPU_SKIP_BENCH=1 tests only;  CUZK_GPU_SKIP_TESTS=1 bench only
 #   JOBS                  parallel build jobs (default: all cores)
 #   CUZK_GPU_TEST_TIMEOUT / CUZK_GPU_BENCH_TIMEOUT   seconds per program
@@ -26,7 +31,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUTDIR=${OUT:-$PWD/gpu-out}
 BUILD=${CUZK_GPU_BUILD:-$SRC/build-gpu-check}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-TESTS="test_gpu_field test_gpu_ntt test_gpu_msm"
+TESTS=${CUZK_GPU_TESTS:-"test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_prove"}
 mkdir -p "$OUTDIR"
 SUMMARY="$OUTDIR/summary.txt"
 : >"$SUMMARY"
@@ -78,7 +83,7 @@ if [ -z "$BIN" ]; then
         log "nvcc not found by CMake: no CUDA build (see build.log)"
         exit 1
     fi
-    if ! make -C "$BUILD" -j"$JOBS" $TESTS bench_gpu >>"$OUTDIR/build.log" 2>&1; then
+    if ! make -C "$BUILD" -j"$JOBS" $TESTS bench_gpu bench_gpu_prove >>"$OUTDIR/build.log" 2>&1; then
         log "build failed (see build.log)"
         grep -E "error|Error" "$OUTDIR/build.log" | head -n 30
         exit 1
@@ -114,6 +119,11 @@ if [ "${CUZK_GPU_SKIP_BENCH:-0}" != 1 ]; then
     limited "${CUZK_GPU_BENCH_TIMEOUT:-600}" "$BIN/bench_gpu" \
         ${CUZK_GPU_BENCH_ARGS:-} >"$OUTDIR/bench_gpu.log" 2>&1
     log "bench_gpu: exit $? ($(secs "$t0" "$(now)") s)"
+    t0=$(now)
+    # shellcheck disable=SC2086
+    limited "${CUZK_GPU_BENCH_TIMEOUT:-600}" "$BIN/bench_gpu_prove" \
+        ${CUZK_GPU_PROVE_ARGS:-} >"$OUTDIR/bench_gpu_prove.log" 2>&1
+    log "bench_gpu_prove: exit $? ($(secs "$t0" "$(now)") s)"
 fi
 
 echo
@@ -121,5 +131,9 @@ echo "== gpu-check summary ($(date -u +%Y-%m-%dT%H:%MZ)) =="
 cat "$SUMMARY"
 if [ -f "$OUTDIR/bench_gpu.log" ]; then
     sed -n '/bench_gpu summary/,$p' "$OUTDIR/bench_gpu.log"
+fi
+if [ -f "$OUTDIR/bench_gpu_prove.log" ]; then
+    echo "-- bench_gpu_prove --"
+    sed -n '/^curve /,$p' "$OUTDIR/bench_gpu_prove.log"
 fi
 exit $status

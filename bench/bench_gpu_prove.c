@@ -1,0 +1,261 @@
+/*
+ * bench_gpu_prove: seconds per Groth16 proof on the GPU with the key
+ * resident, and the per-stage breakdown (CUDA events), for generated
+ * circuits of the default (mostly boolean) profile.
+ *
+ *   bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20,22,24]
+ *                   [--reps N] [--real-max-log K] [--eval auto|gpu|cpu]
+ *
+ * Keys: up to 2^K constraints (default K = 20) a real development key
+ * (cuzk setup --dev), and every proof is checked by the CPU verifier;
+ * above, a timing key of the same shape whose points are repeated random
+ * points (P_setup_timing): the prover does the same work, but its proofs
+ * are not valid, so they are not verified.  The output says which.
+ * Prints one line per proof and a summary table last.  No GPU: exit 77.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "groth16/key.h"
+#include "groth16/prove_gpu.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
+
+#ifdef CUZK_HAVE_CUDA
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+typedef struct row {
+    const char *curve;
+    unsigned log2;
+    int real;
+    double upload_key_s, best_s, median_s;
+    cuzk_gpu_timing best;
+    uint64_t key_bytes;
+    int verified, failed;
+} row;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curve, unsigned log2,
+                   int reps, int real, cuzk_gpu_eval_mode eval) {
+    cuzk_error err = {0};
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, curve);
+    sp.log2_domain = log2;
+    cuzk_r1cs r1cs;
+    cuzk_fr *wit = NULL;
+    memset(out, 0, sizeof *out);
+    out->curve = cuzk_curve_snarkjs_name(curve);
+    out->log2 = log2;
+    out->real = real;
+    double t0 = now_s();
+    if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK) {
+        fprintf(stderr, "synth 2^%u: %s\n", log2, err.msg);
+        return 1;
+    }
+    double t_synth = now_s() - t0;
+    cuzk_key key;
+    memset(&key, 0, sizeof key);
+    key.curve = curve;
+    bls12_381_dev_key kb;
+    bn254_dev_key kn;
+    uint64_t seed = 7;
+    cuzk_status st;
+    t0 = now_s();
+    if (curve == CUZK_CURVE_BLS12_381) {
+        if (real) {
+            bls12_381_setup_toxic t;
+            st = bls12_381_setup_toxic_draw(&t, &seed, &err);
+            if (st == CUZK_OK)
+                st = bls12_381_setup_dev(&kb, &r1cs, &t, pool, &err);
+        } else {
+            st = bls12_381_setup_timing(&kb, &r1cs, seed, pool, &err);
+        }
+        key.pk.bls12_381 = kb.pk;
+    } else {
+        if (real) {
+            bn254_setup_toxic t;
+            st = bn254_setup_toxic_draw(&t, &seed, &err);
+            if (st == CUZK_OK)
+                st = bn254_setup_dev(&kn, &r1cs, &t, pool, &err);
+        } else {
+            st = bn254_setup_timing(&kn, &r1cs, seed, pool, &err);
+        }
+        key.pk.bn254 = kn.pk;
+    }
+    if (st != CUZK_OK) {
+        fprintf(stderr, "key 2^%u: %s\n", log2, err.msg);
+        return 1;
+    }
+    double t_key = now_s() - t0;
+    uint8_t *wbuf = NULL;
+    size_t wsize = 0;
+    cuzk_wtns w;
+    cuzk_vk vk;
+    int have_vk = real && cuzk_key_vk(&key, &vk, &err) == CUZK_OK;
+    if (cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) != CUZK_OK ||
+        cuzk_wtns_from_mem(&w, wbuf, wsize, &err) != CUZK_OK) {
+        fprintf(stderr, "witness: %s\n", err.msg);
+        return 1;
+    }
+    printf("%s 2^%u: %u constraints, %u wires; synth %.1f s, %s key %.1f s\n", out->curve, log2,
+           r1cs.n_constraints, r1cs.n_wires, t_synth, real ? "dev" : "timing", t_key);
+    fflush(stdout);
+
+    cuzk_gpu_key *gk = NULL;
+    cuzk_gpu_prover *p = NULL;
+    t0 = now_s();
+    if (cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) != CUZK_OK ||
+        cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
+        fprintf(stderr, "GPU key/prover: %s\n", err.msg);
+        return 1;
+    }
+    cuzk_gpu_prover_set_eval(p, eval);
+    out->upload_key_s = now_s() - t0;
+    out->key_bytes = cuzk_gpu_key_device_bytes(gk);
+    double *times = calloc((size_t)reps + 1, sizeof *times);
+    const cuzk_fr *pub = wit + 1;
+    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    out->best_s = 1e30;
+    for (int i = 0; i <= reps; i++) { /* i = 0 warms up (twiddles, scratch) */
+        cuzk_proof proof;
+        cuzk_gpu_timing t;
+        double a = now_s();
+        st = cuzk_gpu_prove(p, gk, &w, &proof, &t, &err);
+        double el = now_s() - a;
+        if (st != CUZK_OK) {
+            fprintf(stderr, "prove: %s\n", err.msg);
+            out->failed++;
+            continue;
+        }
+        if (have_vk) {
+            if (cuzk_vk_verify(&vk, pub, n_pub, &proof, &err) == CUZK_OK)
+                out->verified++;
+            else
+                out->failed++;
+        }
+        printf("  %s %7.1f ms | upload %.1f eval(%s) %.1f ntt %.1f | msm A %.1f B1 %.1f C %.1f "
+               "H %.1f | B2 %.1f (stream 2) | down %.2f asm %.2f\n",
+               i == 0 ? "warm-up" : "proof  ", el * 1e3, t.upload_us / 1e3,
+               t.eval_on_gpu ? "gpu" : "cpu", t.evaluate_us / 1e3, t.ntt_us / 1e3,
+               t.msm_a_us / 1e3, t.msm_b1_us / 1e3, t.msm_c_us / 1e3, t.msm_h_us / 1e3,
+               t.msm_b2_us / 1e3, t.download_us / 1e3, t.assemble_us / 1e3);
+        fflush(stdout);
+        if (i > 0) {
+            times[i - 1] = el;
+            if (el < out->best_s) {
+                out->best_s = el;
+                out->best = t;
+            }
+        }
+    }
+    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    out->median_s = times[reps / 2];
+    free(times);
+    cuzk_gpu_prover_free(p);
+    cuzk_gpu_key_free(gk);
+    if (have_vk)
+        cuzk_vk_free(&vk);
+    cuzk_wtns_close(&w);
+    free(wbuf);
+    if (curve == CUZK_CURVE_BLS12_381)
+        bls12_381_dev_key_free(&kb);
+    else
+        bn254_dev_key_free(&kn);
+    free(wit);
+    cuzk_r1cs_free(&r1cs);
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv) {
+#ifndef CUZK_HAVE_CUDA
+    (void)argc, (void)argv;
+    printf("bench_gpu_prove: built without CUDA\n");
+    return 77;
+#else
+    const char *curves = "both", *logs = "16,20,22,24";
+    int reps = 3;
+    unsigned real_max = 20;
+    cuzk_gpu_eval_mode eval = CUZK_GPU_EVAL_AUTO;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--curve") && i + 1 < argc)
+            curves = argv[++i];
+        else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
+            logs = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--real-max-log") && i + 1 < argc)
+            real_max = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--eval") && i + 1 < argc) {
+            const char *m = argv[++i];
+            eval = !strcmp(m, "gpu") ? CUZK_GPU_EVAL_GPU
+                   : !strcmp(m, "cpu") ? CUZK_GPU_EVAL_CPU
+                                       : CUZK_GPU_EVAL_AUTO;
+        } else {
+            fprintf(stderr,
+                    "usage: bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20] "
+                    "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu]\n");
+            return 2;
+        }
+    }
+    if (reps < 1)
+        reps = 1;
+    if (cuzk_gpu_device_count() == 0) {
+        printf("bench_gpu_prove: no GPU\n");
+        return 77;
+    }
+    cuzk_error err = {0};
+    cuzk_gpu_ctx *ctx = NULL;
+    cuzk_pool *pool = cuzk_pool_create(0, &err);
+    if (!pool || cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK) {
+        fprintf(stderr, "bench_gpu_prove: %s\n", err.msg);
+        return 1;
+    }
+    row rows[64];
+    int nrows = 0, fails = 0;
+    for (const char *q = logs; *q && nrows < 62;) {
+        unsigned lg = (unsigned)strtoul(q, (char **)&q, 10);
+        while (*q == ',')
+            q++;
+        for (int c = 0; c < 2; c++) {
+            cuzk_curve cv = c == 0 ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381;
+            if (strcmp(curves, "both") && strcmp(curves, cuzk_curve_snarkjs_name(cv)) &&
+                !(c == 0 && !strcmp(curves, "bn254")) && !(c == 1 && !strcmp(curves, "bls12_381")))
+                continue;
+            if (run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval) == 0)
+                fails += rows[nrows++].failed;
+            else
+                fails++;
+        }
+    }
+    printf("\n%-10s %5s %-6s %10s %10s %10s %9s %8s %8s %8s %8s %8s %8s %8s\n", "curve", "log2",
+           "key", "key MB", "upload s", "best ms", "median", "eval", "ntt", "msm A", "msm B1",
+           "msm C", "msm H", "msm B2");
+    for (int i = 0; i < nrows; i++) {
+        row *r = &rows[i];
+        printf("%-10s %5u %-6s %10.0f %10.2f %10.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f "
+               "%8.1f%s\n",
+               r->curve, r->log2, r->real ? "dev" : "timing", r->key_bytes / 1e6, r->upload_key_s,
+               r->best_s * 1e3, r->median_s * 1e3, r->best.evaluate_us / 1e3,
+               r->best.ntt_us / 1e3, r->best.msm_a_us / 1e3, r->best.msm_b1_us / 1e3,
+               r->best.msm_c_us / 1e3, r->best.msm_h_us / 1e3, r->best.msm_b2_us / 1e3,
+               r->real ? (r->failed ? "  VERIFY FAILED" : "  verified") : "  (not verifiable)");
+    }
+    cuzk_gpu_ctx_destroy(ctx);
+    cuzk_pool_destroy(pool);
+    return fails ? 1 : 0;
+#endif
+}

@@ -1,0 +1,667 @@
+/*
+ * The GPU Groth16 prover (groth16/prove_gpu.h): device images of proving
+ * keys and the per-proof sequence of device steps.
+ */
+#ifdef CUZK_HAVE_CUDA
+
+#include "groth16/prove_gpu.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu/gpu.h"
+
+#define FR_BYTES 32
+
+struct cuzk_gpu_key {
+    cuzk_gpu_ctx *ctx;
+    const cuzk_key *key;
+    cuzk_gpu_curve curve;
+    size_t n_vars, n_public, n; /* n = domain size */
+    cuzk_gpu_bases *a, *b1, *b2, *c, *h;
+    /* CSR of A (m = 0) and B (m = 1): n + 1 row offsets, columns, values */
+    uint32_t *d_row_ptr[2], *d_cols[2];
+    void *d_vals[2];
+    size_t nnz[2];
+    uint64_t device_bytes;
+    int host_streamed;
+    int registered; /* key->mem is page-locked by us */
+};
+
+enum { EV_START, EV_UPLOADED, EV_EVALUATED, EV_NTT, EV_MSM_A, EV_MSM_B1,
+       EV_MSM_C, EV_MSM_H, EV_DOWN, EV_B2_START, EV_B2_END, EV_COUNT };
+
+struct cuzk_gpu_prover {
+    cuzk_gpu_ctx *ctx;
+    cuzk_pool *pool;
+    cuzk_gpu_eval_mode eval;
+    cuzk_gpu_stream *s1, *s2;
+    cuzk_gpu_event *ev[EV_COUNT];
+    /* device: plain witness, Montgomery witness, a, b, c; result word */
+    void *d_w, *d_wm, *d_abc;
+    uint32_t *d_bad;
+    size_t cap_vars, cap_n;
+    /* pinned host: the witness staging copy (and a, b, c for the CPU
+     * evaluation path), the bad-index word */
+    void *h_w, *h_abc;
+    uint32_t *h_bad;
+    size_t h_cap_vars, h_cap_n;
+    /* between cuzk_gpu_prove_upload and cuzk_gpu_prove_run */
+    const cuzk_gpu_key *uploaded;
+    int have_abc;
+    double staging_us;
+};
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static size_t g1_affine_bytes(cuzk_curve c) { return c == CUZK_CURVE_BLS12_381 ? 96 : 64; }
+
+/* ---- key ------------------------------------------------------------------ */
+
+/* The five point arrays of the key, in a curve-independent view. */
+typedef struct key_view {
+    const void *a, *b1, *b2, *c, *h;
+    size_t n_vars, n_public, log_n;
+    const cuzk_zkey_coef *coefs;
+    size_t n_coefs;
+} key_view;
+
+static void view_of(key_view *v, const cuzk_key *k) {
+#define VIEW(P)                                                               \
+    do {                                                                      \
+        const P##_groth16_pk *pk = &k->pk.P;                                  \
+        v->a = pk->a, v->b1 = pk->b1, v->b2 = pk->b2, v->c = pk->c;           \
+        v->h = pk->h, v->n_vars = pk->n_vars, v->n_public = pk->n_public;     \
+        v->log_n = pk->log_n, v->coefs = pk->coefs, v->n_coefs = pk->n_coefs; \
+    } while (0)
+    if (k->curve == CUZK_CURVE_BLS12_381)
+        VIEW(bls12_381);
+    else
+        VIEW(bn254);
+#undef VIEW
+}
+
+/* Upload the A and B matrices as CSR (rows = constraints of the domain). */
+static cuzk_status upload_csr(cuzk_gpu_key *gk, const key_view *v,
+                              cuzk_error *err) {
+    size_t n = gk->n;
+    uint32_t *rp[2] = {NULL, NULL}, *cols[2] = {NULL, NULL};
+    uint8_t *vals[2] = {NULL, NULL};
+    cuzk_status st = CUZK_OK;
+    size_t cnt[2] = {0, 0};
+    for (size_t i = 0; i < v->n_coefs; i++) {
+        const cuzk_zkey_coef *e = &v->coefs[i];
+        if (e->matrix > 1 || e->row >= n || e->signal >= v->n_vars)
+            return cuzk_fail(err, CUZK_EFORMAT,
+                             "coefficient %zu (matrix %u, row %u, signal %u) is outside "
+                             "the key's %zu rows and %zu signals",
+                             i, e->matrix, e->row, e->signal, n, v->n_vars);
+        cnt[e->matrix]++;
+    }
+    if (cnt[0] >= UINT32_MAX || cnt[1] >= UINT32_MAX)
+        return cuzk_fail(err, CUZK_ERANGE, "more than 2^32 coefficients in one matrix");
+    for (int m = 0; m < 2 && st == CUZK_OK; m++) {
+        rp[m] = calloc(n + 1, sizeof(uint32_t));
+        cols[m] = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
+        vals[m] = malloc((cnt[m] ? cnt[m] : 1) * FR_BYTES);
+        if (!rp[m] || !cols[m] || !vals[m])
+            st = cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
+    }
+    if (st == CUZK_OK) {
+        /* counting sort by row, stable within a row */
+        for (size_t i = 0; i < v->n_coefs; i++)
+            rp[v->coefs[i].matrix][v->coefs[i].row + 1]++;
+        for (int m = 0; m < 2; m++)
+            for (size_t r = 0; r < n; r++)
+                rp[m][r + 1] += rp[m][r];
+        uint32_t *fill[2];
+        for (int m = 0; m < 2 && st == CUZK_OK; m++) {
+            fill[m] = malloc(n * sizeof(uint32_t));
+            if (!fill[m])
+                st = cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
+            else
+                memcpy(fill[m], rp[m], n * sizeof(uint32_t));
+        }
+        if (st == CUZK_OK)
+            for (size_t i = 0; i < v->n_coefs; i++) {
+                const cuzk_zkey_coef *e = &v->coefs[i];
+                uint32_t at = fill[e->matrix][e->row]++;
+                cols[e->matrix][at] = e->signal;
+                memcpy(vals[e->matrix] + (size_t)at * FR_BYTES, &e->value, FR_BYTES);
+            }
+        free(fill[0]);
+        free(fill[1]);
+    }
+    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
+    for (int m = 0; m < 2 && st == CUZK_OK; m++) {
+        size_t nz = cnt[m] ? cnt[m] : 1;
+        gk->nnz[m] = cnt[m];
+        if ((st = cuzk_gpu_malloc(gk->ctx, (n + 1) * 4, (void **)&gk->d_row_ptr[m], err)) ||
+            (st = cuzk_gpu_malloc(gk->ctx, nz * 4, (void **)&gk->d_cols[m], err)) ||
+            (st = cuzk_gpu_malloc(gk->ctx, nz * FR_BYTES, &gk->d_vals[m], err)))
+            break;
+        gk->device_bytes += (n + 1) * 4 + nz * (4 + FR_BYTES);
+        if ((st = cuzk_gpu_copy_to_device(s, gk->d_row_ptr[m], rp[m], (n + 1) * 4, err)) ||
+            (st = cuzk_gpu_copy_to_device(s, gk->d_cols[m], cols[m], nz * 4, err)) ||
+            (st = cuzk_gpu_copy_to_device(s, gk->d_vals[m], vals[m], nz * FR_BYTES, err)) ||
+            (st = cuzk_gpu_stream_sync(s, err)))
+            break;
+    }
+    for (int m = 0; m < 2; m++) {
+        free(rp[m]);
+        free(cols[m]);
+        free(vals[m]);
+    }
+    return st;
+}
+
+static cuzk_status make_bases(cuzk_gpu_key *gk, const key_view *v, int host,
+                              cuzk_error *err) {
+    cuzk_gpu_curve c = gk->curve;
+    size_t nc = v->n_vars - v->n_public - 1;
+    struct {
+        cuzk_gpu_bases **out;
+        cuzk_gpu_group g;
+        const void *pts;
+        size_t n;
+    } list[5] = {{&gk->a, CUZK_GPU_G1, v->a, v->n_vars},
+                 {&gk->b1, CUZK_GPU_G1, v->b1, v->n_vars},
+                 {&gk->b2, CUZK_GPU_G2, v->b2, v->n_vars},
+                 {&gk->c, CUZK_GPU_G1, v->c, nc},
+                 {&gk->h, CUZK_GPU_G1, v->h, gk->n}};
+    for (int i = 0; i < 5; i++) {
+        if (list[i].n == 0)
+            continue; /* no private signals: C stays NULL */
+        cuzk_status st =
+            host ? cuzk_gpu_bases_host(gk->ctx, c, list[i].g, list[i].pts, list[i].n, list[i].out, err)
+                 : cuzk_gpu_bases_upload(gk->ctx, c, list[i].g, list[i].pts, list[i].n, list[i].out, err);
+        if (st != CUZK_OK)
+            return st;
+        gk->device_bytes += cuzk_gpu_bases_bytes(*list[i].out);
+    }
+    return CUZK_OK;
+}
+
+static void free_bases(cuzk_gpu_key *gk) {
+    cuzk_gpu_bases **all[5] = {&gk->a, &gk->b1, &gk->b2, &gk->c, &gk->h};
+    for (int i = 0; i < 5; i++) {
+        if (*all[i])
+            gk->device_bytes -= cuzk_gpu_bases_bytes(*all[i]);
+        cuzk_gpu_bases_free(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuzk_key *key,
+                                cuzk_gpu_key_mode mode, cuzk_error *err) {
+    *out = NULL;
+    if (!ctx || !key || (key->curve != CUZK_CURVE_BLS12_381 && key->curve != CUZK_CURVE_BN254))
+        return cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no loaded key");
+    cuzk_gpu_key *gk = calloc(1, sizeof *gk);
+    if (!gk)
+        return cuzk_fail(err, CUZK_ENOMEM, "out of host memory");
+    key_view v;
+    view_of(&v, key);
+    gk->ctx = ctx;
+    gk->key = key;
+    gk->curve = key->curve == CUZK_CURVE_BLS12_381 ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
+    gk->n_vars = v.n_vars;
+    gk->n_public = v.n_public;
+    gk->n = (size_t)1 << v.log_n;
+    if (v.n_vars < v.n_public + 1) {
+        free(gk);
+        return cuzk_fail(err, CUZK_EFORMAT, "key has %zu signals but %zu public", v.n_vars,
+                         v.n_public);
+    }
+
+    cuzk_status st = upload_csr(gk, &v, err);
+    int host = mode == CUZK_GPU_KEY_HOST;
+    if (st == CUZK_OK && mode == CUZK_GPU_KEY_AUTO) {
+        /* Bases plus what one prover needs (witness x2, a/b/c, MSM scratch
+         * of about 3 KB per point at 2^24 for the windows' sort and
+         * buckets), against free memory with a 10% margin. */
+        size_t g1 = g1_affine_bytes(key->curve);
+        uint64_t bases = (uint64_t)g1 * (3 * v.n_vars + gk->n) + (uint64_t)2 * g1 * v.n_vars;
+        uint64_t work = (uint64_t)FR_BYTES * (2 * v.n_vars + 3 * gk->n) + (uint64_t)64 * gk->n;
+        cuzk_gpu_device_info info;
+        cuzk_error e2;
+        if (cuzk_gpu_device_query(cuzk_gpu_ctx_device(ctx), &info, &e2) == CUZK_OK &&
+            (double)(bases + work) > 0.9 * (double)info.free_mem_bytes)
+            host = 1;
+    }
+    if (st == CUZK_OK && !host) {
+        st = make_bases(gk, &v, 0, err);
+        if (st != CUZK_OK && mode == CUZK_GPU_KEY_AUTO) {
+            /* did not fit after all: stream from host memory instead */
+            free_bases(gk);
+            host = 1;
+            st = CUZK_OK;
+        }
+    }
+    if (st == CUZK_OK && host) {
+        st = cuzk_gpu_host_register(ctx, key->mem, key->mem_bytes, err);
+        if (st == CUZK_OK) {
+            gk->registered = 1;
+            gk->host_streamed = 1;
+            st = make_bases(gk, &v, 1, err);
+        }
+    }
+    if (st != CUZK_OK) {
+        cuzk_gpu_key_free(gk);
+        return st;
+    }
+    *out = gk;
+    return CUZK_OK;
+}
+
+void cuzk_gpu_key_free(cuzk_gpu_key *gk) {
+    if (!gk)
+        return;
+    free_bases(gk);
+    for (int m = 0; m < 2; m++) {
+        cuzk_gpu_free(gk->ctx, gk->d_row_ptr[m]);
+        cuzk_gpu_free(gk->ctx, gk->d_cols[m]);
+        cuzk_gpu_free(gk->ctx, gk->d_vals[m]);
+    }
+    if (gk->registered)
+        cuzk_gpu_host_unregister(gk->ctx, gk->key->mem);
+    free(gk);
+}
+
+uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk) { return gk->device_bytes; }
+int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk) { return gk->host_streamed; }
+const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk) { return gk->key; }
+
+/* ---- prover ------------------------------------------------------------------ */
+
+cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **out, cuzk_gpu_ctx *ctx, cuzk_pool *pool,
+                                   cuzk_error *err) {
+    *out = NULL;
+    cuzk_gpu_prover *p = calloc(1, sizeof *p);
+    if (!p)
+        return cuzk_fail(err, CUZK_ENOMEM, "out of host memory");
+    p->ctx = ctx;
+    p->pool = pool;
+    cuzk_status st = cuzk_gpu_stream_create(ctx, &p->s1, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_stream_create(ctx, &p->s2, err);
+    for (int i = 0; i < EV_COUNT && st == CUZK_OK; i++)
+        st = cuzk_gpu_event_create(ctx, &p->ev[i], err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_host_alloc(ctx, 64, (void **)&p->h_bad, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_malloc(ctx, 64, (void **)&p->d_bad, err);
+    if (st != CUZK_OK) {
+        cuzk_gpu_prover_free(p);
+        return st;
+    }
+    *out = p;
+    return CUZK_OK;
+}
+
+void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
+    if (!p)
+        return;
+    cuzk_gpu_stream_destroy(p->s1);
+    cuzk_gpu_stream_destroy(p->s2);
+    for (int i = 0; i < EV_COUNT; i++)
+        cuzk_gpu_event_destroy(p->ev[i]);
+    cuzk_gpu_free(p->ctx, p->d_w);
+    cuzk_gpu_free(p->ctx, p->d_wm);
+    cuzk_gpu_free(p->ctx, p->d_abc);
+    cuzk_gpu_free(p->ctx, p->d_bad);
+    if (p->h_w)
+        cuzk_gpu_host_free(p->ctx, p->h_w);
+    if (p->h_abc)
+        cuzk_gpu_host_free(p->ctx, p->h_abc);
+    if (p->h_bad)
+        cuzk_gpu_host_free(p->ctx, p->h_bad);
+    free(p);
+}
+
+void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode) { p->eval = mode; }
+
+uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p) {
+    return (uint64_t)FR_BYTES * (2 * p->cap_vars + 3 * p->cap_n) +
+           cuzk_gpu_stream_scratch_bytes(p->s1) + cuzk_gpu_stream_scratch_bytes(p->s2);
+}
+
+/* Grow the device and pinned buffers to a key's sizes (kept afterwards). */
+static cuzk_status reserve(cuzk_gpu_prover *p, size_t n_vars, size_t n, int cpu_eval,
+                           cuzk_error *err) {
+    cuzk_status st;
+    if (n_vars > p->cap_vars) {
+        cuzk_gpu_free(p->ctx, p->d_w);
+        cuzk_gpu_free(p->ctx, p->d_wm);
+        p->d_w = p->d_wm = NULL;
+        p->cap_vars = 0;
+        if ((st = cuzk_gpu_malloc(p->ctx, n_vars * FR_BYTES, &p->d_w, err)) ||
+            (st = cuzk_gpu_malloc(p->ctx, n_vars * FR_BYTES, &p->d_wm, err)))
+            return st;
+        p->cap_vars = n_vars;
+    }
+    if (n > p->cap_n) {
+        cuzk_gpu_free(p->ctx, p->d_abc);
+        p->d_abc = NULL;
+        p->cap_n = 0;
+        if ((st = cuzk_gpu_malloc(p->ctx, 3 * n * FR_BYTES, &p->d_abc, err)))
+            return st;
+        p->cap_n = n;
+    }
+    if (n_vars > p->h_cap_vars) {
+        if (p->h_w)
+            cuzk_gpu_host_free(p->ctx, p->h_w);
+        p->h_w = NULL;
+        p->h_cap_vars = 0;
+        if ((st = cuzk_gpu_host_alloc(p->ctx, n_vars * FR_BYTES, &p->h_w, err)))
+            return st;
+        p->h_cap_vars = n_vars;
+    }
+    if (cpu_eval && n > p->h_cap_n) {
+        if (p->h_abc)
+            cuzk_gpu_host_free(p->ctx, p->h_abc);
+        p->h_abc = NULL;
+        p->h_cap_n = 0;
+        if ((st = cuzk_gpu_host_alloc(p->ctx, 3 * n * FR_BYTES, &p->h_abc, err)))
+            return st;
+        p->h_cap_n = n;
+    }
+    return CUZK_OK;
+}
+
+struct copy_ctx {
+    uint8_t *dst;
+    const uint8_t *src;
+};
+
+static void copy_range(void *ctx, size_t begin, size_t end, unsigned worker) {
+    struct copy_ctx *c = ctx;
+    (void)worker;
+    memcpy(c->dst + begin * FR_BYTES, c->src + begin * FR_BYTES, (end - begin) * FR_BYTES);
+}
+
+/* The G2 MSM on stream 2, on a thread of its own (cuzk_gpu_msm blocks
+ * until its result is on the host). */
+struct b2_job {
+    cuzk_gpu_prover *p;
+    const cuzk_gpu_key *gk;
+    void *result;
+    cuzk_status st;
+    cuzk_error err;
+};
+
+static void *b2_main(void *arg) {
+    struct b2_job *j = arg;
+    cuzk_gpu_prover *p = j->p;
+    j->st = cuzk_gpu_stream_wait_event(p->s2, p->ev[EV_UPLOADED], &j->err);
+    if (j->st == CUZK_OK)
+        j->st = cuzk_gpu_event_record(p->ev[EV_B2_START], p->s2, &j->err);
+    if (j->st == CUZK_OK)
+        j->st = cuzk_gpu_msm(p->s2, j->gk->b2, 0, j->gk->n_vars, p->d_w, CUZK_GPU_SCALARS_DEVICE,
+                             j->result, &j->err);
+    if (j->st == CUZK_OK)
+        j->st = cuzk_gpu_event_record(p->ev[EV_B2_END], p->s2, &j->err);
+    return NULL;
+}
+
+/* Jacobian results of both curves (the largest layout). */
+typedef union g1_result {
+    bls12_381_g1 bls12_381;
+    bn254_g1 bn254;
+} g1_result;
+typedef union g2_result {
+    bls12_381_g2 bls12_381;
+    bn254_g2 bn254;
+} g2_result;
+
+static cuzk_status evaluate_cpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
+    const cuzk_key *k = gk->key;
+    size_t n = gk->n;
+    uint8_t *abc = p->h_abc;
+    cuzk_status st;
+    if (k->curve == CUZK_CURVE_BLS12_381)
+        st = bls12_381_groth16_evaluate(&k->pk.bls12_381, p->h_w, (bls12_381_fr *)abc,
+                                        (bls12_381_fr *)(abc + n * FR_BYTES),
+                                        (bls12_381_fr *)(abc + 2 * n * FR_BYTES), p->pool, err);
+    else
+        st = bn254_groth16_evaluate(&k->pk.bn254, p->h_w, (bn254_fr *)abc,
+                                    (bn254_fr *)(abc + n * FR_BYTES),
+                                    (bn254_fr *)(abc + 2 * n * FR_BYTES), p->pool, err);
+    return st;
+}
+
+static cuzk_status evaluate_gpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
+    size_t n = gk->n;
+    uint8_t *d = p->d_abc;
+    cuzk_status st;
+    if ((st = cuzk_gpu_spmv(p->s1, gk->curve, gk->d_row_ptr[0], gk->d_cols[0], gk->d_vals[0], n,
+                            p->d_wm, d, err)) ||
+        (st = cuzk_gpu_spmv(p->s1, gk->curve, gk->d_row_ptr[1], gk->d_cols[1], gk->d_vals[1], n,
+                            p->d_wm, d + n * FR_BYTES, err)))
+        return st;
+    return cuzk_gpu_fr_mul_sub(p->s1, gk->curve, d + 2 * n * FR_BYTES, d, d + n * FR_BYTES, NULL,
+                               n, err);
+}
+
+static cuzk_status compute_h(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
+    size_t n = gk->n;
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < n)
+        log_n++;
+    /* odd coset: multiply by powers of w_2n, as the CPU prover does */
+    cuzk_fr shift;
+    cuzk_status st = gk->curve == CUZK_GPU_BLS12_381
+                         ? bls12_381_fr_root_of_unity(&shift.bls12_381, log_n + 1)
+                         : bn254_fr_root_of_unity(&shift.bn254, log_n + 1);
+    if (st != CUZK_OK)
+        return cuzk_fail(err, CUZK_EUNSUPPORTED, "domain 2^%u is too large for a coset", log_n);
+    uint8_t *d = p->d_abc;
+    for (int k = 0; k < 3; k++) {
+        void *v = d + (size_t)k * n * FR_BYTES;
+        if ((st = cuzk_gpu_ntt(p->s1, gk->curve, v, log_n, CUZK_GPU_NTT_INVERSE, NULL, err)) ||
+            (st = cuzk_gpu_ntt(p->s1, gk->curve, v, log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift,
+                               err)))
+            return st;
+    }
+    return cuzk_gpu_fr_mul_sub(p->s1, gk->curve, d, d, d + n * FR_BYTES, d + 2 * n * FR_BYTES, n,
+                               err);
+}
+
+static cuzk_status random_rs(cuzk_curve c, cuzk_fr *r, cuzk_fr *s, cuzk_error *err) {
+    cuzk_status st;
+    if (c == CUZK_CURVE_BLS12_381) {
+        if ((st = bls12_381_fr_random(&r->bls12_381, err)))
+            return st;
+        return bls12_381_fr_random(&s->bls12_381, err);
+    }
+    if ((st = bn254_fr_random(&r->bn254, err)))
+        return st;
+    return bn254_fr_random(&s->bn254, err);
+}
+
+static double ev_us(cuzk_gpu_prover *p, int a, int b) {
+    double us = 0;
+    cuzk_error e;
+    if (cuzk_gpu_event_elapsed_us(p->ev[a], p->ev[b], &us, &e) != CUZK_OK)
+        return -1;
+    return us;
+}
+
+cuzk_status cuzk_gpu_prove_upload(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                  const void *witness, const void *abc, cuzk_error *err) {
+    size_t n = gk->n, nv = gk->n_vars;
+    p->uploaded = NULL;
+    cuzk_status st = reserve(p, nv, n, abc != NULL && abc != p->h_abc, err);
+    if (st != CUZK_OK)
+        return st;
+    /* staging copies into pinned memory (parallel), then DMA */
+    double t0 = now_us();
+    struct copy_ctx cc = {p->h_w, witness};
+    cuzk_pool_for(p->pool, nv, 1 << 16, copy_range, &cc);
+    if (abc && abc != p->h_abc) {
+        struct copy_ctx ca = {p->h_abc, abc};
+        cuzk_pool_for(p->pool, 3 * n, 1 << 16, copy_range, &ca);
+    }
+    p->staging_us = now_us() - t0;
+    *p->h_bad = UINT32_MAX;
+    if ((st = cuzk_gpu_event_record(p->ev[EV_START], p->s1, err)) ||
+        (st = cuzk_gpu_copy_to_device(p->s1, p->d_w, p->h_w, nv * FR_BYTES, err)) ||
+        (st = cuzk_gpu_copy_to_device(p->s1, p->d_bad, p->h_bad, 4, err)) ||
+        (abc && (st = cuzk_gpu_copy_to_device(p->s1, p->d_abc, p->h_abc, 3 * n * FR_BYTES, err))) ||
+        (st = cuzk_gpu_event_record(p->ev[EV_UPLOADED], p->s1, err)) ||
+        (st = cuzk_gpu_stream_sync(p->s1, err)))
+        return st;
+    p->uploaded = gk;
+    p->have_abc = abc != NULL;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_proof *out,
+                               cuzk_gpu_timing *t, cuzk_error *err) {
+    cuzk_gpu_timing local;
+    if (!t)
+        t = &local;
+    memset(t, 0, sizeof *t);
+    double t_start = now_us();
+    if (p->uploaded != gk)
+        return cuzk_fail(err, CUZK_EINVAL, "GPU prove: no witness uploaded for this key");
+    p->uploaded = NULL;
+    const cuzk_key *k = gk->key;
+    size_t n = gk->n, nv = gk->n_vars, first_private = gk->n_public + 1;
+    t->eval_on_gpu = !p->have_abc;
+    cuzk_fr r, s;
+    cuzk_status st = random_rs(k->curve, &r, &s, err);
+    if (st != CUZK_OK)
+        return st;
+
+    g1_result ra, rb1, rc, rh;
+    g2_result rb2;
+    struct b2_job b2 = {.p = p, .gk = gk, .result = &rb2};
+    pthread_t th;
+    int started = pthread_create(&th, NULL, b2_main, &b2) == 0;
+    if (!started)
+        b2_main(&b2); /* no thread: run it in line */
+
+    /* evaluate (the range check of the witness runs in every mode) */
+    if (!(st = cuzk_gpu_fr_from_plain(p->s1, gk->curve, p->d_wm, p->d_w, nv, p->d_bad, err)) &&
+        !p->have_abc)
+        st = evaluate_gpu(p, gk, err);
+    if (!st)
+        st = cuzk_gpu_event_record(p->ev[EV_EVALUATED], p->s1, err);
+    if (!st && !(st = compute_h(p, gk, err)))
+        st = cuzk_gpu_event_record(p->ev[EV_NTT], p->s1, err);
+    /* G1 MSMs: witness scalars are plain, h is Montgomery; all on device */
+    const uint8_t *dw = p->d_w;
+    if (!st && !(st = cuzk_gpu_msm(p->s1, gk->a, 0, nv, dw, CUZK_GPU_SCALARS_DEVICE, &ra, err)))
+        st = cuzk_gpu_event_record(p->ev[EV_MSM_A], p->s1, err);
+    if (!st && !(st = cuzk_gpu_msm(p->s1, gk->b1, 0, nv, dw, CUZK_GPU_SCALARS_DEVICE, &rb1, err)))
+        st = cuzk_gpu_event_record(p->ev[EV_MSM_B1], p->s1, err);
+    if (!st) {
+        if (gk->c)
+            st = cuzk_gpu_msm(p->s1, gk->c, 0, nv - first_private, dw + first_private * FR_BYTES,
+                              CUZK_GPU_SCALARS_DEVICE, &rc, err);
+        else
+            memset(&rc, 0, sizeof rc); /* infinity: Z = 0 */
+        if (!st)
+            st = cuzk_gpu_event_record(p->ev[EV_MSM_C], p->s1, err);
+    }
+    if (!st &&
+        !(st = cuzk_gpu_msm(p->s1, gk->h, 0, n, p->d_abc,
+                            CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, &rh, err)))
+        st = cuzk_gpu_event_record(p->ev[EV_MSM_H], p->s1, err);
+    if (!st && !(st = cuzk_gpu_copy_to_host(p->s1, p->h_bad, p->d_bad, 4, err)) &&
+        !(st = cuzk_gpu_event_record(p->ev[EV_DOWN], p->s1, err)))
+        st = cuzk_gpu_stream_sync(p->s1, err);
+
+    if (started)
+        pthread_join(th, NULL);
+    if (st == CUZK_OK && b2.st != CUZK_OK) {
+        if (err)
+            *err = b2.err;
+        st = b2.st;
+    }
+    if (st != CUZK_OK) {
+        /* leave the streams idle for the next proof */
+        cuzk_error e2;
+        cuzk_gpu_stream_sync(p->s1, &e2);
+        cuzk_gpu_stream_sync(p->s2, &e2);
+        return st;
+    }
+    if (*p->h_bad != UINT32_MAX)
+        return cuzk_fail(err, CUZK_ERANGE, "witness value %u is not below the field order",
+                         *p->h_bad);
+
+    double t_asm = now_us();
+    out->curve = k->curve;
+    if (k->curve == CUZK_CURVE_BLS12_381)
+        bls12_381_groth16_assemble(&out->p.bls12_381, &k->pk.bls12_381, &ra.bls12_381,
+                                   &rb1.bls12_381, &rb2.bls12_381, &rc.bls12_381, &rh.bls12_381,
+                                   &r.bls12_381, &s.bls12_381);
+    else
+        bn254_groth16_assemble(&out->p.bn254, &k->pk.bn254, &ra.bn254, &rb1.bn254, &rb2.bn254,
+                               &rc.bn254, &rh.bn254, &r.bn254, &s.bn254);
+    t->assemble_us = now_us() - t_asm;
+
+    t->upload_us = p->staging_us + ev_us(p, EV_START, EV_UPLOADED);
+    t->evaluate_us = ev_us(p, EV_UPLOADED, EV_EVALUATED);
+    t->ntt_us = ev_us(p, EV_EVALUATED, EV_NTT);
+    t->msm_a_us = ev_us(p, EV_NTT, EV_MSM_A);
+    t->msm_b1_us = ev_us(p, EV_MSM_A, EV_MSM_B1);
+    t->msm_c_us = ev_us(p, EV_MSM_B1, EV_MSM_C);
+    t->msm_h_us = ev_us(p, EV_MSM_C, EV_MSM_H);
+    t->download_us = ev_us(p, EV_MSM_H, EV_DOWN);
+    t->msm_b2_us = ev_us(p, EV_B2_START, EV_B2_END);
+    t->total_us = now_us() - t_start;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const cuzk_wtns *w,
+                           cuzk_proof *out, cuzk_gpu_timing *t, cuzk_error *err) {
+    double t0 = now_us();
+    const cuzk_key *k = gk->key;
+    if (w->curve != k->curve)
+        return cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
+                         cuzk_curve_snarkjs_name(w->curve), cuzk_curve_snarkjs_name(k->curve));
+    if (w->n_witness != gk->n_vars)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "witness has %u values, the key expects %zu (different circuits?)",
+                         w->n_witness, gk->n_vars);
+    size_t n = gk->n;
+    int gpu_eval = p->eval == CUZK_GPU_EVAL_GPU ||
+                   (p->eval == CUZK_GPU_EVAL_AUTO && n >= ((size_t)1 << CUZK_GPU_EVAL_MIN_LOG));
+    cuzk_status st;
+    double eval_cpu_us = 0;
+    if (gpu_eval) {
+        st = cuzk_gpu_prove_upload(p, gk, w->values, NULL, err);
+    } else {
+        /* a, b, c on the CPU into the pinned buffer, from an aligned copy
+         * of the witness (the pinned witness buffer) */
+        if ((st = reserve(p, gk->n_vars, n, 1, err)) != CUZK_OK)
+            return st;
+        struct copy_ctx cc = {p->h_w, w->values};
+        cuzk_pool_for(p->pool, gk->n_vars, 1 << 16, copy_range, &cc);
+        double te = now_us();
+        if ((st = evaluate_cpu(p, gk, err)) != CUZK_OK)
+            return st;
+        eval_cpu_us = now_us() - te;
+        st = cuzk_gpu_prove_upload(p, gk, p->h_w, p->h_abc, err);
+    }
+    if (st != CUZK_OK)
+        return st;
+    double up_wall = now_us() - t0;
+    st = cuzk_gpu_prove_run(p, gk, out, t, err);
+    if (st == CUZK_OK && t) {
+        if (!gpu_eval)
+            t->evaluate_us += eval_cpu_us;
+        t->total_us += up_wall;
+    }
+    return st;
+}
+
+#endif /* CUZK_HAVE_CUDA */

@@ -1,0 +1,133 @@
+/*
+ * Groth16 proofs on an NVIDIA GPU: proving keys resident on the device and
+ * the whole prover (constraint evaluation, H, every MSM) run there; the CPU
+ * only copies the witness in and assembles the proof from five points.
+ *
+ *   cuzk_gpu_key     a proving key's device image: the A, B1, C, H bases
+ *                    (G1) and B2 (G2) uploaded once in the MSM's layout, and
+ *                    the A and B matrices in CSR form.  When the bases do not
+ *                    fit in device memory they stay in page-locked host
+ *                    memory and each MSM streams them (gpu/gpu.h,
+ *                    cuzk_gpu_bases_host).  Read-only once made: any number
+ *                    of provers may use it at once.
+ *   cuzk_gpu_prover  the per-worker state: two streams, the witness and
+ *                    a/b/c vectors on the device, pinned staging memory and
+ *                    events.  One proof at a time per prover; buffers grow
+ *                    to the largest key seen and are kept (no allocation in
+ *                    steady state).
+ *
+ * One proof (cuzk_gpu_prove):
+ *   stream 1: witness upload -> Montgomery form -> a = A·w, b = B·w (CSR
+ *             products; or on the CPU below a size, see eval mode) -> c = a∘b
+ *             -> 3 inverse + 3 odd-coset NTTs -> h = a'b' - c' -> MSMs A, B1,
+ *             C, H
+ *   stream 2: MSM B2 (G2), started as soon as the witness is on the device,
+ *             on a thread of its own, overlapping everything on stream 1
+ * then the CPU assembles A, B, C with fresh r, s.  Stage times come from
+ * CUDA events (cuzk_gpu_timing).
+ *
+ * These functions exist only in builds with CUDA (CUZK_HAVE_CUDA); the
+ * header is usable everywhere.
+ */
+#ifndef CUZK_GROTH16_PROVE_GPU_H
+#define CUZK_GROTH16_PROVE_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/key.h"
+#include "util/status.h"
+#include "util/threadpool.h"
+
+typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
+typedef struct cuzk_gpu_key cuzk_gpu_key;
+typedef struct cuzk_gpu_prover cuzk_gpu_prover;
+
+/* Where the key's bases live. */
+typedef enum cuzk_gpu_key_mode {
+    CUZK_GPU_KEY_AUTO = 0,   /* device memory if it fits, else host-streamed */
+    CUZK_GPU_KEY_DEVICE = 1, /* device memory or fail (CUZK_ENOMEM) */
+    CUZK_GPU_KEY_HOST = 2    /* page-locked host memory, streamed per MSM */
+} cuzk_gpu_key_mode;
+
+/* Where a/b are evaluated. */
+typedef enum cuzk_gpu_eval_mode {
+    CUZK_GPU_EVAL_AUTO = 0, /* GPU at or above the crossover size, else CPU */
+    CUZK_GPU_EVAL_GPU = 1,
+    CUZK_GPU_EVAL_CPU = 2
+} cuzk_gpu_eval_mode;
+
+/* Per-proof stage times in microseconds (GPU time between CUDA events,
+ * except assemble and total, which are host wall time).  msm_b2_us runs on
+ * the second stream, concurrently with evaluate..msm_h. */
+typedef struct cuzk_gpu_timing {
+    double upload_us;   /* witness host -> device (incl. the host staging copy) */
+    double evaluate_us; /* Montgomery form, a = A·w, b = B·w, c = a∘b */
+    double ntt_us;      /* 6 NTTs and h = a'b' - c' */
+    double msm_a_us, msm_b1_us, msm_b2_us, msm_c_us, msm_h_us;
+    double download_us; /* results and checks back to the host */
+    double assemble_us; /* CPU: the proof from the five MSM points */
+    double total_us;    /* wall time of cuzk_gpu_prove */
+    int eval_on_gpu;    /* 1 if a, b were evaluated on the GPU */
+} cuzk_gpu_timing;
+
+/*
+ * Make |*gk|, the device image of |key| on |ctx|.  |key| must outlive |*gk|
+ * (host-streamed bases point into it; its memory is page-locked while |*gk|
+ * exists).  Synchronous.
+ * Returns: CUZK_OK; CUZK_ENOMEM (CUZK_GPU_KEY_DEVICE and it does not fit;
+ *   host memory); CUZK_EFORMAT (a coefficient outside the key's domain or
+ *   witness); CUZK_EGPU.
+ */
+cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **gk, cuzk_gpu_ctx *ctx,
+                                const cuzk_key *key, cuzk_gpu_key_mode mode,
+                                cuzk_error *err);
+void cuzk_gpu_key_free(cuzk_gpu_key *gk);
+/* Device bytes held by the key (bases + matrices). */
+uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk);
+/* 1 if the bases stream from host memory. */
+int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk);
+const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk);
+
+/* |pool| (may be NULL) serves the CPU evaluation path and the staging copy
+ * of the witness; it must outlive the prover. */
+cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **p, cuzk_gpu_ctx *ctx,
+                                   cuzk_pool *pool, cuzk_error *err);
+void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
+void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode);
+/* Device bytes held by the prover's buffers and its streams' scratch. */
+uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p);
+
+/* Domain sizes from 2^CUZK_GPU_EVAL_MIN_LOG on evaluate on the GPU in
+ * CUZK_GPU_EVAL_AUTO (measured crossover, docs/PERFORMANCE.md). */
+#define CUZK_GPU_EVAL_MIN_LOG 12
+
+/*
+ * Prove with |gk| for witness |w| (checked: curve, length, values < r) with
+ * fresh r, s from the OS CSPRNG.  |t| may be NULL.
+ * Returns CUZK_OK; CUZK_ECURVE; CUZK_EMISMATCH; CUZK_ERANGE; CUZK_EIO
+ *   (randomness); CUZK_ENOMEM; CUZK_EGPU (the context may be unusable
+ *   afterwards: see gpu/gpu.h).
+ */
+cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                           const cuzk_wtns *w, cuzk_proof *out,
+                           cuzk_gpu_timing *t, cuzk_error *err);
+
+/*
+ * The same proof in two steps, for a pipeline that overlaps one prover's
+ * transfers with another's compute (the engine's GPU device):
+ *   upload  |witness| (n_vars plain 32-byte values, any alignment) and,
+ *           when the caller evaluated them, |abc| (a | b | c, 3n Montgomery
+ *           values; NULL: evaluated on the GPU by run) to the device;
+ *           returns when the copies are done.  No checks of the values here.
+ *   run     everything else; CUZK_ERANGE for a witness value >= r;
+ *           CUZK_EINVAL without a matching upload.
+ */
+cuzk_status cuzk_gpu_prove_upload(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                  const void *witness, const void *abc,
+                                  cuzk_error *err);
+cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                               cuzk_proof *out, cuzk_gpu_timing *t,
+                               cuzk_error *err);
+
+#endif

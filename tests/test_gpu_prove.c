@@ -1,0 +1,318 @@
+/*
+ * Whole Groth16 proofs on the GPU (groth16/prove_gpu.h), checked by the CPU
+ * verifier.
+ *
+ * - The bundled circom fixtures of both curves: GPU proofs verify with the
+ *   fixture's snarkjs vk.json (and, with CUZK_GPU_PROOF_DIR set, are written
+ *   there as proof.json/public.json for snarkjs to verify afterwards).
+ * - Generated circuits with development keys at several sizes (default 2^10,
+ *   2^12, 2^14, 2^16; CUZK_GPU_PROVE_LOGS="10,14,18,20" overrides): two GPU
+ *   proofs and one CPU proof of the same witness are three different valid
+ *   proofs; the CPU evaluation path, host-streamed bases and a key evicted
+ *   and uploaded again also give valid proofs; an unsatisfying witness gives
+ *   a proof that fails; a value >= r, a wrong length and a wrong curve are
+ *   refused with their status.
+ * Skipped (77) without CUDA or without a device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "groth16/json.h"
+#include "groth16/key.h"
+#include "groth16/prove_gpu.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
+#include "testutil.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
+
+#ifdef CUZK_HAVE_CUDA
+static cuzk_pool *pool;
+static cuzk_gpu_ctx *ctx;
+static cuzk_gpu_prover *prover;
+
+static int proofs_equal(const cuzk_proof *a, const cuzk_proof *b) {
+    if (a->curve != b->curve)
+        return 0;
+    return a->curve == CUZK_CURVE_BN254
+               ? !memcmp(&a->p.bn254, &b->p.bn254, sizeof a->p.bn254)
+               : !memcmp(&a->p.bls12_381, &b->p.bls12_381, sizeof a->p.bls12_381);
+}
+
+static cuzk_fr *public_of(const cuzk_wtns *w, size_t n_pub) {
+    cuzk_fr *pub = malloc((n_pub + 1) * sizeof *pub);
+    if (cuzk_wtns_to_mont(w, pub, 1, n_pub, NULL) != CUZK_OK) {
+        free(pub);
+        return NULL;
+    }
+    return pub;
+}
+
+static void print_timing(const char *what, const cuzk_gpu_timing *t) {
+    printf("  %-28s total %9.0f us: upload %.0f eval(%s) %.0f ntt %.0f msm A %.0f B1 %.0f "
+           "B2 %.0f C %.0f H %.0f down %.0f asm %.0f\n",
+           what, t->total_us, t->upload_us, t->eval_on_gpu ? "gpu" : "cpu", t->evaluate_us,
+           t->ntt_us, t->msm_a_us, t->msm_b1_us, t->msm_b2_us, t->msm_c_us, t->msm_h_us,
+           t->download_us, t->assemble_us);
+}
+
+static void write_proof(const char *dir, const char *name, const cuzk_proof *p,
+                        const cuzk_wtns *w, size_t n_pub) {
+    char path[1024];
+    cuzk_error err = {0};
+    snprintf(path, sizeof path, "%s/%s.proof.json", dir, name);
+    CHECK(cuzk_proof_write_json_file(p, path, &err) == CUZK_OK, "write %s: %s", path,
+          err.msg);
+    snprintf(path, sizeof path, "%s/%s.public.json", dir, name);
+    cuzk_fr *pub = public_of(w, n_pub);
+    CHECK(pub && cuzk_public_write_json_file(p->curve, pub, n_pub, path, &err) == CUZK_OK,
+          "write %s: %s", path, err.msg);
+    free(pub);
+}
+
+static void test_fixture(const char *curve, const char *circ) {
+    char zk[512], wt[512], vkp[512];
+    snprintf(zk, sizeof zk, "%s/tests/interop/fixtures/%s/%s.zkey", tu_source_dir(), curve, circ);
+    snprintf(wt, sizeof wt, "%s/tests/interop/fixtures/%s/%s.wtns", tu_source_dir(), curve, circ);
+    snprintf(vkp, sizeof vkp, "%s/tests/interop/fixtures/%s/%s.vk.json", tu_source_dir(), curve,
+             circ);
+    cuzk_error err = {0};
+    cuzk_key key;
+    cuzk_wtns w;
+    cuzk_vk vk;
+    if (cuzk_key_load(&key, zk, &err) != CUZK_OK || cuzk_wtns_open(&w, wt, &err) != CUZK_OK ||
+        cuzk_vk_read_json_file(&vk, vkp, &err) != CUZK_OK) {
+        CHECK(0, "%s/%s: load fixtures: %s", curve, circ, err.msg);
+        return;
+    }
+    size_t n_pub = cuzk_key_n_public(&key);
+    cuzk_fr *pub = public_of(&w, n_pub);
+    cuzk_gpu_key *gk = NULL;
+    cuzk_proof p;
+    cuzk_gpu_timing t;
+    int ok = cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
+             cuzk_gpu_prove(prover, gk, &w, &p, &t, &err) == CUZK_OK;
+    CHECK(ok, "%s/%s: GPU proof: %s", curve, circ, err.msg);
+    if (ok) {
+        CHECK(cuzk_vk_verify(&vk, pub, n_pub, &p, &err) == CUZK_OK,
+              "%s/%s: GPU proof verifies with snarkjs's vk.json: %s", curve, circ, err.msg);
+        const char *dir = getenv("CUZK_GPU_PROOF_DIR");
+        if (dir && *dir) {
+            char name[256];
+            snprintf(name, sizeof name, "%s-%s", curve, circ);
+            write_proof(dir, name, &p, &w, n_pub);
+        }
+    }
+    cuzk_gpu_key_free(gk);
+    free(pub);
+    cuzk_vk_free(&vk);
+    cuzk_wtns_close(&w);
+    cuzk_key_free(&key);
+}
+
+/* A wtns image of |values| with the last value's bytes replaced by 0xff
+ * (2^256 - 1 >= r). */
+static uint8_t *wtns_with_bad_last(const uint8_t *img, size_t size, const cuzk_wtns *w) {
+    uint8_t *copy = malloc(size);
+    memcpy(copy, img, size);
+    size_t off = (size_t)(w->values - img) + (size_t)(w->n_witness - 1) * 32;
+    memset(copy + off, 0xff, 32);
+    return copy;
+}
+
+static void test_generated(cuzk_curve curve, unsigned log2) {
+    const char *cname = cuzk_curve_snarkjs_name(curve);
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, curve);
+    sp.log2_domain = log2;
+    sp.seed = tu_rand64();
+    cuzk_r1cs r1cs;
+    cuzk_fr *wit = NULL;
+    cuzk_error err = {0};
+    uint8_t *zbuf = NULL, *wbuf = NULL;
+    size_t zsize = 0, wsize = 0;
+    uint64_t seed = tu_rand64();
+    if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK ||
+        cuzk_setup_dev_zkey_mem(&r1cs, &seed, pool, &zbuf, &zsize, &err) != CUZK_OK ||
+        cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) != CUZK_OK) {
+        CHECK(0, "generate %s 2^%u: %s", cname, log2, err.msg);
+        return;
+    }
+    cuzk_zkey z;
+    cuzk_key key;
+    cuzk_vk vk;
+    cuzk_wtns w;
+    if (cuzk_zkey_from_mem(&z, zbuf, zsize, &err) != CUZK_OK ||
+        cuzk_key_from_zkey(&key, &z, &err) != CUZK_OK || cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
+        cuzk_wtns_from_mem(&w, wbuf, wsize, &err) != CUZK_OK) {
+        CHECK(0, "%s 2^%u: load generated key/witness: %s", cname, log2, err.msg);
+        return;
+    }
+    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    const cuzk_fr *pub = wit + 1;
+    printf("%s 2^%u (%u constraints, %u wires):\n", cname, log2, r1cs.n_constraints,
+           r1cs.n_wires);
+
+    cuzk_gpu_key *gk = NULL;
+    CHECK(cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK,
+          "%s 2^%u: key upload: %s", cname, log2, err.msg);
+    if (!gk)
+        goto out;
+    CHECK(!cuzk_gpu_key_host_streamed(gk) && cuzk_gpu_key_device_bytes(gk) > 0,
+          "%s 2^%u: small key is resident on the device", cname, log2);
+
+    /* two GPU proofs and a CPU proof of one witness */
+    cuzk_proof g1, g2, c1;
+    cuzk_gpu_timing t;
+    CHECK(cuzk_gpu_prove(prover, gk, &w, &g1, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof: %s",
+          cname, log2, err.msg);
+    print_timing("first", &t);
+    CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof 2: %s",
+          cname, log2, err.msg);
+    print_timing("second (warm)", &t);
+    CHECK(cuzk_key_prove(&key, &w, &c1, pool, NULL, &err) == CUZK_OK, "%s 2^%u: CPU proof: %s",
+          cname, log2, err.msg);
+    CHECK(cuzk_vk_verify(&vk, pub, n_pub, &g1, &err) == CUZK_OK, "%s 2^%u: GPU proof verifies: %s",
+          cname, log2, err.msg);
+    CHECK(cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
+          "%s 2^%u: second GPU proof verifies: %s", cname, log2, err.msg);
+    CHECK(cuzk_vk_verify(&vk, pub, n_pub, &c1, &err) == CUZK_OK, "%s 2^%u: CPU proof verifies: %s",
+          cname, log2, err.msg);
+    CHECK(!proofs_equal(&g1, &g2) && !proofs_equal(&g1, &c1),
+          "%s 2^%u: fresh blinding gives different proofs", cname, log2);
+
+    /* evaluation on the CPU, then on the GPU forced */
+    cuzk_gpu_prover_set_eval(prover, CUZK_GPU_EVAL_CPU);
+    CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK && !t.eval_on_gpu &&
+              cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
+          "%s 2^%u: CPU-evaluated GPU proof verifies: %s", cname, log2, err.msg);
+    print_timing("eval on cpu", &t);
+    cuzk_gpu_prover_set_eval(prover, CUZK_GPU_EVAL_GPU);
+    CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK && t.eval_on_gpu &&
+              cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
+          "%s 2^%u: GPU-evaluated proof verifies: %s", cname, log2, err.msg);
+    print_timing("eval on gpu", &t);
+    cuzk_gpu_prover_set_eval(prover, CUZK_GPU_EVAL_AUTO);
+
+    /* evict and upload again */
+    cuzk_gpu_key_free(gk);
+    gk = NULL;
+    CHECK(cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
+              cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK &&
+              cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
+          "%s 2^%u: reloaded key proves again: %s", cname, log2, err.msg);
+
+    /* bases streamed from host memory */
+    cuzk_gpu_key *hk = NULL;
+    CHECK(cuzk_gpu_key_create(&hk, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
+              cuzk_gpu_key_host_streamed(hk) &&
+              cuzk_gpu_prove(prover, hk, &w, &g2, &t, &err) == CUZK_OK &&
+              cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
+          "%s 2^%u: host-streamed bases give a valid proof: %s", cname, log2, err.msg);
+    print_timing("host-streamed bases", &t);
+    cuzk_gpu_key_free(hk);
+
+    /* an unsatisfying witness: the last wire + 1 */
+    {
+        cuzk_fr one, *bad = malloc(r1cs.n_wires * sizeof *bad);
+        memcpy(bad, wit, r1cs.n_wires * sizeof *bad);
+        cuzk_fr_set_one(curve, &one);
+        cuzk_fr_add(curve, &bad[r1cs.n_wires - 1], &bad[r1cs.n_wires - 1], &one);
+        uint8_t *bbuf = NULL;
+        size_t bsize = 0;
+        cuzk_wtns bw;
+        if (cuzk_wtns_write_mem(curve, bad, r1cs.n_wires, &bbuf, &bsize, &err) == CUZK_OK &&
+            cuzk_wtns_from_mem(&bw, bbuf, bsize, &err) == CUZK_OK) {
+            CHECK(cuzk_gpu_prove(prover, gk, &bw, &g2, NULL, &err) == CUZK_OK &&
+                      cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_EVERIFY,
+                  "%s 2^%u: proof of an unsatisfying witness fails", cname, log2);
+            cuzk_wtns_close(&bw);
+        }
+        free(bbuf);
+        free(bad);
+    }
+    /* a value >= r */
+    {
+        uint8_t *bbuf = wtns_with_bad_last(wbuf, wsize, &w);
+        cuzk_wtns bw;
+        cuzk_status st = CUZK_EINTERNAL;
+        if (cuzk_wtns_from_mem(&bw, bbuf, wsize, &err) == CUZK_OK) {
+            st = cuzk_gpu_prove(prover, gk, &bw, &g2, NULL, &err);
+            cuzk_wtns_close(&bw);
+        }
+        CHECK(st == CUZK_ERANGE, "%s 2^%u: value >= r refused (got %s: %s)", cname, log2,
+              cuzk_status_name(st), err.msg);
+        free(bbuf);
+        /* the prover still works after a refused witness */
+        CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, NULL, &err) == CUZK_OK &&
+                  cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
+              "%s 2^%u: valid proof after a refused witness: %s", cname, log2, err.msg);
+    }
+    /* wrong length, wrong curve */
+    {
+        cuzk_wtns short_w = w;
+        short_w.n_witness--;
+        CHECK(cuzk_gpu_prove(prover, gk, &short_w, &g2, NULL, &err) == CUZK_EMISMATCH,
+              "%s 2^%u: short witness refused", cname, log2);
+        cuzk_wtns other = w;
+        other.curve = curve == CUZK_CURVE_BN254 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254;
+        CHECK(cuzk_gpu_prove(prover, gk, &other, &g2, NULL, &err) == CUZK_ECURVE,
+              "%s 2^%u: witness of the other curve refused", cname, log2);
+    }
+out:
+    cuzk_gpu_key_free(gk);
+    cuzk_wtns_close(&w);
+    cuzk_vk_free(&vk);
+    cuzk_key_free(&key);
+    cuzk_zkey_close(&z);
+    free(zbuf);
+    free(wbuf);
+    free(wit);
+    cuzk_r1cs_free(&r1cs);
+}
+#endif
+
+int main(int argc, char **argv) {
+    tu_init(argc, argv, "test_gpu_prove");
+#ifndef CUZK_HAVE_CUDA
+    printf("no GPU: skipped (built without CUDA)\n");
+    return 77;
+#else
+    if (cuzk_gpu_device_count() == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    cuzk_error err = {0};
+    pool = cuzk_pool_create(0, &err);
+    if (cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK ||
+        cuzk_gpu_prover_create(&prover, ctx, pool, &err) != CUZK_OK) {
+        CHECK(0, "GPU context/prover: %s", err.msg);
+        return tu_finish();
+    }
+    const char *curves[2] = {"bn128", "bls12381"};
+    const char *circs[4] = {"multiplier", "poseidon_chain", "merkle", "many_public"};
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 4; i++)
+            test_fixture(curves[c], circs[i]);
+    const char *logs = getenv("CUZK_GPU_PROVE_LOGS");
+    if (!logs || !*logs)
+        logs = "10,12,14,16";
+    for (const char *q = logs; *q;) {
+        unsigned lg = (unsigned)strtoul(q, (char **)&q, 10);
+        if (lg >= 4 && lg <= 26) {
+            test_generated(CUZK_CURVE_BN254, lg);
+            test_generated(CUZK_CURVE_BLS12_381, lg);
+        }
+        while (*q == ',' || *q == ' ')
+            q++;
+        if (*q && (*q < '0' || *q > '9'))
+            break;
+    }
+    cuzk_gpu_prover_free(prover);
+    cuzk_gpu_ctx_destroy(ctx);
+    cuzk_pool_destroy(pool);
+    return tu_finish();
+#endif
+}
