@@ -22,7 +22,7 @@
 
 static const char *help =
     "usage: cuzk bench engine [--curve bn254|bls12_381] [--log2 K] [-n JOBS] [-k PARTITIONS]\n"
-    "                         [--device cpu|sim] [--devices D] [--sim-ms MS] [--threads T]\n"
+    "                         [--device cpu|gpu|sim] [--devices D] [--sim-ms MS] [--threads T]\n"
     "                         [--synth-workers W] [--synth-threads T] [--finalizers F]\n"
     "                         [--slow-finalize MS] [--verify] [--budget-mib M]\n"
     "                         [--trace FILE] [--metrics] [--dir DIR] [-v]\n"
@@ -32,7 +32,8 @@ static const char *help =
     "wall time split into busy / starved / idle-with-work.  --device sim uses the\n"
     "simulated device (a test double: MS of compute per partition, no proofs) to\n"
     "measure the engine itself; --slow-finalize stalls every finalizer by MS to show\n"
-    "that slow finalization does not idle the devices.  --trace writes a Chrome trace.\n";
+    "that slow finalization does not idle the devices.  --device gpu proves on CUDA\n"
+    "devices 0..D-1 (two workers each).  --trace writes a Chrome trace.\n";
 
 typedef struct bench_opts {
     cuzk_curve curve;
@@ -75,7 +76,7 @@ static int parse(bench_opts *o, int argc, char **argv) {
         else if (!strcmp(a, "-k"))
             o->parts = (unsigned)atoi(v);
         else if (!strcmp(a, "--device"))
-            o->sim = !strcmp(v, "sim") ? 1 : !strcmp(v, "cpu") ? 0 : -1;
+            o->sim = !strcmp(v, "sim") ? 1 : !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 2 : -1;
         else if (!strcmp(a, "--devices"))
             o->devices = (unsigned)atoi(v);
         else if (!strcmp(a, "--sim-ms"))
@@ -146,11 +147,16 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
     cfg->budget_bytes = o->budget_mib << 20;
     cfg->n_devices = o->devices;
     for (unsigned d = 0; d < o->devices; d++) {
-        cfg->devices[d].kind = o->sim ? CUZK_DEVICE_SIMULATED : CUZK_DEVICE_CPU;
+        cfg->devices[d].kind = o->sim == 1   ? CUZK_DEVICE_SIMULATED
+                               : o->sim == 2 ? CUZK_DEVICE_GPU
+                                             : CUZK_DEVICE_CPU;
+        cfg->devices[d].gpu_index = (int)d;
+        if (o->sim == 2)
+            cfg->devices[d].workers = 2; /* one uploads while the other computes */
         cfg->devices[d].threads = o->threads;
         cfg->devices[d].sim_compute_us = o->sim_ms * 1000;
     }
-    if (o->sim)
+    if (o->sim == 1)
         cfg->cpu_fallback = 0; /* nothing fails here; keep the split readable */
     if (o->slow_finalize_ms) {
         cfg->fault_fn = slow_finalize;
@@ -173,7 +179,7 @@ static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_
     double wall = wall_ns / 1e9;
     unsigned proofs = (unsigned)(b->proofs - a->proofs);
     printf("  wall %.3f s, %u partitions proved, %.2f partitions/s, %.2f jobs/s%s\n", wall, proofs,
-           proofs / wall, (o->jobs - failed) / wall, o->sim ? " (simulated device: no proofs)" : "");
+           proofs / wall, (o->jobs - failed) / wall, o->sim == 1 ? " (simulated device: no proofs)" : "");
     if (failed)
         printf("  %u jobs FAILED\n", failed);
     qsort(lat, n_lat, sizeof *lat, cmp_u64);
@@ -233,7 +239,7 @@ static int run(bench_opts *o, const char *zkey, const char *wtns) {
     printf("cuzk bench engine: %s 2^%u, %u jobs x %u partitions, %u %s device(s), key loaded in "
            "%.1f ms\n",
            cuzk_curve_snarkjs_name(o->curve), o->log2, o->jobs, o->parts, o->devices,
-           o->sim ? "simulated" : "cpu", (cli_now_ns() - t0) / 1e6);
+           o->sim == 1 ? "simulated" : o->sim == 2 ? "gpu" : "cpu", (cli_now_ns() - t0) / 1e6);
     cuzk_job **jobs = calloc(o->jobs, sizeof *jobs);
     uint64_t *lat = calloc(o->jobs, sizeof *lat);
     cuzk_witness w[64];

@@ -350,7 +350,8 @@ static cuzk_status resolve_config(cuzk_engine_config *c, cuzk_error *err) {
         c->devices[0].kind = CUZK_DEVICE_CPU;
     }
     for (unsigned i = 0; i < c->n_devices; i++) {
-        if (c->devices[i].kind != CUZK_DEVICE_CPU && c->devices[i].kind != CUZK_DEVICE_SIMULATED)
+        if (c->devices[i].kind != CUZK_DEVICE_CPU && c->devices[i].kind != CUZK_DEVICE_SIMULATED &&
+            c->devices[i].kind != CUZK_DEVICE_GPU)
             return cuzk_fail(err, CUZK_EINVAL, "device %u: unknown kind %d", i, (int)c->devices[i].kind);
         n_cpu_dev += c->devices[i].kind == CUZK_DEVICE_CPU;
         if (!c->devices[i].workers)
@@ -386,7 +387,9 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     d->index = (int)e->n_devices;
     d->cfg = *dc;
     d->fallback_only = fallback;
-    d->ops = dc->kind == CUZK_DEVICE_CPU ? &engine_device_cpu_ops : &engine_device_sim_ops;
+    d->ops = dc->kind == CUZK_DEVICE_CPU   ? &engine_device_cpu_ops
+             : dc->kind == CUZK_DEVICE_GPU ? &engine_device_gpu_ops
+                                           : &engine_device_sim_ops;
     if (fallback)
         snprintf(d->name, sizeof d->name, "cpu-fallback");
     else
@@ -1012,6 +1015,9 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
         o->busy_s = acct[i][ACCT_BUSY] / 1e9;
         o->starved_s = acct[i][ACCT_STARVED] / 1e9;
         o->idle_with_work_s = acct[i][ACCT_IDLE_WITH_WORK] / 1e9;
+        o->gpu_index = d->cfg.kind == CUZK_DEVICE_GPU ? d->cfg.gpu_index : -1;
+        if (d->ops->stats)
+            d->ops->stats(d, &o->device_mem_bytes, &o->device_keys);
     }
     pthread_mutex_lock(&e->keys_lock);
     for (engine_key *k = e->keys; k; k = k->next) {

@@ -256,6 +256,7 @@ typedef struct engine_dev_item {
     cuzk_proof proof;       /* out */
     cuzk_status status;     /* out */
     cuzk_error err;         /* out */
+    void *dev_prover, *dev_key; /* the device's own, from upload to run */
 } engine_dev_item;
 
 /*
@@ -275,10 +276,20 @@ typedef struct engine_device_ops {
     cuzk_status (*fetch)(engine_device *d, engine_dev_item *it, cuzk_error *err);
     /* After a worker died: bring the device back to a usable state. */
     cuzk_status (*reset)(engine_device *d, cuzk_error *err);
+    /* Optional: the engine is about to free |key| (no partition uses it):
+     * drop any copy of it the device holds.  May be called after close. */
+    void (*key_release)(engine_device *d, const cuzk_key *key);
+    /* Optional: |key| was just loaded (and stays at this address until
+     * key_release): copy it to the device ahead of its first partition.
+     * Failure is not an error (upload tries again). */
+    void (*key_prepare)(engine_device *d, const cuzk_key *key);
+    /* Optional: device memory held for keys, and how many keys. */
+    void (*stats)(engine_device *d, uint64_t *mem_bytes, unsigned *keys);
 } engine_device_ops;
 
 extern const engine_device_ops engine_device_cpu_ops;
 extern const engine_device_ops engine_device_sim_ops;
+extern const engine_device_ops engine_device_gpu_ops;
 
 typedef enum engine_acct_state {
     ACCT_BUSY = 0,

@@ -112,13 +112,24 @@ static uint64_t take_locked(engine_key *k, cuzk_key *key, cuzk_vk *vk) {
     *vk = k->vk;
     memset(&k->key, 0, sizeof k->key);
     memset(&k->vk, 0, sizeof k->vk);
+    /* The curve stays known (cuzk_key_info promises it after the first
+     * load), so callers can check witnesses against an evicted key. */
+    k->key.curve = key->curve;
     uint64_t bytes = k->charged;
     k->charged = 0;
     k->state = KEY_DISK;
     return bytes;
 }
 
+/* Devices holding copies of a key (GPU memory) drop them before it goes. */
+static void release_on_devices(cuzk_engine *e, const cuzk_key *key) {
+    for (unsigned i = 0; i < e->n_devices; i++)
+        if (e->devices[i].ops->key_release)
+            e->devices[i].ops->key_release(&e->devices[i], key);
+}
+
 static void free_taken(cuzk_engine *e, cuzk_key *key, cuzk_vk *vk, uint64_t bytes) {
+    release_on_devices(e, key);
     cuzk_key_free(key);
     cuzk_vk_free(vk);
     engine_mem_uncharge(&e->mem, MEM_KEYS, bytes);
@@ -270,11 +281,21 @@ done:
         k->abc_bytes = 3 * ((size_t)1 << k->log_n) * sizeof(cuzk_fr);
         k->last_used_ns = cuzk_now_ns();
         k->state = KEY_RESIDENT;
+        atomic_fetch_add(&k->pins, 1); /* held while devices prepare it */
     } else {
         k->state = KEY_FAILED;
     }
     pthread_cond_broadcast(&e->keys_cv);
     pthread_mutex_unlock(&e->keys_lock);
+    if (s == CUZK_OK) {
+        /* Devices with memory of their own (GPUs) take their copy now, on
+         * this loader thread, rather than in the first partition's upload
+         * step, where it would leave the device idle with work waiting. */
+        for (unsigned i = 0; i < e->n_devices; i++)
+            if (e->devices[i].ops->key_prepare)
+                e->devices[i].ops->key_prepare(&e->devices[i], &k->key);
+        engine_key_unpin(e, k);
+    }
     atomic_fetch_sub(&e->loads_pending, 1);
     engine_event_kick(&e->sched_ev);
     uint64_t t1 = cuzk_now_ns();
@@ -323,6 +344,7 @@ void engine_keys_destroy(cuzk_engine *e) {
     while (k) {
         engine_key *next = k->next;
         if (k->state == KEY_RESIDENT) {
+            release_on_devices(e, &k->key);
             cuzk_key_free(&k->key);
             cuzk_vk_free(&k->vk);
             engine_mem_uncharge(&e->mem, MEM_KEYS, k->charged);
@@ -334,23 +356,25 @@ void engine_keys_destroy(cuzk_engine *e) {
     e->keys = NULL;
 }
 
-cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *path,
-                                    cuzk_error *err) {
+/* Find or add the entry for |path| under |id|.  On CUZK_OK returns with
+ * keys_lock held and |*out| set; on failure the lock is not held. */
+static cuzk_status register_lock(cuzk_engine *e, engine_key **out, const char *what,
+                                 const char *id, const char *path, cuzk_error *err) {
     if (!path || (id && (strlen(id) > CUZK_ID_MAX || !id[0])))
-        return cuzk_fail(err, CUZK_EINVAL, "preload: a path and an id of 1..%d bytes are needed",
+        return cuzk_fail(err, CUZK_EINVAL, "%s: a path and an id of 1..%d bytes are needed", what,
                          CUZK_ID_MAX);
     if (atomic_load(&e->closing))
         return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
-    char *rp = realpath(path, NULL);
+    char *rp = realpath(path, NULL); /* file system: not under the lock */
     if (!rp)
-        return cuzk_fail(err, CUZK_ENOTFOUND, "preload: cannot open %s", path);
+        return cuzk_fail(err, CUZK_ENOTFOUND, "%s: cannot open %s", what, path);
     pthread_mutex_lock(&e->keys_lock);
     engine_key *k = id ? find_locked(e, id, NULL) : NULL, *by_path = find_locked(e, NULL, rp);
     cuzk_status s = CUZK_OK;
     if (k && strcmp(k->path, rp))
-        s = cuzk_fail(err, CUZK_EMISMATCH, "preload: id %s names %s already", k->id, k->path);
+        s = cuzk_fail(err, CUZK_EMISMATCH, "%s: id %s names %s already", what, k->id, k->path);
     else if (!k && by_path && id)
-        s = cuzk_fail(err, CUZK_EMISMATCH, "preload: %s is registered as %s already", rp,
+        s = cuzk_fail(err, CUZK_EMISMATCH, "%s: %s is registered as %s already", what, rp,
                       by_path->id);
     else if (!k && !(k = by_path) && !(k = add_locked(e, id, rp)))
         s = cuzk_fail(err, CUZK_ENOMEM, "no memory for a key entry");
@@ -359,6 +383,25 @@ cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *
         pthread_mutex_unlock(&e->keys_lock);
         return s;
     }
+    *out = k;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id, const char *path,
+                                     cuzk_error *err) {
+    engine_key *k;
+    cuzk_status s = register_lock(e, &k, "register", id, path, err);
+    if (s == CUZK_OK)
+        pthread_mutex_unlock(&e->keys_lock);
+    return s;
+}
+
+cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *path,
+                                    cuzk_error *err) {
+    engine_key *k;
+    cuzk_status s = register_lock(e, &k, "preload", id, path, err);
+    if (s != CUZK_OK)
+        return s;
     k->preloaded = 1;
     if (k->state == KEY_FAILED)
         k->state = KEY_DISK;
@@ -409,8 +452,9 @@ size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max) {
         snprintf(i->path, sizeof i->path, "%s", k->path);
         i->tier = k->state == KEY_RESIDENT ? CUZK_TIER_HOST : CUZK_TIER_DISK;
         i->loading = k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING;
-        i->curve = k->state == KEY_RESIDENT ? k->key.curve : CUZK_CURVE_NONE;
+        i->curve = k->key.curve; /* kept after eviction (take_locked) */
         i->log_n = k->log_n;
+        i->n_vars = k->witness_bytes / sizeof(cuzk_fr);
         i->mem_bytes = k->charged;
         i->in_use = atomic_load(&k->pins);
         i->last_used_ns = k->last_used_ns;

@@ -76,7 +76,11 @@ typedef enum cuzk_device_kind {
      * |simulated|; no proof or JSON can be read from them.  Exists so that
      * scheduling, accounting and fault handling can be tested and
      * benchmarked with device steps of known length. */
-    CUZK_DEVICE_SIMULATED = 1
+    CUZK_DEVICE_SIMULATED = 1,
+    /* An NVIDIA GPU (gpu/): the key's points resident in device memory, H
+     * and every MSM on the device.  CUZK_EUNSUPPORTED from
+     * cuzk_engine_create in a build without CUDA or with no such device. */
+    CUZK_DEVICE_GPU = 2
 } cuzk_device_kind;
 
 typedef struct cuzk_device_config {
@@ -88,6 +92,8 @@ typedef struct cuzk_device_config {
      * partition's upload overlap another's compute on devices that have an
      * upload step. */
     unsigned workers;
+    /* GPU only: CUDA device index. */
+    int gpu_index;
     /* SIMULATED only: microseconds of the upload (runs concurrently with
      * another worker's compute), compute (one at a time per device) and
      * fetch steps of each partition. */
@@ -412,6 +418,10 @@ typedef struct cuzk_key_info {
     int loading;          /* a load is queued or running */
     cuzk_curve curve;     /* CUZK_CURVE_NONE until first loaded */
     unsigned log_n;       /* domain size 2^log_n (0 until loaded) */
+    /* Witness values (wires) a .wtns for this key must hold, so callers can
+     * check a witness before submitting it (0 until first loaded; curve,
+     * log_n and n_vars stay known after the key is evicted). */
+    uint64_t n_vars;
     uint64_t mem_bytes;   /* charged to the budget now */
     uint32_t in_use;      /* partitions in flight with this key */
     uint64_t last_used_ns;
@@ -430,6 +440,16 @@ typedef struct cuzk_key_info {
  */
 cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id,
                                     const char *path, cuzk_error *err);
+
+/*
+ * Register |path| under |id| (NULL: the real path is the id) without
+ * loading it: the first job naming it (or a preload) loads it.
+ * Returns: CUZK_OK (also when |id| already names this path); CUZK_EINVAL;
+ *   CUZK_EMISMATCH; CUZK_ENOTFOUND (path); CUZK_ENOMEM; CUZK_ECANCELLED
+ *   (shutting down).  Does not read the file beyond resolving its path.
+ */
+cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id,
+                                     const char *path, cuzk_error *err);
 
 /*
  * Drop key |id| from memory now (it stays registered and is loaded again
@@ -455,6 +475,11 @@ typedef struct cuzk_device_status {
      * synthesis is too slow); idle although work it could take was ready or
      * staged (hot-path overhead: should stay near zero). */
     double busy_s, starved_s, idle_with_work_s;
+    /* GPU devices: CUDA index (-1 otherwise), device memory held by
+     * resident keys, and how many keys are resident there. */
+    int gpu_index;
+    uint64_t device_mem_bytes;
+    unsigned device_keys;
 } cuzk_device_status;
 
 typedef struct cuzk_engine_status {

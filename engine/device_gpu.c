@@ -1,0 +1,279 @@
+/*
+ * The GPU device: one CUDA device, its keys resident in device memory
+ * (groth16/prove_gpu.h), and one GPU prover (two streams and buffers) per
+ * partition in flight.
+ *
+ *   upload  copy the witness and the a/b/c vectors synthesis evaluated into
+ *           the prover's pinned buffers and on to the device (the key is
+ *           uploaded first if this device does not hold it yet).  Runs
+ *           while another worker's partition computes.
+ *   run     H and the five MSMs on the device, the proof assembled on the
+ *           CPU.  One partition at a time per device (gpu_lock): two
+ *           concurrent proofs would share the SMs and finish no sooner.
+ *
+ * Keys: a small table maps a host key (its address and its memory block,
+ * which changes when the engine evicts and reloads the key) to its device
+ * image; the engine calls key_release before it frees a host key.
+ *
+ * Must not: take engine locks, log, or block in upload on another
+ * worker's run (only key uploads serialise with each other).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/internal.h"
+
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#include "groth16/prove_gpu.h"
+
+#define GPU_MAX_KEYS 32
+#define GPU_MAX_PROVERS 8
+
+typedef struct gpu_key_slot {
+    const cuzk_key *key;
+    const void *mem; /* key->mem when uploaded: detects a reload */
+    cuzk_gpu_key *gk;
+    uint64_t last_used;
+} gpu_key_slot;
+
+typedef struct gpu_state {
+    cuzk_gpu_ctx *ctx;
+    cuzk_pool *pool; /* staging copies */
+    pthread_mutex_t keys_lock, provers_lock, gpu_lock;
+    gpu_key_slot keys[GPU_MAX_KEYS];
+    uint64_t tick;
+    cuzk_gpu_prover *free_provers[GPU_MAX_PROVERS];
+    unsigned n_free, n_made;
+} gpu_state;
+
+static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
+    gpu_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a device");
+    pthread_mutex_init(&s->keys_lock, NULL);
+    pthread_mutex_init(&s->provers_lock, NULL);
+    pthread_mutex_init(&s->gpu_lock, NULL);
+    int n = cuzk_gpu_device_count();
+    if (d->cfg.gpu_index < 0 || d->cfg.gpu_index >= n) {
+        free(s);
+        return cuzk_fail(err, CUZK_EUNSUPPORTED, "no CUDA device %d (%d present)",
+                         d->cfg.gpu_index, n);
+    }
+    cuzk_status st = cuzk_gpu_ctx_create(d->cfg.gpu_index, &s->ctx, err);
+    if (st == CUZK_OK && !(s->pool = cuzk_pool_create(d->cfg.threads ? d->cfg.threads : 4, err)))
+        st = err ? err->status : CUZK_EINTERNAL;
+    if (st != CUZK_OK) {
+        cuzk_gpu_ctx_destroy(s->ctx);
+        free(s);
+        return st;
+    }
+    d->state = s;
+    d->has_upload = 1; /* transfers overlap the other worker's compute */
+    return CUZK_OK;
+}
+
+static void gpu_close(engine_device *d) {
+    gpu_state *s = d->state;
+    if (!s)
+        return;
+    for (unsigned i = 0; i < s->n_free; i++)
+        cuzk_gpu_prover_free(s->free_provers[i]);
+    for (int i = 0; i < GPU_MAX_KEYS; i++)
+        cuzk_gpu_key_free(s->keys[i].gk);
+    cuzk_gpu_ctx_destroy(s->ctx);
+    cuzk_pool_destroy(s->pool);
+    pthread_mutex_destroy(&s->keys_lock);
+    pthread_mutex_destroy(&s->provers_lock);
+    pthread_mutex_destroy(&s->gpu_lock);
+    free(s);
+    d->state = NULL;
+}
+
+/* The device image of |key|, uploading it (evicting the least recently
+ * used image when the table is full) if needed. */
+static cuzk_status key_get(gpu_state *s, const cuzk_key *key, cuzk_gpu_key **out,
+                           cuzk_error *err) {
+    pthread_mutex_lock(&s->keys_lock);
+    gpu_key_slot *hit = NULL, *victim = &s->keys[0];
+    for (int i = 0; i < GPU_MAX_KEYS; i++) {
+        gpu_key_slot *k = &s->keys[i];
+        /* by memory block: unique per loaded key (an evicted and reloaded
+         * key gets a new one) */
+        if (k->gk && k->mem == key->mem) {
+            hit = k;
+            break;
+        }
+        if (!k->gk || (victim->gk && k->last_used < victim->last_used))
+            victim = k;
+    }
+    cuzk_status st = CUZK_OK;
+    if (!hit) {
+        if (victim->gk) /* the table is full: drop the least recently used */
+            cuzk_gpu_key_free(victim->gk);
+        memset(victim, 0, sizeof *victim);
+        st = cuzk_gpu_key_create(&victim->gk, s->ctx, key, CUZK_GPU_KEY_AUTO, err);
+        if (st == CUZK_OK) {
+            victim->key = key;
+            victim->mem = key->mem;
+            hit = victim;
+        }
+    }
+    if (hit) {
+        hit->last_used = ++s->tick;
+        *out = hit->gk;
+    }
+    pthread_mutex_unlock(&s->keys_lock);
+    return st;
+}
+
+static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err) {
+    pthread_mutex_lock(&s->provers_lock);
+    if (s->n_free) {
+        *p = s->free_provers[--s->n_free];
+        pthread_mutex_unlock(&s->provers_lock);
+        return CUZK_OK;
+    }
+    if (s->n_made >= GPU_MAX_PROVERS) {
+        pthread_mutex_unlock(&s->provers_lock);
+        return cuzk_fail(err, CUZK_EBUSY, "more than %d partitions in flight on one GPU",
+                         GPU_MAX_PROVERS);
+    }
+    s->n_made++;
+    pthread_mutex_unlock(&s->provers_lock);
+    cuzk_status st = cuzk_gpu_prover_create(p, s->ctx, s->pool, err);
+    if (st != CUZK_OK) {
+        pthread_mutex_lock(&s->provers_lock);
+        s->n_made--;
+        pthread_mutex_unlock(&s->provers_lock);
+    } else {
+        /* the engine's synthesis already evaluated a, b, c */
+        cuzk_gpu_prover_set_eval(*p, CUZK_GPU_EVAL_CPU);
+    }
+    return st;
+}
+
+static void prover_put(gpu_state *s, cuzk_gpu_prover *p) {
+    pthread_mutex_lock(&s->provers_lock);
+    s->free_provers[s->n_free++] = p;
+    pthread_mutex_unlock(&s->provers_lock);
+}
+
+static cuzk_status gpu_upload(engine_device *d, engine_dev_item *it, cuzk_error *err) {
+    gpu_state *s = d->state;
+    cuzk_gpu_key *gk = NULL;
+    cuzk_gpu_prover *p = NULL;
+    cuzk_status st = key_get(s, it->key, &gk, err);
+    if (st == CUZK_OK)
+        st = prover_get(s, &p, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_prove_upload(p, gk, it->witness, it->abc, err);
+    if (st != CUZK_OK) {
+        if (p)
+            prover_put(s, p);
+        return st;
+    }
+    it->dev_prover = p;
+    it->dev_key = gk;
+    return CUZK_OK;
+}
+
+static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
+    gpu_state *s = d->state;
+    pthread_mutex_lock(&s->gpu_lock);
+    for (size_t i = 0; i < n; i++) {
+        engine_dev_item *it = items[i];
+        cuzk_gpu_prover *p = it->dev_prover;
+        if (!p) {
+            it->status = cuzk_fail(&it->err, CUZK_EINTERNAL, "GPU run without upload");
+            continue;
+        }
+        cuzk_gpu_timing t;
+        it->status = cuzk_gpu_prove_run(p, it->dev_key, &it->proof, &t, &it->err);
+        prover_put(s, p);
+        it->dev_prover = NULL;
+    }
+    pthread_mutex_unlock(&s->gpu_lock);
+}
+
+static cuzk_status gpu_reset(engine_device *d, cuzk_error *err) {
+    (void)d, (void)err;
+    return CUZK_OK; /* provers are returned by run; nothing else survives */
+}
+
+static void gpu_key_prepare(engine_device *d, const cuzk_key *key) {
+    gpu_state *s = d->state;
+    cuzk_gpu_key *gk;
+    cuzk_error err;
+    if (s && !d->fallback_only)
+        (void)key_get(s, key, &gk, &err);
+}
+
+static void gpu_key_release(engine_device *d, const cuzk_key *key) {
+    gpu_state *s = d->state;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->keys_lock);
+    for (int i = 0; i < GPU_MAX_KEYS; i++)
+        /* by memory block: the engine may pass a copy of the cuzk_key */
+        if (s->keys[i].gk && s->keys[i].mem == key->mem) {
+            cuzk_gpu_key_free(s->keys[i].gk);
+            memset(&s->keys[i], 0, sizeof s->keys[i]);
+        }
+    pthread_mutex_unlock(&s->keys_lock);
+}
+
+static void gpu_stats(engine_device *d, uint64_t *mem_bytes, unsigned *keys) {
+    gpu_state *s = d->state;
+    *mem_bytes = 0;
+    *keys = 0;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->keys_lock);
+    for (int i = 0; i < GPU_MAX_KEYS; i++)
+        if (s->keys[i].gk) {
+            *mem_bytes += cuzk_gpu_key_device_bytes(s->keys[i].gk);
+            ++*keys;
+        }
+    pthread_mutex_unlock(&s->keys_lock);
+}
+
+const engine_device_ops engine_device_gpu_ops = {
+    .kind = "gpu",
+    .simulated = 0,
+    .open = gpu_open,
+    .close = gpu_close,
+    .upload = gpu_upload,
+    .run = gpu_run,
+    .fetch = NULL,
+    .reset = gpu_reset,
+    .key_release = gpu_key_release,
+    .key_prepare = gpu_key_prepare,
+    .stats = gpu_stats,
+};
+
+#else /* no CUDA in this build */
+
+static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
+    (void)d;
+    return cuzk_fail(err, CUZK_EUNSUPPORTED, "this build has no CUDA support (GPU device)");
+}
+static void gpu_close(engine_device *d) { (void)d; }
+static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
+    (void)d, (void)items, (void)n;
+}
+static cuzk_status gpu_reset(engine_device *d, cuzk_error *err) {
+    (void)d, (void)err;
+    return CUZK_OK;
+}
+
+const engine_device_ops engine_device_gpu_ops = {
+    .kind = "gpu",
+    .open = gpu_open,
+    .close = gpu_close,
+    .run = gpu_run,
+    .reset = gpu_reset,
+};
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * The engine with a GPU device (engine/device_gpu.c): jobs of several
+ * partitions on both curves are proved on the GPU and every proof is
+ * checked by the CPU verifier; the key is resident on the device (status
+ * reports it), evicting the key drops the device copy and the next job
+ * uploads it again; a witness value >= r fails its job and the engine keeps
+ * serving.  Skipped (77) without CUDA or without a device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
+#include "testutil.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
+
+#ifdef CUZK_HAVE_CUDA
+typedef struct circuit {
+    char zkey[256], wtns[256], bad[256];
+    cuzk_vk vk;
+    cuzk_fr *pub;
+    size_t n_pub;
+} circuit;
+
+static int make_circuit(circuit *c, cuzk_curve curve, unsigned log2, const char *dir) {
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, curve);
+    sp.log2_domain = log2;
+    sp.seed = tu_rand64();
+    cuzk_r1cs r1cs;
+    cuzk_fr *wit = NULL;
+    cuzk_error err = {0};
+    uint8_t *zbuf = NULL;
+    size_t zsize = 0;
+    uint64_t seed = tu_rand64();
+    const char *cn = cuzk_curve_snarkjs_name(curve);
+    snprintf(c->zkey, sizeof c->zkey, "%s/%s.zkey", dir, cn);
+    snprintf(c->wtns, sizeof c->wtns, "%s/%s.wtns", dir, cn);
+    snprintf(c->bad, sizeof c->bad, "%s/%s-bad.wtns", dir, cn);
+    cuzk_zkey z;
+    cuzk_key key;
+    int ok = cuzk_synth_circuit(&sp, &r1cs, &wit, &err) == CUZK_OK &&
+             cuzk_setup_dev_zkey_mem(&r1cs, &seed, NULL, &zbuf, &zsize, &err) == CUZK_OK &&
+             cuzk_wtns_write_file(curve, wit, r1cs.n_wires, c->wtns, &err) == CUZK_OK &&
+             cuzk_zkey_from_mem(&z, zbuf, zsize, &err) == CUZK_OK;
+    if (ok) {
+        ok = cuzk_key_from_zkey(&key, &z, &err) == CUZK_OK &&
+             cuzk_key_vk(&key, &c->vk, &err) == CUZK_OK;
+        cuzk_key_free(&key);
+        cuzk_zkey_close(&z);
+    }
+    if (ok) {
+        FILE *f = fopen(c->zkey, "wb");
+        ok = f && fwrite(zbuf, 1, zsize, f) == zsize;
+        if (f)
+            fclose(f);
+    }
+    if (ok) {
+        /* the same witness with its last value replaced by 2^256 - 1 */
+        size_t wsize = 0;
+        uint8_t *wbuf = NULL;
+        ok = cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) == CUZK_OK;
+        if (ok) {
+            memset(wbuf + wsize - 32, 0xff, 32);
+            FILE *f = fopen(c->bad, "wb");
+            ok = f && fwrite(wbuf, 1, wsize, f) == wsize;
+            if (f)
+                fclose(f);
+        }
+        free(wbuf);
+    }
+    c->n_pub = cuzk_r1cs_n_public(&r1cs);
+    c->pub = malloc((c->n_pub + 1) * sizeof *c->pub);
+    memcpy(c->pub, wit + 1, c->n_pub * sizeof *c->pub);
+    CHECK(ok, "make %s 2^%u circuit: %s", cn, log2, err.msg);
+    free(zbuf);
+    free(wit);
+    cuzk_r1cs_free(&r1cs);
+    return ok;
+}
+
+static void prove_job(cuzk_engine *e, circuit *c, const char *key_id, unsigned parts,
+                      const char *what) {
+    cuzk_witness w[8];
+    for (unsigned i = 0; i < parts; i++)
+        w[i] = (cuzk_witness){.path = c->wtns};
+    cuzk_submit_opts o = {.key = key_id, .witnesses = w, .n_witnesses = parts};
+    cuzk_job *job = NULL;
+    cuzk_error err = {0};
+    cuzk_status st = cuzk_submit(e, &job, NULL, &o, &err);
+    if (st == CUZK_OK)
+        st = cuzk_job_await(job, 120000, &err);
+    CHECK(st == CUZK_OK, "%s: job: %s", what, err.msg);
+    cuzk_partition_info pi[8];
+    if (job)
+        cuzk_job_status(job, NULL, pi, parts);
+    for (unsigned i = 0; st == CUZK_OK && i < parts; i++) {
+        cuzk_proof p;
+        CHECK(cuzk_job_proof(job, &p, i, &err) == CUZK_OK &&
+                  cuzk_vk_verify(&c->vk, c->pub, c->n_pub, &p, &err) == CUZK_OK,
+              "%s: partition %u proof verifies: %s", what, i, err.msg);
+        CHECK(pi[i].device == 0, "%s: partition %u ran on the GPU device (got %d)", what, i,
+              pi[i].device);
+    }
+    cuzk_job_release(job);
+}
+#endif
+
+int main(int argc, char **argv) {
+    tu_init(argc, argv, "test_engine_gpu");
+#ifndef CUZK_HAVE_CUDA
+    printf("no GPU: skipped (built without CUDA)\n");
+    return 77;
+#else
+    if (cuzk_gpu_device_count() == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    char dir[] = "/tmp/cuzk-engine-gpu-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return tu_finish();
+    }
+    circuit bn, bls;
+    if (!make_circuit(&bn, CUZK_CURVE_BN254, 12, dir) ||
+        !make_circuit(&bls, CUZK_CURVE_BLS12_381, 11, dir))
+        return tu_finish();
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.n_devices = 1;
+    cfg.devices[0].kind = CUZK_DEVICE_GPU;
+    cfg.devices[0].gpu_index = 0;
+    cfg.devices[0].workers = 2;
+    cfg.cpu_fallback = 0;
+    cuzk_engine *e = NULL;
+    cuzk_error err = {0};
+    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
+        CHECK(0, "engine with a GPU device: %s", err.msg);
+        return tu_finish();
+    }
+    CHECK(cuzk_engine_key_preload(e, "bn", bn.zkey, &err) == CUZK_OK, "preload bn: %s", err.msg);
+    CHECK(cuzk_engine_key_preload(e, "bls", bls.zkey, &err) == CUZK_OK, "preload bls: %s",
+          err.msg);
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.devices[0].device_keys == 2,
+          "preloaded keys are on the GPU before any job (%u keys)", st.devices[0].device_keys);
+    prove_job(e, &bn, "bn", 4, "bn254 x4");
+    prove_job(e, &bls, "bls", 3, "bls12_381 x3");
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.n_devices >= 1 && st.devices[0].gpu_index == 0 && st.devices[0].device_keys == 2 &&
+              st.devices[0].device_mem_bytes > 0,
+          "status: both keys resident on GPU 0 (%u keys, %llu bytes)", st.devices[0].device_keys,
+          (unsigned long long)st.devices[0].device_mem_bytes);
+    CHECK(st.devices[0].proofs == 7, "status: 7 proofs on the GPU (got %llu)",
+          (unsigned long long)st.devices[0].proofs);
+
+    /* evict: the device copy goes; the next job uploads again */
+    CHECK(cuzk_engine_key_evict(e, "bn", &err) == CUZK_OK, "evict bn: %s", err.msg);
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.devices[0].device_keys == 1, "evicted key left the GPU (%u keys)",
+          st.devices[0].device_keys);
+    prove_job(e, &bn, "bn", 2, "bn254 after eviction");
+
+    /* a witness value >= r fails its job; the engine keeps serving */
+    cuzk_witness bw = {.path = bn.bad};
+    cuzk_submit_opts o = {.key = "bn", .witnesses = &bw, .n_witnesses = 1};
+    cuzk_job *job = NULL;
+    cuzk_status s = cuzk_submit(e, &job, NULL, &o, &err);
+    if (s == CUZK_OK)
+        s = cuzk_job_await(job, 60000, &err);
+    CHECK(s == CUZK_ERANGE, "bad witness fails with ERANGE (got %s: %s)", cuzk_status_name(s),
+          err.msg);
+    cuzk_job_release(job);
+    prove_job(e, &bls, "bls", 2, "bls12_381 after a failed job");
+
+    cuzk_engine_destroy(e, 10000);
+    cuzk_vk_free(&bn.vk);
+    cuzk_vk_free(&bls.vk);
+    free(bn.pub);
+    free(bls.pub);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tu_finish();
+#endif
+}
