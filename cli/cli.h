@@ -20,11 +20,30 @@ typedef struct cli_command {
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+/* cuzk info --gpu: the keys a running daemon holds on its GPUs (cli/info_gpu.c). */
+int cli_daemon_gpu_residency(int argc, char **argv);
 int cmd_zkey(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_engine(int argc, char **argv); /* cuzk bench engine */
+
+/* Commands that talk to a running cuzkd (cli/cmd_daemon.c, cli/client.h). */
+int cmd_status(int argc, char **argv);
+int cmd_keys(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+/* cuzk bench single|batch|stress against a daemon (cli/cmd_bench_daemon.c). */
+int cmd_bench_daemon(int argc, char **argv);
+/*
+ * cuzk prove through a daemon: called first by cmd_prove.  Removes the
+ * daemon-only options from argv (updating *argc) and returns -1 when the
+ * proof is to be made in-process with what is left (no daemon configured,
+ * --local, an in-process-only option, or a stale default socket); else it
+ * has proved through the daemon and returns the exit status.
+ */
+int cli_prove_daemon(int *argc, char **argv);
+/* Help lines for those options, appended to cuzk prove --help. */
+extern const char *cli_prove_daemon_help;
 
 /* Print "cuzk <cmd>: <what>: <reason>" to stderr and return exit status 1. */
 int cli_fail(const char *cmd, const char *what, const cuzk_error *err);

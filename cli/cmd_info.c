@@ -6,11 +6,42 @@
 #include "groth16/r1cs.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
 
 static const char *help =
     "usage: cuzk info <file>\n"
+    "       cuzk info --gpu\n"
     "Print what a .r1cs, .wtns or .zkey file holds: curve, counts, sizes.\n"
-    "The file type is taken from its magic bytes, not its name.\n";
+    "The file type is taken from its magic bytes, not its name.\n"
+    "--gpu lists the CUDA devices (memory in use and free, multiprocessors,\n"
+    "compute capability) and, when a cuzkd daemon is reachable (--addr,\n"
+    "CUZK_ADDR or the default socket), the keys it holds on each GPU.\n";
+
+static int info_gpu(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    int n = cuzk_gpu_device_count();
+    printf("CUDA devices: %d\n", n);
+    for (int i = 0; i < n; i++) {
+        cuzk_gpu_device_info d;
+        cuzk_error err = {0};
+        if (cuzk_gpu_device_query(i, &d, &err) != CUZK_OK) {
+            printf("  gpu%d: %s\n", i, err.msg);
+            continue;
+        }
+        printf("  gpu%d: %s, compute capability %d.%d, %d multiprocessors, L2 %zu MiB\n", i,
+               d.name, d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes >> 20);
+        printf("        memory %.1f GiB, %.1f GiB in use (all processes), %.1f GiB free\n",
+               d.total_mem_bytes / 1073741824.0,
+               (d.total_mem_bytes - d.free_mem_bytes) / 1073741824.0,
+               d.free_mem_bytes / 1073741824.0);
+    }
+#else
+    printf("CUDA devices: none (this build has no CUDA support)\n");
+#endif
+    return cli_daemon_gpu_residency(argc, argv);
+}
 
 static int info_r1cs(const char *path) {
     cuzk_r1cs r;
@@ -74,6 +105,8 @@ int cmd_info(int argc, char **argv) {
         fputs(help, stdout);
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "--gpu"))
+        return info_gpu(argc - 1, argv + 1);
     if (argc != 2) {
         fputs(help, stderr);
         return 2;

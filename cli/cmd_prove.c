@@ -9,18 +9,96 @@
 #include "cli/cli.h"
 #include "groth16/json.h"
 #include "groth16/key.h"
+#include "groth16/prove_gpu.h"
 #include "util/threadpool.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
 
 static const char *help =
     "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
     "Make a Groth16 proof with a snarkjs proving key and a circom witness, and\n"
     "write proof.json and public.json exactly as snarkjs does.\n"
     "options:\n"
-    "  --cpu          prove on the CPU (the only backend in this build)\n"
+    "  --cpu          prove on the CPU even when a GPU is present\n"
+    "  --gpu N        prove on CUDA device N (default: device 0 when one is\n"
+    "                 present, else the CPU)\n"
     "  --threads N    CPU threads (default: all online CPUs)\n"
     "  --verify       check the proof with the key's verification key before\n"
     "                 writing it\n"
     "  -v             print the time of each step on stderr\n";
+
+static void print_gpu_timing(const cuzk_gpu_timing *t, double load_s, double upload_key_s,
+                             double write_s) {
+    fprintf(stderr,
+            "cuzk prove (GPU): load %.3f s | key upload %.3f s | witness upload %.1f ms | "
+            "evaluate (%s) %.1f | h (6 NTT) %.1f | msm A %.1f B1 %.1f C %.1f H %.1f | "
+            "msm B2 %.1f (2nd stream) | download %.1f | assemble %.1f | prove total %.1f ms | "
+            "write %.3f s\n",
+            load_s, upload_key_s, t->upload_us / 1e3, t->eval_on_gpu ? "gpu" : "cpu",
+            t->evaluate_us / 1e3, t->ntt_us / 1e3, t->msm_a_us / 1e3, t->msm_b1_us / 1e3,
+            t->msm_c_us / 1e3, t->msm_h_us / 1e3, t->msm_b2_us / 1e3, t->download_us / 1e3,
+            t->assemble_us / 1e3, t->total_us / 1e3, write_s);
+}
+
+/*
+ * Prove on CUDA device |dev|: upload the key, prove once.  Returns 1 if the
+ * proof was made (or failed for a reason that the CPU would share: the
+ * witness), 0 if there is no usable GPU (the caller falls back to the CPU),
+ * -1 after printing an error.
+ */
+static int prove_gpu(int dev, int required, const cuzk_key *key, const cuzk_wtns *w,
+                     cuzk_proof *proof, cuzk_pool *pool, double load_s, double *upload_s,
+                     cuzk_gpu_timing *t) {
+#ifdef CUZK_HAVE_CUDA
+    cuzk_error err = {0};
+    if (cuzk_gpu_device_count() <= dev) {
+        if (required) {
+            fprintf(stderr, "cuzk prove: no CUDA device %d\n", dev);
+            return -1;
+        }
+        return 0;
+    }
+    cuzk_gpu_ctx *ctx = NULL;
+    cuzk_gpu_key *gk = NULL;
+    cuzk_gpu_prover *p = NULL;
+    int rc = -1;
+    uint64_t t0 = cli_now_ns();
+    if (cuzk_gpu_ctx_create(dev, &ctx, &err) != CUZK_OK) {
+        if (!required) {
+            fprintf(stderr, "cuzk prove: GPU %d unusable (%s); proving on the CPU\n", dev,
+                    err.msg);
+            return 0;
+        }
+        cli_fail("prove", "GPU", &err);
+        return -1;
+    }
+    if (cuzk_gpu_key_create(&gk, ctx, key, CUZK_GPU_KEY_AUTO, &err) != CUZK_OK ||
+        cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
+        cli_fail("prove", "GPU key upload", &err);
+        goto out;
+    }
+    *upload_s = (cli_now_ns() - t0) / 1e9;
+    (void)load_s;
+    if (cuzk_gpu_prove(p, gk, w, proof, t, &err) != CUZK_OK) {
+        cli_fail("prove", "prove (GPU)", &err);
+        goto out;
+    }
+    rc = 1;
+out:
+    cuzk_gpu_prover_free(p);
+    cuzk_gpu_key_free(gk);
+    cuzk_gpu_ctx_destroy(ctx);
+    return rc;
+#else
+    (void)dev, (void)key, (void)w, (void)proof, (void)pool, (void)load_s, (void)upload_s, (void)t;
+    if (required) {
+        fprintf(stderr, "cuzk prove: this build has no CUDA support (--gpu)\n");
+        return -1;
+    }
+    return 0;
+#endif
+}
 
 static void print_timing(const cuzk_groth16_timing *t, double load_s, double write_s) {
     fprintf(stderr,
@@ -33,17 +111,26 @@ static void print_timing(const cuzk_groth16_timing *t, double load_s, double wri
 
 int cmd_prove(int argc, char **argv) {
     const char *pos[4];
-    int npos = 0, verify = 0;
+    int npos = 0, verify = 0, force_cpu = 0, gpu_dev = 0, gpu_required = 0;
     unsigned threads = 0;
     if (cli_wants_help(argc, argv)) {
         fputs(help, stdout);
+        fputs(cli_prove_daemon_help, stdout);
         return 0;
     }
+    /* Through a running cuzkd when one is configured (cli/cmd_daemon.c). */
+    int daemon_rc = cli_prove_daemon(&argc, argv);
+    if (daemon_rc >= 0)
+        return daemon_rc;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v"))
             cli_verbose++;
         else if (!strcmp(argv[i], "--cpu"))
-            ;
+            force_cpu = 1;
+        else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) {
+            gpu_dev = atoi(argv[++i]);
+            gpu_required = 1;
+        }
         else if (!strcmp(argv[i], "--verify"))
             verify = 1;
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -65,6 +152,9 @@ int cmd_prove(int argc, char **argv) {
     cuzk_wtns w;
     cuzk_proof proof;
     cuzk_groth16_timing t;
+    cuzk_gpu_timing gt;
+    double key_upload_s = 0;
+    int on_gpu = 0;
     int rc = 1;
     uint64_t t0 = cli_now_ns();
     if (cuzk_key_load(&key, pos[0], &err) != CUZK_OK)
@@ -81,10 +171,16 @@ int cmd_prove(int argc, char **argv) {
         cli_fail("prove", "thread pool", &err);
         goto out;
     }
-    if (cli_stderr_tty())
+    if (!force_cpu) {
+        on_gpu = prove_gpu(gpu_dev, gpu_required, &key, &w, &proof, pool, load_s, &key_upload_s,
+                           &gt);
+        if (on_gpu < 0)
+            goto out;
+    }
+    if (!on_gpu && cli_stderr_tty())
         fprintf(stderr, "cuzk prove: proving (%s, 2^%u constraints, %u threads)...\r",
                 cuzk_curve_snarkjs_name(key.curve), cuzk_key_log_n(&key), cuzk_pool_threads(pool));
-    if (cuzk_key_prove(&key, &w, &proof, pool, &t, &err) != CUZK_OK) {
+    if (!on_gpu && cuzk_key_prove(&key, &w, &proof, pool, &t, &err) != CUZK_OK) {
         cli_fail("prove", "prove", &err);
         goto out;
     }
@@ -112,7 +208,9 @@ int cmd_prove(int argc, char **argv) {
         cli_fail("prove", pos[3], &err);
         goto out;
     }
-    if (cli_verbose)
+    if (cli_verbose && on_gpu)
+        print_gpu_timing(&gt, load_s, key_upload_s, (cli_now_ns() - t1) / 1e9);
+    else if (cli_verbose)
         print_timing(&t, load_s, (cli_now_ns() - t1) / 1e9);
     rc = 0;
 out:

@@ -19,7 +19,10 @@ static const cli_command commands[] = {
     {"info", "describe a .r1cs, .wtns, .zkey or JSON file", cmd_info},
     {"gen", "generate a synthetic circuit (.r1cs) and its witness (.wtns)", cmd_gen},
     {"setup", "setup --dev: INSECURE development .zkey for an .r1cs", cmd_setup},
-    {"bench", "benchmarks (bench prove)", cmd_bench},
+    {"bench", "benchmarks (bench prove|engine|single|batch|stress)", cmd_bench},
+    {"status", "what a running cuzkd is doing (devices, memory, queues, keys)", cmd_status},
+    {"keys", "list, import, preload or evict the keys of a running cuzkd", cmd_keys},
+    {"trace", "write a running cuzkd's timeline as Chrome trace JSON", cmd_trace},
 };
 
 static void usage(FILE *f) {

@@ -3,12 +3,15 @@
 #   scripts/deps.sh            build + test dependencies
 #   scripts/deps.sh --interop  also Node.js/npm for the snarkjs interop tests
 #   scripts/deps.sh --fuzz     also clang for the libFuzzer harnesses
+#   scripts/deps.sh --browser  also Chromium, for the daemon's status-page test
 set -euo pipefail
-pkgs=(build-essential cmake libgmp-dev libjansson-dev)
+pkgs=(build-essential cmake pkg-config libgmp-dev libjansson-dev libmicrohttpd-dev libinih-dev
+      libcurl4-openssl-dev curl)
 for a in "$@"; do
   case "$a" in
     --interop) command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm) ;;
     --fuzz) pkgs+=(clang libclang-rt-dev) ;;
+    --browser) pkgs+=(chromium) ;;
   esac
 done
 missing=()

@@ -1,0 +1,946 @@
+/*
+ * cuzk bench single|batch|stress: a running cuzkd under load, through its
+ * HTTP API (docs/API.md), the way real clients use it.
+ *
+ *   single   one proof at a time, N times: the latency of an idle daemon
+ *   batch    N proofs from J concurrent clients (threads, each with its own
+ *            connection), optionally split over P processes (fork)
+ *   stress   J clients submit for S seconds with random priorities and, given
+ *            several key/witness pairs, mixed circuit sizes
+ *
+ * Reports throughput, latency percentiles (submit to result received),
+ * failures grouped by error, and each daemon device's busy / starved /
+ * idle-with-work split over the run (deltas of /v1/status).  --verify checks
+ * every proof on the client with the key's vk and compares its public
+ * signals with the witness's.  Prints figures; never a test by itself.
+ *
+ * Records flow one way: workers -> sink.  In a forked client process the
+ * sink writes one line per job to a pipe (one write() each, shorter than
+ * PIPE_BUF, so concurrent threads need no lock) and the parent folds them
+ * into its own sink.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "groth16/json.h"
+#include "groth16/key.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
+#include "util/threadpool.h"
+
+static const char *help =
+    "usage: cuzk bench single [-n N] ...\n"
+    "       cuzk bench batch  [-n N] [-j J] [--procs P] ...\n"
+    "       cuzk bench stress [--duration S] [-j J] [--procs P] ...\n"
+    "  circuits (one or more pairs, used round-robin; stress picks at random):\n"
+    "    --key PATH_OR_ID --witness W.wtns   a .zkey (or a key id the daemon\n"
+    "                                        knows) and a witness for it\n"
+    "    --gen [--curve C] --log2 K ...      generate a synthetic circuit, an\n"
+    "                                        INSECURE dev key and a witness per\n"
+    "                                        --log2 (with the --curve before it)\n"
+    "    --dir DIR                           keep generated files in DIR\n"
+    "  -n N             proofs (single: 10, batch: 100)\n"
+    "  -j J             concurrent clients (batch, stress: 4)\n"
+    "  --procs P        split the clients over P processes (default 1)\n"
+    "  --duration S     stress: seconds of submitting (default 10)\n"
+    "  --priority P     batch/single priority (default normal)\n"
+    "  --verify         verify every proof here (invalid ones are failures)\n"
+    "  --upload         send witness bytes even on a unix socket (TCP always does)\n"
+    "  --timeout S      per job (default 600)\n"
+    "  --json FILE      also write the figures as JSON\n"
+    "Every job has a unique request id; a submission answered with 429 (too many\n"
+    "jobs of this client) is retried after a short pause and counted.\n";
+
+#if CLI_HAVE_DAEMON
+
+#define MAX_PAIRS 16
+#define MAX_FAIL_KINDS 32
+#define ERR_TEXT 160
+
+static const char *prio_names[4] = {"low", "normal", "high", "critical"};
+
+typedef struct bench_pair {
+    char key[PATH_MAX];  /* absolute .zkey path, or a key id */
+    char wtns[PATH_MAX]; /* absolute path */
+    char label[64];
+    const void *data; /* the .wtns bytes, for uploads (the mapping of |w|) */
+    size_t len;
+    cuzk_wtns w; /* open for the expected public signals */
+    int w_open;
+    cuzk_vk vk; /* --verify */
+    int have_vk;
+} bench_pair;
+
+typedef struct bench_opts {
+    const char *mode;
+    cli_daemon_opts d;
+    unsigned n, j, procs;
+    double duration_s, timeout_s;
+    int verify, upload, gen, prio; /* prio: index into prio_names, -1 random */
+    const char *json_path, *dir;
+    bench_pair *pairs;
+    unsigned n_pairs;
+} bench_opts;
+
+/* One finished job. status: 0 ok, 1 failed, 2 proof invalid. */
+typedef struct bench_rec {
+    double latency_s;
+    uint64_t job_id;
+    unsigned char status, prio, pair;
+} bench_rec;
+
+typedef struct fail_kind {
+    char text[ERR_TEXT];
+    uint64_t count;
+} fail_kind;
+
+typedef struct bench_sink {
+    pthread_mutex_t mu;
+    int fd; /* >= 0: a child process, forward to the parent */
+    bench_rec *recs;
+    size_t n, cap;
+    fail_kind fails[MAX_FAIL_KINDS];
+    unsigned n_fails;
+    uint64_t failed, invalid, retries;
+} bench_sink;
+
+typedef struct bench_ctx {
+    const bench_opts *o;
+    bench_sink *sink;
+    unsigned jobs;         /* batch/single: jobs of this process */
+    atomic_uint next;      /* next job index to take */
+    atomic_uint running;   /* worker threads still running */
+    uint64_t stop_ns;      /* stress: no new job after this */
+    unsigned proc;         /* client process index */
+    char rid_prefix[96];
+} bench_ctx;
+
+/* snprintf where cutting the text short is intended (labels, error kinds). */
+__attribute__((format(printf, 3, 4))) static void fmt_trunc(char *dst, size_t n,
+                                                            const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- sink ----------------------------------------------------------------- */
+
+static void sink_fail_kind(bench_sink *s, const char *text) {
+    unsigned i;
+    for (i = 0; i < s->n_fails; i++)
+        if (!strcmp(s->fails[i].text, text))
+            break;
+    if (i == s->n_fails) {
+        if (s->n_fails == MAX_FAIL_KINDS)
+            i = MAX_FAIL_KINDS - 1, text = "(other errors)";
+        else
+            s->n_fails++;
+        snprintf(s->fails[i].text, ERR_TEXT, "%s", text);
+    }
+    s->fails[i].count++;
+}
+
+static void sink_add(bench_sink *s, const bench_rec *r, unsigned retries, const char *err) {
+    if (s->fd >= 0) {
+        char line[ERR_TEXT + 96];
+        int n = snprintf(line, sizeof line, "R %u %u %u %.9f %llu %u %s\n", r->status, r->prio,
+                         r->pair, r->latency_s, (unsigned long long)r->job_id, retries,
+                         err ? err : "");
+        if (n > 0 && write(s->fd, line, (size_t)n) < 0)
+            perror("cuzk bench: pipe");
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 1024;
+        bench_rec *nr = realloc(s->recs, cap * sizeof *nr);
+        if (nr)
+            s->recs = nr, s->cap = cap;
+    }
+    if (s->n < s->cap)
+        s->recs[s->n++] = *r;
+    s->retries += retries;
+    if (r->status) {
+        s->failed++;
+        s->invalid += r->status == 2;
+        sink_fail_kind(s, err && err[0] ? err : "unknown");
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* A line from a child process (see sink_add). */
+static void sink_add_line(bench_sink *s, char *line) {
+    unsigned st, prio, pair, retries;
+    double lat;
+    unsigned long long job;
+    int off = 0;
+    if (sscanf(line, "R %u %u %u %lf %llu %u %n", &st, &prio, &pair, &lat, &job, &retries,
+               &off) < 6 || off == 0)
+        return;
+    bench_rec r = {.latency_s = lat, .job_id = job, .status = (unsigned char)st,
+                   .prio = (unsigned char)prio, .pair = (unsigned char)pair};
+    sink_add(s, &r, retries, line + off);
+}
+
+static size_t sink_count(bench_sink *s) {
+    pthread_mutex_lock(&s->mu);
+    size_t n = s->n;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+/* ---- one job ----------------------------------------------------------------- */
+
+/* A failure's kind: its text with the job's request id taken out, so that
+ * the same error of different jobs is counted together. */
+static void fail_text(char *out, const char *phase, const char *msg, const char *rid) {
+    char buf[CUZK_ERROR_MSG_BYTES + 32];
+    const char *hit = rid && rid[0] ? strstr(msg, rid) : NULL;
+    if (hit)
+        snprintf(buf, sizeof buf, "%.*s*%s", (int)(hit - msg), msg, hit + strlen(rid));
+    else
+        snprintf(buf, sizeof buf, "%s", msg);
+    fmt_trunc(out, ERR_TEXT, "%s: %s", phase, buf);
+    for (char *p = out; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+}
+
+/* Does the result hold a valid proof of |pair|'s witness? */
+static int check_proof(const bench_pair *pair, const json_t *result, int verify, char *why) {
+    cuzk_error err = {0};
+    cuzk_proof proof;
+    cuzk_fr *pub = NULL;
+    size_t n_pub = 0;
+    int ok = 0;
+    if (json_array_size(json_object_get(result, "proofs")) != 1) {
+        snprintf(why, ERR_TEXT, "result: expected 1 proof, got %zu",
+                 json_array_size(json_object_get(result, "proofs")));
+        return 0;
+    }
+    if (!verify)
+        return 1;
+    if (cli_result_proof(result, 0, &proof, &pub, &n_pub, &err) != CUZK_OK) {
+        fail_text(why, "invalid proof", err.msg, NULL);
+        goto out;
+    }
+    /* The public signals must be the witness's own w[1..n_pub]. */
+    cuzk_fr expect;
+    for (size_t i = 0; i < n_pub; i++) {
+        if (i + 1 >= pair->w.n_witness ||
+            cuzk_wtns_to_mont(&pair->w, &expect, i + 1, 1, &err) != CUZK_OK ||
+            memcmp(&expect, &pub[i], sizeof expect) != 0) {
+            snprintf(why, ERR_TEXT, "invalid proof: public signal %zu is not the witness's", i);
+            goto out;
+        }
+    }
+    if (cuzk_vk_verify(&pair->vk, pub, n_pub, &proof, &err) != CUZK_OK) {
+        fail_text(why, "invalid proof", err.msg, NULL);
+        goto out;
+    }
+    ok = 1;
+out:
+    free(pub);
+    return ok;
+}
+
+/* Submit (retrying 429), await, check.  Fills |rec| and |why|. */
+static void run_job(bench_ctx *ctx, cli_conn *c, const char *rid, unsigned pair_i, int prio,
+                    bench_rec *rec, unsigned *retries, char *why) {
+    const bench_opts *o = ctx->o;
+    const bench_pair *pair = &o->pairs[pair_i];
+    cli_job_req req = {.key = pair->key, .priority = prio_names[prio], .request_id = rid};
+    if (pair->data)
+        req.witness_data = pair->data, req.witness_len = pair->len;
+    else
+        req.witness_path = pair->wtns;
+    cuzk_error err = {0};
+    cli_job_ref ref;
+    json_t *result = NULL;
+    uint64_t t0 = cli_now_ns(), end = t0 + (uint64_t)(o->timeout_s * 1e9);
+    unsigned backoff_ms = 5;
+    cuzk_status st;
+    rec->status = 1, rec->prio = (unsigned char)prio, rec->pair = (unsigned char)pair_i;
+    why[0] = 0;
+    while ((st = cli_job_submit(c, &req, &ref, NULL, &err)) != CUZK_OK && ref.code == 429 &&
+           cli_now_ns() < end) {
+        (*retries)++;
+        usleep(backoff_ms * 1000);
+        backoff_ms = backoff_ms < 200 ? 2 * backoff_ms : 200;
+    }
+    if (st != CUZK_OK) {
+        fail_text(why, "submit", err.msg, rid);
+        goto out;
+    }
+    rec->job_id = ref.job_id;
+    if (ref.attached) {
+        snprintf(why, ERR_TEXT, "submit: a unique request id attached to an existing job");
+        goto out;
+    }
+    uint64_t now = cli_now_ns();
+    long left_ms = now < end ? (long)((end - now) / 1000000) : 1;
+    st = cli_job_await(c, ref.request_id, left_ms > 0 ? left_ms : 1, &result, &err);
+    if (st != CUZK_OK) {
+        fail_text(why, "job", err.msg, ref.request_id);
+        if (st == CUZK_ETIMEOUT && strstr(err.msg, "still running"))
+            cli_job_cancel(c, ref.request_id, &err);
+        goto out;
+    }
+    rec->latency_s = (cli_now_ns() - t0) / 1e9;
+    rec->status = check_proof(pair, result, o->verify, why) ? 0 : 2;
+out:
+    if (rec->status && !rec->latency_s)
+        rec->latency_s = (cli_now_ns() - t0) / 1e9;
+    json_decref(result);
+}
+
+typedef struct worker_arg {
+    bench_ctx *ctx;
+    unsigned tid;
+} worker_arg;
+
+static void *worker(void *p) {
+    worker_arg *wa = p;
+    bench_ctx *ctx = wa->ctx;
+    const bench_opts *o = ctx->o;
+    char sfx[32], rid[128], why[ERR_TEXT];
+    cuzk_error err = {0};
+    snprintf(sfx, sizeof sfx, "%u", ctx->proc * 1000 + wa->tid);
+    /* Its own client id, so the daemon's per-client limit applies per worker. */
+    cli_conn *c = cli_connect(&o->d, sfx, &err);
+    unsigned seed = (unsigned)(cli_now_ns() ^ ((uint64_t)getpid() << 16) ^ wa->tid);
+    int stress = !strcmp(o->mode, "stress");
+    for (unsigned seq = 0;; seq++) {
+        unsigned idx = 0;
+        if (stress) {
+            if (cli_now_ns() >= ctx->stop_ns)
+                break;
+        } else if ((idx = atomic_fetch_add(&ctx->next, 1)) >= ctx->jobs)
+            break;
+        snprintf(rid, sizeof rid, "%s-%u-%u", ctx->rid_prefix, wa->tid, seq);
+        unsigned pair = stress ? (unsigned)rand_r(&seed) % o->n_pairs : idx % o->n_pairs;
+        int prio = stress ? rand_r(&seed) % 4 : o->prio;
+        bench_rec rec = {0};
+        unsigned retries = 0;
+        if (!c) {
+            rec.status = 1, fail_text(why, "connect", err.msg, NULL);
+            sink_add(ctx->sink, &rec, 0, why);
+            break;
+        }
+        run_job(ctx, c, rid, pair, prio, &rec, &retries, why);
+        sink_add(ctx->sink, &rec, retries, rec.status ? why : NULL);
+        /* A stress run against a failing daemon must not become a busy loop. */
+        if (stress && rec.status)
+            usleep(10000);
+    }
+    cli_conn_free(c);
+    atomic_fetch_sub(&ctx->running, 1);
+    return NULL;
+}
+
+/* ---- progress and the run ------------------------------------------------------- */
+
+static void progress(const bench_opts *o, bench_sink *s, uint64_t t0, uint64_t total, int last) {
+    size_t done = sink_count(s);
+    double el = (cli_now_ns() - t0) / 1e9;
+    if (!cli_stderr_tty()) {
+        if (last)
+            fprintf(stderr, "bench %s: %zu jobs done, %llu failed, %.2f s\n", o->mode, done,
+                    (unsigned long long)s->failed, el);
+        return;
+    }
+    int stress = !strcmp(o->mode, "stress");
+    double frac = stress ? el / o->duration_s : total ? (double)done / total : 1;
+    if (frac > 1)
+        frac = 1;
+    char bar[31];
+    int fill = (int)(frac * 30);
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[30] = 0;
+    if (stress)
+        fprintf(stderr, "\r[%s] %5.1f/%.0f s %6zu done %4llu failed %7.1f/s ", bar, el,
+                o->duration_s, done, (unsigned long long)s->failed, el > 0 ? done / el : 0);
+    else
+        fprintf(stderr, "\r[%s] %6zu/%llu %4llu failed %7.1f/s ", bar, done,
+                (unsigned long long)total, (unsigned long long)s->failed,
+                el > 0 ? done / el : 0);
+    if (last)
+        fputc('\n', stderr);
+}
+
+/* Run |threads| workers in this process until the work is done. */
+static void run_threads(bench_ctx *ctx, unsigned threads, int show, uint64_t t0, uint64_t total) {
+    pthread_t *th = calloc(threads, sizeof *th);
+    worker_arg *args = calloc(threads, sizeof *args);
+    unsigned started = 0;
+    atomic_store(&ctx->running, threads);
+    for (unsigned t = 0; th && args && t < threads; t++) {
+        args[t] = (worker_arg){ctx, t};
+        if (pthread_create(&th[t], NULL, worker, &args[t]) != 0)
+            break;
+        started++;
+    }
+    atomic_fetch_sub(&ctx->running, threads - started);
+    while (atomic_load(&ctx->running) > 0) {
+        usleep(200000);
+        if (show)
+            progress(ctx->o, ctx->sink, t0, total, 0);
+    }
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    free(th);
+    free(args);
+}
+
+static unsigned share(unsigned total, unsigned parts, unsigned k) {
+    return total / parts + (k < total % parts);
+}
+
+/* Fork |o->procs| client processes; collect their records in |sink|. */
+static int run_procs(const bench_opts *o, bench_ctx *base, bench_sink *sink, uint64_t t0,
+                     uint64_t total) {
+    unsigned P = o->procs;
+    pid_t *pids = calloc(P, sizeof *pids);
+    struct pollfd *pf = calloc(P, sizeof *pf);
+    char **buf = calloc(P, sizeof *buf);
+    size_t *blen = calloc(P, sizeof *blen);
+    int rc = 0;
+    if (!pids || !pf || !buf || !blen)
+        return -1;
+    fflush(NULL);
+    for (unsigned k = 0; k < P; k++) {
+        int fds[2];
+        if (pipe(fds) != 0 || !(buf[k] = malloc(8192)))
+            return -1;
+        pid_t pid = fork();
+        if (pid < 0)
+            return -1;
+        if (pid == 0) {
+            close(fds[0]);
+            for (unsigned m = 0; m < k; m++)
+                close(pf[m].fd);
+            bench_sink child = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = fds[1]};
+            bench_ctx ctx = *base;
+            ctx.sink = &child;
+            ctx.proc = k + 1;
+            ctx.jobs = share(o->n, P, k);
+            atomic_store(&ctx.next, 0);
+            fmt_trunc(ctx.rid_prefix, sizeof ctx.rid_prefix, "%s-p%u", base->rid_prefix, k);
+            run_threads(&ctx, share(o->j, P, k), 0, t0, total);
+            close(fds[1]);
+            _exit(0);
+        }
+        close(fds[1]);
+        pids[k] = pid;
+        pf[k] = (struct pollfd){.fd = fds[0], .events = POLLIN};
+    }
+    uint64_t shown = 0;
+    for (unsigned open = P; open > 0;) {
+        int n = poll(pf, P, 200);
+        if (n < 0 && errno != EINTR)
+            break;
+        for (unsigned k = 0; n > 0 && k < P; k++) {
+            if (pf[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t r = read(pf[k].fd, buf[k] + blen[k], 8191 - blen[k]);
+            if (r <= 0) {
+                close(pf[k].fd);
+                pf[k].fd = -1;
+                open--;
+                continue;
+            }
+            blen[k] += (size_t)r;
+            buf[k][blen[k]] = 0;
+            char *line = buf[k], *nl;
+            while ((nl = strchr(line, '\n'))) {
+                *nl = 0;
+                sink_add_line(sink, line);
+                line = nl + 1;
+            }
+            blen[k] -= (size_t)(line - buf[k]);
+            memmove(buf[k], line, blen[k]);
+        }
+        if (cli_stderr_tty() && cli_now_ns() - shown > 100000000) {
+            progress(o, sink, t0, total, 0);
+            shown = cli_now_ns();
+        }
+    }
+    for (unsigned k = 0; k < P; k++) {
+        int ws = 0;
+        if (waitpid(pids[k], &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+            fprintf(stderr, "cuzk bench: client process %u did not finish cleanly\n", k);
+            rc = -1;
+        }
+        free(buf[k]);
+    }
+    free(pids), free(pf), free(buf), free(blen);
+    return rc;
+}
+
+/* ---- figures --------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted |v| (n > 0): the smallest value with
+ * at least p% of the values at or below it. */
+static double percentile(const double *v, size_t n, double p) {
+    size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999999);
+    if (rank < 1)
+        rank = 1;
+    return v[(rank > n ? n : rank) - 1];
+}
+
+typedef struct lat_stats {
+    size_t n;
+    double mean, p50, p95, p99, max;
+} lat_stats;
+
+/* Latency of the successful jobs matching |prio| (-1: all). */
+static lat_stats latency(const bench_sink *s, int prio) {
+    lat_stats st = {0};
+    double *v = malloc((s->n ? s->n : 1) * sizeof *v), sum = 0;
+    for (size_t i = 0; v && i < s->n; i++)
+        if (!s->recs[i].status && (prio < 0 || s->recs[i].prio == prio))
+            v[st.n++] = s->recs[i].latency_s, sum += s->recs[i].latency_s;
+    if (st.n) {
+        qsort(v, st.n, sizeof *v, cmp_double);
+        st.mean = sum / st.n;
+        st.p50 = percentile(v, st.n, 50), st.p95 = percentile(v, st.n, 95);
+        st.p99 = percentile(v, st.n, 99), st.max = v[st.n - 1];
+    }
+    free(v);
+    return st;
+}
+
+/* Jobs that got the job id of another (a duplicate would mean two
+ * submissions landed in one job). */
+static size_t duplicate_ids(const bench_sink *s) {
+    uint64_t *ids = malloc((s->n ? s->n : 1) * sizeof *ids);
+    size_t n = 0, dup = 0;
+    for (size_t i = 0; ids && i < s->n; i++)
+        if (s->recs[i].job_id)
+            ids[n++] = s->recs[i].job_id;
+    if (ids)
+        qsort(ids, n, sizeof *ids, cmp_u64);
+    for (size_t i = 1; i < n; i++)
+        dup += ids[i] == ids[i - 1];
+    free(ids);
+    return dup;
+}
+
+static json_t *lat_json(const lat_stats *l) {
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)l->n, "mean", l->mean,
+                     "p50", l->p50, "p95", l->p95, "p99", l->p99, "max", l->max);
+}
+
+static void print_lat(const char *what, const lat_stats *l) {
+    printf("%-18s n %zu  mean %.4f  p50 %.4f  p95 %.4f  p99 %.4f  max %.4f s\n", what, l->n,
+           l->mean, l->p50, l->p95, l->p99, l->max);
+}
+
+/* The daemon's view of the run: per-device and job-counter deltas between
+ * two /v1/status objects.  Adds "daemon" to |out|. */
+static void daemon_split(const json_t *before, const json_t *after, json_t *out) {
+    static const char *jobk[] = {"done", "failed", "cancelled", "expired"};
+    json_t *devs = json_array(), *jobs = json_object();
+    const json_t *da = json_object_get(after, "devices"), *db = json_object_get(before, "devices");
+    size_t i;
+    json_t *d;
+    json_array_foreach(da, i, d) {
+        const json_t *b = NULL, *x;
+        size_t m;
+        json_array_foreach(db, m, x) if (!strcmp(cli_json_str(x, "name", ""),
+                                                 cli_json_str(d, "name", "?"))) b = x;
+        double busy = cli_json_num(d, "busy_s", 0) - cli_json_num(b, "busy_s", 0);
+        double starved = cli_json_num(d, "starved_s", 0) - cli_json_num(b, "starved_s", 0);
+        double iww = cli_json_num(d, "idle_with_work_s", 0) - cli_json_num(b, "idle_with_work_s", 0);
+        double proofs = cli_json_num(d, "proofs", 0) - cli_json_num(b, "proofs", 0);
+        double all = busy + starved + iww, pct = all > 0 ? 100 * busy / all : 0;
+        printf("device %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s  idle-with-work %7.3f s  "
+               "proofs +%.0f\n",
+               cli_json_str(d, "name", "?"), busy, pct, starved, iww, proofs);
+        json_array_append_new(devs, json_pack("{s:s, s:f, s:f, s:f, s:f, s:I}", "name",
+                                              cli_json_str(d, "name", "?"), "busy_s", busy,
+                                              "starved_s", starved, "idle_with_work_s", iww,
+                                              "busy_share_pct", pct, "proofs",
+                                              (json_int_t)proofs));
+    }
+    const json_t *ja = json_object_get(after, "jobs"), *jb = json_object_get(before, "jobs");
+    printf("daemon jobs:");
+    for (int k = 0; k < 4; k++) {
+        double dv = cli_json_num(ja, jobk[k], 0) - cli_json_num(jb, jobk[k], 0);
+        printf(" %s +%.0f", jobk[k], dv);
+        json_object_set_new(jobs, jobk[k], json_integer((json_int_t)dv));
+    }
+    printf("\n");
+    json_object_set_new(out, "daemon", json_pack("{s:o, s:o}", "devices", devs, "jobs", jobs));
+}
+
+static int report(const bench_opts *o, bench_sink *s, double wall, uint64_t submitted,
+                  const json_t *before, const json_t *after) {
+    lat_stats all = latency(s, -1);
+    size_t dup = duplicate_ids(s);
+    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:I, s:I, s:b}", "mode",
+                          o->mode, "jobs", (json_int_t)s->n, "ok", (json_int_t)all.n, "failed",
+                          (json_int_t)s->failed, "invalid", (json_int_t)s->invalid, "wall_s",
+                          wall, "proofs_per_s", wall > 0 ? all.n / wall : 0.0, "latency_s",
+                          lat_json(&all), "duplicate_job_ids", (json_int_t)dup, "retries_429",
+                          (json_int_t)s->retries, "verified", o->verify);
+    printf("bench %s: %zu jobs (%zu ok, %llu failed) in %.3f s: %.2f proofs/s\n", o->mode, s->n,
+           all.n, (unsigned long long)s->failed, wall, wall > 0 ? all.n / wall : 0.0);
+    print_lat("latency", &all);
+    if (!strcmp(o->mode, "stress")) {
+        json_t *bp = json_object();
+        for (int p = 0; p < 4; p++) {
+            lat_stats l = latency(s, p);
+            char what[32];
+            snprintf(what, sizeof what, "latency %s", prio_names[p]);
+            print_lat(what, &l);
+            json_object_set_new(bp, prio_names[p], lat_json(&l));
+        }
+        json_object_set_new(j, "latency_by_priority_s", bp);
+    }
+    json_t *fails = json_object();
+    printf("failures: %llu", (unsigned long long)s->failed);
+    for (unsigned i = 0; i < s->n_fails; i++) {
+        printf("%s  %llu x %s", i ? "\n" : "\n", (unsigned long long)s->fails[i].count,
+               s->fails[i].text);
+        json_object_set_new(fails, s->fails[i].text, json_integer((json_int_t)s->fails[i].count));
+    }
+    printf("\n");
+    json_object_set_new(j, "failures", fails);
+    if (o->verify)
+        printf("verified: %zu valid, %llu invalid\n", all.n, (unsigned long long)s->invalid);
+    printf("request ids: %llu unique submitted, %zu duplicate job ids, %llu retries after 429\n",
+           (unsigned long long)submitted, dup, (unsigned long long)s->retries);
+    if (before && after)
+        daemon_split(before, after, j);
+    int rc = 0;
+    if (o->json_path &&
+        json_dump_file(j, o->json_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
+        fprintf(stderr, "cuzk bench: cannot write %s\n", o->json_path);
+        rc = 1;
+    }
+    json_decref(j);
+    return rc;
+}
+
+/* ---- circuits ----------------------------------------------------------------------- */
+
+static int gen_pair(bench_opts *o, cuzk_curve curve, unsigned log2, const char *dir,
+                    cuzk_pool *pool) {
+    bench_pair *p = &o->pairs[o->n_pairs];
+    char r1cs[PATH_MAX];
+    const char *cn = cuzk_curve_snarkjs_name(curve);
+    cuzk_error err = {0};
+    snprintf(r1cs, sizeof r1cs, "%s/bench_%s_%u.r1cs", dir, cn, log2);
+    snprintf(p->wtns, sizeof p->wtns, "%s/bench_%s_%u.wtns", dir, cn, log2);
+    snprintf(p->key, sizeof p->key, "%s/bench_%s_%u.zkey", dir, cn, log2);
+    snprintf(p->label, sizeof p->label, "%s 2^%u", cn, log2);
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, curve);
+    sp.log2_domain = log2;
+    uint64_t seed = 1;
+    fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key in %s\n", cn, log2,
+            dir);
+    if (cuzk_synth_write(r1cs, p->wtns, &sp, &err) != CUZK_OK)
+        return cli_fail("bench", "gen", &err);
+    if (cuzk_setup_dev_write(r1cs, p->key, &seed, pool, &err) != CUZK_OK)
+        return cli_fail("bench", "setup", &err);
+    o->n_pairs++;
+    return 0;
+}
+
+/* Everything a pair needs before the run: absolute paths, the witness
+ * (open for the public signals, mapped for uploads) and the vk. */
+static int prepare_pair(const bench_opts *o, bench_pair *p, cli_conn *c, int upload) {
+    cuzk_error err = {0};
+    char abs[PATH_MAX];
+    if (realpath(p->key, abs))
+        snprintf(p->key, sizeof p->key, "%s", abs);
+    else if (strchr(p->key, '/')) {
+        fprintf(stderr, "cuzk bench: %s: no such file\n", p->key);
+        return 1;
+    }
+    if (!realpath(p->wtns, abs)) {
+        fprintf(stderr, "cuzk bench: %s: no such file\n", p->wtns);
+        return 1;
+    }
+    snprintf(p->wtns, sizeof p->wtns, "%s", abs);
+    if (!p->label[0]) {
+        const char *b = strrchr(p->key, '/');
+        fmt_trunc(p->label, sizeof p->label, "%s", b ? b + 1 : p->key);
+    }
+    if (cuzk_wtns_open(&p->w, p->wtns, &err) != CUZK_OK)
+        return cli_fail("bench", p->wtns, &err);
+    p->w_open = 1;
+    if (upload) {
+        /* The open witness maps the whole file: upload those bytes. */
+        p->data = (const void *)p->w.bf.data;
+        p->len = p->w.bf.size;
+    }
+    if (o->verify) {
+        if (cli_key_vk(c, p->key, &p->vk, &err) != CUZK_OK)
+            return cli_fail("bench", p->key, &err);
+        p->have_vk = 1;
+    }
+    return 0;
+}
+
+static void release_pairs(bench_opts *o, int remove_files) {
+    for (unsigned i = 0; i < o->n_pairs; i++) {
+        bench_pair *p = &o->pairs[i];
+        if (p->w_open)
+            cuzk_wtns_close(&p->w);
+        if (p->have_vk)
+            cuzk_vk_free(&p->vk);
+        if (remove_files) {
+            char r1cs[PATH_MAX];
+            snprintf(r1cs, sizeof r1cs, "%.*s.r1cs", (int)(strlen(p->key) - 5), p->key);
+            unlink(r1cs), unlink(p->key), unlink(p->wtns);
+        }
+    }
+}
+
+/* ---- options ------------------------------------------------------------------------ */
+
+typedef struct gen_req {
+    cuzk_curve curve[MAX_PAIRS];
+    unsigned log2[MAX_PAIRS], n;
+} gen_req;
+
+static int needs_value(const char *a) {
+    fprintf(stderr, "cuzk bench: %s needs a value\n", a);
+    return 2;
+}
+
+/* One option with a value; 0, or 2 on a usage error (printed). */
+static int parse_valued(bench_opts *o, gen_req *g, cuzk_curve *curve, unsigned *n_keys,
+                        unsigned *n_wtns, const char *a, const char *v) {
+    if (!strcmp(a, "--key") || !strcmp(a, "--witness")) {
+        int is_key = a[2] == 'k';
+        unsigned *cnt = is_key ? n_keys : n_wtns;
+        if (*cnt == MAX_PAIRS) {
+            fprintf(stderr, "cuzk bench: at most %d key/witness pairs\n", MAX_PAIRS);
+            return 2;
+        }
+        bench_pair *p = &o->pairs[(*cnt)++];
+        snprintf(is_key ? p->key : p->wtns, PATH_MAX, "%s", v);
+    } else if (!strcmp(a, "--curve")) {
+        if ((*curve = cuzk_curve_from_name(v)) == CUZK_CURVE_NONE) {
+            fprintf(stderr, "cuzk bench: unknown curve '%s'\n", v);
+            return 2;
+        }
+    } else if (!strcmp(a, "--log2")) {
+        if (g->n == MAX_PAIRS) {
+            fprintf(stderr, "cuzk bench: at most %d circuits\n", MAX_PAIRS);
+            return 2;
+        }
+        g->curve[g->n] = *curve, g->log2[g->n++] = (unsigned)atoi(v);
+    } else if (!strcmp(a, "-n"))
+        o->n = (unsigned)atoi(v);
+    else if (!strcmp(a, "-j"))
+        o->j = (unsigned)atoi(v);
+    else if (!strcmp(a, "--procs"))
+        o->procs = (unsigned)atoi(v);
+    else if (!strcmp(a, "--duration"))
+        o->duration_s = atof(v);
+    else if (!strcmp(a, "--timeout"))
+        o->timeout_s = atof(v);
+    else if (!strcmp(a, "--json"))
+        o->json_path = v;
+    else if (!strcmp(a, "--dir"))
+        o->dir = v;
+    else if (!strcmp(a, "--priority")) {
+        for (o->prio = 3; o->prio >= 0 && strcmp(v, prio_names[o->prio]); o->prio--)
+            ;
+        if (o->prio < 0) {
+            fprintf(stderr, "cuzk bench: --priority wants low, normal, high or critical\n");
+            return 2;
+        }
+    } else {
+        fprintf(stderr, "cuzk bench: unknown option %s\n%s", a, help);
+        return 2;
+    }
+    return 0;
+}
+
+static int parse(bench_opts *o, gen_req *g, int argc, char **argv) {
+    cuzk_curve curve = CUZK_CURVE_BN254;
+    unsigned n_keys = 0, n_wtns = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = cli_daemon_opt(&o->d, argc, argv, &i);
+        if (r < 0)
+            return needs_value(a);
+        if (r > 0)
+            continue;
+        if (!strcmp(a, "--verify"))
+            o->verify = 1;
+        else if (!strcmp(a, "--upload"))
+            o->upload = 1;
+        else if (!strcmp(a, "--gen"))
+            o->gen = 1;
+        else if (i + 1 >= argc)
+            return needs_value(a);
+        else if ((r = parse_valued(o, g, &curve, &n_keys, &n_wtns, a, argv[++i])) != 0)
+            return r;
+    }
+    if (n_keys != n_wtns || (o->gen ? n_keys != 0 : n_keys == 0)) {
+        fprintf(stderr, "cuzk bench: give --key/--witness pairs, or --gen\n");
+        return 2;
+    }
+    if (o->gen && g->n == 0) /* --gen alone: one 2^10 circuit of the curve */
+        g->curve[0] = curve, g->log2[0] = 10, g->n = 1;
+    o->n_pairs = n_keys;
+    if (!strcmp(o->mode, "single"))
+        o->j = 1, o->procs = 1;
+    if (!o->n || !o->j || !o->procs || o->duration_s <= 0 || o->timeout_s <= 0) {
+        fprintf(stderr, "cuzk bench: -n, -j, --procs, --duration and --timeout must be > 0\n");
+        return 2;
+    }
+    if (o->procs > o->j)
+        o->procs = o->j;
+    return 0;
+}
+
+/* ---- the command ------------------------------------------------------------------ */
+
+static json_t *daemon_status(cli_conn *c) {
+    cuzk_error err = {0};
+    json_t *s = cli_request_json(c, "GET", "/v1/status", NULL, 30000, NULL, &err);
+    if (!s)
+        fprintf(stderr, "cuzk bench: status: %s\n", err.msg);
+    return s;
+}
+
+static int bench_run(bench_opts *o, cli_conn *c) {
+    bench_sink sink = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+    bench_ctx ctx = {.o = o, .sink = &sink};
+    int stress = !strcmp(o->mode, "stress");
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    /* Unique across hosts, processes and runs: host, pid, start time. */
+    snprintf(ctx.rid_prefix, sizeof ctx.rid_prefix, "bench-%.40s-%ld-%llx", host, (long)getpid(),
+             (unsigned long long)(cli_now_ns() / 1000000));
+    printf("bench %s via %s: ", o->mode, cli_conn_addr(c)->text);
+    if (stress)
+        printf("%.1f s, ", o->duration_s);
+    else
+        printf("%u jobs, ", o->n);
+    printf("%u clients in %u process%s; circuits:", o->j, o->procs, o->procs > 1 ? "es" : "");
+    for (unsigned i = 0; i < o->n_pairs; i++)
+        printf("%s %s", i ? "," : "", o->pairs[i].label);
+    printf("\n");
+    fflush(stdout);
+    json_t *before = daemon_status(c);
+    uint64_t t0 = cli_now_ns();
+    uint64_t total = stress ? 0 : o->n;
+    ctx.stop_ns = t0 + (uint64_t)(o->duration_s * 1e9);
+    ctx.jobs = o->n;
+    int rc = 0;
+    if (o->procs > 1)
+        rc = run_procs(o, &ctx, &sink, t0, total) ? 1 : 0;
+    else
+        run_threads(&ctx, o->j, cli_stderr_tty(), t0, total);
+    double wall = (cli_now_ns() - t0) / 1e9;
+    progress(o, &sink, t0, total, 1);
+    json_t *after = before ? daemon_status(c) : NULL;
+    if (report(o, &sink, wall, sink.n, before, after))
+        rc = 1;
+    if (!stress && sink.n != o->n) {
+        fprintf(stderr, "cuzk bench: %zu of %u jobs accounted for\n", sink.n, o->n);
+        rc = 1;
+    }
+    json_decref(before);
+    json_decref(after);
+    free(sink.recs);
+    return rc || sink.failed ? 1 : 0;
+}
+
+#endif /* CLI_HAVE_DAEMON */
+
+int cmd_bench_daemon(int argc, char **argv) {
+#if !CLI_HAVE_DAEMON
+    if (cli_wants_help(argc, argv)) {
+        printf("%s%s(%s)\n", help, cli_daemon_opts_help, CLI_NO_DAEMON_TEXT);
+        return 0;
+    }
+    fprintf(stderr, "cuzk bench %s: %s\n", argv[0], CLI_NO_DAEMON_TEXT);
+    return 1;
+#else
+    if (cli_wants_help(argc, argv)) {
+        printf("%s%s", help, cli_daemon_opts_help);
+        return 0;
+    }
+    static bench_pair pairs[MAX_PAIRS];
+    bench_opts o = {.mode = argv[0], .pairs = pairs, .n = !strcmp(argv[0], "single") ? 10 : 100,
+                    .j = 4, .procs = 1, .duration_s = 10, .timeout_s = 600, .prio = 1};
+    gen_req g = {0};
+    int rc = parse(&o, &g, argc, argv);
+    if (rc)
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+    cuzk_error err = {0};
+    cli_conn *c = cli_connect(&o.d, NULL, &err);
+    if (!c) {
+        fprintf(stderr, "cuzk bench: %s\n", err.msg);
+        return 1;
+    }
+    char tmpl[] = "/tmp/cuzk-bench-XXXXXX";
+    const char *dir = o.dir;
+    int made_dir = 0;
+    if (o.gen) {
+        if (!dir && !(dir = mkdtemp(tmpl))) {
+            perror("cuzk bench: mkdtemp");
+            rc = 1;
+            goto out;
+        }
+        made_dir = !o.dir;
+        cuzk_pool *pool = cuzk_pool_create(0, &err);
+        if (!pool) {
+            rc = cli_fail("bench", "thread pool", &err);
+            goto out;
+        }
+        for (unsigned i = 0; i < g.n && !rc; i++)
+            rc = gen_pair(&o, g.curve[i], g.log2[i], dir, pool);
+        cuzk_pool_destroy(pool);
+    }
+    int upload = o.upload || cli_conn_addr(c)->kind == CLI_ADDR_TCP;
+    for (unsigned i = 0; i < o.n_pairs && !rc; i++)
+        rc = prepare_pair(&o, &o.pairs[i], c, upload);
+    if (!rc)
+        rc = bench_run(&o, c);
+out:
+    release_pairs(&o, made_dir);
+    if (made_dir)
+        rmdir(dir);
+    cli_conn_free(c);
+    return rc;
+#endif
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The cuzk command as a client of a real cuzkd: prove through the daemon on
+# a unix socket and over TCP with a token, address resolution (--addr,
+# CUZK_ADDR, the default socket, a stale one), --local, errors, and the
+# status / keys / trace commands.
+# Usage: test_daemon_client.sh <path to cuzk> <source dir>; env CUZKD=<cuzkd>.
+set -u
+cuzk=$1
+src=$2
+fx=$src/tests/interop/fixtures
+if [ -z "${CUZKD:-}" ] || [ ! -x "${CUZKD:-}" ]; then
+  echo "skip: CUZKD is not set (cuzkd not built)"
+  exit 77
+fi
+if "$cuzk" status --help 2>&1 | grep -q "built without libcurl"; then
+  echo "skip: cuzk built without libcurl"
+  exit 77
+fi
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+  for p in $pids; do
+    kill "$p" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+# Keep any daemon of the person running the tests out of the way.
+unset CUZK_ADDR CUZK_TOKEN
+export XDG_RUNTIME_DIR=$tmp/empty
+mkdir -p "$XDG_RUNTIME_DIR"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; [ -f "$tmp/err" ] && sed 's/^/  | /' "$tmp/err"; }
+# run <command...>: stdout in $tmp/out, stderr in $tmp/err, status in $rc.
+run() { "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+# A field of a JSON file, by a JavaScript expression over j.
+jget() { node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                  console.log(eval(process.argv[2]))' "$1" "$2"; }
+jobs_done() { "$cuzk" status --json --addr "$1" >"$tmp/st.json" 2>/dev/null && jget "$tmp/st.json" 'j.jobs.done'; }
+
+# start_daemon <log> <address to poll> <cuzkd flags...>: sets $dpid.
+start_daemon() {
+  local log=$1 addr=$2
+  shift 2
+  "$CUZKD" "$@" >"$log" 2>&1 &
+  dpid=$!
+  pids="$pids $dpid"
+  for _ in $(seq 150); do
+    "$cuzk" status --addr "$addr" >/dev/null 2>&1 && return 0
+    kill -0 "$dpid" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "cuzkd did not start:"
+  cat "$log"
+  exit 1
+}
+
+mkdir -p "$tmp/run"
+sock=$tmp/run/cuzkd.sock
+start_daemon "$tmp/d.log" "unix:$sock" --socket="$sock" --devices=cpu
+
+# --- prove through the daemon: the same files as in-process -----------------
+for curve in bn128 bls12381; do
+  d=$fx/$curve
+  before=$(jobs_done "unix:$sock")
+  run "$cuzk" prove --addr "unix:$sock" "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/p.json" "$tmp/pub.json"
+  [ $rc -eq 0 ] && ok || bad "$curve prove --addr unix:"
+  run "$cuzk" verify "$d/multiplier.vk.json" "$tmp/pub.json" "$tmp/p.json"
+  [ $rc -eq 0 ] && ok || bad "$curve verify the daemon's proof"
+  [ "$(jobs_done "unix:$sock")" = $((before + 1)) ] && ok || bad "$curve: the proof did not come from the daemon"
+  run "$cuzk" prove --local "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/lp.json" "$tmp/lpub.json"
+  [ $rc -eq 0 ] && ok || bad "$curve prove --local"
+  cmp -s "$tmp/pub.json" "$tmp/lpub.json" && ok || bad "$curve public.json differs from the in-process one"
+  # Proofs are randomised; their layout (snarkjs's) must be the same.
+  [ "$(sed 's/[0-9]\+/N/g' "$tmp/p.json")" = "$(sed 's/[0-9]\+/N/g' "$tmp/lp.json")" ] && ok ||
+    bad "$curve proof.json layout differs from the in-process one"
+done
+d=$fx/bn128
+zkey=$d/multiplier.zkey
+wtns=$d/multiplier.wtns
+vk=$d/multiplier.vk.json
+
+# -v: the job's stages; --verify on the client; --upload on a unix socket
+run "$cuzk" prove -v --verify --addr "$sock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && grep -q "partition 0 on device" "$tmp/err" && ok || bad "prove -v --verify stage times"
+run "$cuzk" prove --upload --priority high --addr "unix:$sock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok || bad "prove --upload"
+
+# CUZK_ADDR, and the default socket when it is live
+before=$(jobs_done "unix:$sock")
+run env CUZK_ADDR="unix:$sock" "$cuzk" prove "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && ok || bad "CUZK_ADDR"
+run env XDG_RUNTIME_DIR="$tmp/run" "$cuzk" prove "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && ok || bad "default socket"
+[ "$(jobs_done "unix:$sock")" = $((before + 2)) ] && ok || bad "CUZK_ADDR / default socket did not use the daemon"
+
+# --local bypasses even a dead configured daemon; --addr beats CUZK_ADDR
+run env CUZK_ADDR="unix:$tmp/dead.sock" "$cuzk" prove --local "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && ok || bad "--local with a dead CUZK_ADDR"
+run env CUZK_ADDR="unix:$tmp/dead.sock" "$cuzk" prove --addr "unix:$sock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && ok || bad "--addr over CUZK_ADDR"
+
+# explicit dead addresses: exit 1 with a message, no fallback
+rm -f "$tmp/p.json"
+run "$cuzk" prove --addr "unix:$tmp/dead.sock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "cannot reach cuzkd" "$tmp/err" && [ ! -e "$tmp/p.json" ] && ok || bad "dead --addr: rc $rc"
+run env CUZK_ADDR="http://127.0.0.1:1" "$cuzk" prove "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "cannot reach cuzkd" "$tmp/err" && ok || bad "dead CUZK_ADDR: rc $rc"
+run "$cuzk" prove --addr "tcp:nowhere" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 2 ] && grep -q "expected unix:/path" "$tmp/err" && ok || bad "malformed address: rc $rc"
+
+# a stale default socket: a notice, then in-process
+mkdir -p "$tmp/stale"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/stale/cuzkd.sock"
+run env XDG_RUNTIME_DIR="$tmp/stale" "$cuzk" prove "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && grep -q "stale" "$tmp/err" && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null &&
+  ok || bad "stale default socket: rc $rc"
+
+# the daemon's refusal is printed with its message
+run "$cuzk" prove --addr "unix:$sock" "$zkey" "$d/poseidon_chain.wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "HTTP 400" "$tmp/err" && ok || bad "wrong witness: rc $rc"
+run "$cuzk" prove --addr "unix:$sock" no-such-key "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "HTTP 404" "$tmp/err" && ok || bad "unknown key id: rc $rc"
+
+# --- status, keys, trace -----------------------------------------------------
+run "$cuzk" status --addr "unix:$sock"
+[ $rc -eq 0 ] && grep -q "^devices:" "$tmp/out" && grep -q "idle-with-work\|IDLE-W-WORK" "$tmp/out" && ok || bad "status"
+run "$cuzk" status --json --addr "unix:$sock"
+[ $rc -eq 0 ] && [ "$(jget "$tmp/out" 'Array.isArray(j.devices) && j.devices.length > 0')" = true ] && ok ||
+  bad "status --json"
+# (copies: the daemon registered the fixtures' paths under their own names
+# when the proofs above used them)
+cp "$zkey" "$tmp/mult.zkey"
+cp "$fx/bls12381/multiplier.zkey" "$tmp/mult2.zkey"
+run "$cuzk" keys import mult "$tmp/mult.zkey" --addr "unix:$sock"
+[ $rc -eq 0 ] && grep -q "mult" "$tmp/out" && ok || bad "keys import"
+run "$cuzk" keys import mult2 "$tmp/mult2.zkey" --no-preload --addr "unix:$sock"
+[ $rc -eq 0 ] && ok || bad "keys import --no-preload"
+run "$cuzk" keys --addr "unix:$sock"
+[ $rc -eq 0 ] && grep -q "^  mult " "$tmp/out" && grep -q "^  mult2 " "$tmp/out" && ok || bad "keys list"
+run "$cuzk" keys --json --addr "unix:$sock"
+[ $rc -eq 0 ] && [ "$(jget "$tmp/out" 'j.keys.filter(k => k.id == "mult2").length')" = 1 ] && ok || bad "keys --json"
+run "$cuzk" keys preload mult2 --addr "unix:$sock"
+[ $rc -eq 0 ] && ok || bad "keys preload"
+run "$cuzk" prove --verify --addr "unix:$sock" mult "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok || bad "prove with a key id"
+run "$cuzk" keys evict mult --addr "unix:$sock"
+[ $rc -eq 0 ] && ok || bad "keys evict"
+run "$cuzk" keys evict nonesuch --addr "unix:$sock"
+[ $rc -eq 1 ] && grep -q "cuzk keys: .*404" "$tmp/err" && ok || bad "evict of an unknown key: rc $rc"
+run "$cuzk" trace -o "$tmp/trace.json" --addr "unix:$sock"
+[ $rc -eq 0 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$tmp/trace.json" &&
+  ok || bad "trace -o"
+run "$cuzk" trace -o "$tmp/trace2.json" --last 60 --addr "unix:$sock"
+[ $rc -eq 0 ] && node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$tmp/trace2.json" &&
+  ok || bad "trace --last"
+for c in status keys trace "bench batch"; do
+  run $cuzk $c --help
+  [ $rc -eq 0 ] && grep -q "usage:" "$tmp/out" && ok || bad "$c --help"
+done
+run "$cuzk" status --addr "unix:$tmp/dead.sock"
+[ $rc -eq 1 ] && grep -q "cannot reach" "$tmp/err" && ok || bad "status of a dead daemon: rc $rc"
+run "$cuzk" status
+[ $rc -eq 1 ] && grep -q "no cuzkd configured" "$tmp/err" && ok || bad "status with no daemon: rc $rc"
+
+# a few proofs through bench, checked on the client
+run "$cuzk" bench single -n 3 --verify --key "$zkey" --witness "$wtns" --addr "unix:$sock"
+[ $rc -eq 0 ] && grep -q "3 ok, 0 failed" "$tmp/out" && ok || bad "bench single"
+
+# --- TCP with a token ----------------------------------------------------------
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export CUZK_TOKEN=s3cret
+start_daemon "$tmp/t.log" "http://127.0.0.1:$port" --socket= --listen="127.0.0.1:$port" --token=s3cret \
+  --devices=cpu
+run "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok || bad "TCP prove with CUZK_TOKEN"
+run env CUZK_TOKEN=wrong "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "401" "$tmp/err" && ok || bad "TCP with a wrong token: rc $rc"
+run env -u CUZK_TOKEN "$cuzk" status --addr "http://127.0.0.1:$port"
+[ $rc -eq 1 ] && grep -q "401" "$tmp/err" && ok || bad "TCP without a token: rc $rc"
+run "$cuzk" status --token s3cret --addr "http://127.0.0.1:$port"
+[ $rc -eq 0 ] && ok || bad "TCP status with --token"
+
+echo "test_daemon_client: $pass passed, $fail failed"
+[ $fail -eq 0 ]
