@@ -173,15 +173,18 @@ __global__ void k_point_op(int op, const typename G::affine *a,
     if (i >= n)
         return;
     typename G::xyzz p, q;
-    pt_from_affine(p, a[i]);
+    /* Operands are copied out of global memory before they are passed by
+     * reference to the called (not inlined) formulas. */
+    typename G::affine pa = a[i], pb = b[i];
+    pt_from_affine(p, pa);
     if (op != CUZK_GPU_POP_ADD_AFFINE)
         pt_dbl(p, p);
     switch (op) {
     case CUZK_GPU_POP_ADD_MIXED:
-    case CUZK_GPU_POP_ADD_AFFINE: pt_add_affine(p, b[i], false); break;
-    case CUZK_GPU_POP_SUB_MIXED: pt_add_affine(p, b[i], true); break;
+    case CUZK_GPU_POP_ADD_AFFINE: pt_add_affine(p, pb, false); break;
+    case CUZK_GPU_POP_SUB_MIXED: pt_add_affine(p, pb, true); break;
     case CUZK_GPU_POP_ADD:
-        pt_from_affine(q, b[i]);
+        pt_from_affine(q, pb);
         pt_dbl(q, q);
         pt_add(p, q);
         break;
