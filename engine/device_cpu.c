@@ -51,6 +51,11 @@ static void cpu_close(engine_device *d) {
         if ((st = P##_fr_random(&r, &it->err)) != CUZK_OK ||                                  \
             (st = P##_fr_random(&s, &it->err)) != CUZK_OK)                                    \
             return st;                                                                        \
+        /* a retry of a partition meant for a device that evaluates itself */ \
+        if (!it->abc_ready &&                                                                 \
+            (st = P##_groth16_evaluate(pk, (const P##_fr *)it->witness, abc, abc + n,         \
+                                       abc + 2 * n, pool, &it->err)) != CUZK_OK)              \
+            return st;                                                                        \
         st = P##_groth16_compute_h(pk, abc, abc + n, abc + 2 * n, pool, &it->err);            \
         if (st != CUZK_OK)                                                                    \
             return st;                                                                        \

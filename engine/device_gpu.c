@@ -148,8 +148,9 @@ static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err
         s->n_made--;
         pthread_mutex_unlock(&s->provers_lock);
     } else {
-        /* the engine's synthesis already evaluated a, b, c */
-        cuzk_gpu_prover_set_eval(*p, CUZK_GPU_EVAL_CPU);
+        /* a, b, c come from synthesis or are evaluated on the GPU, as
+         * upload's |abc| says; the prover's own mode is for wtns input */
+        cuzk_gpu_prover_set_eval(*p, CUZK_GPU_EVAL_GPU);
     }
     return st;
 }
@@ -168,7 +169,7 @@ static cuzk_status gpu_upload(engine_device *d, engine_dev_item *it, cuzk_error 
     if (st == CUZK_OK)
         st = prover_get(s, &p, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_prove_upload(p, gk, it->witness, it->abc, err);
+        st = cuzk_gpu_prove_upload(p, gk, it->witness, it->abc_ready ? it->abc : NULL, err);
     if (st != CUZK_OK) {
         if (p)
             prover_put(s, p);
@@ -242,6 +243,7 @@ static void gpu_stats(engine_device *d, uint64_t *mem_bytes, unsigned *keys) {
 const engine_device_ops engine_device_gpu_ops = {
     .kind = "gpu",
     .simulated = 0,
+    .self_evaluates = 1,
     .open = gpu_open,
     .close = gpu_close,
     .upload = gpu_upload,

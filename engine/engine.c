@@ -562,8 +562,12 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
         s = open_device(e, &fb, 1, err);
     }
     unsigned workers = 0;
-    for (unsigned i = 0; i < e->n_devices; i++)
+    e->synth_skips_eval = 1;
+    for (unsigned i = 0; i < e->n_devices; i++) {
         workers += e->devices[i].fallback_only ? 0 : e->devices[i].n_workers;
+        if (!e->devices[i].fallback_only && !e->devices[i].ops->self_evaluates)
+            e->synth_skips_eval = 0;
+    }
     e->batch_max = e->cfg.batch_max;
     e->ready_max = e->cfg.ready_max ? e->cfg.ready_max : 2 * (workers ? workers : 1) * e->batch_max;
     e->n_synth = e->cfg.synth_workers;

@@ -257,6 +257,7 @@ typedef struct engine_dev_item {
     cuzk_status status;     /* out */
     cuzk_error err;         /* out */
     void *dev_prover, *dev_key; /* the device's own, from upload to run */
+    int abc_ready;              /* synthesis evaluated a, b, c into |abc| */
 } engine_dev_item;
 
 /*
@@ -269,6 +270,9 @@ typedef struct engine_dev_item {
 typedef struct engine_device_ops {
     const char *kind;
     int simulated; /* a test double: results are not proofs */
+    /* Evaluates a, b, c itself (faster than the CPU: GPUs), so synthesis
+     * may leave them out when every proving device does. */
+    int self_evaluates;
     cuzk_status (*open)(engine_device *d, cuzk_error *err);
     void (*close)(engine_device *d);
     cuzk_status (*upload)(engine_device *d, engine_dev_item *it, cuzk_error *err);
@@ -365,6 +369,7 @@ struct engine_part {
     int prio;
     engine_buf *wbuf, *abcbuf;
     int have_witness; /* wbuf holds the witness and |pub| is set */
+    int abc_ready;    /* abcbuf holds a, b, c */
     int avoid_dev;    /* retry elsewhere than this device; -1 none */
     int pinned;
     int admitted; /* counted in in_flight (holds buffers, a pin) */
@@ -442,6 +447,9 @@ typedef struct engine_thread {
 struct cuzk_engine {
     cuzk_engine_config cfg;
     uint64_t start_ns;
+    /* Every proving device evaluates a, b, c itself: synthesis only loads
+     * and range-checks the witness (a CPU fallback evaluates on retry). */
+    int synth_skips_eval;
     _Atomic int closing;
     engine_mem mem;
     engine_timeline tl;

@@ -109,6 +109,18 @@ static void prove_job(cuzk_engine *e, circuit *c, const char *key_id, unsigned p
     }
     cuzk_job_release(job);
 }
+
+/* Fails the first GPU attempt of jobs whose request id starts with
+ * "retry": the partition goes to the CPU fallback device, which must
+ * evaluate a, b, c itself (synthesis left them to the GPU). */
+static void fail_first_gpu_attempt(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
+    (void)ctx;
+    if (at->site == CUZK_FAULT_DEVICE && at->attempt == 0 && at->request_id &&
+        !strncmp(at->request_id, "retry", 5)) {
+        out->action = CUZK_FAULT_FAIL;
+        snprintf(out->msg, sizeof out->msg, "injected GPU failure");
+    }
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -180,6 +192,33 @@ int main(int argc, char **argv) {
     prove_job(e, &bls, "bls", 2, "bls12_381 after a failed job");
 
     cuzk_engine_destroy(e, 10000);
+
+    /* a failed GPU step is retried on the CPU fallback, which evaluates */
+    cfg.cpu_fallback = 1;
+    cfg.fault_fn = fail_first_gpu_attempt;
+    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
+        CHECK(0, "engine with fallback: %s", err.msg);
+    } else {
+        cuzk_witness w = {.path = bn.wtns};
+        cuzk_submit_opts ro = {.key = bn.zkey, .request_id = "retry-1", .witnesses = &w,
+                               .n_witnesses = 1};
+        cuzk_job *rj = NULL;
+        cuzk_status rs = cuzk_submit(e, &rj, NULL, &ro, &err);
+        if (rs == CUZK_OK)
+            rs = cuzk_job_await(rj, 120000, &err);
+        cuzk_proof p;
+        cuzk_partition_info pi;
+        if (rj)
+            cuzk_job_status(rj, NULL, &pi, 1);
+        CHECK(rs == CUZK_OK && cuzk_job_proof(rj, &p, 0, &err) == CUZK_OK &&
+                  cuzk_vk_verify(&bn.vk, bn.pub, bn.n_pub, &p, &err) == CUZK_OK,
+              "retried on the CPU fallback: valid proof (%s)", err.msg);
+        CHECK(rj && pi.attempts == 2 && pi.device == 1,
+              "retry ran on the fallback device (attempts %u, device %d)", rj ? pi.attempts : 0,
+              rj ? pi.device : -9);
+        cuzk_job_release(rj);
+        cuzk_engine_destroy(e, 10000);
+    }
     cuzk_vk_free(&bn.vk);
     cuzk_vk_free(&bls.vk);
     free(bn.pub);
