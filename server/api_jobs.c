@@ -1,0 +1,735 @@
+/*
+ * The job endpoints (docs/API.md "Jobs"): submit, status, result, cancel;
+ * and the daemon's record of the jobs it submitted, which enforces
+ * max_jobs_per_client and feeds the status page.
+ *
+ * Before a job is submitted its witnesses are checked against the key (the
+ * key is loaded first if its curve and size are not known yet): a witness
+ * of the wrong curve or length, or a truncated .wtns, is a 400 for the
+ * client instead of a job that fails later.
+ *
+ * Jobs in flight are counted per client.  A job's slot is freed by the
+ * watcher thread, which looks at every tracked job a few times a second
+ * (cuzk_job_await with a zero timeout: a short read under the job's own
+ * lock, which device workers never take) and retires those that ended.
+ * jobs_lock is the daemon's alone; nothing slow runs under it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "curve/encode.h"
+#include "groth16/wtns.h"
+#include "server/http.h"
+#include "server/log.h"
+
+/* Most partitions one submit may carry. */
+#define MAX_PARTITIONS 4096
+/* How often the watcher looks at tracked jobs. */
+#define WATCH_INTERVAL_MS 50
+/* A result wait checks for shutdown this often. */
+#define AWAIT_SLICE_MS 200
+
+static const char *const priority_names[] = {"low", "normal", "high", "critical"};
+
+/* ---- clients and tracked jobs ---------------------------------------------------- */
+
+static cuzkd_client *client_find_locked(cuzkd_server *srv, const char *name) {
+    for (cuzkd_client *c = srv->clients; c; c = c->next)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+static int limit_reached(cuzkd_server *srv, const cuzkd_client *c) {
+    unsigned max = srv->cfg->max_jobs_per_client;
+    return max && c && c->in_flight >= max;
+}
+
+int cuzkd_jobs_client_has_room(cuzkd_server *srv, const char *name) {
+    pthread_mutex_lock(&srv->jobs_lock);
+    int room = !limit_reached(srv, client_find_locked(srv, name));
+    pthread_mutex_unlock(&srv->jobs_lock);
+    return room;
+}
+
+/* Take one job slot for |name|; NULL if it is at its limit (or no memory).
+ * The entry lives while it has slots. */
+static cuzkd_client *client_reserve(cuzkd_server *srv, const char *name) {
+    pthread_mutex_lock(&srv->jobs_lock);
+    cuzkd_client *c = client_find_locked(srv, name);
+    if (limit_reached(srv, c)) {
+        c = NULL;
+    } else {
+        if (!c && (c = calloc(1, sizeof *c))) {
+            snprintf(c->name, sizeof c->name, "%s", name);
+            c->next = srv->clients;
+            srv->clients = c;
+        }
+        if (c)
+            c->in_flight++;
+    }
+    pthread_mutex_unlock(&srv->jobs_lock);
+    return c;
+}
+
+static void client_release_locked(cuzkd_server *srv, cuzkd_client *c) {
+    if (--c->in_flight)
+        return;
+    for (cuzkd_client **pp = &srv->clients; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            free(c);
+            return;
+        }
+}
+
+static void client_release(cuzkd_server *srv, cuzkd_client *c) {
+    pthread_mutex_lock(&srv->jobs_lock);
+    client_release_locked(srv, c);
+    pthread_mutex_unlock(&srv->jobs_lock);
+}
+
+/* Hand the job's slot (and a handle) to the watcher. */
+static void track(cuzkd_server *srv, cuzkd_client *c, cuzk_job *job) {
+    cuzkd_tracked *t = calloc(1, sizeof *t);
+    pthread_mutex_lock(&srv->jobs_lock);
+    if (t) {
+        t->job = job;
+        t->client = c;
+        t->next = srv->tracked;
+        srv->tracked = t;
+        srv->n_tracked++;
+    } else {
+        /* Cannot track it: free the slot now rather than leak it. */
+        client_release_locked(srv, c);
+    }
+    pthread_mutex_unlock(&srv->jobs_lock);
+    if (!t)
+        cuzk_job_release(job);
+}
+
+static void remember_locked(cuzkd_server *srv, const cuzkd_tracked *t) {
+    cuzk_job_info info;
+    cuzk_job_status(t->job, &info, NULL, 0);
+    cuzkd_recent *rc = &srv->recent[srv->n_recent++ % CUZKD_RECENT];
+    memset(rc, 0, sizeof *rc);
+    snprintf(rc->request_id, sizeof rc->request_id, "%s", info.request_id);
+    snprintf(rc->key, sizeof rc->key, "%s", info.key);
+    snprintf(rc->client, sizeof rc->client, "%s", t->client->name);
+    rc->state = info.state;
+    rc->partitions = info.n_partitions;
+    rc->end_ns = info.end_ns ? info.end_ns : cuzk_now_ns();
+    rc->seconds = (rc->end_ns - info.submit_ns) / 1e9;
+}
+
+/* Retire ended jobs; returns them in a list for the caller to release
+ * outside the lock. */
+static cuzkd_tracked *sweep_locked(cuzkd_server *srv) {
+    cuzkd_tracked *done = NULL;
+    for (cuzkd_tracked **pp = &srv->tracked; *pp;) {
+        cuzkd_tracked *t = *pp;
+        if (cuzk_job_await(t->job, 0, NULL) == CUZK_EBUSY) {
+            pp = &t->next;
+            continue;
+        }
+        *pp = t->next;
+        srv->n_tracked--;
+        remember_locked(srv, t);
+        client_release_locked(srv, t->client);
+        t->next = done;
+        done = t;
+    }
+    return done;
+}
+
+static void release_list(cuzkd_tracked *t) {
+    while (t) {
+        cuzkd_tracked *next = t->next;
+        cuzk_job_release(t->job);
+        free(t);
+        t = next;
+    }
+}
+
+static void *watcher_main(void *arg) {
+    cuzkd_server *srv = arg;
+    pthread_mutex_lock(&srv->jobs_lock);
+    while (!srv->watcher_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += WATCH_INTERVAL_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&srv->jobs_cv, &srv->jobs_lock, &ts);
+        cuzkd_tracked *done = sweep_locked(srv);
+        pthread_mutex_unlock(&srv->jobs_lock);
+        release_list(done);
+        pthread_mutex_lock(&srv->jobs_lock);
+    }
+    pthread_mutex_unlock(&srv->jobs_lock);
+    return NULL;
+}
+
+cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&srv->jobs_lock, NULL);
+    pthread_cond_init(&srv->jobs_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
+        return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the job watcher thread");
+    srv->watcher_started = 1;
+    return CUZK_OK;
+}
+
+void cuzkd_jobs_stop(cuzkd_server *srv) {
+    if (srv->watcher_started) {
+        pthread_mutex_lock(&srv->jobs_lock);
+        srv->watcher_stop = 1;
+        pthread_cond_broadcast(&srv->jobs_cv);
+        pthread_mutex_unlock(&srv->jobs_lock);
+        pthread_join(srv->watcher, NULL);
+        srv->watcher_started = 0;
+    }
+    pthread_mutex_lock(&srv->jobs_lock);
+    cuzkd_tracked *all = sweep_locked(srv); /* ended ones, for the record */
+    cuzkd_tracked *rest = srv->tracked;
+    for (cuzkd_tracked *t = rest; t; t = t->next)
+        client_release_locked(srv, t->client);
+    srv->tracked = NULL;
+    srv->n_tracked = 0;
+    pthread_mutex_unlock(&srv->jobs_lock);
+    release_list(all);
+    release_list(rest);
+}
+
+void cuzkd_jobs_counts(cuzkd_server *srv, unsigned *jobs, unsigned *clients) {
+    pthread_mutex_lock(&srv->jobs_lock);
+    *jobs = srv->n_tracked;
+    unsigned n = 0;
+    for (cuzkd_client *c = srv->clients; c; c = c->next)
+        n++;
+    *clients = n;
+    pthread_mutex_unlock(&srv->jobs_lock);
+}
+
+json_t *cuzkd_jobs_json(cuzkd_server *srv, size_t max_active) {
+    json_t *active = json_array(), *recent = json_array();
+    uint64_t now = cuzk_now_ns();
+    pthread_mutex_lock(&srv->jobs_lock);
+    size_t n = 0;
+    for (cuzkd_tracked *t = srv->tracked; t && n < max_active; t = t->next, n++) {
+        cuzk_job_info info;
+        cuzk_job_status(t->job, &info, NULL, 0);
+        json_array_append_new(active,
+                              json_pack("{s:s, s:o, s:s, s:s, s:I, s:I, s:f}", "request_id",
+                                        info.request_id, "key", jtext(info.key), "state",
+                                        cuzk_job_state_name(info.state), "client", t->client->name,
+                                        "partitions", (json_int_t)info.n_partitions,
+                                        "partitions_done", (json_int_t)info.partitions_done,
+                                        "age_s", (now - info.submit_ns) / 1e9));
+    }
+    unsigned total = srv->n_recent, keep = total < CUZKD_RECENT ? total : CUZKD_RECENT;
+    for (unsigned i = 0; i < keep; i++) { /* newest first */
+        const cuzkd_recent *rc = &srv->recent[(total - 1 - i) % CUZKD_RECENT];
+        json_array_append_new(
+            recent, json_pack("{s:s, s:o, s:s, s:s, s:I, s:f, s:f}", "request_id", rc->request_id,
+                              "key", jtext(rc->key), "state", cuzk_job_state_name(rc->state),
+                              "client", rc->client, "partitions", (json_int_t)rc->partitions,
+                              "seconds", rc->seconds, "ended_s_ago", (now - rc->end_ns) / 1e9));
+    }
+    pthread_mutex_unlock(&srv->jobs_lock);
+    return json_pack("{s:o, s:o}", "active", active, "recent", recent);
+}
+
+/* ---- job JSON --------------------------------------------------------------------- */
+
+static json_int_t span_us(uint64_t a, uint64_t b, uint64_t now) {
+    if (!a)
+        return 0;
+    return (json_int_t)(((b ? b : now) - a) / 1000);
+}
+
+static json_t *job_json(cuzk_job *job) {
+    size_t n = cuzk_job_partitions(job);
+    cuzk_partition_info *parts = calloc(n ? n : 1, sizeof *parts);
+    cuzk_job_info info;
+    cuzk_job_status(job, &info, parts, parts ? n : 0);
+    uint64_t now = cuzk_now_ns();
+    json_t *pa = json_array();
+    for (size_t i = 0; parts && i < n; i++) {
+        const cuzk_partition_info *p = &parts[i];
+        json_t *o = json_pack(
+            "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "stage", cuzk_stage_name(p->stage),
+            "device", (json_int_t)p->device, "attempts", (json_int_t)p->attempts, "queued_us",
+            span_us(p->queued_ns, p->synth_start_ns, now), "synth_us",
+            span_us(p->synth_start_ns, p->synth_end_ns, now), "ready_wait_us",
+            p->device_start_ns ? span_us(p->synth_end_ns, p->device_start_ns, now) : 0, "device_us",
+            span_us(p->device_start_ns, p->device_end_ns, now), "finalize_us",
+            span_us(p->finalize_start_ns, p->finalize_end_ns, now));
+        if (p->stage == CUZK_STAGE_FAILED)
+            json_object_set_new(o, "status", json_string(cuzk_status_name(p->status)));
+        json_array_append_new(pa, o);
+    }
+    free(parts);
+    json_t *j = json_pack(
+        "{s:I, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:o}", "job_id",
+        (json_int_t)info.id, "request_id", info.request_id, "key", jtext(info.key), "state",
+        cuzk_job_state_name(info.state), "priority", priority_names[info.priority & 3], "status",
+        cuzk_status_name(info.status), "error", jtext(info.msg), "partitions",
+        (json_int_t)info.n_partitions, "partitions_done", (json_int_t)info.partitions_done,
+        "partitions_failed", (json_int_t)info.partitions_failed, "submit_ms_ago",
+        (json_int_t)((now - info.submit_ns) / 1000000), "partition", pa);
+    if (j && info.simulated)
+        json_object_set_new(j, "simulated", json_true());
+    return j;
+}
+
+/* The job named by the path, or NULL after replying 404. */
+static cuzk_job *find_job(cuzkd_request *r, enum MHD_Result *reply) {
+    cuzk_job *job = NULL;
+    if (cuzk_job_find(r->srv->engine, &job, r->param, NULL) != CUZK_OK) {
+        *reply = http_error(r, 404, "ENOTFOUND",
+                            "no job with request id '%s' (unknown, or "
+                            "finished long enough ago to be forgotten)",
+                            r->param);
+        return NULL;
+    }
+    return job;
+}
+
+/* ---- submit ----------------------------------------------------------------------- */
+
+typedef struct submit_req {
+    const char *key;
+    const char *request_id;
+    cuzk_priority priority;
+    uint64_t deadline_ms;
+    cuzk_witness *w;
+    size_t n;
+    json_t *json; /* owns the strings of the JSON form */
+} submit_req;
+
+static int parse_priority(const char *s, cuzk_priority *out) {
+    for (int i = 0; i < 4; i++)
+        if (!strcasecmp(s, priority_names[i]))
+            return *out = (cuzk_priority)i, 1;
+    return 0;
+}
+
+/* Request ids go into URL paths: no '/', '?', '#', '%', spaces or control
+ * characters, so every id can be named by /v1/jobs/{request_id}. */
+static int valid_request_id(const char *id) {
+    size_t n = strlen(id);
+    if (!n || n > CUZK_ID_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)id[i];
+        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
+            return 0;
+    }
+    return 1;
+}
+
+/* Fills |q| from the JSON body; 0 after replying 400. */
+static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *reply) {
+    json_t *j = http_body_json(r, reply);
+    if (!j)
+        return 0;
+    q->json = j;
+    json_t *key = json_object_get(j, "key"), *paths = json_object_get(j, "witness_paths");
+    json_t *prio = json_object_get(j, "priority"), *rid = json_object_get(j, "request_id");
+    json_t *dl = json_object_get(j, "deadline_ms");
+    const char *bad = NULL;
+    if (!json_is_string(key) || !*json_string_value(key))
+        bad = "\"key\" must be a key id or a .zkey path";
+    else if (!json_is_array(paths) || !json_array_size(paths))
+        bad = "\"witness_paths\" must be a non-empty array of paths";
+    else if (json_array_size(paths) > MAX_PARTITIONS)
+        bad = "too many witnesses";
+    else if (prio &&
+             (!json_is_string(prio) || !parse_priority(json_string_value(prio), &q->priority)))
+        bad = "\"priority\" must be low, normal, high or critical";
+    else if (rid && (!json_is_string(rid) || !valid_request_id(json_string_value(rid))))
+        bad = "\"request_id\" must be 1..127 printable bytes without spaces or / ? # %";
+    else if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0))
+        bad = "\"deadline_ms\" must be a non-negative integer";
+    if (bad) {
+        *reply = http_error(r, 400, "EINVAL", "%s", bad);
+        return 0;
+    }
+    q->key = json_string_value(key);
+    q->request_id = rid ? json_string_value(rid) : NULL;
+    q->deadline_ms = dl ? (uint64_t)json_integer_value(dl) : 0;
+    q->n = json_array_size(paths);
+    q->w = calloc(q->n, sizeof *q->w);
+    if (!q->w) {
+        *reply = http_error(r, 503, "ENOMEM", "out of memory");
+        return 0;
+    }
+    for (size_t i = 0; i < q->n; i++) {
+        json_t *p = json_array_get(paths, i);
+        if (!json_is_string(p) || json_string_value(p)[0] != '/') {
+            *reply = http_error(r, 400, "EINVAL",
+                                "witness_paths[%zu] must be an absolute path (the daemon's "
+                                "working directory is not the client's)",
+                                i);
+            return 0;
+        }
+        q->w[i].path = json_string_value(p);
+    }
+    return 1;
+}
+
+/* Fills |q| from the query and the uploaded body; 0 after replying 400. */
+static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *reply) {
+    const char *prio = http_query(r, "priority"), *rid = http_query(r, "request_id");
+    const char *sizes = http_query(r, "sizes");
+    uint64_t dl = 0;
+    q->key = http_query(r, "key");
+    const char *bad = NULL;
+    if (!q->key || !*q->key)
+        bad = "query parameter key= is required";
+    else if (prio && !parse_priority(prio, &q->priority))
+        bad = "priority must be low, normal, high or critical";
+    else if (rid && !valid_request_id(rid))
+        bad = "request_id must be 1..127 printable bytes without spaces or / ? # %";
+    else if (http_query_u64(r, "deadline_ms", &dl) < 0)
+        bad = "deadline_ms must be a non-negative integer";
+    else if (!r->body_len)
+        bad = "the body is empty: expected one or more .wtns images";
+    if (bad) {
+        *reply = http_error(r, 400, "EINVAL", "%s", bad);
+        return 0;
+    }
+    q->request_id = rid;
+    q->deadline_ms = dl;
+    size_t n = 1;
+    for (const char *p = sizes; p && *p; p++)
+        n += *p == ',';
+    if (n > MAX_PARTITIONS) {
+        *reply = http_error(r, 400, "EINVAL", "too many partitions in sizes=");
+        return 0;
+    }
+    q->w = calloc(n, sizeof *q->w);
+    if (!q->w) {
+        *reply = http_error(r, 503, "ENOMEM", "out of memory");
+        return 0;
+    }
+    q->n = n;
+    if (!sizes) {
+        q->w[0].data = r->body;
+        q->w[0].size = r->body_len;
+        return 1;
+    }
+    size_t off = 0;
+    const char *p = sizes;
+    for (size_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        unsigned long long sz = strtoull(p, &end, 10);
+        if (errno || end == p || *p < '0' || *p > '9' || (*end && *end != ',') || !sz ||
+            sz > r->body_len - off) {
+            *reply = http_error(r, 400, "EINVAL",
+                                "sizes= must be positive byte counts that add up to the body "
+                                "length (%zu bytes)",
+                                r->body_len);
+            return 0;
+        }
+        q->w[i].data = r->body + off;
+        q->w[i].size = (size_t)sz;
+        off += (size_t)sz;
+        p = end + (*end == ',');
+    }
+    if (off != r->body_len) {
+        *reply = http_error(r, 400, "EINVAL", "sizes= add up to %zu bytes, the body has %zu", off,
+                            r->body_len);
+        return 0;
+    }
+    return 1;
+}
+
+/* Every witness against the key: readable, well formed, same curve, as
+ * many values as the key has wires.  0 after replying 400. */
+static int check_witnesses(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
+                           enum MHD_Result *reply) {
+    for (size_t i = 0; i < q->n; i++) {
+        cuzk_wtns w;
+        cuzk_error err = {0};
+        cuzk_status s = q->w[i].path ? cuzk_wtns_open(&w, q->w[i].path, &err)
+                                     : cuzk_wtns_from_mem(&w, q->w[i].data, q->w[i].size, &err);
+        if (s != CUZK_OK) {
+            *reply = http_error(r, 400, cuzk_status_name(s), "witness %zu: %s", i, err.msg);
+            return 0;
+        }
+        cuzk_curve wc = w.curve;
+        uint64_t nw = w.n_witness;
+        cuzk_wtns_close(&w);
+        if (wc != key->curve) {
+            *reply = http_error(r, 400, "ECURVE", "witness %zu is for %s, key %s is for %s", i,
+                                cuzk_curve_snarkjs_name(wc), key->id,
+                                cuzk_curve_snarkjs_name(key->curve));
+            return 0;
+        }
+        if (nw != key->n_vars) {
+            *reply =
+                http_error(r, 400, "EMISMATCH", "witness %zu has %llu values, key %s needs %llu", i,
+                           (unsigned long long)nw, key->id, (unsigned long long)key->n_vars);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int refuse_draining(cuzkd_request *r, enum MHD_Result *reply) {
+    if (!atomic_load(&r->srv->draining))
+        return 0;
+    *reply = http_error(r, 503, "draining", "cuzkd is shutting down and takes no new jobs");
+    return 1;
+}
+
+/* Would this request id attach to a live or finished job?  Then nothing
+ * is proved: the witnesses need no check and no job slot is taken. */
+static int attaches(cuzkd_server *srv, const char *request_id) {
+    cuzk_job *job;
+    if (!request_id || cuzk_job_find(srv->engine, &job, request_id, NULL) != CUZK_OK)
+        return 0;
+    cuzk_job_info info;
+    cuzk_job_status(job, &info, NULL, 0);
+    cuzk_job_release(job);
+    return info.state == CUZK_JOB_QUEUED || info.state == CUZK_JOB_RUNNING ||
+           info.state == CUZK_JOB_DONE;
+}
+
+int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply) {
+    if (refuse_draining(r, reply))
+        return 1;
+    /* An upload over the client's limit is refused before its (possibly
+     * large) body is read; a JSON body is small, and its request id, which
+     * may attach instead, is only known once it has been read. */
+    if (r->body_kind == BODY_UPLOAD && !attaches(r->srv, http_query(r, "request_id")) &&
+        !cuzkd_jobs_client_has_room(r->srv, r->client)) {
+        *reply = http_error(r, 429, "too_many_jobs",
+                            "client %s already has %u jobs in flight (max_jobs_per_client)",
+                            r->client, r->srv->cfg->max_jobs_per_client);
+        return 1;
+    }
+    return 0;
+}
+
+static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
+    cuzkd_server *srv = r->srv;
+    enum MHD_Result reply = MHD_NO;
+    if (refuse_draining(r, &reply))
+        return reply;
+    cuzk_key_info key;
+    cuzk_error err = {0};
+    cuzk_status s;
+    cuzkd_client *c = NULL;
+    /* Attaching proves nothing: the engine checks that key and partition
+     * count match the job's, so the key need not even be resident. */
+    int attach = attaches(srv, q->request_id);
+    if (!attach) {
+        if ((s = cuzkd_key_ready(srv, q->key, &key, &err)) != CUZK_OK)
+            return s == CUZK_ENOTFOUND ? http_error(r, 404, "ENOTFOUND",
+                                                    "unknown key '%s': neither a key id nor "
+                                                    "a readable .zkey path",
+                                                    q->key)
+                                       : http_error_status(r, s, err.msg);
+        if (!check_witnesses(r, q, &key, &reply))
+            return reply;
+        if (!(c = client_reserve(srv, r->client)))
+            return http_error(r, 429, "too_many_jobs",
+                              "client %s already has %u jobs in flight (max_jobs_per_client)",
+                              r->client, srv->cfg->max_jobs_per_client);
+    }
+    cuzk_submit_opts o = {.key = attach ? q->key : key.id,
+                          .request_id = q->request_id,
+                          .priority = q->priority,
+                          .deadline_ms = q->deadline_ms,
+                          .witnesses = q->w,
+                          .n_witnesses = q->n};
+    cuzk_job *job = NULL;
+    int attached = 0;
+    /* In-memory witnesses are copied by the engine (release is NULL), so
+     * they are charged to the budget and the body can be freed now. */
+    s = cuzk_submit(srv->engine, &job, &attached, &o, &err);
+    if (s != CUZK_OK) {
+        if (c)
+            client_release(srv, c);
+        return http_error_status(r, s, err.msg);
+    }
+    cuzk_job_info info;
+    cuzk_job_status(job, &info, NULL, 0);
+    json_t *body = json_pack("{s:I, s:s, s:b, s:I}", "job_id", (json_int_t)info.id, "request_id",
+                             info.request_id, "attached", attached, "partitions",
+                             (json_int_t)info.n_partitions);
+    if (c && !attached) {
+        track(srv, c, job);
+    } else {
+        if (c)
+            client_release(srv, c);
+        cuzk_job_release(job);
+    }
+    LOG_DEBUG("jobs", "job %s %s: key %s, %zu partition(s), client %s", info.request_id,
+              attached ? "attached" : "submitted", info.key, q->n, r->client);
+    return http_json(r, 202, body);
+}
+
+enum MHD_Result api_jobs_submit(cuzkd_request *r) {
+    submit_req q;
+    memset(&q, 0, sizeof q);
+    q.priority = CUZK_PRIORITY_NORMAL;
+    enum MHD_Result reply = MHD_NO;
+    int ok = r->body_kind == BODY_UPLOAD ? parse_upload_submit(r, &q, &reply)
+                                         : parse_json_submit(r, &q, &reply);
+    if (ok)
+        reply = submit(r, &q);
+    free(q.w);
+    json_decref(q.json);
+    return reply;
+}
+
+/* ---- status, result, cancel ------------------------------------------------------- */
+
+enum MHD_Result api_jobs_status(cuzkd_request *r) {
+    enum MHD_Result reply = MHD_NO;
+    cuzk_job *job = find_job(r, &reply);
+    if (!job)
+        return reply;
+    json_t *j = job_json(job);
+    cuzk_job_release(job);
+    return http_json(r, 200, j);
+}
+
+static enum MHD_Result result_raw(cuzkd_request *r, cuzk_job *job) {
+    size_t n = cuzk_job_partitions(job);
+    uint8_t *buf = malloc(n * 256 + 1), *p = buf;
+    if (!buf)
+        return http_error(r, 503, "ENOMEM", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        cuzk_proof pr;
+        cuzk_error err = {0};
+        cuzk_status s = cuzk_job_proof(job, &pr, i, &err);
+        if (s != CUZK_OK) {
+            free(buf);
+            return s == CUZK_EUNSUPPORTED
+                       ? http_error(r, 409, "EUNSUPPORTED",
+                                    "the job ran on a simulated device: there are no proof bytes")
+                       : http_error_status(r, s, err.msg);
+        }
+        if (pr.curve == CUZK_CURVE_BLS12_381) {
+            /* zcash/bellperson compressed: A 48, B 96, C 48 bytes */
+            p += bls12_381_g1_encode_zcash(p, &pr.p.bls12_381.a, 1);
+            p += bls12_381_g2_encode_zcash(p, &pr.p.bls12_381.b, 1);
+            p += bls12_381_g1_encode_zcash(p, &pr.p.bls12_381.c, 1);
+        } else {
+            /* Ethereum (EIP-197): A 64, B 128, C 64 bytes */
+            bn254_g1_encode_eth(p, &pr.p.bn254.a);
+            bn254_g2_encode_eth(p + 64, &pr.p.bn254.b);
+            bn254_g1_encode_eth(p + 192, &pr.p.bn254.c);
+            p += 256;
+        }
+    }
+    return http_bytes(r, 200, "application/octet-stream", buf, (size_t)(p - buf), 1);
+}
+
+static enum MHD_Result result_json(cuzkd_request *r, cuzk_job *job, const cuzk_job_info *info) {
+    json_t *j = json_pack("{s:s, s:I, s:s}", "request_id", info->request_id, "job_id",
+                          (json_int_t)info->id, "state", cuzk_job_state_name(info->state));
+    if (info->simulated) {
+        json_object_set_new(j, "simulated", json_true());
+        return http_json(r, 200, j);
+    }
+    json_t *proofs = json_array();
+    size_t n = cuzk_job_partitions(job);
+    for (size_t i = 0; i < n; i++) {
+        const char *pj = cuzk_job_proof_json(job, i), *pub = cuzk_job_public_json(job, i);
+        json_t *pjo = pj ? json_loads(pj, 0, NULL) : NULL,
+               *puo = pub ? json_loads(pub, 0, NULL) : NULL;
+        if (!pjo || !puo) {
+            json_decref(pjo);
+            json_decref(puo);
+            json_decref(proofs);
+            json_decref(j);
+            return http_error(r, 500, "EINTERNAL", "partition %zu has no proof JSON", i);
+        }
+        json_array_append_new(proofs, json_pack("{s:o, s:o}", "proof", pjo, "public", puo));
+    }
+    json_object_set_new(j, "proofs", proofs);
+    return http_json(r, 200, j);
+}
+
+enum MHD_Result api_jobs_result(cuzkd_request *r) {
+    cuzkd_server *srv = r->srv;
+    uint64_t timeout_ms = 30000;
+    const char *format = http_query(r, "format");
+    if (http_query_u64(r, "timeout_ms", &timeout_ms) < 0)
+        return http_error(r, 400, "EINVAL", "timeout_ms must be a non-negative integer");
+    if (format && strcmp(format, "json") && strcmp(format, "raw"))
+        return http_error(r, 400, "EINVAL", "format must be json or raw");
+    int raw = format && !strcmp(format, "raw");
+    enum MHD_Result reply = MHD_NO;
+    cuzk_job *job = find_job(r, &reply);
+    if (!job)
+        return reply;
+    if (timeout_ms > srv->cfg->max_await_ms)
+        timeout_ms = srv->cfg->max_await_ms;
+    /* This connection's own thread waits (http.h), in slices so that a
+     * stopping daemon is not held up by a long wait. */
+    uint64_t end = cuzk_now_ns() + timeout_ms * 1000000ULL;
+    cuzk_status s;
+    cuzk_error err = {0};
+    for (;;) {
+        uint64_t now = cuzk_now_ns();
+        int64_t left = now < end ? (int64_t)((end - now) / 1000000) : 0;
+        s = cuzk_job_await(job, left < AWAIT_SLICE_MS ? left : AWAIT_SLICE_MS, &err);
+        if (s != CUZK_EBUSY || left <= AWAIT_SLICE_MS || atomic_load(&srv->stopping))
+            break;
+    }
+    cuzk_job_info info;
+    cuzk_job_status(job, &info, NULL, 0);
+    if (s == CUZK_EBUSY) {
+        json_t *j = job_json(job);
+        cuzk_job_release(job);
+        if (atomic_load(&srv->stopping)) {
+            json_decref(j);
+            return http_error(r, 503, "draining", "cuzkd is stopping; the job did not finish");
+        }
+        return http_json(r, 202, j);
+    }
+    if (s == CUZK_OK)
+        reply = raw ? result_raw(r, job) : result_json(r, job, &info);
+    else
+        reply = http_json(r, 200,
+                          json_pack("{s:s, s:I, s:s, s:s, s:o}", "request_id", info.request_id,
+                                    "job_id", (json_int_t)info.id, "state",
+                                    cuzk_job_state_name(info.state), "status", cuzk_status_name(s),
+                                    "error", jtext(err.msg)));
+    cuzk_job_release(job);
+    return reply;
+}
+
+enum MHD_Result api_jobs_cancel(cuzkd_request *r) {
+    enum MHD_Result reply = MHD_NO;
+    cuzk_job *job = find_job(r, &reply);
+    if (!job)
+        return reply;
+    cuzk_status s = cuzk_job_cancel(job);
+    cuzk_job_info info;
+    cuzk_job_status(job, &info, NULL, 0);
+    cuzk_job_release(job);
+    if (s == CUZK_OK)
+        LOG_INFO("jobs", "job %s cancelled by client %s", info.request_id, r->client);
+    return http_json(r, 200,
+                     json_pack("{s:b, s:s, s:s}", "cancelled", s == CUZK_OK, "request_id",
+                               info.request_id, "state", cuzk_job_state_name(info.state)));
+}

@@ -1,0 +1,193 @@
+/*
+ * The key endpoints (docs/API.md "Keys"): list, get, import (register or
+ * load), preload, evict; and cuzkd_key_ready, which the submit path uses
+ * to learn a key's curve and size before checking witnesses.
+ *
+ * Loading a key can take seconds to minutes; it happens on the requesting
+ * connection's own thread (cuzk_engine_key_preload waits for the engine's
+ * housekeeper), so other clients are not held up.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/http.h"
+#include "server/log.h"
+
+json_t *cuzkd_key_json(const cuzk_key_info *k) {
+    return json_pack("{s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}", "id",
+                     jtext(k->id), "path", jtext(k->path), "tier", cuzk_key_tier_name(k->tier),
+                     "curve", cuzk_curve_snarkjs_name(k->curve), "log_n", (json_int_t)k->log_n,
+                     "n_vars", (json_int_t)k->n_vars, "mem_bytes", (json_int_t)k->mem_bytes,
+                     "in_use", (json_int_t)k->in_use, "proofs", (json_int_t)k->proofs, "failures",
+                     (json_int_t)k->failures, "loading", k->loading, "load_error",
+                     jtext(k->load_status == CUZK_OK ? "" : k->load_msg));
+}
+
+/* Every key's info (malloc'd, |*n| entries); NULL if there is none. */
+static cuzk_key_info *all_keys(cuzk_engine *e, size_t *n) {
+    /* Keys are only ever added, so asking twice with some slack sees them
+     * all unless many are added in between (then the newest are left out,
+     * which a listing may do). */
+    size_t want = cuzk_engine_keys(e, NULL, 0) + 8;
+    cuzk_key_info *k = calloc(want, sizeof *k);
+    if (!k) {
+        *n = 0;
+        return NULL;
+    }
+    size_t got = cuzk_engine_keys(e, k, want);
+    *n = got < want ? got : want;
+    return k;
+}
+
+/* Key with id |id| (or, if |path| is not NULL, with that real path). */
+static int key_lookup(cuzkd_server *srv, const char *id, const char *path, cuzk_key_info *out) {
+    size_t n;
+    cuzk_key_info *k = all_keys(srv->engine, &n);
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++)
+        if ((id && !strcmp(k[i].id, id)) || (path && !strcmp(k[i].path, path))) {
+            *out = k[i];
+            found = 1;
+        }
+    free(k);
+    return found;
+}
+
+cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *info,
+                            cuzk_error *err) {
+    /* A few rounds: a key may be evicted between its load and the look at
+     * its info, but its curve and size stay known once it has loaded. */
+    for (int round = 0; round < 3; round++) {
+        int found = key_lookup(srv, ref, NULL, info);
+        if (!found && ref[0] == '/') {
+            char *rp = realpath(ref, NULL);
+            found = rp && key_lookup(srv, NULL, rp, info);
+            free(rp);
+        }
+        cuzk_status s;
+        if (!found) {
+            if (ref[0] != '/')
+                return cuzk_fail(err, CUZK_ENOTFOUND, "unknown key '%s'", ref);
+            s = cuzk_engine_key_preload(srv->engine, NULL, ref, err);
+        } else if (info->curve != CUZK_CURVE_NONE && info->n_vars) {
+            return CUZK_OK;
+        } else {
+            s = cuzk_engine_key_preload(srv->engine, info->id, info->path, err);
+        }
+        if (s != CUZK_OK)
+            return s;
+    }
+    return cuzk_fail(err, CUZK_EINTERNAL, "key '%s' loaded but its size is not known", ref);
+}
+
+/* The key named by the path, or 0 after replying 404. */
+static int path_key(cuzkd_request *r, cuzk_key_info *k, enum MHD_Result *reply) {
+    if (key_lookup(r->srv, r->param, NULL, k))
+        return 1;
+    *reply = http_error(r, 404, "ENOTFOUND", "no key with id '%s'", r->param);
+    return 0;
+}
+
+/* Reply with the current info of key |id|. */
+static enum MHD_Result reply_key(cuzkd_request *r, const char *id) {
+    cuzk_key_info k;
+    if (!key_lookup(r->srv, id, NULL, &k))
+        return http_error(r, 404, "ENOTFOUND", "no key with id '%s'", id);
+    return http_json(r, 200, cuzkd_key_json(&k));
+}
+
+enum MHD_Result api_keys_list(cuzkd_request *r) {
+    size_t n;
+    cuzk_key_info *k = all_keys(r->srv->engine, &n);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, cuzkd_key_json(&k[i]));
+    free(k);
+    return http_json(r, 200, json_pack("{s:o}", "keys", a));
+}
+
+enum MHD_Result api_keys_get(cuzkd_request *r) {
+    cuzk_key_info k;
+    enum MHD_Result reply = MHD_NO;
+    if (!path_key(r, &k, &reply))
+        return reply;
+    return http_json(r, 200, cuzkd_key_json(&k));
+}
+
+/* Key ids appear in URL paths, like request ids. */
+static int valid_key_id(const char *id) {
+    size_t n = strlen(id);
+    if (!n || n > CUZK_ID_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)id[i];
+        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
+            return 0;
+    }
+    return 1;
+}
+
+enum MHD_Result api_keys_import(cuzkd_request *r) {
+    enum MHD_Result reply = MHD_NO;
+    json_t *j = http_body_json(r, &reply);
+    if (!j)
+        return reply;
+    json_t *id = json_object_get(j, "id"), *path = json_object_get(j, "path");
+    json_t *pre = json_object_get(j, "preload");
+    const char *bad = NULL;
+    if (!json_is_string(id) || !valid_key_id(json_string_value(id)))
+        bad = "\"id\" must be 1..127 printable bytes without spaces or / ? # %";
+    else if (!json_is_string(path) || json_string_value(path)[0] != '/')
+        bad = "\"path\" must be the absolute path of a .zkey";
+    else if (pre && !json_is_boolean(pre))
+        bad = "\"preload\" must be true or false";
+    if (bad) {
+        json_decref(j);
+        return http_error(r, 400, "EINVAL", "%s", bad);
+    }
+    char key_id[CUZK_ID_MAX + 1];
+    snprintf(key_id, sizeof key_id, "%s", json_string_value(id));
+    cuzk_error err = {0};
+    int load = !pre || json_is_true(pre);
+    uint64_t t0 = cuzk_now_ns();
+    cuzk_status s =
+        load ? cuzk_engine_key_preload(r->srv->engine, key_id, json_string_value(path), &err)
+             : cuzk_engine_key_register(r->srv->engine, key_id, json_string_value(path), &err);
+    if (s == CUZK_OK)
+        LOG_INFO("keys", "key %s %s from %s by client %s (%.1f ms)", key_id,
+                 load ? "loaded" : "registered", json_string_value(path), r->client,
+                 (cuzk_now_ns() - t0) / 1e6);
+    json_decref(j);
+    if (s != CUZK_OK)
+        return http_error_status(r, s, err.msg);
+    return reply_key(r, key_id);
+}
+
+enum MHD_Result api_keys_preload(cuzkd_request *r) {
+    cuzk_key_info k;
+    enum MHD_Result reply = MHD_NO;
+    if (!path_key(r, &k, &reply))
+        return reply;
+    cuzk_error err = {0};
+    cuzk_status s = cuzk_engine_key_preload(r->srv->engine, k.id, k.path, &err);
+    if (s != CUZK_OK)
+        return http_error_status(r, s, err.msg);
+    return reply_key(r, k.id);
+}
+
+enum MHD_Result api_keys_evict(cuzkd_request *r) {
+    cuzk_key_info k;
+    enum MHD_Result reply = MHD_NO;
+    if (!path_key(r, &k, &reply))
+        return reply;
+    cuzk_error err = {0};
+    cuzk_status s = cuzk_engine_key_evict(r->srv->engine, k.id, &err);
+    if (s == CUZK_EBUSY)
+        return http_error(r, 409, "EBUSY", "%s", err.msg);
+    if (s != CUZK_OK)
+        return http_error_status(r, s, err.msg);
+    return reply_key(r, k.id);
+}

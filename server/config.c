@@ -1,0 +1,752 @@
+/*
+ * cuzkd's option table and the code it drives (see config.h).
+ *
+ * Every option is one row of |options|: name, type, field, default text,
+ * help and, where the type's own check is not enough, a validator.  The INI
+ * reader, the environment, the flags, --help and --print-default-config all
+ * walk this table, so an option cannot exist in one of them and not in the
+ * others.  Defaults are stored as text and parsed by the same code as user
+ * values, so the printed default file reads back to the same settings.
+ */
+#define _GNU_SOURCE
+#include "server/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "server/log.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
+
+typedef enum opt_type { OPT_STRING, OPT_UINT, OPT_BYTES, OPT_BOOL, OPT_LEVEL } opt_type;
+
+/* Extra check of a string option; writes a reason into |msg| on failure. */
+typedef int (*opt_check_fn)(const char *value, char *msg, size_t cap);
+
+typedef struct cuzkd_option {
+    const char *name;
+    opt_type type;
+    size_t offset;
+    const char *dflt;  /* NULL: computed (socket) */
+    uint64_t min, max; /* OPT_UINT, OPT_BYTES */
+    opt_check_fn check;
+    const char *help;
+} cuzkd_option;
+
+static int check_listen(const char *v, char *msg, size_t cap);
+static int check_devices(const char *v, char *msg, size_t cap);
+static int check_keys(const char *v, char *msg, size_t cap);
+
+#define F(field) offsetof(cuzkd_config, field)
+#define U32 4294967295ULL
+
+static const cuzkd_option options[] = {
+    {"socket", OPT_STRING, F(socket), NULL, 0, 0, NULL,
+     "Unix socket to serve the API on (mode 0660). Empty: no unix socket.\n"
+     "Default: $XDG_RUNTIME_DIR/cuzkd.sock, else /tmp/cuzkd-<uid>.sock."},
+    {"listen", OPT_STRING, F(listen), "", 0, 0, check_listen,
+     "TCP address host:port (e.g. 127.0.0.1:7654, [::1]:7654; port 0 picks a\n"
+     "free port and logs it). Empty: no TCP. TCP requires a token."},
+    {"token", OPT_STRING, F(token), "", 0, 0, NULL,
+     "Bearer token TCP clients must send (Authorization: Bearer <token>).\n"
+     "Prefer token_file, which keeps it out of the process list."},
+    {"token_file", OPT_STRING, F(token_file), "", 0, 0, NULL,
+     "File whose first line is the bearer token."},
+    {"threads", OPT_UINT, F(threads), "64", 1, 4096, NULL,
+     "HTTP connections served at once per listener; each open connection\n"
+     "has a thread of its own, so a long result wait holds only its own."},
+    {"connection_timeout_s", OPT_UINT, F(connection_timeout_s), "30", 1, 86400, NULL,
+     "Seconds a client may stay silent (while sending a request or idle\n"
+     "between requests) before its connection is closed."},
+    {"max_body_bytes", OPT_BYTES, F(max_body_bytes), "1G", 1024, 1ULL << 50, NULL,
+     "Largest request body (uploaded witnesses); larger requests get 413\n"
+     "before their body is read. Suffixes K, M, G, T (powers of 1024)."},
+    {"max_jobs_per_client", OPT_UINT, F(max_jobs_per_client), "64", 0, U32, NULL,
+     "Jobs one client may have in flight; further submits get 429. 0: no limit."},
+    {"max_await_ms", OPT_UINT, F(max_await_ms), "300000", 0, U32, NULL,
+     "Longest a result request waits for its job (timeout_ms is capped to it)."},
+    {"devices", OPT_STRING, F(devices), "auto", 0, 0, check_devices,
+     "Proving devices, comma separated: auto (every GPU, else the CPU), cpu,\n"
+     "cpu:threads=N, gpu (every GPU), gpu0, gpu1, ..., and for tests\n"
+     "sim:upload_us=U,compute_us=C,fetch_us=F (a simulated device that makes\n"
+     "no proofs). Any device takes workers=N."},
+    {"synth_workers", OPT_UINT, F(synth_workers), "0", 0, 1024, NULL,
+     "Partitions synthesized at once (0: 1)."},
+    {"synth_threads", OPT_UINT, F(synth_threads), "0", 0, 4096, NULL,
+     "Threads shared by the synthesis workers (0: a quarter of the CPUs)."},
+    {"finalize_threads", OPT_UINT, F(finalize_threads), "0", 0, 1024, NULL,
+     "Finalizer threads (0: 1); raise with self_verify on small circuits."},
+    {"budget", OPT_BYTES, F(budget), "0", 0, 1ULL << 60, NULL,
+     "Memory budget for keys, buffers and witnesses. 0: physical memory (or\n"
+     "the cgroup limit) minus 10%. Suffixes K, M, G, T."},
+    {"keys", OPT_STRING, F(keys), "", 0, 0, check_keys,
+     "Keys to load at start: id=/path/a.zkey,id2=/path/b.zkey."},
+    {"retain_jobs", OPT_UINT, F(retain_jobs), "0", 0, U32, NULL,
+     "Finished jobs kept for status, results and request-id attach (0: 1024)."},
+    {"batch_max", OPT_UINT, F(batch_max), "0", 0, 1024, NULL,
+     "Ready partitions of one key a device takes in one step (0: 1)."},
+    {"self_verify", OPT_BOOL, F(self_verify), "false", 0, 0, NULL,
+     "Verify every proof before publishing it (costs pairings)."},
+    {"trace_events", OPT_UINT, F(trace_events), "0", 0, 1U << 26, NULL,
+     "Timeline events kept per engine thread for /trace (0: 16384)."},
+    {"log_level", OPT_LEVEL, F(log_level), "info", 0, 0, NULL,
+     "error, warn, info (a line per request, partition and job) or debug."},
+    {"drain_timeout_s", OPT_UINT, F(drain_timeout_s), "60", 0, 86400, NULL,
+     "On SIGTERM: seconds to let jobs in flight finish before cancelling them."},
+    {"pid_file", OPT_STRING, F(pid_file), "", 0, 0, NULL,
+     "Write the process id here while running. Empty: none."},
+};
+
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+/* ---- value parsers ---------------------------------------------------------- */
+
+static int parse_u64(const char *v, uint64_t *out) {
+    if (!isdigit((unsigned char)*v))
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end)
+        return 0;
+    *out = x;
+    return 1;
+}
+
+/* "512", "64K", "1.5G" is not accepted: integers with K/M/G/T (1024-based),
+ * optionally followed by "B" or "iB". */
+static int parse_bytes(const char *v, uint64_t *out) {
+    if (!isdigit((unsigned char)*v))
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno)
+        return 0;
+    unsigned shift = 0;
+    const char *units = "KMGT", *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u) {
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+    }
+    if (shift && (!strcasecmp(end, "iB") || !strcasecmp(end, "B")))
+        end += strlen(end);
+    else if (!shift && !strcasecmp(end, "B"))
+        end++;
+    if (*end || (shift && x > (UINT64_MAX >> shift)))
+        return 0;
+    *out = (uint64_t)x << shift;
+    return 1;
+}
+
+static int parse_bool(const char *v, int *out) {
+    static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no",
+                                                                                "off"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(v, yes[i]))
+            return *out = 1, 1;
+        if (!strcasecmp(v, no[i]))
+            return *out = 0, 1;
+    }
+    return 0;
+}
+
+static const cuzkd_option *find_option(const char *name) {
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (!strcmp(options[i].name, name))
+            return &options[i];
+    return NULL;
+}
+
+/* Parse |value| into |c|'s field for |o|.  |where| names the source for the
+ * message ("flag --budget", "environment CUZKD_BUDGET", "f.ini line 3"). */
+static cuzk_status set_option(cuzkd_config *c, const cuzkd_option *o, const char *value,
+                              const char *where, cuzk_error *err) {
+    void *field = (char *)c + o->offset;
+    char msg[200] = "";
+    switch (o->type) {
+    case OPT_STRING: {
+        if (o->check && !o->check(value, msg, sizeof msg))
+            break;
+        char *dup = strdup(value);
+        if (!dup)
+            return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
+        free(*(char **)field);
+        *(char **)field = dup;
+        return CUZK_OK;
+    }
+    case OPT_UINT:
+    case OPT_BYTES: {
+        uint64_t x;
+        int ok = o->type == OPT_UINT ? parse_u64(value, &x) : parse_bytes(value, &x);
+        if (!ok) {
+            snprintf(msg, sizeof msg, "expected %s",
+                     o->type == OPT_UINT ? "a non-negative integer"
+                                         : "a byte count such as 512M or 4G");
+            break;
+        }
+        if (x < o->min || x > o->max) {
+            snprintf(msg, sizeof msg, "must be between %llu and %llu", (unsigned long long)o->min,
+                     (unsigned long long)o->max);
+            break;
+        }
+        if (o->type == OPT_UINT)
+            *(unsigned *)field = (unsigned)x;
+        else
+            *(uint64_t *)field = x;
+        return CUZK_OK;
+    }
+    case OPT_BOOL:
+        if (parse_bool(value, (int *)field))
+            return CUZK_OK;
+        snprintf(msg, sizeof msg, "expected true or false");
+        break;
+    case OPT_LEVEL: {
+        int l = cuzkd_log_level_parse(value);
+        if (l >= 0) {
+            *(int *)field = l;
+            return CUZK_OK;
+        }
+        snprintf(msg, sizeof msg, "expected error, warn, info or debug");
+        break;
+    }
+    }
+    return cuzk_fail(err, CUZK_EINVAL, "%s%sbad value '%s' for %s: %s", where, *where ? ": " : "",
+                     value, o->name, msg);
+}
+
+/* ---- validators of structured strings ------------------------------------------ */
+
+/* Splits "host:port" / "[v6]:port" into |host| and |port|. */
+static int split_listen(const char *v, char *host, size_t cap, unsigned *port) {
+    const char *colon;
+    if (*v == '[') {
+        const char *close = strchr(v, ']');
+        if (!close || close[1] != ':')
+            return 0;
+        if ((size_t)(close - v - 1) >= cap || close == v + 1)
+            return 0;
+        memcpy(host, v + 1, (size_t)(close - v - 1));
+        host[close - v - 1] = 0;
+        colon = close + 1;
+    } else {
+        colon = strrchr(v, ':');
+        if (!colon || colon == v || (size_t)(colon - v) >= cap ||
+            memchr(v, ':', (size_t)(colon - v)))
+            return 0;
+        memcpy(host, v, (size_t)(colon - v));
+        host[colon - v] = 0;
+    }
+    uint64_t p;
+    if (!parse_u64(colon + 1, &p) || p > 65535)
+        return 0;
+    *port = (unsigned)p;
+    return 1;
+}
+
+int cuzkd_listen_split(const char *v, char *host, size_t cap, unsigned *port) {
+    return split_listen(v, host, cap, port);
+}
+
+static int check_listen(const char *v, char *msg, size_t cap) {
+    char host[256];
+    unsigned port;
+    if (!*v || split_listen(v, host, sizeof host, &port))
+        return 1;
+    snprintf(msg, cap, "expected host:port, e.g. 127.0.0.1:7654 or [::1]:7654");
+    return 0;
+}
+
+/*
+ * Devices: comma-separated items.  An item "name=value" without a colon
+ * continues the parameters of the device before it, so
+ * "sim:upload_us=1,compute_us=2,cpu" is a simulated device with two
+ * parameters and a CPU device.  Fills |ec| when not NULL.
+ */
+#ifdef CUZK_HAVE_CUDA
+#define NO_GPU_TEXT "no such GPU on this machine"
+static int gpu_count(void) { return cuzk_gpu_device_count(); }
+#else
+#define NO_GPU_TEXT "this cuzkd was built without CUDA"
+static int gpu_count(void) { return 0; }
+#endif
+
+static int add_device(cuzk_engine_config *ec, cuzk_device_kind kind, int index, char *msg,
+                      size_t cap) {
+    if (ec->n_devices >= CUZK_MAX_DEVICES - 1) {
+        snprintf(msg, cap, "at most %d devices", CUZK_MAX_DEVICES - 1);
+        return 0;
+    }
+    cuzk_device_config *d = &ec->devices[ec->n_devices++];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->gpu_index = index;
+    /* GPU: one worker uploads the next partition while the other computes */
+    if (kind == CUZK_DEVICE_GPU)
+        d->workers = 2;
+    return 1;
+}
+
+static int device_param(cuzk_engine_config *ec, unsigned first, const char *kv, char *msg,
+                        size_t cap) {
+    const char *eq = strchr(kv, '=');
+    uint64_t x;
+    if (!eq || !parse_u64(eq + 1, &x) || x > U32) {
+        snprintf(msg, cap, "'%s': expected name=number", kv);
+        return 0;
+    }
+    size_t n = (size_t)(eq - kv);
+    for (unsigned i = first; i < ec->n_devices; i++) {
+        cuzk_device_config *d = &ec->devices[i];
+        if (n == 7 && !strncmp(kv, "workers", n))
+            d->workers = (unsigned)x;
+        else if (n == 7 && !strncmp(kv, "threads", n) && d->kind == CUZK_DEVICE_CPU)
+            d->threads = (unsigned)x;
+        else if (n == 9 && !strncmp(kv, "upload_us", n) && d->kind == CUZK_DEVICE_SIMULATED)
+            d->sim_upload_us = (uint32_t)x;
+        else if (n == 10 && !strncmp(kv, "compute_us", n) && d->kind == CUZK_DEVICE_SIMULATED)
+            d->sim_compute_us = (uint32_t)x;
+        else if (n == 8 && !strncmp(kv, "fetch_us", n) && d->kind == CUZK_DEVICE_SIMULATED)
+            d->sim_fetch_us = (uint32_t)x;
+        else {
+            snprintf(msg, cap, "'%.*s' is not a parameter of this device", (int)n, kv);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int parse_devices(const char *v, cuzk_engine_config *ec, int resolve, char *msg,
+                         size_t cap) {
+    char *copy = strdup(v), *save = NULL;
+    if (!copy) {
+        snprintf(msg, cap, "out of memory");
+        return 0;
+    }
+    int ok = 1, any = 0;
+    unsigned first = 0; /* the devices the current item's parameters apply to */
+    ec->n_devices = 0;
+    for (char *it = strtok_r(copy, ",", &save); ok && it; it = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*it))
+            it++;
+        char *colon = strchr(it, ':');
+        if (!colon && strchr(it, '=')) { /* continues the previous device */
+            ok = any ? device_param(ec, first, it, msg, cap)
+                     : (snprintf(msg, cap, "'%s' before any device", it), 0);
+            continue;
+        }
+        if (colon)
+            *colon = 0;
+        first = ec->n_devices;
+        any = 1;
+        if (!strcmp(it, "cpu")) {
+            ok = add_device(ec, CUZK_DEVICE_CPU, 0, msg, cap);
+        } else if (!strcmp(it, "sim")) {
+            ok = add_device(ec, CUZK_DEVICE_SIMULATED, 0, msg, cap);
+        } else if (!strcmp(it, "auto") || !strcmp(it, "gpu")) {
+            int ngpu = gpu_count();
+            if (it[0] == 'g' && ngpu <= 0) {
+                snprintf(msg, cap, "gpu: %s", NO_GPU_TEXT);
+                ok = 0;
+            } else if (ngpu <= 0 || (!resolve && it[0] == 'a')) {
+                /* auto is only checked here; main resolves it at start */
+                ok = add_device(ec, CUZK_DEVICE_CPU, 0, msg, cap);
+            } else {
+                for (int g = 0; ok && g < ngpu; g++)
+                    ok = add_device(ec, CUZK_DEVICE_GPU, g, msg, cap);
+            }
+        } else if (!strncmp(it, "gpu", 3) && isdigit((unsigned char)it[3])) {
+            uint64_t idx;
+            if (!parse_u64(it + 3, &idx) || idx >= 1024) {
+                snprintf(msg, cap, "bad GPU index in '%s'", it);
+                ok = 0;
+            } else if ((int)idx >= gpu_count()) {
+                snprintf(msg, cap, "%s: %s (GPUs: %d)", it, NO_GPU_TEXT, gpu_count());
+                ok = 0;
+            } else {
+                ok = add_device(ec, CUZK_DEVICE_GPU, (int)idx, msg, cap);
+            }
+        } else {
+            snprintf(msg, cap, "unknown device '%s'", it);
+            ok = 0;
+        }
+        if (ok && colon && colon[1])
+            ok = device_param(ec, first, colon + 1, msg, cap);
+    }
+    if (ok && !any) {
+        snprintf(msg, cap, "no device");
+        ok = 0;
+    }
+    free(copy);
+    return ok;
+}
+
+static int check_devices(const char *v, char *msg, size_t cap) {
+    cuzk_engine_config ec;
+    memset(&ec, 0, sizeof ec);
+    return parse_devices(v, &ec, 0, msg, cap);
+}
+
+static int parse_keys(const char *v, cuzkd_config *c, char *msg, size_t cap) {
+    char *copy = strdup(v), *save = NULL;
+    if (!copy)
+        return snprintf(msg, cap, "out of memory"), 0;
+    int ok = 1;
+    unsigned n = 0;
+    for (char *it = strtok_r(copy, ",", &save); ok && it; it = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*it))
+            it++;
+        char *eq = strchr(it, '=');
+        if (!*it)
+            continue;
+        if (!eq || eq == it || !eq[1] || (size_t)(eq - it) > CUZK_ID_MAX) {
+            snprintf(msg, cap, "'%s': expected id=path (id of 1..%d bytes)", it, CUZK_ID_MAX);
+            ok = 0;
+        } else if (n >= CUZKD_MAX_PRELOAD) {
+            snprintf(msg, cap, "at most %d keys", CUZKD_MAX_PRELOAD);
+            ok = 0;
+        } else if (c) {
+            snprintf(c->preload[n].id, sizeof c->preload[n].id, "%.*s", (int)(eq - it), it);
+            c->preload[n].path = strdup(eq + 1);
+            ok = c->preload[n].path != NULL;
+        }
+        n += ok;
+    }
+    if (c)
+        c->n_preload = n;
+    free(copy);
+    return ok;
+}
+
+static int check_keys(const char *v, char *msg, size_t cap) {
+    return parse_keys(v, NULL, msg, cap);
+}
+
+/* ---- sources ------------------------------------------------------------------ */
+
+const char *cuzkd_default_socket(void) {
+    static char path[4096];
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && *xdg)
+        snprintf(path, sizeof path, "%s/cuzkd.sock", xdg);
+    else
+        snprintf(path, sizeof path, "/tmp/cuzkd-%u.sock", (unsigned)getuid());
+    return path;
+}
+
+static const char *default_text(const cuzkd_option *o) {
+    return o->dflt ? o->dflt : cuzkd_default_socket();
+}
+
+void cuzkd_config_init(cuzkd_config *c) {
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        cuzk_status s = set_option(c, &options[i], default_text(&options[i]), "default", NULL);
+        (void)s; /* the table's defaults are valid: test_daemon_lifecycle reads them back */
+    }
+}
+
+void cuzkd_config_free(cuzkd_config *c) {
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].type == OPT_STRING)
+            free(*(char **)((char *)c + options[i].offset));
+    for (unsigned i = 0; i < c->n_preload; i++)
+        free(c->preload[i].path);
+    if (c->token_value) {
+        /* The token is a secret: do not leave it in freed memory. */
+        explicit_bzero(c->token_value, strlen(c->token_value));
+        free(c->token_value);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+typedef struct ini_ctx {
+    cuzkd_config *c;
+    const char *file;
+    cuzk_error *err;
+    int failed;
+} ini_ctx;
+
+/* libinih as Debian builds it does not pass line numbers to the handler;
+ * ini_parse returns the line of the first failure, which load_file puts
+ * in front of the message. */
+static int on_ini_line(void *user, const char *section, const char *name, const char *value) {
+    ini_ctx *x = user;
+    if (x->failed)
+        return 0;
+    if (*section && strcmp(section, "cuzkd")) {
+        cuzk_fail(x->err, CUZK_EINVAL,
+                  "unknown section [%s] (options go before any section "
+                  "or under [cuzkd])",
+                  section);
+        return x->failed = 1, 0;
+    }
+    const cuzkd_option *o = find_option(name);
+    if (!o) {
+        cuzk_fail(x->err, CUZK_EINVAL, "unknown option '%s'", name);
+        return x->failed = 1, 0;
+    }
+    if (set_option(x->c, o, value, "", x->err) != CUZK_OK)
+        return x->failed = 1, 0;
+    return 1;
+}
+
+static cuzk_status load_file(cuzkd_config *c, const char *path, cuzk_error *err) {
+    cuzk_error e = {0};
+    ini_ctx x = {c, path, &e, 0};
+    int r = ini_parse(path, on_ini_line, &x);
+    if (r == -1)
+        return cuzk_fail(err, CUZK_EINVAL, "cannot open config file %s", path);
+    if (x.failed)
+        return cuzk_fail(err, CUZK_EINVAL, "%s line %d: %s", path, r, e.msg);
+    if (r != 0)
+        return cuzk_fail(err, CUZK_EINVAL, "%s line %d: not an INI line (expected name = value)",
+                         path, r);
+    return CUZK_OK;
+}
+
+static cuzk_status load_env(cuzkd_config *c, cuzk_error *err) {
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        char var[64] = "CUZKD_";
+        for (size_t k = 0; options[i].name[k] && k + 7 < sizeof var; k++)
+            var[6 + k] = (char)toupper((unsigned char)options[i].name[k]);
+        const char *v = getenv(var);
+        char where[80];
+        snprintf(where, sizeof where, "environment %s", var);
+        if (v && set_option(c, &options[i], v, where, err) != CUZK_OK)
+            return CUZK_EINVAL;
+    }
+    return CUZK_OK;
+}
+
+/* "--name=value" or "--name value"; dashes in the name read as underscores. */
+static cuzk_status flag_value(int argc, char **argv, int *i, char *name, size_t cap,
+                              const char **value, cuzk_error *err) {
+    const char *a = argv[*i] + 2, *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    if (n >= cap)
+        return cuzk_fail(err, CUZK_EINVAL, "unknown flag %s", argv[*i]);
+    for (size_t k = 0; k < n; k++)
+        name[k] = a[k] == '-' ? '_' : a[k];
+    name[n] = 0;
+    if (eq) {
+        *value = eq + 1;
+    } else if (*i + 1 < argc) {
+        *value = argv[++*i];
+    } else {
+        *value = NULL;
+    }
+    return CUZK_OK;
+}
+
+cuzk_status cuzkd_config_load(cuzkd_config *c, int argc, char **argv, cuzkd_action *action,
+                              cuzk_error *err) {
+    *action = CUZKD_RUN;
+    /* Pass 1: switches and the config file, which comes before everything
+     * else whatever its place on the command line. */
+    const char *file = getenv("CUZKD_CONFIG");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--print-default-config"))
+            *action = CUZKD_PRINT_DEFAULT;
+        else if (!strcmp(a, "--print-config"))
+            *action = CUZKD_PRINT_CONFIG;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            *action = CUZKD_HELP;
+        else if (!strcmp(a, "--version"))
+            *action = CUZKD_VERSION;
+        else if (!strcmp(a, "--config") && i + 1 < argc)
+            file = argv[++i];
+        else if (!strncmp(a, "--config=", 9))
+            file = a + 9;
+        else if (!strcmp(a, "--config"))
+            return cuzk_fail(err, CUZK_EINVAL, "flag --config needs a file");
+    }
+    if (*action != CUZKD_RUN && *action != CUZKD_PRINT_CONFIG)
+        return CUZK_OK;
+    if (file && *file && load_file(c, file, err) != CUZK_OK)
+        return CUZK_EINVAL;
+    if (load_env(c, err) != CUZK_OK)
+        return CUZK_EINVAL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--config")) {
+            i++;
+            continue;
+        }
+        if (!strncmp(a, "--config=", 9))
+            continue;
+        if (!strcmp(a, "--print-config"))
+            continue;
+        if (strncmp(a, "--", 2))
+            return cuzk_fail(err, CUZK_EINVAL,
+                             "unexpected argument '%s' (options are --name=value)", a);
+        char name[64], where[80];
+        const char *value = NULL;
+        if (flag_value(argc, argv, &i, name, sizeof name, &value, err) != CUZK_OK)
+            return CUZK_EINVAL;
+        const cuzkd_option *o = find_option(name);
+        if (!o)
+            return cuzk_fail(err, CUZK_EINVAL, "unknown flag --%s (cuzkd --help lists them)", name);
+        if (!value)
+            return cuzk_fail(err, CUZK_EINVAL, "flag --%s needs a value", name);
+        snprintf(where, sizeof where, "flag --%s", name);
+        if (set_option(c, o, value, where, err) != CUZK_OK)
+            return CUZK_EINVAL;
+    }
+    return CUZK_OK;
+}
+
+static char *read_token_file(const char *path, cuzk_error *err) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cuzk_fail(err, CUZK_EINVAL, "token_file: cannot open %s", path);
+        return NULL;
+    }
+    char line[1024];
+    char *r = fgets(line, sizeof line, f);
+    fclose(f);
+    if (!r) {
+        cuzk_fail(err, CUZK_EINVAL, "token_file %s is empty", path);
+        return NULL;
+    }
+    size_t n = strcspn(line, "\r\n");
+    while (n && isspace((unsigned char)line[n - 1]))
+        n--;
+    line[n] = 0;
+    char *tok = strdup(line);
+    explicit_bzero(line, sizeof line);
+    if (tok && !*tok) {
+        free(tok);
+        cuzk_fail(err, CUZK_EINVAL, "token_file %s has an empty first line", path);
+        return NULL;
+    }
+    return tok;
+}
+
+cuzk_status cuzkd_config_finish(cuzkd_config *c, cuzk_error *err) {
+    if (*c->token && *c->token_file)
+        return cuzk_fail(err, CUZK_EINVAL, "set token or token_file, not both");
+    if (*c->token_file) {
+        if (!(c->token_value = read_token_file(c->token_file, err)))
+            return CUZK_EINVAL;
+    } else if (*c->token && !(c->token_value = strdup(c->token))) {
+        return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
+    }
+    if (*c->listen && !c->token_value)
+        return cuzk_fail(err, CUZK_EINVAL,
+                         "listen = %s needs a token (token or token_file): TCP is never open "
+                         "without one",
+                         c->listen);
+    if (!*c->socket && !*c->listen)
+        return cuzk_fail(err, CUZK_EINVAL,
+                         "nothing to listen on: socket and listen are both empty");
+    char msg[200];
+    if (!parse_keys(c->keys, c, msg, sizeof msg))
+        return cuzk_fail(err, CUZK_EINVAL, "keys: %s", msg);
+    return CUZK_OK;
+}
+
+cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec, cuzk_error *err) {
+    cuzk_engine_config_default(ec);
+    char msg[200];
+    if (!parse_devices(c->devices, ec, 1, msg, sizeof msg))
+        return cuzk_fail(err, CUZK_EINVAL, "devices: %s", msg);
+    ec->synth_workers = c->synth_workers;
+    ec->synth_threads = c->synth_threads;
+    ec->finalize_threads = c->finalize_threads;
+    ec->budget_bytes = c->budget;
+    ec->retain_jobs = c->retain_jobs;
+    ec->batch_max = c->batch_max;
+    ec->self_verify = c->self_verify;
+    ec->trace_events = c->trace_events;
+    ec->log_level = (cuzk_log_level)c->log_level;
+    ec->log_fn = cuzkd_log_engine;
+    ec->log_ctx = NULL;
+    return CUZK_OK;
+}
+
+/* ---- printing ------------------------------------------------------------------- */
+
+static void print_help_lines(FILE *f, const char *prefix, const char *help) {
+    for (const char *p = help; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "%s%.*s\n", prefix, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* |o|'s value in |c| as text that parses back to it. */
+static void format_value(char *out, size_t cap, const cuzkd_option *o, const cuzkd_config *c) {
+    const void *field = (const char *)c + o->offset;
+    switch (o->type) {
+    case OPT_STRING:
+        snprintf(out, cap, "%s", *(char *const *)field);
+        break;
+    case OPT_UINT:
+        snprintf(out, cap, "%u", *(const unsigned *)field);
+        break;
+    case OPT_BYTES: {
+        uint64_t x = *(const uint64_t *)field;
+        static const char suffix[] = "KMGT";
+        int k = -1;
+        while (k < 3 && x && x % 1024 == 0) { /* the largest exact unit */
+            x /= 1024;
+            k++;
+        }
+        snprintf(out, cap, "%llu%.*s", (unsigned long long)x, k >= 0, k >= 0 ? suffix + k : "");
+        break;
+    }
+    case OPT_BOOL:
+        snprintf(out, cap, "%s", *(const int *)field ? "true" : "false");
+        break;
+    case OPT_LEVEL:
+        snprintf(out, cap, "%s", cuzkd_log_level_name((cuzk_log_level) * (const int *)field));
+        break;
+    }
+}
+
+void cuzkd_config_print(FILE *f, const cuzkd_config *c) {
+    fprintf(f,
+            "# cuzkd configuration (INI), as printed by cuzkd %s.\n"
+            "# Each option can also be set by the environment variable CUZKD_<NAME>\n"
+            "# or the flag --<name>=VALUE; flags win over the environment, which\n"
+            "# wins over this file.\n"
+            "[cuzkd]\n",
+            c ? "--print-config" : "--print-default-config (every value is the default)");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        char v[4200];
+        if (c)
+            format_value(v, sizeof v, &options[i], c);
+        else
+            snprintf(v, sizeof v, "%s", default_text(&options[i]));
+        fprintf(f, "\n");
+        print_help_lines(f, "# ", options[i].help);
+        if (c && strcmp(v, default_text(&options[i])))
+            fprintf(f, "# default: %s\n",
+                    *default_text(&options[i]) ? default_text(&options[i]) : "(empty)");
+        fprintf(f, "%s =%s%s\n", options[i].name, *v ? " " : "", v);
+    }
+}
+
+void cuzkd_config_print_help(FILE *f) {
+    fprintf(f, "usage: cuzkd [--config FILE] [--<option>=VALUE | --<option> VALUE]...\n"
+               "       cuzkd --print-default-config | --print-config | --help | --version\n\n"
+               "The cuzk proving daemon: serves the HTTP API of docs/API.md on a unix socket\n"
+               "and optionally TCP.  Options (file < CUZKD_<NAME> environment < flags):\n\n");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        fprintf(f, "  --%s (default: %s)\n", options[i].name,
+                *default_text(&options[i]) ? default_text(&options[i]) : "empty");
+        print_help_lines(f, "      ", options[i].help);
+    }
+    fprintf(f, "\nSIGTERM or SIGINT: drain and exit 0; a second SIGINT exits at once (130).\n"
+               "docs/DAEMON.md describes running it; docs/API.md the API.\n");
+}

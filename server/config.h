@@ -1,0 +1,101 @@
+/*
+ * cuzkd's configuration: one option table (config.c) drives the INI file
+ * (libinih), the CUZKD_<NAME> environment variables, the --<name>=VALUE
+ * flags, validation, and `cuzkd --print-default-config`.  Precedence:
+ * defaults < file < environment < flags.
+ *
+ * Parsing never exits; it returns CUZK_EINVAL with a one-line reason
+ * naming the option and where its bad value came from, and the caller
+ * (main) exits with status 2.
+ */
+#ifndef CUZKD_CONFIG_H
+#define CUZKD_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk.h"
+
+/* Most keys the `keys` option may preload. */
+#define CUZKD_MAX_PRELOAD 64
+
+typedef struct cuzkd_preload {
+    char id[CUZK_ID_MAX + 1];
+    char *path;
+} cuzkd_preload;
+
+typedef struct cuzkd_config {
+    /* listeners */
+    char *socket;     /* unix socket path; "" disables it */
+    char *listen;     /* "host:port" for TCP; "" disables it */
+    char *token;      /* bearer token for TCP ("" : none) */
+    char *token_file; /* file holding the token (read at validation) */
+    unsigned threads; /* HTTP: connections served at once per listener */
+    unsigned connection_timeout_s;
+    uint64_t max_body_bytes;
+    unsigned max_jobs_per_client; /* 0: unlimited */
+    unsigned max_await_ms;
+    /* engine */
+    char *devices;
+    unsigned synth_workers, synth_threads, finalize_threads;
+    uint64_t budget;
+    char *keys;
+    unsigned retain_jobs;
+    unsigned batch_max;
+    int self_verify;
+    unsigned trace_events;
+    /* process */
+    int log_level; /* cuzk_log_level */
+    unsigned drain_timeout_s;
+    char *pid_file;
+
+    /* Derived by cuzkd_config_finish. */
+    char *token_value; /* token or the token_file's first line */
+    cuzkd_preload preload[CUZKD_MAX_PRELOAD];
+    unsigned n_preload;
+} cuzkd_config;
+
+/* Defaults (no file, environment or flags applied). */
+void cuzkd_config_init(cuzkd_config *c);
+void cuzkd_config_free(cuzkd_config *c);
+
+/* What the command line asks for besides running. */
+typedef enum cuzkd_action {
+    CUZKD_RUN = 0,
+    CUZKD_HELP,
+    CUZKD_VERSION,
+    CUZKD_PRINT_DEFAULT, /* --print-default-config: every option's default */
+    CUZKD_PRINT_CONFIG   /* --print-config: the values after file, env, flags */
+} cuzkd_action;
+
+/*
+ * Apply argv (argv[0] skipped): first --config FILE (or CUZKD_CONFIG), then
+ * the environment, then every flag.  |*action| says what to do.
+ * Returns CUZK_OK or CUZK_EINVAL with the reason in |err|.
+ */
+cuzk_status cuzkd_config_load(cuzkd_config *c, int argc, char **argv, cuzkd_action *action,
+                              cuzk_error *err);
+
+/* Cross-option checks and derived values (token file, preload list). */
+cuzk_status cuzkd_config_finish(cuzkd_config *c, cuzk_error *err);
+
+/*
+ * Fill |ec| (from cuzk_engine_config_default) from |c|: devices ("auto"
+ * resolved now), workers, budget, self_verify, trace_events, logging.
+ */
+cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec, cuzk_error *err);
+
+/* A commented INI file of every option: with its default value (|c| NULL)
+ * or with its value in |c|.  Either reads back to the same settings. */
+void cuzkd_config_print(FILE *f, const cuzkd_config *c);
+/* The --help text. */
+void cuzkd_config_print_help(FILE *f);
+
+/* Split a valid `listen` value into |host| (brackets removed) and |port|;
+ * 0 if it is not host:port. */
+int cuzkd_listen_split(const char *v, char *host, size_t cap, unsigned *port);
+
+/* Default unix socket: $XDG_RUNTIME_DIR/cuzkd.sock, else /tmp/cuzkd-<uid>.sock. */
+const char *cuzkd_default_socket(void);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * cuzkd: the cuzk proving daemon.  main() reads the configuration, starts
+ * the engine and the listeners, loads the configured keys, and then waits
+ * for a signal; the lifecycle is:
+ *
+ *   start    config errors exit 2; a live daemon on the socket, or any
+ *            other start failure, exits 1 (a stale socket is removed).
+ *   serve    until SIGTERM or SIGINT.
+ *   drain    new submits and /healthz answer 503; jobs in flight get up to
+ *            drain_timeout_s to finish while clients can still read their
+ *            results; then the listeners stop, the engine cancels what is
+ *            left, the socket and pid file are removed, and cuzkd exits 0.
+ *   abort    a second SIGINT during the drain exits at once with 130.
+ *
+ * Signals are blocked in every thread and taken by one thread with
+ * sigwait, so no handler ever runs inside engine or HTTP code.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/http.h"
+#include "server/log.h"
+
+/* How long a stopping daemon waits for responses being written (results
+ * of jobs that just finished) before it closes the connections. */
+#define RESPONSE_GRACE_MS 2000
+
+static cuzkd_server g_srv;
+/* The pid file to remove on the immediate-exit path (signal thread), kept
+ * apart from the configuration, which main frees at the end. */
+static char g_pid_file[4096];
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int requested; /* signal number that asked for shutdown, 0 none */
+} g_stop = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+
+static void sleep_ms(unsigned ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static void *signal_main(void *arg) {
+    sigset_t *set = arg;
+    int seen = 0;
+    for (;;) {
+        int sig;
+        if (sigwait(set, &sig) != 0)
+            continue;
+        const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+        if (!seen++) {
+            LOG_INFO("cuzkd", "%s: draining (a second SIGINT exits at once)", name);
+            pthread_mutex_lock(&g_stop.lock);
+            g_stop.requested = sig;
+            pthread_cond_broadcast(&g_stop.cv);
+            pthread_mutex_unlock(&g_stop.lock);
+        } else if (sig == SIGINT) {
+            LOG_WARN("cuzkd", "second SIGINT: exiting now without draining");
+            cuzkd_http_unlink_socket(&g_srv);
+            if (g_pid_file[0])
+                unlink(g_pid_file);
+            _exit(130);
+        } else {
+            LOG_INFO("cuzkd", "%s: already draining", name);
+        }
+    }
+    return NULL;
+}
+
+static int stop_requested(void) {
+    pthread_mutex_lock(&g_stop.lock);
+    int r = g_stop.requested;
+    pthread_mutex_unlock(&g_stop.lock);
+    return r;
+}
+
+static int write_pid_file(const char *path) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return 0;
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+    int ok = write(fd, buf, (size_t)n) == n;
+    return close(fd) == 0 && ok;
+}
+
+static void log_start(cuzk_engine *e, const cuzkd_config *c) {
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    char devs[256] = "";
+    for (unsigned i = 0; i < st.n_devices; i++) {
+        size_t n = strlen(devs);
+        snprintf(devs + n, sizeof devs - n, "%s%s%s", n ? "," : "", st.devices[i].name,
+                 st.devices[i].fallback_only ? "(fallback)" : "");
+    }
+    LOG_INFO("cuzkd", "cuzkd %s: engine up: devices %s, budget %.1f MiB, self_verify %s",
+             CUZKD_VERSION, devs, st.mem_budget / 1048576.0, c->self_verify ? "on" : "off");
+}
+
+/* Load the keys of the `keys` option.  0 if one failed (logged). */
+static int preload_keys(cuzkd_server *srv, const cuzkd_config *c) {
+    for (unsigned i = 0; i < c->n_preload && !stop_requested(); i++) {
+        cuzk_error err = {0};
+        uint64_t t0 = cuzk_now_ns();
+        if (cuzk_engine_key_preload(srv->engine, c->preload[i].id, c->preload[i].path, &err) !=
+            CUZK_OK) {
+            LOG_ERROR("keys", "cannot load key %s from %s: %s", c->preload[i].id,
+                      c->preload[i].path, err.msg);
+            return 0;
+        }
+        LOG_INFO("keys", "key %s ready (%.1f ms)", c->preload[i].id, (cuzk_now_ns() - t0) / 1e6);
+    }
+    return 1;
+}
+
+/* The drain: returns once jobs are done or the drain time is up. */
+static void drain(cuzkd_server *srv, const cuzkd_config *c) {
+    atomic_store(&srv->draining, 1);
+    cuzk_engine_status st;
+    cuzk_engine_status_get(srv->engine, &st);
+    uint64_t done0 = st.jobs_done + st.jobs_failed + st.jobs_cancelled + st.jobs_expired;
+    uint64_t start = cuzk_now_ns(), deadline = start + c->drain_timeout_s * 1000000000ULL;
+    if (st.jobs_active)
+        LOG_INFO("cuzkd", "waiting up to %u s for %u job(s) in flight", c->drain_timeout_s,
+                 st.jobs_active);
+    while (st.jobs_active && cuzk_now_ns() < deadline) {
+        sleep_ms(50);
+        cuzk_engine_status_get(srv->engine, &st);
+    }
+    uint64_t ended = st.jobs_done + st.jobs_failed + st.jobs_cancelled + st.jobs_expired - done0;
+    if (st.jobs_active)
+        LOG_WARN("cuzkd",
+                 "drain time (%u s) is up: cancelling %u job(s) still in flight "
+                 "(%llu finished meanwhile)",
+                 c->drain_timeout_s, st.jobs_active, (unsigned long long)ended);
+    else
+        LOG_INFO("cuzkd", "drained: %llu job(s) finished in %.1f s", (unsigned long long)ended,
+                 (cuzk_now_ns() - start) / 1e9);
+    /* Clients waiting on results of jobs that just ended are being
+     * answered now; give them a moment before connections close. */
+    for (unsigned waited = 0; atomic_load(&srv->requests) > 0 && waited < RESPONSE_GRACE_MS;
+         waited += 20)
+        sleep_ms(20);
+}
+
+int main(int argc, char **argv) {
+    cuzkd_config cfg;
+    cuzk_error err = {0};
+    cuzkd_action action;
+    cuzkd_config_init(&cfg);
+    if (cuzkd_config_load(&cfg, argc, argv, &action, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzkd: %s\n", err.msg);
+        cuzkd_config_free(&cfg);
+        return 2;
+    }
+    if (action != CUZKD_RUN) {
+        if (action == CUZKD_HELP)
+            cuzkd_config_print_help(stdout);
+        else if (action == CUZKD_PRINT_DEFAULT)
+            cuzkd_config_print(stdout, NULL);
+        else if (action == CUZKD_PRINT_CONFIG)
+            cuzkd_config_print(stdout, &cfg);
+        else
+            printf("cuzkd %s\n", CUZKD_VERSION);
+        cuzkd_config_free(&cfg);
+        return 0;
+    }
+    cuzk_engine_config ec;
+    if (cuzkd_config_finish(&cfg, &err) != CUZK_OK ||
+        cuzkd_config_engine(&cfg, &ec, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzkd: %s\n", err.msg);
+        cuzkd_config_free(&cfg);
+        return 2;
+    }
+    cuzkd_log_set_level((cuzk_log_level)cfg.log_level);
+
+    /* Before any thread exists, so that all of them inherit the mask. */
+    static sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    pthread_t sig_thread;
+    if (pthread_create(&sig_thread, NULL, signal_main, &set) != 0) {
+        LOG_ERROR("cuzkd", "cannot start the signal thread");
+        return 1;
+    }
+    pthread_detach(sig_thread);
+
+    cuzkd_server *srv = &g_srv;
+    srv->cfg = &cfg;
+    int rc = 1, pid_written = 0;
+    if (cuzkd_jobs_start(srv, &err) != CUZK_OK) {
+        LOG_ERROR("cuzkd", "%s", err.msg);
+        return 1;
+    }
+    if (cuzk_engine_create(&srv->engine, &ec, &err) != CUZK_OK) {
+        LOG_ERROR("cuzkd", "cannot start the engine: %s", err.msg);
+        goto out;
+    }
+    cuzk_engine_status st;
+    cuzk_engine_status_get(srv->engine, &st);
+    srv->start_ns = st.now_ns - st.uptime_ns;
+    log_start(srv->engine, &cfg);
+    if (cuzkd_http_start(srv, &err) != CUZK_OK) {
+        LOG_ERROR("cuzkd", "%s", err.msg);
+        goto out;
+    }
+    snprintf(g_pid_file, sizeof g_pid_file, "%s", cfg.pid_file);
+    if (*cfg.pid_file && !(pid_written = write_pid_file(cfg.pid_file))) {
+        LOG_ERROR("cuzkd", "cannot write pid file %s: %s", cfg.pid_file, strerror(errno));
+        goto out;
+    }
+    if (!preload_keys(srv, &cfg))
+        goto out;
+    atomic_store(&srv->ready, 1);
+    LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
+
+    pthread_mutex_lock(&g_stop.lock);
+    while (!g_stop.requested)
+        pthread_cond_wait(&g_stop.cv, &g_stop.lock);
+    pthread_mutex_unlock(&g_stop.lock);
+    drain(srv, &cfg);
+    rc = 0;
+out:
+    atomic_store(&srv->draining, 1);
+    atomic_store(&srv->stopping, 1);
+    cuzkd_http_stop(srv);
+    /* Whatever the drain left is cancelled here; the engine still waits
+     * for device steps already running (they cannot be interrupted). */
+    cuzk_engine_destroy(srv->engine, 0);
+    cuzkd_jobs_stop(srv);
+    if (pid_written)
+        unlink(cfg.pid_file);
+    LOG_INFO("cuzkd", "stopped%s", rc ? " (start failed)" : "");
+    srv->cfg = NULL;
+    cuzkd_config_free(&cfg);
+    return rc;
+}

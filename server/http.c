@@ -1,0 +1,802 @@
+/*
+ * HTTP glue (see http.h): listeners, the libmicrohttpd callbacks, routing,
+ * auth, body limits, replies and the HTTP counters.
+ *
+ * A request passes through on_request in three phases:
+ *   1. first call (no body yet): identify the client, check the token
+ *      (TCP), find the route (404/405), check the declared body size (413)
+ *      and, for a submit, whether the daemon takes jobs (503/429), so that
+ *      refused requests are answered before their body is read;
+ *   2. body chunks: appended up to the route's limit;
+ *   3. last call: the route's handler replies.
+ * on_completed logs the request, counts it and frees its state.
+ *
+ * Must not: hold any lock while calling a handler, or let a handler's
+ * failure stop the listener (every failure is a reply or a closed
+ * connection).
+ */
+#define _GNU_SOURCE
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "server/log.h"
+
+/* JSON bodies (submit by path, key import) are small; a larger one is a
+ * mistake or an attack and is refused without reading it. */
+#define JSON_BODY_MAX ((size_t)1 << 20)
+/* Bodies sent to routes that take none are read and dropped up to this. */
+#define IGNORED_BODY_MAX ((size_t)64 << 10)
+/* Per-connection memory for headers and read buffers (MHD's pool). */
+#define CONNECTION_MEMORY_BYTES ((size_t)128 << 10)
+/* Stack of each connection thread: handlers are shallow (JSON, engine
+ * calls); the default 8 MiB per connection would be mostly waste. */
+#define CONNECTION_STACK_BYTES ((size_t)512 << 10)
+
+struct cuzkd_listener {
+    cuzkd_server *srv;
+    struct MHD_Daemon *d;
+    int fd;
+    int is_tcp;
+};
+
+/* ---- routes ------------------------------------------------------------------ */
+
+typedef struct cuzkd_route {
+    const char *method;
+    const char *prefix; /* the whole path when !param */
+    const char *suffix; /* after the parameter */
+    int param;
+    int body;
+    int quiet; /* polled: a 2xx is logged at debug level */
+    cuzkd_handler fn;
+} cuzkd_route;
+
+/* Routes with a suffix come before the bare {param} route of the same
+ * prefix, so ".../result" is never read as a request id. */
+static const cuzkd_route routes[] = {
+    {"GET", "/", "", 0, BODY_NONE, 1, api_page},
+    {"GET", "/healthz", "", 0, BODY_NONE, 1, api_healthz},
+    {"GET", "/metrics", "", 0, BODY_NONE, 1, api_metrics},
+    {"GET", "/trace", "", 0, BODY_NONE, 0, api_trace},
+    {"GET", "/v1/status", "", 0, BODY_NONE, 1, api_status},
+    {"POST", "/v1/jobs", "", 0, BODY_UPLOAD, 0, api_jobs_submit},
+    {"GET", "/v1/jobs/", "/result", 1, BODY_NONE, 0, api_jobs_result},
+    {"POST", "/v1/jobs/", "/cancel", 1, BODY_NONE, 0, api_jobs_cancel},
+    {"GET", "/v1/jobs/", "", 1, BODY_NONE, 1, api_jobs_status},
+    {"DELETE", "/v1/jobs/", "", 1, BODY_NONE, 0, api_jobs_cancel},
+    {"GET", "/v1/keys", "", 0, BODY_NONE, 1, api_keys_list},
+    {"POST", "/v1/keys", "", 0, BODY_JSON, 0, api_keys_import},
+    {"POST", "/v1/keys/", "/preload", 1, BODY_NONE, 0, api_keys_preload},
+    {"POST", "/v1/keys/", "/evict", 1, BODY_NONE, 0, api_keys_evict},
+    {"GET", "/v1/keys/", "", 1, BODY_NONE, 1, api_keys_get},
+};
+#define N_ROUTES (sizeof routes / sizeof routes[0])
+
+/* Does |path| have the shape of |rt|?  Fills |param| (cap bytes). */
+static int path_matches(const cuzkd_route *rt, const char *path, char *param, size_t cap) {
+    if (!rt->param)
+        return !strcmp(path, rt->prefix);
+    size_t np = strlen(rt->prefix), ns = strlen(rt->suffix), n = strlen(path);
+    if (n <= np + ns || strncmp(path, rt->prefix, np) || strcmp(path + n - ns, rt->suffix))
+        return 0;
+    size_t len = n - np - ns;
+    if (len >= cap)
+        return 0;
+    memcpy(param, path + np, len);
+    param[len] = 0;
+    return 1;
+}
+
+static int same_shape(const cuzkd_route *a, const cuzkd_route *b) {
+    return a->param == b->param && !strcmp(a->prefix, b->prefix) && !strcmp(a->suffix, b->suffix);
+}
+
+/* The route for |method| |path|; NULL with |*shape| set when the path
+ * exists under other methods (405), NULL with |*shape| NULL if not (404). */
+static const cuzkd_route *route_find(const char *method, const char *path, char *param, size_t cap,
+                                     const cuzkd_route **shape) {
+    *shape = NULL;
+    if (!strcmp(method, "HEAD"))
+        method = "GET";
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        if (!path_matches(&routes[i], path, param, cap))
+            continue;
+        *shape = &routes[i];
+        for (size_t j = i; j < N_ROUTES; j++)
+            if (same_shape(&routes[i], &routes[j]) && !strcmp(routes[j].method, method))
+                return &routes[j];
+        return NULL;
+    }
+    return NULL;
+}
+
+static void allowed_methods(const cuzkd_route *shape, char *out, size_t cap) {
+    out[0] = 0;
+    for (size_t j = 0; j < N_ROUTES; j++)
+        if (same_shape(shape, &routes[j])) {
+            size_t n = strlen(out);
+            snprintf(out + n, cap - n, "%s%s", n ? ", " : "", routes[j].method);
+        }
+}
+
+/* ---- replies ------------------------------------------------------------------- */
+
+static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Response *resp,
+                             const char *content_type) {
+    if (!resp) {
+        LOG_ERROR("http", "cannot create a response (out of memory)");
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (code == 401)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"cuzkd\"");
+    if (!strncmp(content_type, "text/html", 9))
+        /* The page is self-contained: it may run its own inline script and
+         * talk to this daemon, and nothing else. */
+        MHD_add_response_header(resp, "Content-Security-Policy",
+                                "default-src 'none'; script-src 'unsafe-inline'; "
+                                "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
+    enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
+    MHD_destroy_response(resp);
+    r->code = code;
+    r->handled = 1;
+    return ret;
+}
+
+enum MHD_Result http_bytes(cuzkd_request *r, unsigned code, const char *content_type, void *buf,
+                           size_t len, int owned) {
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        len, buf, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp && owned)
+        free(buf);
+    return queue(r, code, resp, content_type);
+}
+
+enum MHD_Result http_json(cuzkd_request *r, unsigned code, json_t *obj) {
+    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+    json_decref(obj);
+    if (!text) {
+        static const char oom[] = "{\"error\":\"out of memory\",\"code\":\"ENOMEM\"}";
+        return http_bytes(r, 500, "application/json", (void *)oom, sizeof oom - 1, 0);
+    }
+    size_t n = strlen(text);
+    /* A trailing newline makes curl output and logs readable. */
+    char *t = realloc(text, n + 2);
+    if (t) {
+        t[n++] = '\n';
+        t[n] = 0;
+        text = t;
+    }
+    return http_bytes(r, code, "application/json", text, n, 1);
+}
+
+json_t *jtext(const char *s) {
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (unsigned char *p = (unsigned char *)copy; *p; p++)
+        if (*p >= 0x80)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
+enum MHD_Result http_error(cuzkd_request *r, unsigned code, const char *code_name, const char *fmt,
+                           ...) {
+    char msg[CUZK_ERROR_MSG_BYTES + 128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return http_json(r, code, json_pack("{s:o, s:s}", "error", jtext(msg), "code", code_name));
+}
+
+unsigned http_code_for_status(cuzk_status s) {
+    switch (s) {
+    case CUZK_OK:
+        return 200;
+    case CUZK_EINVAL:
+    case CUZK_EFORMAT:
+    case CUZK_ERANGE:
+    case CUZK_ENOTONCURVE:
+    case CUZK_ENOTINSUBGROUP:
+    case CUZK_ECURVE:
+    case CUZK_EUNSUPPORTED:
+        return 400;
+    case CUZK_ENOTFOUND:
+        return 404;
+    case CUZK_EMISMATCH:
+        return 409;
+    case CUZK_EBUSY:
+    case CUZK_ECANCELLED:
+        return 503;
+    default:
+        return 500;
+    }
+}
+
+enum MHD_Result http_error_status(cuzkd_request *r, cuzk_status s, const char *msg) {
+    return http_error(r, http_code_for_status(s), cuzk_status_name(s), "%s",
+                      msg && *msg ? msg : cuzk_status_text(s));
+}
+
+const char *http_query(cuzkd_request *r, const char *name) {
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *http_header(cuzkd_request *r, const char *name) {
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+int http_query_u64(cuzkd_request *r, const char *name, uint64_t *out) {
+    const char *v = http_query(r, name);
+    if (!v)
+        return 0;
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 1;
+}
+
+json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply) {
+    json_error_t je;
+    json_t *j = json_loadb(r->body ? r->body : "", r->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        *reply = http_error(r, 400, "EFORMAT", "malformed JSON body: %s (line %d, column %d)",
+                            je.text, je.line, je.column);
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        *reply = http_error(r, 400, "EFORMAT", "the JSON body must be an object");
+        return NULL;
+    }
+    return j;
+}
+
+/* ---- HTTP counters ------------------------------------------------------------- */
+
+static const unsigned counted_codes[CUZKD_HTTP_CODES] = {200, 202, 400, 401, 404, 405, 408,
+                                                         409, 413, 429, 500, 503, 0,   0};
+static const double bucket_s[CUZKD_HTTP_BUCKETS] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                    0.25,  0.5,   1,    2.5,   10,   60};
+
+static void stats_add(cuzkd_http_stats *st, unsigned code, uint64_t ns) {
+    unsigned i = 0;
+    while (i < CUZKD_HTTP_CODES && !(counted_codes[i] == code && code))
+        i++;
+    atomic_fetch_add(&st->by_code[i], 1);
+    unsigned b = 0;
+    while (b < CUZKD_HTTP_BUCKETS && ns / 1e9 > bucket_s[b])
+        b++;
+    atomic_fetch_add(&st->buckets[b], 1);
+    atomic_fetch_add(&st->count, 1);
+    atomic_fetch_add(&st->sum_ns, ns);
+}
+
+void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) {
+        *text = NULL;
+        *len = 0;
+        return;
+    }
+    cuzkd_http_stats *st = &srv->http;
+    fprintf(f, "# HELP cuzkd_http_requests_total HTTP requests answered, by status code.\n"
+               "# TYPE cuzkd_http_requests_total counter\n");
+    for (unsigned i = 0; i <= CUZKD_HTTP_CODES; i++) {
+        if (i < CUZKD_HTTP_CODES && !counted_codes[i])
+            continue;
+        char code[16];
+        if (i < CUZKD_HTTP_CODES)
+            snprintf(code, sizeof code, "%u", counted_codes[i]);
+        else
+            snprintf(code, sizeof code, "other");
+        fprintf(f, "cuzkd_http_requests_total{code=\"%s\"} %llu\n", code,
+                (unsigned long long)atomic_load(&st->by_code[i]));
+    }
+    fprintf(f, "# HELP cuzkd_http_request_seconds Time from a request's first byte to its "
+               "response.\n# TYPE cuzkd_http_request_seconds histogram\n");
+    uint64_t cum = 0;
+    for (unsigned b = 0; b <= CUZKD_HTTP_BUCKETS; b++) {
+        cum += atomic_load(&st->buckets[b]);
+        if (b < CUZKD_HTTP_BUCKETS)
+            fprintf(f, "cuzkd_http_request_seconds_bucket{le=\"%g\"} %llu\n", bucket_s[b],
+                    (unsigned long long)cum);
+        else
+            fprintf(f, "cuzkd_http_request_seconds_bucket{le=\"+Inf\"} %llu\n",
+                    (unsigned long long)cum);
+    }
+    fprintf(f, "cuzkd_http_request_seconds_sum %.9f\ncuzkd_http_request_seconds_count %llu\n",
+            atomic_load(&st->sum_ns) / 1e9, (unsigned long long)atomic_load(&st->count));
+    unsigned jobs, clients;
+    cuzkd_jobs_counts(srv, &jobs, &clients);
+    fprintf(f,
+            "# HELP cuzkd_clients Clients with jobs in flight.\n# TYPE cuzkd_clients gauge\n"
+            "cuzkd_clients %u\n",
+            clients);
+    fprintf(f,
+            "# HELP cuzkd_connections Open HTTP connections.\n"
+            "# TYPE cuzkd_connections gauge\ncuzkd_connections %u\n",
+            cuzkd_http_connections(srv));
+    fprintf(f,
+            "# HELP cuzkd_draining 1 after SIGTERM, while in-flight jobs finish.\n"
+            "# TYPE cuzkd_draining gauge\ncuzkd_draining %d\n",
+            atomic_load(&srv->draining));
+    fclose(f);
+    *text = buf;
+    *len = n;
+}
+
+/* ---- client identity and auth --------------------------------------------------- */
+
+static void client_identity(cuzkd_request *r, const cuzkd_listener *l) {
+    const char *h = http_header(r, "X-Cuzk-Client");
+    if (h && *h) {
+        /* Printable, no spaces: it goes into log lines and JSON. */
+        size_t n = 0;
+        for (; h[n] && n + 1 < sizeof r->client; n++)
+            r->client[n] = (h[n] > ' ' && h[n] < 127 && h[n] != '"' && h[n] != '\\') ? h[n] : '_';
+        r->client[n] = 0;
+        return;
+    }
+    if (!l->is_tcp) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (ci && getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+            snprintf(r->client, sizeof r->client, "uid:%u", (unsigned)cred.uid);
+        else
+            snprintf(r->client, sizeof r->client, "unix");
+        return;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char addr[INET6_ADDRSTRLEN] = "?";
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof addr);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof addr);
+    }
+    snprintf(r->client, sizeof r->client, "ip:%s", addr);
+}
+
+/* Compare a presented token with the expected one in time that depends
+ * only on the expected token's length, so a client cannot find the token
+ * byte by byte by timing failures. */
+static int token_equal(const char *given, const char *expected) {
+    size_t ng = strlen(given), ne = strlen(expected);
+    unsigned char diff = ng != ne;
+    for (size_t i = 0; i < ne; i++)
+        diff |= (unsigned char)(expected[i] ^ (ng ? (unsigned char)given[i % ng] : 0xff));
+    return diff == 0;
+}
+
+static int authorized(cuzkd_request *r) {
+    const char *h = http_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *tok = r->srv->cfg->token_value;
+    if (!h || !tok || strncasecmp(h, "Bearer ", 7))
+        return 0;
+    h += 7;
+    while (*h == ' ')
+        h++;
+    return token_equal(h, tok);
+}
+
+/* ---- the MHD callbacks ----------------------------------------------------------- */
+
+static int body_append(cuzkd_request *r, const char *data, size_t n) {
+    if (n > r->body_max - r->body_len) {
+        r->body_overflow = 1;
+        return 0;
+    }
+    if (r->body_kind == BODY_NONE) { /* read and dropped */
+        r->body_len += n;
+        return 1;
+    }
+    if (r->body_len + n + 1 > r->body_cap) {
+        size_t cap = r->body_cap ? r->body_cap : 4096;
+        while (cap < r->body_len + n + 1)
+            cap *= 2;
+        if (cap > r->body_max + 1)
+            cap = r->body_max + 1;
+        char *b = realloc(r->body, cap);
+        if (!b)
+            return 0;
+        r->body = b;
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, n);
+    r->body_len += n;
+    r->body[r->body_len] = 0;
+    return 1;
+}
+
+/* Phase 1: everything that can be decided before the body arrives. */
+static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url) {
+    cuzkd_server *srv = r->srv;
+    client_identity(r, l);
+    int public_page =
+        (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
+    /* The page itself holds no data; it reads its token from the URL
+     * fragment and sends it with every API call. */
+    if (l->is_tcp && !public_page && !authorized(r))
+        return http_error(r, 401, "unauthorized",
+                          "TCP requests need the header Authorization: Bearer <token>");
+    const cuzkd_route *shape;
+    r->route = route_find(r->method, url, r->param, sizeof r->param, &shape);
+    if (!r->route) {
+        if (!shape)
+            return http_error(r, 404, "ENOTFOUND", "no such path: %s", r->path);
+        char allow[64];
+        allowed_methods(shape, allow, sizeof allow);
+        struct MHD_Response *resp = NULL;
+        char *text = NULL;
+        json_t *j = json_pack("{s:s, s:s}", "error", "method not allowed here", "code",
+                              "method_not_allowed");
+        if (j && (text = json_dumps(j, JSON_COMPACT)))
+            resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        json_decref(j);
+        if (resp)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+        else
+            free(text);
+        return queue(r, 405, resp, "application/json");
+    }
+    r->quiet = r->route->quiet;
+    r->body_kind = r->route->body;
+    if (r->body_kind == BODY_UPLOAD) {
+        const char *ct = http_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!ct || strncasecmp(ct, "application/octet-stream", 24))
+            r->body_kind = BODY_JSON; /* the JSON form of submit */
+    }
+    r->body_max = r->body_kind == BODY_UPLOAD ? srv->cfg->max_body_bytes
+                  : r->body_kind == BODY_JSON ? JSON_BODY_MAX
+                                              : IGNORED_BODY_MAX;
+    if (r->body_kind == BODY_JSON && r->body_max > srv->cfg->max_body_bytes)
+        r->body_max = srv->cfg->max_body_bytes;
+    const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    unsigned long long declared = 0;
+    if (cl) {
+        char *end;
+        errno = 0;
+        declared = strtoull(cl, &end, 10);
+        if (errno || *end)
+            declared = ~0ULL;
+        if (declared > r->body_max)
+            return http_error(r, 413, "payload_too_large",
+                              "request body of %s bytes is larger than the limit of %zu bytes", cl,
+                              r->body_max);
+    }
+    enum MHD_Result reply = MHD_NO;
+    if (r->route->fn == api_jobs_submit && api_jobs_submit_precheck(r, &reply))
+        return reply;
+    if (r->body_kind == BODY_UPLOAD && declared) { /* one allocation for a known size */
+        r->body = malloc((size_t)declared + 1);
+        if (!r->body)
+            return http_error(r, 503, "ENOMEM", "no memory for a body of %llu bytes", declared);
+        r->body_cap = (size_t)declared + 1;
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls) {
+    (void)version;
+    cuzkd_listener *l = cls;
+    cuzkd_request *r = *con_cls;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        *con_cls = r;
+        r->srv = l->srv;
+        r->conn = conn;
+        r->method = method;
+        r->is_tcp = l->is_tcp;
+        r->start_ns = cuzk_now_ns();
+        snprintf(r->path, sizeof r->path, "%s", url);
+        atomic_fetch_add(&l->srv->requests, 1);
+        return first_call(r, l, url);
+    }
+    if (r->handled) { /* answered early; MHD drops the rest */
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!body_append(r, upload, *upload_size)) {
+            /* A body without Content-Length that outgrew the limit: MHD
+             * cannot answer in the middle of a body, so the connection is
+             * closed; nothing more of it is read. */
+            LOG_INFO("http", "%s %s: body over %zu bytes, connection closed, client=%s", r->method,
+                     r->path, r->body_max, r->client);
+            r->code = 413;
+            return MHD_NO;
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    r->handled = 1;
+    return r->route->fn(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+    (void)cls;
+    (void)conn;
+    cuzkd_request *r = *con_cls;
+    if (!r)
+        return;
+    *con_cls = NULL;
+    uint64_t ns = cuzk_now_ns() - r->start_ns;
+    unsigned code = r->code;
+    const char *why = "";
+    if (toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) {
+        why = " (client too slow: connection closed)";
+        if (!code)
+            code = 408;
+    } else if (toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT) {
+        why = " (client closed the connection)";
+    } else if (toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN) {
+        why = " (daemon stopping)";
+    } else if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+        why = " (connection closed)";
+    }
+    stats_add(&r->srv->http, code, ns);
+    /* 503 is the expected answer while draining or starting, not a fault. */
+    cuzk_log_level lvl = code >= 500 && code != 503       ? CUZK_LOG_WARN
+                         : r->quiet && code && code < 400 ? CUZK_LOG_DEBUG
+                                                          : CUZK_LOG_INFO;
+    cuzkd_log(lvl, "http", "%s %s %u %.1fms client=%s%s", r->method, r->path, code, ns / 1e6,
+              r->client[0] ? r->client : "-", why);
+    atomic_fetch_sub(&r->srv->requests, 1);
+    free(r->body);
+    free(r);
+}
+
+/* Open connections, counted here rather than asked of MHD, so that no
+ * handler ever reads another listener's daemon while it is being stopped. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode toe) {
+    (void)conn;
+    (void)socket_ctx;
+    cuzkd_server *srv = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        atomic_fetch_add(&srv->connections, 1);
+    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+        atomic_fetch_sub(&srv->connections, 1);
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap) {
+    (void)cls;
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    size_t n = strlen(buf);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = 0;
+    LOG_WARN("mhd", "%s", buf);
+}
+
+/* ---- listeners ----------------------------------------------------------------- */
+
+/* Is somebody serving |path|?  1 yes, 0 stale or absent, -1 error (|err|). */
+static int socket_in_use(const char *path, cuzk_error *err) {
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT
+                   ? 0
+                   : (cuzk_fail(err, CUZK_EIO, "socket %s: %s", path, strerror(errno)), -1);
+    if (!S_ISSOCK(st.st_mode))
+        return cuzk_fail(err, CUZK_EIO, "%s exists and is not a socket; not replacing it", path),
+               -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cuzk_fail(err, CUZK_EIO, "socket(): %s", strerror(errno)), -1;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    close(fd);
+    if (rc == 0)
+        return 1;
+    if (e == ECONNREFUSED || e == ENOENT)
+        return 0;
+    return cuzk_fail(err, CUZK_EIO, "socket %s: cannot tell whether it is in use: %s", path,
+                     strerror(e)),
+           -1;
+}
+
+static cuzk_status open_unix(cuzkd_listener *l, const char *path, cuzk_error *err) {
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return cuzk_fail(err, CUZK_EINVAL, "socket path %s is longer than %zu bytes", path,
+                         sizeof sa.sun_path - 1);
+    int used = socket_in_use(path, err);
+    if (used < 0)
+        return CUZK_EIO;
+    if (used)
+        return cuzk_fail(err, CUZK_EBUSY,
+                         "another cuzkd is already serving %s (it accepted a connection); "
+                         "stop it first or choose another socket",
+                         path);
+    if (unlink(path) == 0)
+        LOG_WARN("http",
+                 "removed stale socket %s (nobody was listening: a previous daemon "
+                 "did not exit cleanly)",
+                 path);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return cuzk_fail(err, CUZK_EIO, "socket(): %s", strerror(errno));
+    /* Created with mode 0660 from the start, so there is no moment when
+     * other users could connect. */
+    mode_t old = umask(0117);
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    umask(old);
+    struct stat st;
+    if (rc != 0 || chmod(path, 0660) != 0 || stat(path, &st) != 0 || listen(fd, 128) != 0) {
+        if (!rc)
+            e = errno;
+        close(fd);
+        return cuzk_fail(err, e == EADDRINUSE ? CUZK_EBUSY : CUZK_EIO, "socket %s: %s", path,
+                         strerror(e));
+    }
+    l->fd = fd;
+    cuzkd_server *srv = l->srv;
+    snprintf(srv->socket_path, sizeof srv->socket_path, "%s", path);
+    srv->socket_dev = st.st_dev;
+    srv->socket_ino = st.st_ino;
+    atomic_store(&srv->have_socket, 1);
+    return CUZK_OK;
+}
+
+static cuzk_status open_tcp(cuzkd_listener *l, const char *listen_at, int *ipv6, cuzk_error *err) {
+    char host[256], port_s[16];
+    unsigned port;
+    if (!cuzkd_listen_split(listen_at, host, sizeof host, &port))
+        return cuzk_fail(err, CUZK_EINVAL, "listen: bad address %s", listen_at);
+    snprintf(port_s, sizeof port_s, "%u", port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    int g = getaddrinfo(host, port_s, &hints, &ai);
+    if (g != 0)
+        return cuzk_fail(err, CUZK_EINVAL, "listen %s: %s", listen_at, gai_strerror(g));
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(ai);
+        return cuzk_fail(err, e == EADDRINUSE ? CUZK_EBUSY : CUZK_EIO, "listen %s: %s", listen_at,
+                         strerror(e));
+    }
+    *ipv6 = ai->ai_family == AF_INET6;
+    freeaddrinfo(ai);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    unsigned bound = port;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+        bound = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                               : ((struct sockaddr_in *)&ss)->sin_port);
+    LOG_INFO("http", "listening on http://%s%s%s:%u (bearer token required)", *ipv6 ? "[" : "",
+             host, *ipv6 ? "]" : "", bound);
+    l->fd = fd;
+    return CUZK_OK;
+}
+
+static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuzk_error *err) {
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
+    /* The logger goes first so that MHD's complaints about later options
+     * reach it too. */
+    l->d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+        MHD_OPTION_LISTEN_SOCKET, l->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg->threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg->connection_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES, MHD_OPTION_THREAD_STACK_SIZE,
+        CONNECTION_STACK_BYTES, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_END);
+    if (!l->d)
+        return cuzk_fail(err, CUZK_EIO, "libmicrohttpd could not start on %s",
+                         l->is_tcp ? srv->cfg->listen : srv->cfg->socket);
+    return CUZK_OK;
+}
+
+static void listener_free(cuzkd_listener *l) {
+    if (!l)
+        return;
+    if (l->d)
+        MHD_stop_daemon(l->d); /* closes the listening socket too */
+    else if (l->fd >= 0)
+        close(l->fd);
+    free(l);
+}
+
+cuzk_status cuzkd_http_start(cuzkd_server *srv, cuzk_error *err) {
+    const cuzkd_config *c = srv->cfg;
+    cuzk_status s = CUZK_OK;
+    if (*c->socket) {
+        cuzkd_listener *l = calloc(1, sizeof *l);
+        if (!l)
+            return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
+        l->srv = srv;
+        l->fd = -1;
+        srv->unix_l = l;
+        if ((s = open_unix(l, c->socket, err)) != CUZK_OK)
+            return s;
+        if ((s = start_mhd(srv, l, 0, err)) != CUZK_OK)
+            return s;
+        LOG_INFO("http", "listening on unix:%s (mode 0660)", srv->socket_path);
+    }
+    if (*c->listen) {
+        cuzkd_listener *l = calloc(1, sizeof *l);
+        if (!l)
+            return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
+        l->srv = srv;
+        l->fd = -1;
+        l->is_tcp = 1;
+        srv->tcp_l = l;
+        int ipv6 = 0;
+        if ((s = open_tcp(l, c->listen, &ipv6, err)) != CUZK_OK)
+            return s;
+        if ((s = start_mhd(srv, l, ipv6, err)) != CUZK_OK)
+            return s;
+    }
+    return CUZK_OK;
+}
+
+void cuzkd_http_unlink_socket(cuzkd_server *srv) {
+    struct stat st;
+    /* Only the file this process bound: a newer daemon may own the path.
+     * have_socket is cleared first so two threads do not both unlink. */
+    if (atomic_exchange(&srv->have_socket, 0) && lstat(srv->socket_path, &st) == 0 &&
+        st.st_dev == srv->socket_dev && st.st_ino == srv->socket_ino)
+        unlink(srv->socket_path);
+}
+
+void cuzkd_http_stop(cuzkd_server *srv) {
+    cuzkd_http_unlink_socket(srv); /* first: new clients get "no such file" */
+    listener_free(srv->unix_l);
+    listener_free(srv->tcp_l);
+    srv->unix_l = srv->tcp_l = NULL;
+}
+
+unsigned cuzkd_http_connections(cuzkd_server *srv) {
+    int n = atomic_load(&srv->connections);
+    return n > 0 ? (unsigned)n : 0;
+}

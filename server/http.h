@@ -1,0 +1,129 @@
+/*
+ * cuzkd's HTTP layer over libmicrohttpd: listeners (unix socket, TCP),
+ * routing, bearer-token auth, body limits, JSON errors, request logging and
+ * the HTTP counters behind /metrics.
+ *
+ * Threading: every open connection has its own MHD thread (at most
+ * `threads` per listener), so a handler may block (a result wait, a key
+ * load) without holding up any other client.  Handlers run on those
+ * threads and call only the engine's thread-safe API.
+ *
+ * A handler gets a cuzkd_request with the route's path parameter and the
+ * complete body, and must answer with exactly one of the http_* reply
+ * functions below (each returns the MHD result to return).
+ */
+#ifndef CUZKD_HTTP_H
+#define CUZKD_HTTP_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/server.h"
+
+/* What a route does with a request body. */
+enum { BODY_NONE = 0, BODY_JSON = 1, BODY_UPLOAD = 2 };
+
+typedef struct cuzkd_request {
+    cuzkd_server *srv;
+    struct MHD_Connection *conn;
+    const char *method;
+    char path[512];              /* the URL path, for the log line */
+    char param[CUZK_ID_MAX * 4]; /* {request_id} / {id} of the route */
+    char client[CUZKD_CLIENT_MAX];
+    int is_tcp;
+    uint64_t start_ns;
+    unsigned code; /* status sent (0: none yet) */
+    int quiet;     /* log a 2xx at debug level (polled endpoints) */
+    const struct cuzkd_route *route;
+    /* body */
+    int body_kind; /* BODY_*: a submit is BODY_UPLOAD for octet-stream, else JSON */
+    char *body;
+    size_t body_len, body_cap, body_max;
+    int body_overflow;
+    int handled;
+} cuzkd_request;
+
+typedef enum MHD_Result (*cuzkd_handler)(cuzkd_request *r);
+
+/* Start the listeners of srv->cfg (unix socket and/or TCP).  The unix
+ * socket is created here: a stale one is removed, a live one (another
+ * daemon answers) is refused.  Returns CUZK_OK, or CUZK_EBUSY (another
+ * daemon) / CUZK_EIO with the reason. */
+cuzk_status cuzkd_http_start(cuzkd_server *srv, cuzk_error *err);
+/* Stop the listeners (open connections are closed) and remove the socket
+ * file if it is still the one this process made. */
+void cuzkd_http_stop(cuzkd_server *srv);
+/* Remove the socket file if it is ours: for the immediate-exit path (safe
+ * to call from any thread, no allocation). */
+void cuzkd_http_unlink_socket(cuzkd_server *srv);
+/* Connections open now over all listeners. */
+unsigned cuzkd_http_connections(cuzkd_server *srv);
+
+/* ---- replies -------------------------------------------------------------- */
+
+/* Send |obj| (reference stolen) as JSON. */
+enum MHD_Result http_json(cuzkd_request *r, unsigned code, json_t *obj);
+/* A JSON string of |s| (never NULL but for lack of memory): text from
+ * outside (file paths, engine messages) need not be UTF-8, which jansson
+ * refuses, so bytes that do not form UTF-8 become '?'. */
+json_t *jtext(const char *s);
+/* Send {"error": msg, "code": code_name}. */
+enum MHD_Result http_error(cuzkd_request *r, unsigned code, const char *code_name, const char *fmt,
+                           ...) __attribute__((format(printf, 4, 5)));
+/* Send an engine failure with the HTTP status that fits |s|. */
+enum MHD_Result http_error_status(cuzkd_request *r, cuzk_status s, const char *msg);
+unsigned http_code_for_status(cuzk_status s);
+/* Send |len| bytes; |owned|: the buffer is malloc'd and taken over. */
+enum MHD_Result http_bytes(cuzkd_request *r, unsigned code, const char *content_type, void *buf,
+                           size_t len, int owned);
+
+/* A query parameter, or NULL. */
+const char *http_query(cuzkd_request *r, const char *name);
+/* A request header, or NULL. */
+const char *http_header(cuzkd_request *r, const char *name);
+/* Parse a query parameter as a non-negative integer: 1 and |*out| set,
+ * 0 absent (|*out| untouched), -1 malformed. */
+int http_query_u64(cuzkd_request *r, const char *name, uint64_t *out);
+/* Parse the JSON body into an object: NULL after having replied 400. */
+json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply);
+
+/* Count one response for /metrics (called by the completion callback). */
+void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len);
+
+/* ---- handlers (api_*.c) ------------------------------------------------------ */
+
+enum MHD_Result api_jobs_submit(cuzkd_request *r);
+enum MHD_Result api_jobs_status(cuzkd_request *r);
+enum MHD_Result api_jobs_result(cuzkd_request *r);
+enum MHD_Result api_jobs_cancel(cuzkd_request *r);
+/* The status page's job lists: {"active": [up to |max_active| jobs in
+ * flight], "recent": [the last finished ones, newest first]}. */
+json_t *cuzkd_jobs_json(cuzkd_server *srv, size_t max_active);
+/* First call of a submit, before its body is read: 503 while draining, 429
+ * at the client's limit.  Returns 1 if it replied. */
+int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply);
+
+enum MHD_Result api_keys_list(cuzkd_request *r);
+enum MHD_Result api_keys_get(cuzkd_request *r);
+enum MHD_Result api_keys_import(cuzkd_request *r);
+enum MHD_Result api_keys_preload(cuzkd_request *r);
+enum MHD_Result api_keys_evict(cuzkd_request *r);
+/* Find key |ref| (an id, or the path of a .zkey) and make sure its curve
+ * and size are known, loading it if it never was.  Out: |info|.  Returns
+ * CUZK_OK or the failure (CUZK_ENOTFOUND: neither an id nor a file). */
+cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *info,
+                            cuzk_error *err);
+json_t *cuzkd_key_json(const cuzk_key_info *k);
+
+enum MHD_Result api_status(cuzkd_request *r);
+enum MHD_Result api_metrics(cuzkd_request *r);
+enum MHD_Result api_trace(cuzkd_request *r);
+enum MHD_Result api_healthz(cuzkd_request *r);
+enum MHD_Result api_page(cuzkd_request *r);
+
+/* page.c */
+extern const char cuzkd_page_html[];
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * cuzkd's shared state and the interfaces between its files:
+ *
+ *   cuzkd.c       main: configuration, signals, start, drain, exit
+ *   config.c      the option table (config.h)
+ *   http.c        listeners, libmicrohttpd glue, routing, auth, limits,
+ *                 errors, HTTP counters (http.h)
+ *   api_jobs.c    submit, job status, result, cancel; per-client job
+ *                 accounting and the watcher thread that retires jobs
+ *   api_keys.c    key list, import, preload, evict
+ *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
+ *   page.c        the status page's HTML
+ *   log.c         the logger (log.h)
+ *
+ * The daemon is a thin layer over the engine (include/cuzk.h): HTTP
+ * threads call only the engine's thread-safe API, and the daemon's own
+ * locks (jobs_lock) are never taken by engine threads, so no HTTP request
+ * can hold up a device worker (DESIGN.md §4.3).
+ */
+#ifndef CUZKD_SERVER_H
+#define CUZKD_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cuzk.h"
+#include "server/config.h"
+
+#define CUZKD_VERSION "0.1.0"
+
+/* A client: the X-Cuzk-Client header, else "uid:<n>" (unix socket peer)
+ * or "ip:<address>" (TCP peer). */
+#define CUZKD_CLIENT_MAX 80
+
+typedef struct cuzkd_client {
+    char name[CUZKD_CLIENT_MAX];
+    unsigned in_flight; /* jobs submitted (not attached) and not yet ended */
+    struct cuzkd_client *next;
+} cuzkd_client;
+
+/* A job this daemon submitted, until it ends. */
+typedef struct cuzkd_tracked {
+    cuzk_job *job;
+    cuzkd_client *client;
+    struct cuzkd_tracked *next;
+} cuzkd_tracked;
+
+/* A finished job, for the status page. */
+typedef struct cuzkd_recent {
+    char request_id[CUZK_ID_MAX + 1];
+    char key[CUZK_ID_MAX + 1];
+    char client[CUZKD_CLIENT_MAX];
+    cuzk_job_state state;
+    uint32_t partitions;
+    double seconds; /* submit to end */
+    uint64_t end_ns;
+} cuzkd_recent;
+
+#define CUZKD_RECENT 16
+
+/* HTTP status codes counted one by one; anything else is "other". */
+#define CUZKD_HTTP_CODES 14
+/* Request duration histogram bucket bounds (seconds), +Inf implied. */
+#define CUZKD_HTTP_BUCKETS 12
+
+typedef struct cuzkd_http_stats {
+    _Atomic uint64_t by_code[CUZKD_HTTP_CODES + 1];
+    _Atomic uint64_t buckets[CUZKD_HTTP_BUCKETS + 1];
+    _Atomic uint64_t count, sum_ns;
+} cuzkd_http_stats;
+
+typedef struct cuzkd_listener cuzkd_listener; /* http.c */
+
+typedef struct cuzkd_server {
+    const cuzkd_config *cfg;
+    cuzk_engine *engine;
+    uint64_t start_ns; /* engine start (CLOCK_MONOTONIC): the zero of /trace */
+
+    _Atomic int ready;       /* startup (key preloads) finished */
+    _Atomic int draining;    /* SIGTERM seen: no new jobs */
+    _Atomic int stopping;    /* listeners about to stop: waits return now */
+    _Atomic int requests;    /* requests being handled now */
+    _Atomic int connections; /* open HTTP connections, all listeners */
+
+    cuzkd_listener *unix_l, *tcp_l;
+    /* The socket file this process made (removed at exit only if the path
+     * still names it); kept here, not in the listener, so the immediate
+     * exit path can read it while the listeners are being freed. */
+    char socket_path[108];
+    dev_t socket_dev;
+    ino_t socket_ino;
+    _Atomic int have_socket;
+
+    /* Jobs and clients (api_jobs.c).  jobs_lock is the daemon's alone: no
+     * engine thread takes it; holders call only cheap engine reads. */
+    pthread_mutex_t jobs_lock;
+    pthread_cond_t jobs_cv;
+    cuzkd_client *clients;
+    cuzkd_tracked *tracked;
+    unsigned n_tracked;
+    cuzkd_recent recent[CUZKD_RECENT];
+    unsigned n_recent; /* total ever added; ring index = n % CUZKD_RECENT */
+    pthread_t watcher;
+    int watcher_started, watcher_stop;
+
+    cuzkd_http_stats http;
+} cuzkd_server;
+
+/* ---- api_jobs.c ---------------------------------------------------------- */
+
+cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err);
+/* Stops the watcher and releases every tracked handle. */
+void cuzkd_jobs_stop(cuzkd_server *srv);
+/* Jobs tracked now, and clients with jobs in flight. */
+void cuzkd_jobs_counts(cuzkd_server *srv, unsigned *jobs, unsigned *clients);
+/* Ask whether |client| may submit one more job (1) or is at its limit (0);
+ * no slot is taken. */
+int cuzkd_jobs_client_has_room(cuzkd_server *srv, const char *client);
+
+#endif

@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# cuzkd's HTTP API (docs/API.md): every endpoint, both submit forms,
+# multi-partition jobs, attach by request id, results as JSON (proofs
+# verified with `cuzk verify`) and raw bytes; keys; status, metrics, trace,
+# healthz and the page; TCP with a bearer token; and every error path with
+# its status code and JSON error body.  The daemon must still be serving
+# at the end.
+# Usage: test_daemon_api.sh <path to cuzk> <source dir>   (CUZKD=<cuzkd>)
+set -u
+. "$(dirname "$0")/daemon/lib.sh"
+
+gen_circuit c bn254 6      # the key under test
+gen_circuit big bn254 7    # a witness of another length
+gen_circuit bls bls12_381 6 # a witness of another curve
+W=$tmp/c.wtns
+wsize=$(stat -c %s "$W")
+
+# verify_result FILE N: FILE holds a done JSON result with N proofs, each
+# accepted by cuzk verify.
+verify_result() {
+  local f=$1 n=$2 what=$3
+  check "$what: state" "$(jget "$f" state)" done
+  check "$what: proofs" "$(jget "$f" proofs.length)" "$n"
+  for i in $(seq 0 $((n - 1))); do
+    jsave "$f" "proofs.$i.proof" "$tmp/p.json"
+    jsave "$f" "proofs.$i.public" "$tmp/pub.json"
+    if "$cuzk" verify "$tmp/c.vk.json" "$tmp/pub.json" "$tmp/p.json" >/dev/null 2>&1; then ok; else
+      bad "$what: proof $i does not verify"
+    fi
+  done
+}
+
+start_daemon main --max_body_bytes=64K --connection_timeout_s=2 || exit 1
+
+# ---- daemon endpoints ------------------------------------------------------
+expect 200 -- /healthz
+check "healthz" "$(jget "$tmp/body" ok)" true
+expect 200 -- /
+check "page type" "$ctype" "text/html; charset=utf-8"
+grep -q "<canvas" "$tmp/body" && ok || bad "page has no canvas"
+expect 200 -- /v1/status
+check "status devices" "$(jget "$tmp/body" devices.0.kind)" cpu
+check "status draining" "$(jget "$tmp/body" draining)" false
+
+# ---- keys ------------------------------------------------------------------
+expect 200 -- -X POST -d "{\"id\":\"k1\",\"path\":\"$tmp/c.zkey\",\"preload\":false}" /v1/keys
+check "import without load: tier" "$(jget "$tmp/body" tier)" disk
+expect 200 -- /v1/keys
+check "keys list" "$(jget "$tmp/body" keys.0.id)" k1
+expect 200 -- -X POST /v1/keys/k1/preload
+check "preload: tier" "$(jget "$tmp/body" tier)" host
+check "preload: curve" "$(jget "$tmp/body" curve)" bn128
+nvars=$(jget "$tmp/body" n_vars)
+[ "$nvars" -gt 0 ] 2>/dev/null && ok || bad "preload: n_vars $nvars"
+expect 200 -- -X POST /v1/keys/k1/evict
+check "evict: tier" "$(jget "$tmp/body" tier)" disk
+check "evict: curve stays known" "$(jget "$tmp/body" curve)" bn128
+expect 200 -- /v1/keys/k1
+expect 200 -- -X POST -d "{\"id\":\"k2\",\"path\":\"$tmp/bls.zkey\"}" /v1/keys
+check "import with load" "$(jget "$tmp/body" curve)" bls12381
+# key errors
+expect 404 ENOTFOUND -- /v1/keys/nokey
+expect 404 ENOTFOUND -- -X POST /v1/keys/nokey/preload
+expect 404 ENOTFOUND -- -X POST /v1/keys/nokey/evict
+expect 404 ENOTFOUND -- -X POST -d "{\"id\":\"k3\",\"path\":\"$tmp/none.zkey\"}" /v1/keys
+expect 409 EMISMATCH -- -X POST -d "{\"id\":\"k1\",\"path\":\"$tmp/bls.zkey\"}" /v1/keys
+expect 400 EFORMAT -- -X POST -d '{"id": "k4", "path": ' /v1/keys
+expect 400 EINVAL -- -X POST -d '{"id": "a/b", "path": "/x.zkey"}' /v1/keys
+expect 400 EINVAL -- -X POST -d '{"id": "k5", "path": "rel.zkey"}' /v1/keys
+expect 405 method_not_allowed -- -X DELETE /v1/keys
+
+# ---- submit by path, attach, status, results ------------------------------
+expect 202 -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\",\"$W\"],\"request_id\":\"j1\",\"priority\":\"high\"}" /v1/jobs
+check "submit: partitions" "$(jget "$tmp/body" partitions)" 2
+check "submit: attached" "$(jget "$tmp/body" attached)" false
+check "submit: request id" "$(jget "$tmp/body" request_id)" j1
+expect 202 -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\",\"$W\"],\"request_id\":\"j1\"}" /v1/jobs
+check "resubmit attaches" "$(jget "$tmp/body" attached)" true
+expect 409 EMISMATCH -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\"],\"request_id\":\"j1\"}" /v1/jobs
+expect 200 -- "/v1/jobs/j1/result?timeout_ms=60000"
+cp "$tmp/body" "$tmp/j1.json"
+verify_result "$tmp/j1.json" 2 "json submit"
+expect 200 -- "/v1/jobs/j1/result?format=raw"
+check "raw type" "$ctype" application/octet-stream
+check "raw length (2 x 256 bytes)" "$(stat -c %s "$tmp/body")" 512
+expect 200 -- /v1/jobs/j1
+check "status: state" "$(jget "$tmp/body" state)" done
+check "status: priority" "$(jget "$tmp/body" priority)" high
+check "status: partitions done" "$(jget "$tmp/body" partitions_done)" 2
+check "status: partition stage" "$(jget "$tmp/body" partition.1.stage)" done
+# by .zkey path, generated request id
+expect 202 -- -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+rid=$(jget "$tmp/body" request_id)
+expect 200 -- "/v1/jobs/$rid/result?timeout_ms=60000"
+verify_result "$tmp/body" 1 "submit by zkey path"
+
+# ---- uploaded witnesses ----------------------------------------------------
+expect 202 -- -X POST -H 'Content-Type: application/octet-stream' --data-binary @"$W" "/v1/jobs?key=k1&request_id=u1&priority=low&deadline_ms=600000"
+check "upload: partitions" "$(jget "$tmp/body" partitions)" 1
+expect 200 -- "/v1/jobs/u1/result?timeout_ms=60000"
+verify_result "$tmp/body" 1 "upload"
+cat "$W" "$W" "$W" >"$tmp/three.wtns"
+expect 202 -- -X POST -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/three.wtns" "/v1/jobs?key=k1&request_id=u3&sizes=$wsize,$wsize,$wsize"
+check "multi-partition upload: partitions" "$(jget "$tmp/body" partitions)" 3
+expect 200 -- "/v1/jobs/u3/result?timeout_ms=60000"
+verify_result "$tmp/body" 3 "multi-partition upload"
+expect 200 -- "/v1/jobs/u3/result?format=raw&timeout_ms=1000"
+check "raw length (3 x 256 bytes)" "$(stat -c %s "$tmp/body")" 768
+
+# ---- cancel ----------------------------------------------------------------
+expect 200 -- -X DELETE /v1/jobs/u1
+check "cancel a done job" "$(jget "$tmp/body" cancelled)" false
+check "cancel a done job: state" "$(jget "$tmp/body" state)" done
+expect 200 -- -X POST /v1/jobs/u1/cancel
+check "cancel (POST form)" "$(jget "$tmp/body" cancelled)" false
+expect 404 ENOTFOUND -- -X DELETE /v1/jobs/nosuchjob
+
+# ---- submit errors ---------------------------------------------------------
+up=(-X POST -H 'Content-Type: application/octet-stream')
+expect 400 EFORMAT -- -X POST -d '{"key": "k1", "witness_paths": [' /v1/jobs
+expect 400 EFORMAT -- -X POST -d '[1, 2]' /v1/jobs
+expect 400 EINVAL -- -X POST -d "{\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 400 EINVAL -- -X POST -d '{"key":"k1","witness_paths":[]}' /v1/jobs
+expect 400 EINVAL -- -X POST -d '{"key":"k1","witness_paths":["rel.wtns"]}' /v1/jobs
+expect 400 EINVAL -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\"],\"priority\":\"urgent\"}" /v1/jobs
+expect 400 EINVAL -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\"],\"request_id\":\"a b\"}" /v1/jobs
+expect 400 EINVAL -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\"],\"deadline_ms\":-1}" /v1/jobs
+expect 404 ENOTFOUND -- -X POST -d "{\"key\":\"nokey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 404 ENOTFOUND -- -X POST -d "{\"key\":\"$tmp/none.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 400 EIO -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$tmp/none.wtns\"]}" /v1/jobs
+expect 400 ECURVE -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\",\"$tmp/bls.wtns\"]}" /v1/jobs
+expect 400 EMISMATCH -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$tmp/big.wtns\"]}" /v1/jobs
+expect 400 ECURVE -- "${up[@]}" --data-binary @"$tmp/bls.wtns" "/v1/jobs?key=k1"
+expect 400 EMISMATCH -- "${up[@]}" --data-binary @"$tmp/big.wtns" "/v1/jobs?key=k1"
+head -c $((wsize / 2)) "$W" >"$tmp/cut.wtns"
+expect 400 EFORMAT -- "${up[@]}" --data-binary @"$tmp/cut.wtns" "/v1/jobs?key=k1"
+head -c 10 "$W" >"$tmp/cut10.wtns"
+expect 400 EFORMAT -- "${up[@]}" --data-binary @"$tmp/cut10.wtns" "/v1/jobs?key=k1"
+expect 400 EINVAL -- "${up[@]}" --data-binary @"$tmp/three.wtns" "/v1/jobs?key=k1&sizes=$wsize,$wsize"
+expect 400 EINVAL -- "${up[@]}" --data-binary @"$tmp/three.wtns" "/v1/jobs?key=k1&sizes=$wsize,x,$wsize"
+expect 400 EINVAL -- "${up[@]}" --data-binary @"$W" "/v1/jobs"
+expect 400 EINVAL -- "${up[@]}" --data-binary @"$W" "/v1/jobs?key=k1&priority=soon"
+# 413: refused from the declared length, before the body is read
+head -c $((70 * 1024)) /dev/zero >"$tmp/big.bin"
+expect 413 payload_too_large -- "${up[@]}" --data-binary @"$tmp/big.bin" "/v1/jobs?key=k1"
+expect 413 payload_too_large -- -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big.bin" /v1/jobs
+# a chunked body over the limit cannot be answered mid-body: the daemon
+# closes the connection, and keeps serving
+curl -s --max-time 20 --unix-socket "$SOCK" -o /dev/null -H 'Transfer-Encoding: chunked' \
+  "${up[@]}" --data-binary @"$tmp/big.bin" "http://cuzkd/v1/jobs?key=k1"
+expect 200 -- /healthz
+
+# ---- results and status errors --------------------------------------------
+expect 404 ENOTFOUND -- /v1/jobs/nosuchjob
+expect 404 ENOTFOUND -- /v1/jobs/nosuchjob/result
+expect 400 EINVAL -- "/v1/jobs/j1/result?format=xml"
+expect 400 EINVAL -- "/v1/jobs/j1/result?timeout_ms=soon"
+
+# ---- unknown paths and wrong methods --------------------------------------
+expect 404 ENOTFOUND -- /nope
+expect 404 ENOTFOUND -- /v1/status/extra
+expect 405 method_not_allowed -- -X PUT /v1/status
+expect 405 method_not_allowed -- /v1/jobs
+expect 405 method_not_allowed -- -X POST /metrics
+expect 405 method_not_allowed -- -X GET /v1/jobs/j1/cancel
+
+# ---- slow client: a request that stops half way is cut off ---------------
+# connection_timeout_s is 2; the client sends half a request and waits.
+node -e '
+  const net = require("net");
+  const s = net.createConnection(process.argv[1]);
+  const t0 = Date.now();
+  s.on("connect", () => s.write("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"key\""));
+  s.on("data", () => {});
+  s.on("error", () => {});
+  s.on("close", () => { console.log("closed after " + (Date.now() - t0) + " ms"); process.exit(0); });
+  setTimeout(() => { console.log("still open"); process.exit(1); }, 30000);
+' "$SOCK" >"$tmp/slow.out" 2>&1 && ok || bad "slow client was not disconnected: $(cat "$tmp/slow.out")"
+grep -q "client too slow" "$tmp/main.log" && ok || bad "no log line for the slow client"
+
+# ---- status, metrics, trace -----------------------------------------------
+expect 200 -- /v1/status
+st=$tmp/status.json
+cp "$tmp/body" "$st"
+done_jobs=$(jget "$st" jobs.done)
+[ "$done_jobs" -ge 4 ] 2>/dev/null && ok || bad "status: jobs.done $done_jobs"
+check "status: keys listed (k1 also by its path)" "$(jget "$st" keys.length)" 2
+check "status: recent jobs" "$(jget "$st" recent_jobs.recent.0.state)" done
+check "status: in_flight" "$(jget "$st" in_flight.proving)" 0
+check "status: memory" "$([ "$(jget "$st" memory.budget)" -gt 0 ] && echo yes)" yes
+expect 200 -- /metrics
+case "$ctype" in text/plain*) ok ;; *) bad "metrics content type $ctype" ;; esac
+for series in 'cuzk_jobs_total{outcome="done"}' cuzk_device_seconds_total cuzk_stage_seconds_bucket \
+  cuzk_memory_bytes 'cuzkd_http_requests_total{code="202"}' 'cuzkd_http_requests_total{code="413"}' \
+  'cuzkd_http_request_seconds_bucket{le="+Inf"}' cuzkd_http_request_seconds_count cuzkd_clients; do
+  grep -qF "$series" "$tmp/body" && ok || bad "metrics: no $series"
+done
+expect 200 -- /trace
+check "trace is JSON with events" "$([ "$(jget "$tmp/body" traceEvents.length)" -gt 0 ] 2>/dev/null && echo yes)" yes
+expect 200 -- "/trace?last_s=600"
+check "trace last_s" "$(jget "$tmp/body" traceEvents.length | grep -c '^[0-9]')" 1
+expect 200 -- "/trace?from_s=0&to_s=100000"
+check "trace from/to" "$(jget "$tmp/body" traceEvents.length | grep -c '^[0-9]')" 1
+expect 400 EINVAL -- "/trace?last_s=abc"
+expect 400 EINVAL -- "/trace?last_s=1&from_s=0"
+
+# ---- limits, waiting, cancelling: a slow simulated device -----------------
+# Each partition takes 1.5 s on the device, so jobs stay in flight; the
+# simulated device makes no proofs.  Also serves TCP with a token.
+main_sock=$SOCK
+start_daemon tcp --devices=sim:compute_us=1500000 --max_jobs_per_client=2 \
+  --connection_timeout_s=1 --listen=127.0.0.1:0 --token=s3cret-token || exit 1
+sub() { echo "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"$1\"}"; }
+expect 202 -- -X POST -d "$(sub s1)" /v1/jobs
+expect 202 -- -X POST -d "$(sub s2)" /v1/jobs
+expect 429 too_many_jobs -- -X POST -d "$(sub s3)" /v1/jobs
+expect 429 too_many_jobs -- "${up[@]}" --data-binary @"$W" "/v1/jobs?key=k1"
+expect 202 -- -H 'X-Cuzk-Client: other' -X POST -d "$(sub s4)" /v1/jobs
+expect 202 -- -X POST -d "$(sub s1)" /v1/jobs
+check "attach does not count against the limit" "$(jget "$tmp/body" attached)" true
+expect 202 -- "/v1/jobs/s1/result?timeout_ms=100"
+case "$(jget "$tmp/body" state)" in queued | running) ok ;; *) bad "result before the end: state $(jget "$tmp/body" state)" ;; esac
+expect 200 -- -X DELETE /v1/jobs/s2
+check "cancel a queued job" "$(jget "$tmp/body" cancelled)" true
+expect 200 -- -X POST /v1/jobs/s2/cancel
+check "cancel it again" "$(jget "$tmp/body" cancelled)" false
+check "cancel it again: state" "$(jget "$tmp/body" state)" cancelled
+expect 200 -- "/v1/jobs/s2/result"
+check "cancelled result: state" "$(jget "$tmp/body" state)" cancelled
+check "cancelled result: status" "$(jget "$tmp/body" status)" ECANCELLED
+# a wait longer than connection_timeout_s (1 s) is not cut off
+expect 200 -- "/v1/jobs/s4/result?timeout_ms=30000"
+check "simulated result" "$(jget "$tmp/body" simulated)" true
+check "simulated result: state" "$(jget "$tmp/body" state)" done
+expect 409 EUNSUPPORTED -- "/v1/jobs/s4/result?format=raw"
+# s1 and s2 have ended: the client may submit again
+wait_for 10 curl -sf --unix-socket "$SOCK" "http://cuzkd/v1/jobs/s1/result?timeout_ms=5000" >/dev/null
+sleep 0.3
+expect 202 -- -X POST -d "$(sub s5)" /v1/jobs
+expect 200 -- -X DELETE /v1/jobs/s5
+
+# ---- TCP with a bearer token ----------------------------------------------
+port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/tcp.log" | head -1)
+if [ -z "$port" ]; then
+  bad "no TCP port in the log"
+else
+  url=http://127.0.0.1:$port
+  c=$(curl -s -o "$tmp/body" -w '%{http_code}' "$url/v1/status")
+  check "TCP without token" "$c" 401
+  check "TCP 401 body" "$(jget "$tmp/body" code)" unauthorized
+  c=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wrong' "$url/v1/status")
+  check "TCP wrong token" "$c" 401
+  c=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret-token-and-more' "$url/healthz")
+  check "TCP token with a suffix" "$c" 401
+  c=$(curl -s -o "$tmp/body" -w '%{http_code}' -H 'Authorization: Bearer s3cret-token' "$url/v1/status")
+  check "TCP right token" "$c" 200
+  c=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer wrong' -d '{}' "$url/v1/jobs")
+  check "TCP submit without the token" "$c" 401
+  c=$(curl -s -o /dev/null -w '%{http_code}' "$url/")
+  check "TCP page needs no token" "$c" 200
+fi
+c=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://cuzkd/v1/status)
+check "unix socket needs no token" "$c" 200
+
+# ---- still serving ---------------------------------------------------------
+kill -0 "$DPID" 2>/dev/null && ok || bad "the simulated daemon died"
+tcp_pid=$DPID
+SOCK=$main_sock
+expect 200 -- /healthz
+expect 202 -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\"],\"request_id\":\"last\"}" /v1/jobs
+expect 200 -- "/v1/jobs/last/result?timeout_ms=60000"
+verify_result "$tmp/body" 1 "after the error paths"
+kill -0 "$DPID" 2>/dev/null && ok || bad "a daemon died"
+# and both stop cleanly (under sanitizers this also checks for leaks)
+stop_daemon "$DPID"
+check "exit status" "$rc" 0
+stop_daemon "$tcp_pid"
+check "exit status (simulated daemon)" "$rc" 0
+finish
