@@ -336,6 +336,18 @@ static cuzk_status S_(points)(S_(dev_key) *key, S_(setup_work) *wk, const cuzk_r
     return CUZK_OK;
 }
 
+/* Point the prover's view of |key| at its arrays. */
+static void S_(pk_view)(S_(dev_key) *key, const cuzk_r1cs *r, unsigned log_n, size_t n_coefs) {
+    S_(groth16_pk) *pk = &key->pk;
+    pk->n_vars = r->n_wires;
+    pk->n_public = cuzk_r1cs_n_public(r);
+    pk->log_n = log_n;
+    pk->ic = key->ic, pk->a = key->a, pk->b1 = key->b1, pk->b2 = key->b2;
+    pk->c = key->c, pk->h = key->h;
+    pk->coefs = key->coefs;
+    pk->n_coefs = n_coefs;
+}
+
 cuzk_status S_(setup_dev)(S_(dev_key) *key, const cuzk_r1cs *r, const S_(setup_toxic) *t,
                           cuzk_pool *pool, cuzk_error *err) {
     unsigned log_n = 0;
@@ -357,14 +369,7 @@ cuzk_status S_(setup_dev)(S_(dev_key) *key, const cuzk_r1cs *r, const S_(setup_t
         return st;
     }
     S_(make_coefs)(key->coefs, r, n_pub);
-    S_(groth16_pk) *pk = &key->pk;
-    pk->n_vars = r->n_wires;
-    pk->n_public = n_pub;
-    pk->log_n = log_n;
-    pk->ic = key->ic, pk->a = key->a, pk->b1 = key->b1, pk->b2 = key->b2;
-    pk->c = key->c, pk->h = key->h;
-    pk->coefs = key->coefs;
-    pk->n_coefs = n_coefs;
+    S_(pk_view)(key, r, log_n, n_coefs);
     return CUZK_OK;
 }
 
@@ -431,13 +436,7 @@ cuzk_status S_(setup_timing)(S_(dev_key) *key, const cuzk_r1cs *r, uint64_t seed
         pk->alpha1 = p1[0], pk->beta1 = p1[1], pk->delta1 = p1[2];
         pk->beta2 = p2[0], pk->delta2 = p2[1];
         S_(g2_generator)(&pk->gamma2);
-        pk->n_vars = r->n_wires;
-        pk->n_public = n_pub;
-        pk->log_n = log_n;
-        pk->ic = key->ic, pk->a = key->a, pk->b1 = key->b1, pk->b2 = key->b2;
-        pk->c = key->c, pk->h = key->h;
-        pk->coefs = key->coefs;
-        pk->n_coefs = n_coefs;
+        S_(pk_view)(key, r, log_n, n_coefs);
     }
     free(k);
     free(p1);

@@ -325,19 +325,6 @@ static int parse_priority(const char *s, cuzk_priority *out) {
     return 0;
 }
 
-/* Request ids go into URL paths: no '/', '?', '#', '%', spaces or control
- * characters, so every id can be named by /v1/jobs/{request_id}. */
-static int valid_request_id(const char *id) {
-    size_t n = strlen(id);
-    if (!n || n > CUZK_ID_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)id[i];
-        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
-            return 0;
-    }
-    return 1;
-}
 
 /* Fills |q| from the JSON body; 0 after replying 400. */
 static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *reply) {
@@ -358,7 +345,7 @@ static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *r
     else if (prio &&
              (!json_is_string(prio) || !parse_priority(json_string_value(prio), &q->priority)))
         bad = "\"priority\" must be low, normal, high or critical";
-    else if (rid && (!json_is_string(rid) || !valid_request_id(json_string_value(rid))))
+    else if (rid && (!json_is_string(rid) || !http_valid_id(json_string_value(rid))))
         bad = "\"request_id\" must be 1..127 printable bytes without spaces or / ? # %";
     else if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0))
         bad = "\"deadline_ms\" must be a non-negative integer";
@@ -400,7 +387,7 @@ static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result 
         bad = "query parameter key= is required";
     else if (prio && !parse_priority(prio, &q->priority))
         bad = "priority must be low, normal, high or critical";
-    else if (rid && !valid_request_id(rid))
+    else if (rid && !http_valid_id(rid))
         bad = "request_id must be 1..127 printable bytes without spaces or / ? # %";
     else if (http_query_u64(r, "deadline_ms", &dl) < 0)
         bad = "deadline_ms must be a non-negative integer";

@@ -117,18 +117,6 @@ enum MHD_Result api_keys_get(cuzkd_request *r) {
     return http_json(r, 200, cuzkd_key_json(&k));
 }
 
-/* Key ids appear in URL paths, like request ids. */
-static int valid_key_id(const char *id) {
-    size_t n = strlen(id);
-    if (!n || n > CUZK_ID_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)id[i];
-        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
-            return 0;
-    }
-    return 1;
-}
 
 enum MHD_Result api_keys_import(cuzkd_request *r) {
     enum MHD_Result reply = MHD_NO;
@@ -138,7 +126,7 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
     json_t *id = json_object_get(j, "id"), *path = json_object_get(j, "path");
     json_t *pre = json_object_get(j, "preload");
     const char *bad = NULL;
-    if (!json_is_string(id) || !valid_key_id(json_string_value(id)))
+    if (!json_is_string(id) || !http_valid_id(json_string_value(id)))
         bad = "\"id\" must be 1..127 printable bytes without spaces or / ? # %";
     else if (!json_is_string(path) || json_string_value(path)[0] != '/')
         bad = "\"path\" must be the absolute path of a .zkey";

@@ -800,3 +800,15 @@ unsigned cuzkd_http_connections(cuzkd_server *srv) {
     int n = atomic_load(&srv->connections);
     return n > 0 ? (unsigned)n : 0;
 }
+
+int http_valid_id(const char *id) {
+    size_t n = strlen(id);
+    if (!n || n > CUZK_ID_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)id[i];
+        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
+            return 0;
+    }
+    return 1;
+}

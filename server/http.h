@@ -86,6 +86,10 @@ const char *http_header(cuzkd_request *r, const char *name);
 /* Parse a query parameter as a non-negative integer: 1 and |*out| set,
  * 0 absent (|*out| untouched), -1 malformed. */
 int http_query_u64(cuzkd_request *r, const char *name, uint64_t *out);
+/* 1 if |id| may be a request or key id: 1..CUZK_ID_MAX bytes, none of them
+ * '/', '?', '#', '%', quotes, backslash, spaces or control characters, so
+ * every id can be named in a URL path (/v1/jobs/{id}, /v1/keys/{id}). */
+int http_valid_id(const char *id);
 /* Parse the JSON body into an object: NULL after having replied 400. */
 json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply);
 

@@ -288,14 +288,9 @@ MSM_TEST(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_gpu_msm");
-#ifndef CUZK_HAVE_CUDA
-    printf("no GPU: skipped (built without CUDA)\n");
-    return 77;
-#else
-    if (cuzk_gpu_device_count() == 0) {
-        printf("no GPU: skipped\n");
+    if (!tu_gpu_present())
         return 77;
-    }
+#ifdef CUZK_HAVE_CUDA
     cuzk_error err = {0};
     if (cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK) {
         CHECK(0, "ctx create: %s", err.msg);

@@ -41,14 +41,6 @@ static int proofs_equal(const cuzk_proof *a, const cuzk_proof *b) {
                : !memcmp(&a->p.bls12_381, &b->p.bls12_381, sizeof a->p.bls12_381);
 }
 
-static cuzk_fr *public_of(const cuzk_wtns *w, size_t n_pub) {
-    cuzk_fr *pub = malloc((n_pub + 1) * sizeof *pub);
-    if (cuzk_wtns_to_mont(w, pub, 1, n_pub, NULL) != CUZK_OK) {
-        free(pub);
-        return NULL;
-    }
-    return pub;
-}
 
 static void print_timing(const char *what, const cuzk_gpu_timing *t) {
     printf("  %-28s total %9.0f us: upload %.0f eval(%s) %.0f ntt %.0f msm A %.0f B1 %.0f "
@@ -66,7 +58,7 @@ static void write_proof(const char *dir, const char *name, const cuzk_proof *p,
     CHECK(cuzk_proof_write_json_file(p, path, &err) == CUZK_OK, "write %s: %s", path,
           err.msg);
     snprintf(path, sizeof path, "%s/%s.public.json", dir, name);
-    cuzk_fr *pub = public_of(w, n_pub);
+    cuzk_fr *pub = tu_public_of(w, n_pub);
     CHECK(pub && cuzk_public_write_json_file(p->curve, pub, n_pub, path, &err) == CUZK_OK,
           "write %s: %s", path, err.msg);
     free(pub);
@@ -88,7 +80,7 @@ static void test_fixture(const char *curve, const char *circ) {
         return;
     }
     size_t n_pub = cuzk_key_n_public(&key);
-    cuzk_fr *pub = public_of(&w, n_pub);
+    cuzk_fr *pub = tu_public_of(&w, n_pub);
     cuzk_gpu_key *gk = NULL;
     cuzk_proof p;
     cuzk_gpu_timing t;
@@ -276,14 +268,9 @@ out:
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_gpu_prove");
-#ifndef CUZK_HAVE_CUDA
-    printf("no GPU: skipped (built without CUDA)\n");
-    return 77;
-#else
-    if (cuzk_gpu_device_count() == 0) {
-        printf("no GPU: skipped\n");
+    if (!tu_gpu_present())
         return 77;
-    }
+#ifdef CUZK_HAVE_CUDA
     cuzk_error err = {0};
     pool = cuzk_pool_create(0, &err);
     if (cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK ||

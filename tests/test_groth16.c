@@ -41,15 +41,6 @@ static void fixture(char *out, size_t cap, const char *curve, const char *circ, 
     snprintf(out, cap, "%s/tests/interop/fixtures/%s/%s.%s", tu_source_dir(), curve, circ, ext);
 }
 
-/* Public signals of a witness: w[1..nPublic] in Montgomery form. */
-static cuzk_fr *public_of(const cuzk_wtns *w, size_t n_pub) {
-    cuzk_fr *pub = malloc((n_pub + 1) * sizeof *pub);
-    if (cuzk_wtns_to_mont(w, pub, 1, n_pub, NULL) != CUZK_OK) {
-        free(pub);
-        return NULL;
-    }
-    return pub;
-}
 
 static int proofs_equal(const cuzk_proof *a, const cuzk_proof *b) {
     if (a->curve != b->curve)
@@ -123,7 +114,7 @@ static void test_fixture(const char *curve, const char *circ) {
     CHECK(cuzk_key_vk(&key, &vk, &err) == CUZK_OK, "vk from key");
     CHECK(cuzk_vk_read_json_file(&vkj, vkp, &err) == CUZK_OK, "%s: read vk.json: %s", circ, err.msg);
     size_t n_pub = cuzk_key_n_public(&key);
-    cuzk_fr *pub = public_of(&w, n_pub);
+    cuzk_fr *pub = tu_public_of(&w, n_pub);
 
     /* Two proofs of the same witness: both valid, different (fresh r, s). */
     cuzk_proof p[4];

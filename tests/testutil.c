@@ -1,5 +1,9 @@
 /* Test harness implementation (see testutil.h). */
 #include "testutil.h"
+#include "groth16/wtns.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#endif
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -143,4 +147,24 @@ int tu_finish(void) {
 const char *tu_source_dir(void) {
     const char *s = getenv("CUZK_SOURCE_DIR");
     return s ? s : ".";
+}
+
+int tu_gpu_present(void) {
+#ifdef CUZK_HAVE_CUDA
+    if (cuzk_gpu_device_count() > 0)
+        return 1;
+    printf("no GPU: skipped (no CUDA device)\n");
+#else
+    printf("no GPU: skipped (built without CUDA)\n");
+#endif
+    return 0;
+}
+
+cuzk_fr *tu_public_of(const cuzk_wtns *w, size_t n_pub) {
+    cuzk_fr *pub = malloc((n_pub + 1) * sizeof *pub);
+    if (pub && cuzk_wtns_to_mont(w, pub, 1, n_pub, NULL) != CUZK_OK) {
+        free(pub);
+        return NULL;
+    }
+    return pub;
 }

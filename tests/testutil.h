@@ -27,6 +27,14 @@ void tu_rand_below(uint64_t *out, const uint64_t *mod, size_t n);
 void tu_check(int ok, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 const char *tu_source_dir(void); /* $CUZK_SOURCE_DIR or "." */
+/* 1 if this build has CUDA and the machine a device; otherwise prints
+ * "no GPU: skipped (...)" and returns 0 (GPU tests then exit 77). */
+int tu_gpu_present(void);
+/* Public signals of a witness, w[1..n_pub], in Montgomery form (malloc'd,
+ * free() it; NULL on failure). */
+struct cuzk_wtns;
+union cuzk_fr;
+union cuzk_fr *tu_public_of(const struct cuzk_wtns *w, size_t n_pub);
 
 #define CHECK(cond, ...) tu_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
