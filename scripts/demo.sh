@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # The main job: build cuzk, then prove and verify bundled circom circuits
 # (Poseidon hash chain, BN254 and BLS12-381) and a generated 2^14-constraint
-# circuit, printing the time of each step.
+# circuit, printing the time of each step.  With an NVIDIA GPU and the CUDA
+# toolkit the build includes the kernels and the proofs are made on the GPU;
+# otherwise on the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-echo "== building (build/)"
+# nvcc is often installed off the PATH
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=$PATH:/usr/local/cuda/bin
+echo "== building (build/; the CUDA kernels too when nvcc is found: a few minutes)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$jobs" --target cuzk-cli >/dev/null
 cuzk=$PWD/build/cuzk
 out=$(mktemp -d /tmp/cuzk-demo-XXXXXX)
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  echo "== a GPU is present, but this build proves on the CPU (the GPU prover is not in yet)"
+if "$cuzk" info --gpu 2>/dev/null | grep -q "^CUDA devices: [1-9]"; then
+  echo "== proving on the GPU: $("$cuzk" info --gpu | sed -n 2p | sed 's/^ *//'); files in $out"
+else
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    echo "== a GPU is present but this build has no CUDA kernels (nvcc not found)"
+  fi
+  echo "== proving on the CPU ($(nproc) threads); files in $out"
 fi
-echo "== proving on the CPU ($(nproc) threads); files in $out"
 
 for curve in bn128 bls12381; do
   fx=tests/interop/fixtures/$curve
