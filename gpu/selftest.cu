@@ -190,7 +190,13 @@ __global__ void k_point_op(int op, const typename G::affine *a,
         break;
     default: pt_dbl(p, p); break;
     }
-    pt_to_jacobian(out + 3 * i, p);
+    /* through a local too: the called formulas only ever see local
+     * objects (see the operand copies above) */
+    typename G::F jac[3];
+    pt_to_jacobian(jac, p);
+    out[3 * i] = jac[0];
+    out[3 * i + 1] = jac[1];
+    out[3 * i + 2] = jac[2];
 }
 
 template <class G>
