@@ -365,21 +365,20 @@ static size_t affine_bytes(cuzk_gpu_curve curve, cuzk_gpu_group group) {
     return 2 * fp * (group == CUZK_GPU_G2 ? 2 : 1);
 }
 
-extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
-                                             cuzk_gpu_curve curve,
-                                             cuzk_gpu_group group,
-                                             const void *points, size_t n,
-                                             cuzk_gpu_bases **out,
-                                             cuzk_error *err) {
+/* A bases object for n points of (curve, group), checked, with no storage
+ * yet; |what| names the caller in messages. */
+static cuzk_status bases_new(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                             cuzk_gpu_group group, const void *points,
+                             size_t n, const char *what, cuzk_gpu_bases **out,
+                             cuzk_error *err) {
     *out = NULL;
     size_t pb = affine_bytes(curve, group);
     if (ctx == NULL || pb == 0 || n == 0 || points == NULL)
         return cuzk_gpu_fail(err, CUZK_EINVAL,
-                             "bases upload: bad context, curve %d, group %d or "
-                             "n = %zu",
-                             (int)curve, (int)group, n);
+                             "%s: bad context, curve %d, group %d or n = %zu",
+                             what, (int)curve, (int)group, n);
     if (n >= ((size_t)1 << 31))
-        return cuzk_gpu_fail(err, CUZK_ERANGE, "bases upload: n = %zu >= 2^31",
+        return cuzk_gpu_fail(err, CUZK_ERANGE, "%s: n = %zu >= 2^31", what,
                              n);
     cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
     if (b == NULL)
@@ -389,11 +388,27 @@ extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
     b->group = group;
     b->n = n;
     b->point_bytes = pb;
+    *out = b;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
+                                             cuzk_gpu_curve curve,
+                                             cuzk_gpu_group group,
+                                             const void *points, size_t n,
+                                             cuzk_gpu_bases **out,
+                                             cuzk_error *err) {
+    cuzk_gpu_bases *b;
+    cuzk_status st =
+        bases_new(ctx, curve, group, points, n, "bases upload", &b, err);
+    if (st != CUZK_OK)
+        return st;
+    size_t bytes = b->point_bytes * n;
     cudaError_t e = cudaSetDevice(ctx->device);
     if (e == cudaSuccess)
-        e = cudaMalloc(&b->d_points, pb * n);
+        e = cudaMalloc(&b->d_points, bytes);
     if (e == cudaSuccess)
-        e = cudaMemcpy(b->d_points, points, pb * n, cudaMemcpyHostToDevice);
+        e = cudaMemcpy(b->d_points, points, bytes, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         if (b->d_points)
             cudaFree(b->d_points);
@@ -411,27 +426,11 @@ extern "C" cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx,
                                            const void *points, size_t n,
                                            cuzk_gpu_bases **out,
                                            cuzk_error *err) {
-    *out = NULL;
-    size_t pb = affine_bytes(curve, group);
-    if (ctx == NULL || pb == 0 || n == 0 || points == NULL)
-        return cuzk_gpu_fail(err, CUZK_EINVAL,
-                             "host bases: bad context, curve %d, group %d or "
-                             "n = %zu",
-                             (int)curve, (int)group, n);
-    if (n >= ((size_t)1 << 31))
-        return cuzk_gpu_fail(err, CUZK_ERANGE, "host bases: n = %zu >= 2^31",
-                             n);
-    cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
-    if (b == NULL)
-        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
-    b->ctx = ctx;
-    b->curve = curve;
-    b->group = group;
-    b->n = n;
-    b->point_bytes = pb;
-    b->h_points = points;
-    *out = b;
-    return CUZK_OK;
+    cuzk_status st =
+        bases_new(ctx, curve, group, points, n, "host bases", out, err);
+    if (st == CUZK_OK)
+        (*out)->h_points = points;
+    return st;
 }
 
 extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b) {
