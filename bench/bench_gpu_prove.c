@@ -5,13 +5,17 @@
  *
  *   bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20,22,24]
  *                   [--reps N] [--real-max-log K] [--eval auto|gpu|cpu]
+ *                   [--host-bases]
  *
  * Keys: up to 2^K constraints (default K = 20) a real development key
  * (cuzk setup --dev), and every proof is checked by the CPU verifier;
  * above, a timing key of the same shape whose points are repeated random
  * points (P_setup_timing): the prover does the same work, but its proofs
  * are not valid, so they are not verified.  The output says which.
- * Prints one line per proof and a summary table last.  No GPU: exit 77.
+ * --host-bases keeps the key's points in page-locked host memory and
+ * streams them to the device in every MSM (the mode for keys larger than
+ * device memory).  Prints one line per proof and a summary table last.
+ * No GPU: exit 77.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,13 +47,40 @@ typedef struct row {
     int verified, failed;
 } row;
 
+/* Copy the key's five point arrays into one block (cuzk_gpu_key's host
+ * mode page-locks key->mem) and point the key at it.  Returns the block. */
+static void *pin_block(cuzk_key *k) {
+    size_t g1 = k->curve == CUZK_CURVE_BLS12_381 ? 96 : 64, g2 = 2 * g1;
+#define PIN(P)                                                                                 \
+    do {                                                                                       \
+        P##_groth16_pk *pk = &k->pk.P;                                                         \
+        size_t n = (size_t)1 << pk->log_n, nv = pk->n_vars, nc = nv - pk->n_public - 1;        \
+        size_t bytes = g1 * (2 * nv + nc + n) + g2 * nv;                                       \
+        uint8_t *b = malloc(bytes), *q = b;                                                    \
+        if (!b)                                                                                \
+            return NULL;                                                                       \
+        memcpy(q, pk->a, g1 * nv), pk->a = (void *)q, q += g1 * nv;                            \
+        memcpy(q, pk->b1, g1 * nv), pk->b1 = (void *)q, q += g1 * nv;                          \
+        memcpy(q, pk->c, g1 * nc), pk->c = (void *)q, q += g1 * nc;                            \
+        memcpy(q, pk->h, g1 * n), pk->h = (void *)q, q += g1 * n;                              \
+        memcpy(q, pk->b2, g2 * nv), pk->b2 = (void *)q;                                        \
+        k->mem = b;                                                                            \
+        k->mem_bytes = bytes;                                                                  \
+        return b;                                                                              \
+    } while (0)
+    if (k->curve == CUZK_CURVE_BLS12_381)
+        PIN(bls12_381);
+    PIN(bn254);
+#undef PIN
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
 static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curve, unsigned log2,
-                   int reps, int real, cuzk_gpu_eval_mode eval) {
+                   int reps, int real, cuzk_gpu_eval_mode eval, int host_bases) {
     cuzk_error err = {0};
     cuzk_synth_params sp;
     cuzk_synth_params_default(&sp, curve);
@@ -69,6 +100,8 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     cuzk_key key;
     memset(&key, 0, sizeof key);
     key.curve = curve;
+    /* host-streamed bases need the points in one block to page-lock */
+    void *block = NULL;
     bls12_381_dev_key kb;
     bn254_dev_key kn;
     uint64_t seed = 7;
@@ -117,7 +150,12 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     cuzk_gpu_key *gk = NULL;
     cuzk_gpu_prover *p = NULL;
     t0 = now_s();
-    if (cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) != CUZK_OK ||
+    if (host_bases && !(block = pin_block(&key))) {
+        fprintf(stderr, "host bases: out of memory\n");
+        return 1;
+    }
+    if (cuzk_gpu_key_create(&gk, ctx, &key, host_bases ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_DEVICE,
+                            &err) != CUZK_OK ||
         cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
         fprintf(stderr, "GPU key/prover: %s\n", err.msg);
         return 1;
@@ -166,6 +204,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     free(times);
     cuzk_gpu_prover_free(p);
     cuzk_gpu_key_free(gk);
+    free(block);
     if (have_vk)
         cuzk_vk_free(&vk);
     cuzk_wtns_close(&w);
@@ -190,6 +229,7 @@ int main(int argc, char **argv) {
     int reps = 3;
     unsigned real_max = 20;
     cuzk_gpu_eval_mode eval = CUZK_GPU_EVAL_AUTO;
+    int host_bases = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--curve") && i + 1 < argc)
             curves = argv[++i];
@@ -197,6 +237,8 @@ int main(int argc, char **argv) {
             logs = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--host-bases"))
+            host_bases = 1;
         else if (!strcmp(argv[i], "--real-max-log") && i + 1 < argc)
             real_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eval") && i + 1 < argc) {
@@ -207,7 +249,7 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr,
                     "usage: bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20] "
-                    "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu]\n");
+                    "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu] [--host-bases]\n");
             return 2;
         }
     }
@@ -235,7 +277,8 @@ int main(int argc, char **argv) {
             if (strcmp(curves, "both") && strcmp(curves, cuzk_curve_snarkjs_name(cv)) &&
                 !(c == 0 && !strcmp(curves, "bn254")) && !(c == 1 && !strcmp(curves, "bls12_381")))
                 continue;
-            if (run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval) == 0)
+            if (run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval, host_bases) ==
+                0)
                 fails += rows[nrows++].failed;
             else
                 fails++;

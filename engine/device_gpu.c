@@ -110,13 +110,15 @@ static cuzk_status key_get(gpu_state *s, const cuzk_key *key, cuzk_gpu_key **out
     }
     cuzk_status st = CUZK_OK;
     if (!hit) {
+        __atomic_store_n(&victim->mem, NULL, __ATOMIC_RELEASE);
         if (victim->gk) /* the table is full: drop the least recently used */
             cuzk_gpu_key_free(victim->gk);
-        memset(victim, 0, sizeof *victim);
+        victim->gk = NULL;
+        victim->key = NULL;
         st = cuzk_gpu_key_create(&victim->gk, s->ctx, key, CUZK_GPU_KEY_AUTO, err);
         if (st == CUZK_OK) {
             victim->key = key;
-            victim->mem = key->mem;
+            __atomic_store_n(&victim->mem, key->mem, __ATOMIC_RELEASE);
             hit = victim;
         }
     }
@@ -219,10 +221,32 @@ static void gpu_key_release(engine_device *d, const cuzk_key *key) {
     for (int i = 0; i < GPU_MAX_KEYS; i++)
         /* by memory block: the engine may pass a copy of the cuzk_key */
         if (s->keys[i].gk && s->keys[i].mem == key->mem) {
+            __atomic_store_n(&s->keys[i].mem, NULL, __ATOMIC_RELEASE);
             cuzk_gpu_key_free(s->keys[i].gk);
-            memset(&s->keys[i], 0, sizeof s->keys[i]);
+            s->keys[i].gk = NULL;
+            s->keys[i].key = NULL;
         }
     pthread_mutex_unlock(&s->keys_lock);
+}
+
+/* Lock-free: reads each slot's memory-block tag (written under keys_lock
+ * with atomic stores); a slot being replaced may answer either way. */
+static int gpu_holds_key(engine_device *d, const cuzk_key *key) {
+    gpu_state *s = d->state;
+    if (!s || !key->mem)
+        return 0;
+    for (int i = 0; i < GPU_MAX_KEYS; i++)
+        if (__atomic_load_n(&s->keys[i].mem, __ATOMIC_ACQUIRE) == key->mem)
+            return 1;
+    return 0;
+}
+
+static uint64_t gpu_free_bytes(engine_device *d) {
+    cuzk_gpu_device_info info;
+    cuzk_error err;
+    if (cuzk_gpu_device_query(d->cfg.gpu_index, &info, &err) != CUZK_OK)
+        return 0;
+    return info.free_mem_bytes;
 }
 
 static void gpu_stats(engine_device *d, uint64_t *mem_bytes, unsigned *keys) {
@@ -253,6 +277,8 @@ const engine_device_ops engine_device_gpu_ops = {
     .key_release = gpu_key_release,
     .key_prepare = gpu_key_prepare,
     .stats = gpu_stats,
+    .holds_key = gpu_holds_key,
+    .free_bytes = gpu_free_bytes,
 };
 
 #else /* no CUDA in this build */

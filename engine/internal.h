@@ -289,6 +289,12 @@ typedef struct engine_device_ops {
     void (*key_prepare)(engine_device *d, const cuzk_key *key);
     /* Optional: device memory held for keys, and how many keys. */
     void (*stats)(engine_device *d, uint64_t *mem_bytes, unsigned *keys);
+    /* Optional, for devices with memory of their own (key affinity):
+     * whether |key| is resident there now (a hint: called with the ready
+     * lock held, so it must not block), and the free memory, which picks
+     * the device a newly loaded key is prepared on. */
+    int (*holds_key)(engine_device *d, const cuzk_key *key);
+    uint64_t (*free_bytes)(engine_device *d);
 } engine_device_ops;
 
 extern const engine_device_ops engine_device_cpu_ops;

@@ -269,6 +269,31 @@ done:
         prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr),
                         3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr));
     }
+    if (s == CUZK_OK) {
+        /* A device with memory of its own (a GPU) takes its copy now, on
+         * this loader thread and before the key is announced, rather than
+         * in the first partition's upload step, where it would leave the
+         * device idle with work waiting.  Only one: the one with the most
+         * free memory; others copy the key when they take one of its
+         * partitions (ready_take prefers devices that hold the key,
+         * stages.c).  The key is not resident yet, so nothing else uses or
+         * evicts it meanwhile; k->key is its final address. */
+        pthread_mutex_lock(&e->keys_lock);
+        k->key = key;
+        pthread_mutex_unlock(&e->keys_lock);
+        engine_device *best = NULL;
+        uint64_t best_free = 0;
+        for (unsigned i = 0; i < e->n_devices; i++) {
+            engine_device *d = &e->devices[i];
+            if (!d->ops->key_prepare || d->fallback_only)
+                continue;
+            uint64_t f = d->ops->free_bytes ? d->ops->free_bytes(d) : 0;
+            if (!best || f > best_free)
+                best = d, best_free = f;
+        }
+        if (best)
+            best->ops->key_prepare(best, &k->key);
+    }
     pthread_mutex_lock(&e->keys_lock);
     k->load_status = s;
     snprintf(k->load_msg, sizeof k->load_msg, "%s", s == CUZK_OK ? "" : err.msg);
@@ -281,21 +306,11 @@ done:
         k->abc_bytes = 3 * ((size_t)1 << k->log_n) * sizeof(cuzk_fr);
         k->last_used_ns = cuzk_now_ns();
         k->state = KEY_RESIDENT;
-        atomic_fetch_add(&k->pins, 1); /* held while devices prepare it */
     } else {
         k->state = KEY_FAILED;
     }
     pthread_cond_broadcast(&e->keys_cv);
     pthread_mutex_unlock(&e->keys_lock);
-    if (s == CUZK_OK) {
-        /* Devices with memory of their own (GPUs) take their copy now, on
-         * this loader thread, rather than in the first partition's upload
-         * step, where it would leave the device idle with work waiting. */
-        for (unsigned i = 0; i < e->n_devices; i++)
-            if (e->devices[i].ops->key_prepare)
-                e->devices[i].ops->key_prepare(&e->devices[i], &k->key);
-        engine_key_unpin(e, k);
-    }
     atomic_fetch_sub(&e->loads_pending, 1);
     engine_event_kick(&e->sched_ev);
     uint64_t t1 = cuzk_now_ns();

@@ -169,6 +169,46 @@ static void ready_push(cuzk_engine *e, engine_part *p) {
     pthread_mutex_unlock(&e->ready.lock);
 }
 
+/* Key affinity (devices with memory of their own): whether another device
+ * that holds |p|'s key has a worker idle right now (ready.lock held), in
+ * which case that one should take |p| rather than |d| copying the key. */
+static int better_holder_idle(cuzk_engine *e, const engine_device *d, const engine_part *p) {
+    const cuzk_key *key = &p->job->key->key;
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        engine_device *o = &e->devices[i];
+        if (o == d || o->fallback_only || !o->ops->holds_key || !can_take(e, o, p))
+            continue;
+        unsigned busy = o->running + o->staged, alive = atomic_load(&o->alive);
+        if (alive > busy && o->ops->holds_key(o, key))
+            return 1;
+    }
+    return 0;
+}
+
+/* The partition a worker of |d| should lead its step with: the first it
+ * may take in priority order, except that a device that does not hold that
+ * partition's key prefers a later one of the same priority whose key it
+ * holds, and leaves it to an idle device holding the key.  NULL: none. */
+static engine_part *ready_lead(cuzk_engine *e, engine_device *d) {
+    int affinity = d->ops->holds_key && !d->fallback_only;
+    engine_part *first = NULL;
+    for (engine_part *p = e->ready.q.head; p; p = p->qnext) {
+        if (!can_take(e, d, p))
+            continue;
+        if (!affinity)
+            return p;
+        if (!first)
+            first = p;
+        else if (p->job->prio != first->job->prio)
+            break; /* affinity never overtakes a higher priority */
+        if (d->ops->holds_key(d, &p->job->key->key))
+            return p;
+    }
+    if (first && better_holder_idle(e, d, first))
+        return NULL;
+    return first;
+}
+
 /* Take up to |max| ready partitions of one key for a worker of |d|; the
  * worker then counts as staged (device with an upload step) or running.
  * Returns 0 at shutdown. */
@@ -176,8 +216,11 @@ static size_t ready_take(cuzk_engine *e, engine_device *d, engine_part **out, si
     size_t n = 0;
     pthread_mutex_lock(&e->ready.lock);
     while (!e->ready.shutdown) {
-        for (engine_part *p = e->ready.q.head; p && n < max; p = p->qnext)
-            if (can_take(e, d, p) && (n == 0 || p->job->key == out[0]->job->key))
+        engine_part *lead = ready_lead(e, d);
+        if (lead)
+            out[n++] = lead;
+        for (engine_part *p = e->ready.q.head; lead && p && n < max; p = p->qnext)
+            if (p != lead && can_take(e, d, p) && p->job->key == lead->job->key)
                 out[n++] = p;
         if (n)
             break;

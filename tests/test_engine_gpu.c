@@ -125,14 +125,9 @@ static void fail_first_gpu_attempt(void *ctx, const cuzk_fault_point *at, cuzk_f
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_engine_gpu");
-#ifndef CUZK_HAVE_CUDA
-    printf("no GPU: skipped (built without CUDA)\n");
-    return 77;
-#else
-    if (cuzk_gpu_device_count() == 0) {
-        printf("no GPU: skipped\n");
+    if (!tu_gpu_present())
         return 77;
-    }
+#ifdef CUZK_HAVE_CUDA
     char dir[] = "/tmp/cuzk-engine-gpu-XXXXXX";
     if (!mkdtemp(dir)) {
         CHECK(0, "mkdtemp");
@@ -216,6 +211,83 @@ int main(int argc, char **argv) {
         CHECK(rj && pi.attempts == 2 && pi.device == 1,
               "retry ran on the fallback device (attempts %u, device %d)", rj ? pi.attempts : 0,
               rj ? pi.device : -9);
+        cuzk_job_release(rj);
+        cuzk_engine_destroy(e, 10000);
+    }
+
+    /* Two engine devices on the one GPU (how a multi-GPU host looks to the
+     * engine, minus the hardware): a job's partitions spread over both,
+     * each holds its own copy of the key, and a failing device's
+     * partitions are retried on the other. */
+    cuzk_engine_config two = cfg;
+    two.n_devices = 2;
+    two.devices[1] = two.devices[0];
+    two.cpu_fallback = 0;
+    two.fault_fn = fail_first_gpu_attempt;
+    if (cuzk_engine_create(&e, &two, &err) != CUZK_OK) {
+        CHECK(0, "engine with two GPU devices: %s", err.msg);
+    } else {
+        CHECK(cuzk_engine_key_preload(e, "bls", bls.zkey, &err) == CUZK_OK, "preload: %s",
+              err.msg);
+        /* affinity: the key is prepared on one device, and one partition
+         * at a time all go to that device while it is idle */
+        cuzk_engine_status_get(e, &st);
+        int holder = st.devices[0].device_keys ? 0 : 1;
+        CHECK(st.devices[0].device_keys + st.devices[1].device_keys == 1,
+              "a loaded key is prepared on one GPU device (%u + %u)", st.devices[0].device_keys,
+              st.devices[1].device_keys);
+        for (int k = 0; k < 4; k++) {
+            cuzk_witness w1 = {.path = bls.wtns};
+            cuzk_submit_opts o1 = {.key = "bls", .witnesses = &w1, .n_witnesses = 1};
+            cuzk_job *j1 = NULL;
+            cuzk_status s1 = cuzk_submit(e, &j1, NULL, &o1, &err);
+            if (s1 == CUZK_OK)
+                s1 = cuzk_job_await(j1, 60000, &err);
+            CHECK(s1 == CUZK_OK, "single partition %d: %s", k, err.msg);
+            cuzk_job_release(j1);
+        }
+        cuzk_engine_status_get(e, &st);
+        CHECK(st.devices[holder].proofs == 4 && st.devices[1 - holder].proofs == 0,
+              "one at a time, partitions go to the device holding the key (%llu / %llu)",
+              (unsigned long long)st.devices[holder].proofs,
+              (unsigned long long)st.devices[1 - holder].proofs);
+        uint64_t before = st.devices[0].proofs + st.devices[1].proofs;
+        cuzk_witness w8[8];
+        for (int i = 0; i < 8; i++)
+            w8[i] = (cuzk_witness){.path = bls.wtns};
+        cuzk_submit_opts o8 = {.key = "bls", .witnesses = w8, .n_witnesses = 8};
+        cuzk_job *j8 = NULL;
+        cuzk_status s8 = cuzk_submit(e, &j8, NULL, &o8, &err);
+        if (s8 == CUZK_OK)
+            s8 = cuzk_job_await(j8, 120000, &err);
+        CHECK(s8 == CUZK_OK, "8 partitions on two devices: %s", err.msg);
+        cuzk_engine_status_get(e, &st);
+        CHECK(st.n_devices == 2 && st.devices[0].proofs + st.devices[1].proofs == before + 8,
+              "8 more proofs on the two devices (%llu + %llu)",
+              (unsigned long long)st.devices[0].proofs, (unsigned long long)st.devices[1].proofs);
+        printf("two logical GPU devices: %llu and %llu partitions\n",
+               (unsigned long long)st.devices[0].proofs, (unsigned long long)st.devices[1].proofs);
+        for (unsigned i = 0; s8 == CUZK_OK && i < 8; i++) {
+            cuzk_proof p;
+            CHECK(cuzk_job_proof(j8, &p, i, &err) == CUZK_OK &&
+                      cuzk_vk_verify(&bls.vk, bls.pub, bls.n_pub, &p, &err) == CUZK_OK,
+                  "two devices: partition %u verifies", i);
+        }
+        cuzk_job_release(j8);
+        /* a device failure moves the partition to the other GPU device */
+        cuzk_witness w = {.path = bls.wtns};
+        cuzk_submit_opts ro = {.key = "bls", .request_id = "retry-2", .witnesses = &w,
+                               .n_witnesses = 1};
+        cuzk_job *rj = NULL;
+        cuzk_status rs = cuzk_submit(e, &rj, NULL, &ro, &err);
+        if (rs == CUZK_OK)
+            rs = cuzk_job_await(rj, 120000, &err);
+        cuzk_partition_info pi;
+        if (rj)
+            cuzk_job_status(rj, NULL, &pi, 1);
+        CHECK(rs == CUZK_OK && rj && pi.attempts == 2,
+              "failed GPU step retried on the other GPU device (attempts %u): %s",
+              rj ? pi.attempts : 0, err.msg);
         cuzk_job_release(rj);
         cuzk_engine_destroy(e, 10000);
     }
