@@ -28,24 +28,18 @@ typedef struct circuit {
 } circuit;
 
 static int make_circuit(circuit *c, cuzk_curve curve, unsigned log2, const char *dir) {
-    cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
-    sp.seed = tu_rand64();
     cuzk_r1cs r1cs;
     cuzk_fr *wit = NULL;
     cuzk_error err = {0};
     uint8_t *zbuf = NULL;
     size_t zsize = 0;
-    uint64_t seed = tu_rand64();
     const char *cn = cuzk_curve_snarkjs_name(curve);
     snprintf(c->zkey, sizeof c->zkey, "%s/%s.zkey", dir, cn);
     snprintf(c->wtns, sizeof c->wtns, "%s/%s.wtns", dir, cn);
     snprintf(c->bad, sizeof c->bad, "%s/%s-bad.wtns", dir, cn);
     cuzk_zkey z;
     cuzk_key key;
-    int ok = cuzk_synth_circuit(&sp, &r1cs, &wit, &err) == CUZK_OK &&
-             cuzk_setup_dev_zkey_mem(&r1cs, &seed, NULL, &zbuf, &zsize, &err) == CUZK_OK &&
+    int ok = tu_gen_keyed(curve, log2, NULL, &r1cs, &wit, &zbuf, &zsize, &err) &&
              cuzk_wtns_write_file(curve, wit, r1cs.n_wires, c->wtns, &err) == CUZK_OK &&
              cuzk_zkey_from_mem(&z, zbuf, zsize, &err) == CUZK_OK;
     if (ok) {

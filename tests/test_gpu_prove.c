@@ -116,18 +116,12 @@ static uint8_t *wtns_with_bad_last(const uint8_t *img, size_t size, const cuzk_w
 
 static void test_generated(cuzk_curve curve, unsigned log2) {
     const char *cname = cuzk_curve_snarkjs_name(curve);
-    cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
-    sp.seed = tu_rand64();
     cuzk_r1cs r1cs;
     cuzk_fr *wit = NULL;
     cuzk_error err = {0};
     uint8_t *zbuf = NULL, *wbuf = NULL;
     size_t zsize = 0, wsize = 0;
-    uint64_t seed = tu_rand64();
-    if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK ||
-        cuzk_setup_dev_zkey_mem(&r1cs, &seed, pool, &zbuf, &zsize, &err) != CUZK_OK ||
+    if (!tu_gen_keyed(curve, log2, pool, &r1cs, &wit, &zbuf, &zsize, &err) ||
         cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) != CUZK_OK) {
         CHECK(0, "generate %s 2^%u: %s", cname, log2, err.msg);
         return;

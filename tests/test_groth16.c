@@ -218,18 +218,12 @@ static void test_mismatch(void) {
 /* Generated circuit + development key: a valid, wrong-witness and
  * deterministic (r = s = 0) proof through the per-curve step API. */
 static void test_generated(cuzk_curve curve, unsigned log2) {
-    cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
-    sp.seed = tu_rand64();
     cuzk_r1cs r1cs;
     cuzk_fr *wit = NULL;
     cuzk_error err = {0};
     uint8_t *zbuf = NULL;
     size_t zsize = 0;
-    uint64_t seed = tu_rand64();
-    if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK ||
-        cuzk_setup_dev_zkey_mem(&r1cs, &seed, pool, &zbuf, &zsize, &err) != CUZK_OK) {
+    if (!tu_gen_keyed(curve, log2, pool, &r1cs, &wit, &zbuf, &zsize, &err)) {
         CHECK(0, "generate 2^%u: %s", log2, err.msg);
         return;
     }

@@ -1,5 +1,7 @@
 /* Test harness implementation (see testutil.h). */
 #include "testutil.h"
+#include "groth16/setup.h"
+#include "groth16/synth.h"
 #include "groth16/wtns.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
@@ -167,4 +169,18 @@ cuzk_fr *tu_public_of(const cuzk_wtns *w, size_t n_pub) {
         return NULL;
     }
     return pub;
+}
+
+int tu_gen_keyed(int curve, unsigned log2, cuzk_pool *pool, cuzk_r1cs *r1cs, cuzk_fr **wit,
+                 uint8_t **zkey, size_t *zsize, cuzk_error *err) {
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, (cuzk_curve)curve);
+    sp.log2_domain = log2;
+    sp.seed = tu_rand64();
+    uint64_t seed = tu_rand64();
+    *wit = NULL;
+    *zkey = NULL;
+    if (cuzk_synth_circuit(&sp, r1cs, wit, err) != CUZK_OK)
+        return 0;
+    return cuzk_setup_dev_zkey_mem(r1cs, &seed, pool, zkey, zsize, err) == CUZK_OK;
 }

@@ -35,6 +35,15 @@ int tu_gpu_present(void);
 struct cuzk_wtns;
 union cuzk_fr;
 union cuzk_fr *tu_public_of(const struct cuzk_wtns *w, size_t n_pub);
+/* A generated circuit (cuzk gen's default profile, 2^log2 domain, random
+ * seed) with its witness (Montgomery) and an INSECURE development key as
+ * .zkey bytes (free() it).  |curve| is a cuzk_curve, |pool| a cuzk_pool *
+ * (may be NULL).  0 with |err| set on failure. */
+struct cuzk_r1cs;
+struct cuzk_pool;
+struct cuzk_error;
+int tu_gen_keyed(int curve, unsigned log2, struct cuzk_pool *pool, struct cuzk_r1cs *r1cs,
+                 union cuzk_fr **wit, uint8_t **zkey, size_t *zsize, struct cuzk_error *err);
 
 #define CHECK(cond, ...) tu_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
