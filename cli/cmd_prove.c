@@ -48,7 +48,7 @@ static void print_gpu_timing(const cuzk_gpu_timing *t, double load_s, double upl
  * -1 after printing an error.
  */
 static int prove_gpu(int dev, int required, const cuzk_key *key, const cuzk_wtns *w,
-                     cuzk_proof *proof, cuzk_pool *pool, double load_s, double *upload_s,
+                     cuzk_proof *proof, cuzk_pool *pool, double *upload_s,
                      cuzk_gpu_timing *t) {
 #ifdef CUZK_HAVE_CUDA
     cuzk_error err = {0};
@@ -79,7 +79,6 @@ static int prove_gpu(int dev, int required, const cuzk_key *key, const cuzk_wtns
         goto out;
     }
     *upload_s = (cli_now_ns() - t0) / 1e9;
-    (void)load_s;
     if (cuzk_gpu_prove(p, gk, w, proof, t, &err) != CUZK_OK) {
         cli_fail("prove", "prove (GPU)", &err);
         goto out;
@@ -91,7 +90,7 @@ out:
     cuzk_gpu_ctx_destroy(ctx);
     return rc;
 #else
-    (void)dev, (void)key, (void)w, (void)proof, (void)pool, (void)load_s, (void)upload_s, (void)t;
+    (void)dev, (void)key, (void)w, (void)proof, (void)pool, (void)upload_s, (void)t;
     if (required) {
         fprintf(stderr, "cuzk prove: this build has no CUDA support (--gpu)\n");
         return -1;
@@ -172,7 +171,7 @@ int cmd_prove(int argc, char **argv) {
         goto out;
     }
     if (!force_cpu) {
-        on_gpu = prove_gpu(gpu_dev, gpu_required, &key, &w, &proof, pool, load_s, &key_upload_s,
+        on_gpu = prove_gpu(gpu_dev, gpu_required, &key, &w, &proof, pool, &key_upload_s,
                            &gt);
         if (on_gpu < 0)
             goto out;

@@ -31,17 +31,29 @@
 #define GPU_MAX_KEYS 32
 #define GPU_MAX_PROVERS 8
 
+/* A slot of the device's key table.  |mem| (the host key's memory block,
+ * unique per loaded key: an evicted and reloaded key gets a new one) names
+ * the key; it is set while the upload runs (|loading|), so a second
+ * request for the same key waits for that upload instead of starting its
+ * own.  |users| counts partitions between upload and the end of run: a
+ * slot in use is never given to another key. */
 typedef struct gpu_key_slot {
     const cuzk_key *key;
-    const void *mem; /* key->mem when uploaded: detects a reload */
+    const void *mem; /* atomic stores: gpu_holds_key reads it lock-free */
     cuzk_gpu_key *gk;
     uint64_t last_used;
+    unsigned users;
+    int loading;
 } gpu_key_slot;
 
 typedef struct gpu_state {
     cuzk_gpu_ctx *ctx;
     cuzk_pool *pool; /* staging copies */
+    /* keys_lock guards the table and is never held across a key upload
+     * (seconds at 2^24), which runs with the slot marked |loading|;
+     * keys_cv announces the end of an upload. */
     pthread_mutex_t keys_lock, provers_lock, gpu_lock;
+    pthread_cond_t keys_cv;
     gpu_key_slot keys[GPU_MAX_KEYS];
     uint64_t tick;
     cuzk_gpu_prover *free_provers[GPU_MAX_PROVERS];
@@ -55,6 +67,7 @@ static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
     pthread_mutex_init(&s->keys_lock, NULL);
     pthread_mutex_init(&s->provers_lock, NULL);
     pthread_mutex_init(&s->gpu_lock, NULL);
+    pthread_cond_init(&s->keys_cv, NULL);
     int n = cuzk_gpu_device_count();
     if (d->cfg.gpu_index < 0 || d->cfg.gpu_index >= n) {
         free(s);
@@ -87,47 +100,77 @@ static void gpu_close(engine_device *d) {
     pthread_mutex_destroy(&s->keys_lock);
     pthread_mutex_destroy(&s->provers_lock);
     pthread_mutex_destroy(&s->gpu_lock);
+    pthread_cond_destroy(&s->keys_cv);
     free(s);
     d->state = NULL;
 }
 
-/* The device image of |key|, uploading it (evicting the least recently
- * used image when the table is full) if needed. */
-static cuzk_status key_get(gpu_state *s, const cuzk_key *key, cuzk_gpu_key **out,
+/* The slot holding the device image of |key|, uploading it first if this
+ * device does not hold it (into a free slot, else the least recently used
+ * slot no partition is using).  The caller becomes one of the slot's users
+ * (key_put when done).  CUZK_EBUSY when every slot is in use. */
+static cuzk_status key_get(gpu_state *s, const cuzk_key *key, gpu_key_slot **out,
                            cuzk_error *err) {
+    if (!key->mem) /* the table's name for a key; every loaded key has one */
+        return cuzk_fail(err, CUZK_EINVAL, "GPU device: key without a memory block");
     pthread_mutex_lock(&s->keys_lock);
-    gpu_key_slot *hit = NULL, *victim = &s->keys[0];
-    for (int i = 0; i < GPU_MAX_KEYS; i++) {
-        gpu_key_slot *k = &s->keys[i];
-        /* by memory block: unique per loaded key (an evicted and reloaded
-         * key gets a new one) */
-        if (k->gk && k->mem == key->mem) {
-            hit = k;
+    gpu_key_slot *hit, *victim;
+    for (;;) {
+        hit = victim = NULL;
+        for (int i = 0; i < GPU_MAX_KEYS && !hit; i++) {
+            gpu_key_slot *k = &s->keys[i];
+            if (k->mem == key->mem)
+                hit = k;
+            else if (!k->loading && !k->users &&
+                     (!victim || (victim->gk && (!k->gk || k->last_used < victim->last_used))))
+                victim = k;
+        }
+        if (!hit || !hit->loading)
             break;
-        }
-        if (!k->gk || (victim->gk && k->last_used < victim->last_used))
-            victim = k;
-    }
-    cuzk_status st = CUZK_OK;
-    if (!hit) {
-        __atomic_store_n(&victim->mem, NULL, __ATOMIC_RELEASE);
-        if (victim->gk) /* the table is full: drop the least recently used */
-            cuzk_gpu_key_free(victim->gk);
-        victim->gk = NULL;
-        victim->key = NULL;
-        st = cuzk_gpu_key_create(&victim->gk, s->ctx, key, CUZK_GPU_KEY_AUTO, err);
-        if (st == CUZK_OK) {
-            victim->key = key;
-            __atomic_store_n(&victim->mem, key->mem, __ATOMIC_RELEASE);
-            hit = victim;
-        }
+        pthread_cond_wait(&s->keys_cv, &s->keys_lock); /* its upload is running */
     }
     if (hit) {
+        hit->users++;
         hit->last_used = ++s->tick;
-        *out = hit->gk;
+        pthread_mutex_unlock(&s->keys_lock);
+        *out = hit;
+        return CUZK_OK;
     }
+    if (!victim) {
+        pthread_mutex_unlock(&s->keys_lock);
+        return cuzk_fail(err, CUZK_EBUSY, "all %d GPU key slots are in use", GPU_MAX_KEYS);
+    }
+    cuzk_gpu_key *old = victim->gk;
+    victim->gk = NULL;
+    victim->key = key;
+    victim->loading = 1;
+    __atomic_store_n(&victim->mem, key->mem, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&s->keys_lock);
+
+    cuzk_gpu_key_free(old); /* no users: nothing runs with it */
+    cuzk_gpu_key *gk = NULL;
+    cuzk_status st = cuzk_gpu_key_create(&gk, s->ctx, key, CUZK_GPU_KEY_AUTO, err);
+
+    pthread_mutex_lock(&s->keys_lock);
+    victim->loading = 0;
+    if (st == CUZK_OK) {
+        victim->gk = gk;
+        victim->users = 1;
+        victim->last_used = ++s->tick;
+        *out = victim;
+    } else {
+        victim->key = NULL;
+        __atomic_store_n(&victim->mem, NULL, __ATOMIC_RELEASE);
+    }
+    pthread_cond_broadcast(&s->keys_cv);
     pthread_mutex_unlock(&s->keys_lock);
     return st;
+}
+
+static void key_put(gpu_state *s, gpu_key_slot *k) {
+    pthread_mutex_lock(&s->keys_lock);
+    k->users--;
+    pthread_mutex_unlock(&s->keys_lock);
 }
 
 static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err) {
@@ -165,20 +208,23 @@ static void prover_put(gpu_state *s, cuzk_gpu_prover *p) {
 
 static cuzk_status gpu_upload(engine_device *d, engine_dev_item *it, cuzk_error *err) {
     gpu_state *s = d->state;
-    cuzk_gpu_key *gk = NULL;
+    gpu_key_slot *slot = NULL;
     cuzk_gpu_prover *p = NULL;
-    cuzk_status st = key_get(s, it->key, &gk, err);
+    cuzk_status st = key_get(s, it->key, &slot, err);
     if (st == CUZK_OK)
         st = prover_get(s, &p, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_prove_upload(p, gk, it->witness, it->abc_ready ? it->abc : NULL, err);
+        st = cuzk_gpu_prove_upload(p, slot->gk, it->witness, it->abc_ready ? it->abc : NULL,
+                                   err);
     if (st != CUZK_OK) {
         if (p)
             prover_put(s, p);
+        if (slot)
+            key_put(s, slot);
         return st;
     }
     it->dev_prover = p;
-    it->dev_key = gk;
+    it->dev_key = slot;
     return CUZK_OK;
 }
 
@@ -192,10 +238,13 @@ static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
             it->status = cuzk_fail(&it->err, CUZK_EINTERNAL, "GPU run without upload");
             continue;
         }
+        gpu_key_slot *slot = it->dev_key;
         cuzk_gpu_timing t;
-        it->status = cuzk_gpu_prove_run(p, it->dev_key, &it->proof, &t, &it->err);
+        it->status = cuzk_gpu_prove_run(p, slot->gk, &it->proof, &t, &it->err);
         prover_put(s, p);
+        key_put(s, slot);
         it->dev_prover = NULL;
+        it->dev_key = NULL;
     }
     pthread_mutex_unlock(&s->gpu_lock);
 }
@@ -207,26 +256,34 @@ static cuzk_status gpu_reset(engine_device *d, cuzk_error *err) {
 
 static void gpu_key_prepare(engine_device *d, const cuzk_key *key) {
     gpu_state *s = d->state;
-    cuzk_gpu_key *gk;
+    gpu_key_slot *slot;
     cuzk_error err;
-    if (s && !d->fallback_only)
-        (void)key_get(s, key, &gk, &err);
+    if (s && !d->fallback_only && key_get(s, key, &slot, &err) == CUZK_OK)
+        key_put(s, slot);
 }
 
 static void gpu_key_release(engine_device *d, const cuzk_key *key) {
     gpu_state *s = d->state;
-    if (!s)
+    if (!s || !key->mem)
         return;
+    cuzk_gpu_key *drop[GPU_MAX_KEYS];
+    int n = 0;
     pthread_mutex_lock(&s->keys_lock);
-    for (int i = 0; i < GPU_MAX_KEYS; i++)
+    for (int i = 0; i < GPU_MAX_KEYS; i++) {
+        gpu_key_slot *k = &s->keys[i];
         /* by memory block: the engine may pass a copy of the cuzk_key */
-        if (s->keys[i].gk && s->keys[i].mem == key->mem) {
-            __atomic_store_n(&s->keys[i].mem, NULL, __ATOMIC_RELEASE);
-            cuzk_gpu_key_free(s->keys[i].gk);
-            s->keys[i].gk = NULL;
-            s->keys[i].key = NULL;
+        while (k->mem == key->mem && k->loading)
+            pthread_cond_wait(&s->keys_cv, &s->keys_lock);
+        if (k->mem == key->mem) {
+            __atomic_store_n(&k->mem, NULL, __ATOMIC_RELEASE);
+            drop[n++] = k->gk;
+            k->gk = NULL;
+            k->key = NULL;
         }
+    }
     pthread_mutex_unlock(&s->keys_lock);
+    for (int i = 0; i < n; i++) /* unused: the engine frees only unpinned keys */
+        cuzk_gpu_key_free(drop[i]);
 }
 
 /* Lock-free: reads each slot's memory-block tag (written under keys_lock

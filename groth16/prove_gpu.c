@@ -502,8 +502,11 @@ cuzk_status cuzk_gpu_prove_upload(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
         return st;
     /* staging copies into pinned memory (parallel), then DMA */
     double t0 = now_us();
-    struct copy_ctx cc = {p->h_w, witness};
-    cuzk_pool_for(p->pool, nv, 1 << 16, copy_range, &cc);
+    /* (the CPU-evaluation path hands in the pinned buffers themselves) */
+    if (witness != p->h_w) {
+        struct copy_ctx cc = {p->h_w, witness};
+        cuzk_pool_for(p->pool, nv, 1 << 16, copy_range, &cc);
+    }
     if (abc && abc != p->h_abc) {
         struct copy_ctx ca = {p->h_abc, abc};
         cuzk_pool_for(p->pool, 3 * n, 1 << 16, copy_range, &ca);
