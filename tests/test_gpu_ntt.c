@@ -176,10 +176,8 @@ int main(int argc, char **argv) {
         return 77;
 #ifdef CUZK_HAVE_CUDA
     cuzk_error err = {0};
-    if (cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK) {
-        CHECK(0, "ctx create: %s", err.msg);
+    if (!(ctx = tu_gpu_ctx()))
         return tu_finish();
-    }
     st = cuzk_gpu_ctx_stream(ctx);
     pool = cuzk_pool_create(0, &err);
     unsigned rt_max = 27, cpu_max = 22;

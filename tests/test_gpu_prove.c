@@ -267,9 +267,10 @@ int main(int argc, char **argv) {
 #ifdef CUZK_HAVE_CUDA
     cuzk_error err = {0};
     pool = cuzk_pool_create(0, &err);
-    if (cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK ||
-        cuzk_gpu_prover_create(&prover, ctx, pool, &err) != CUZK_OK) {
-        CHECK(0, "GPU context/prover: %s", err.msg);
+    if (!(ctx = tu_gpu_ctx()))
+        return tu_finish();
+    if (cuzk_gpu_prover_create(&prover, ctx, pool, &err) != CUZK_OK) {
+        CHECK(0, "GPU prover: %s", err.msg);
         return tu_finish();
     }
     const char *curves[2] = {"bn128", "bls12381"};

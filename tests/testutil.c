@@ -184,3 +184,13 @@ int tu_gen_keyed(int curve, unsigned log2, cuzk_pool *pool, cuzk_r1cs *r1cs, cuz
         return 0;
     return cuzk_setup_dev_zkey_mem(r1cs, &seed, pool, zkey, zsize, err) == CUZK_OK;
 }
+
+#ifdef CUZK_HAVE_CUDA
+cuzk_gpu_ctx *tu_gpu_ctx(void) {
+    cuzk_gpu_ctx *ctx = NULL;
+    cuzk_error err = {0};
+    if (cuzk_gpu_ctx_create(0, &ctx, &err) != CUZK_OK)
+        CHECK(0, "GPU context on device 0: %s", err.msg);
+    return ctx;
+}
+#endif

@@ -30,6 +30,9 @@ const char *tu_source_dir(void); /* $CUZK_SOURCE_DIR or "." */
 /* 1 if this build has CUDA and the machine a device; otherwise prints
  * "no GPU: skipped (...)" and returns 0 (GPU tests then exit 77). */
 int tu_gpu_present(void);
+/* A context on CUDA device 0 (CUDA builds), or NULL after recording a
+ * failed check. */
+struct cuzk_gpu_ctx *tu_gpu_ctx(void);
 /* Public signals of a witness, w[1..n_pub], in Montgomery form (malloc'd,
  * free() it; NULL on failure). */
 struct cuzk_wtns;
