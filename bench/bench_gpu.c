@@ -14,8 +14,10 @@
  *
  * Options: --quick (smaller sizes, for a smoke run), --msm-max-log N,
  * --ntt-max-log N, --reps N, --skip-msm, --skip-ntt, --skip-field,
- * --ntt-radix-sweep (also time 4 NTT stages per pass).  BLS12-381 G1 also
- * gets a per-phase profile at each size and a window-size sweep at 2^24.
+ * --ntt-radix-sweep (also time 4 NTT stages per pass), --no-shifted (skip
+ * the MSMs over bases with precomputed shifted copies, which are built per
+ * size and timed the same way).  BLS12-381 G1 also gets a per-phase profile
+ * at each size (plain and shifted) and a window-size sweep at 2^24.
  * Not a test: asserts nothing about time.
  */
 #include <stdio.h>
@@ -35,8 +37,9 @@ static cuzk_gpu_stream *st;
 static cuzk_pool *pool;
 static int reps = 3;
 static int ntt_sweep; /* --ntt-radix-sweep */
+static int shifted = 1; /* MSMs over shifted copies too (--no-shifted) */
 
-#define MAX_ROWS 64
+#define MAX_ROWS 96
 static char rows[MAX_ROWS][160];
 static int nrows;
 
@@ -218,6 +221,64 @@ static void bench_field(void) {
             row("msm %-24s %-10s %10.2f ms     %8s", "  (device scalars)",    \
                 sz, md, 0);                                                   \
         }                                                                     \
+        /* the same sizes over bases with shifted copies (built per size,  \
+         * window chosen for that size) */                                    \
+        for (int li = 0; li < nlogs && shifted; li++) {                       \
+            size_t n = (size_t)1 << logs[li];                                 \
+            cuzk_gpu_bases *sb = NULL;                                        \
+            double t[2][16], tb = now_ms();                                   \
+            G r;                                                              \
+            int ok = cuzk_gpu_bases_upload(ctx, CURVE, GROUP, pts, n, &sb,    \
+                                           &err) == CUZK_OK;                  \
+            double tp = now_ms();                                             \
+            ok = ok && cuzk_gpu_bases_precompute(sb, 0, 0, &err) == CUZK_OK;  \
+            tp = now_ms() - tp;                                               \
+            tb = now_ms() - tb;                                               \
+            if (!ok) {                                                        \
+                printf("bench_gpu: msm %s 2^%u shifted: %s\n", name,          \
+                       logs[li], err.msg);                                    \
+                cuzk_gpu_bases_free(sb);                                      \
+                continue;                                                     \
+            }                                                                 \
+            for (int where = 0; where < 2 && ok; where++) {                   \
+                unsigned fl = CUZK_GPU_SCALARS_MONT |                         \
+                              (where ? CUZK_GPU_SCALARS_DEVICE : 0);          \
+                const void *sc = where ? d_sc : h_sc;                         \
+                for (int rep = -1; rep < reps && ok; rep++) {                 \
+                    double t0 = now_ms();                                     \
+                    ok = cuzk_gpu_msm(st, sb, 0, n, sc, fl, &r, &err) ==      \
+                         CUZK_OK;                                             \
+                    if (rep >= 0)                                             \
+                        t[where][rep] = now_ms() - t0;                        \
+                }                                                             \
+            }                                                                 \
+            if (ok && sweep_log) {                                            \
+                cuzk_gpu_ctx_tune(ctx, 0, 0, 1);                              \
+                cuzk_gpu_msm(st, sb, 0, n, d_sc,                              \
+                             CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE, \
+                             &r, &err);                                       \
+                cuzk_gpu_ctx_tune(ctx, 0, 0, 0);                              \
+            }                                                                 \
+            if (!ok) {                                                        \
+                fail(name, &err);                                             \
+            } else {                                                          \
+                double mh = median(t[0], reps), md = median(t[1], reps);      \
+                printf("bench_gpu: msm %s 2^%u shifted copies (window %u, "   \
+                       "%.1f GB on the device, upload %.0f ms + build %.0f "  \
+                       "ms): %.2f ms (pinned host scalars), %.2f ms (device " \
+                       "scalars)\n",                                          \
+                       name, logs[li], cuzk_gpu_bases_shift_bits(sb),         \
+                       cuzk_gpu_bases_bytes(sb) / 1e9, tb - tp, tp, mh, md);  \
+                fflush(stdout);                                               \
+                char sz[16];                                                  \
+                snprintf(sz, sizeof sz, "2^%u", logs[li]);                    \
+                row("msm %-24s %-10s %10.2f ms     %8s",                      \
+                    "  (shifted copies)", sz, mh, refs ? refs[li] : 0);       \
+                row("msm %-24s %-10s %10.2f ms     %8s",                      \
+                    "  (shifted, dev. scalars)", sz, md, 0);                  \
+            }                                                                 \
+            cuzk_gpu_bases_free(sb);                                          \
+        }                                                                     \
         if (sweep_log && sweep_log <= maxlog) {                               \
             /* phase profile at each size, window sweep at 2^sweep_log */    \
             G r;                                                              \
@@ -338,6 +399,8 @@ int main(int argc, char **argv) {
             skip_field = 1;
         else if (!strcmp(argv[i], "--ntt-radix-sweep"))
             ntt_sweep = 1;
+        else if (!strcmp(argv[i], "--no-shifted"))
+            shifted = 0;
         else if (!strcmp(argv[i], "--msm-max-log") && i + 1 < argc)
             msm_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--ntt-max-log") && i + 1 < argc)

@@ -174,8 +174,30 @@ cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                 cuzk_gpu_bases **bases, cuzk_error *err);
 void cuzk_gpu_bases_free(cuzk_gpu_bases *bases);
 size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *bases);
-/* Device bytes held by |bases|. */
+/* Device bytes held by |bases| (shifted copies included). */
 size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *bases);
+
+/*
+ * Precomputed shifted copies of device-resident bases, for a window of
+ * |c| bits and W = ceil((r_bits + 1) / c) windows: copy j holds
+ * 2^(c j) P_i (affine), j = 1 .. W-1 (copy 0 is the bases themselves).
+ * An MSM over such bases sends the digit of window j of scalar i to the
+ * point 2^(c j) P_i, so all windows share one set of 2^(c-1) buckets: one
+ * bucket reduction instead of W, no doublings between windows, and a
+ * larger window pays off (fewer digits per scalar).  Costs (W-1) times the
+ * bases' memory; built once, on the device, in a few seconds at 2^24.
+ * |c| = 0 picks the window for the bases' size with the cost model of the
+ * MSM; otherwise 8..24.  |max_bytes| bounds the copies' device memory (0:
+ * the device's free memory less what an MSM over all the bases needs for
+ * its own scratch).  Replaces earlier copies.  Synchronous.
+ * CUZK_EINVAL: host bases (cuzk_gpu_bases_host) or |c| outside 8..24;
+ * CUZK_ENOMEM: the copies do not fit (the bases stay usable as before);
+ * CUZK_ERANGE: W * n >= 2^31; CUZK_EGPU.
+ */
+cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *bases, unsigned c,
+                                      size_t max_bytes, cuzk_error *err);
+/* Window bits of the precomputed copies, 0 when there are none. */
+unsigned cuzk_gpu_bases_shift_bits(const cuzk_gpu_bases *bases);
 
 /* Scalar flags for cuzk_gpu_msm. */
 #define CUZK_GPU_SCALARS_MONT 1u   /* scalars are in Montgomery form */
@@ -195,7 +217,8 @@ cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                          size_t offset, size_t n, const void *scalars,
                          unsigned flags, void *result, cuzk_error *err);
 
-/* Window size (bits) cuzk_gpu_msm uses for n points of |group|. */
+/* Window size (bits) cuzk_gpu_msm uses for n points of |group| over bases
+ * without shifted copies (with them, the copies' window is used). */
 unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve, cuzk_gpu_group group,
                                   size_t n);
 

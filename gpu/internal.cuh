@@ -62,6 +62,10 @@ struct cuzk_gpu_bases {
     size_t point_bytes;
     void *d_points;        /* device copy (cuzk_gpu_bases_upload), or */
     const void *h_points;  /* caller's pinned memory (cuzk_gpu_bases_host) */
+    /* shifted copies (cuzk_gpu_bases_precompute): copy j (1 <= j < shift_w)
+     * at d_shift + (j - 1) n points holds 2^(shift_c j) times the bases */
+    void *d_shift;
+    unsigned shift_c, shift_w;
 };
 
 /* Records a CUDA failure: CUZK_EGPU, "file:line: expr: text". */

@@ -11,7 +11,10 @@
  * (Montgomery and plain, host and device memory), then the special sets:
  * all zero, all one, all equal (one bucket holds every point), scalars r-1,
  * small scalars, a mix of 0/1/random, repeated bases, infinity among the
- * bases, opposite bases, plain scalars >= r, and a base offset.
+ * bases, opposite bases, plain scalars >= r, and a base offset.  The same
+ * bases then get precomputed shifted copies (an 8-bit window, then the
+ * automatic one) and go through sizes 1 .. max, the special sets, an
+ * offset and the last points again, plus the precompute's errors.
  * CUZK_GPU_MSM_MAX_LOG lowers the largest size (default 22),
  * CUZK_GPU_MSM_G2_MAX_LOG that of G2 alone (default: the same).
  *
@@ -198,7 +201,88 @@ static void make_scalars(uint64_t (*s)[4], size_t n, int kind, int mont,
         }                                                                     \
     }                                                                         \
                                                                               \
+    /* Shifted copies (cuzk_gpu_bases_precompute): argument errors, a      \
+     * limit too small (ENOMEM, bases still usable), then a forced 8-bit   \
+     * window (32 copies) and the automatic one, each checked like the     \
+     * plain bases: sizes, special scalar sets, plain >= r, an offset. */  \
+    static void G##_shifted(cuzk_gpu_bases *gb, const G##_affine *pts,        \
+                            const S *k, size_t nmax, unsigned max_log,        \
+                            uint64_t (*s)[4]) {                               \
+        cuzk_error err = {0};                                                 \
+        unsigned rbits = CURVE == CUZK_GPU_BLS12_381 ? 255 : 254;             \
+        cuzk_gpu_bases *hb = NULL;                                            \
+        if (cuzk_gpu_bases_host(ctx, CURVE, GROUP, pts, nmax, &hb, &err) ==   \
+            CUZK_OK) {                                                        \
+            CHECK(cuzk_gpu_bases_precompute(hb, 0, 0, &err) == CUZK_EINVAL,   \
+                  #G " precompute of host bases rejected");                   \
+            cuzk_gpu_bases_free(hb);                                          \
+        }                                                                     \
+        CHECK(cuzk_gpu_bases_precompute(gb, 7, 0, &err) == CUZK_EINVAL &&     \
+                  cuzk_gpu_bases_precompute(gb, 25, 0, &err) == CUZK_EINVAL,  \
+              #G " precompute windows 7 and 25 rejected");                    \
+        CHECK(cuzk_gpu_bases_precompute(gb, 0, 4096, &err) == CUZK_ENOMEM &&  \
+                  cuzk_gpu_bases_shift_bits(gb) == 0 &&                       \
+                  cuzk_gpu_bases_bytes(gb) == nmax * sizeof *pts,             \
+              #G " precompute within 4 KB: ENOMEM, no copies");               \
+        make_scalars(s, 1031, SC_RANDOM, 1, S##_modulus, NULL);               \
+        G##_check(gb, pts, k, 0, 1031, s, 1, 0, "after ENOMEM");              \
+        unsigned wins[2] = {8, 0};                                            \
+        if (getenv("CUZK_GPU_MSM_SHIFT_C")) /* e.g. to rerun one window */    \
+            wins[0] = (unsigned)atoi(getenv("CUZK_GPU_MSM_SHIFT_C"));         \
+        for (int wi = 0; wi < 2; wi++) {                                      \
+            cuzk_status rc = cuzk_gpu_bases_precompute(gb, wins[wi], 0, &err); \
+            CHECK(rc == CUZK_OK, #G " precompute window %u: %s", wins[wi],    \
+                  err.msg);                                                   \
+            if (rc != CUZK_OK)                                                \
+                continue;                                                     \
+            unsigned c = cuzk_gpu_bases_shift_bits(gb);                       \
+            size_t w = (rbits + 1 + c - 1) / c;                               \
+            CHECK(c >= 8 && c <= 24 && (wins[wi] == 0 || c == wins[wi]),      \
+                  #G " shifted window %u (asked %u)", c, wins[wi]);           \
+            CHECK(cuzk_gpu_bases_bytes(gb) == w * nmax * sizeof *pts,         \
+                  #G " shifted bytes: %zu windows", w);                       \
+            printf("%s shifted copies: window %u, %zu copies\n", #G, c, w);   \
+            fflush(stdout);                                                   \
+            static const size_t small[] = {1, 2, 33, 1031};                   \
+            for (size_t t = 0; t < sizeof small / sizeof *small; t++) {       \
+                int mont = (int)(t & 1);                                      \
+                make_scalars(s, small[t], SC_RANDOM, mont, S##_modulus,       \
+                             NULL);                                           \
+                G##_check(gb, pts, k, 0, small[t], s, mont, (int)(t & 2),     \
+                          "shifted random");                                  \
+            }                                                                 \
+            unsigned logs[2] = {16, max_log};                                 \
+            for (int li = 0; li < 2; li++) {                                  \
+                unsigned lg = logs[li];                                       \
+                if (lg > max_log || (li == 1 && lg == 16))                    \
+                    continue;                                                 \
+                make_scalars(s, (size_t)1 << lg, SC_RANDOM, 1, S##_modulus,   \
+                             NULL);                                           \
+                G##_check(gb, pts, k, 0, (size_t)1 << lg, s, 1, li == 0,      \
+                          "shifted random");                                  \
+            }                                                                 \
+            S one;                                                            \
+            S##_set_one(&one);                                                \
+            for (int kind = SC_ZERO; kind <= SC_MIX; kind++) {                \
+                make_scalars(s, 4099, kind, kind & 1, S##_modulus, one.l);    \
+                G##_check(gb, pts, k, 0, 4099, s, kind & 1, 0,                \
+                          sc_name[kind]);                                     \
+            }                                                                 \
+            for (size_t i = 0; i < 1000; i++)                                 \
+                memset(s[i], 0xff, 32);                                       \
+            G##_check(gb, pts, k, 0, 1000, s, 0, 0, "shifted 2^256-1");       \
+            make_scalars(s, 777, SC_RANDOM, 1, S##_modulus, NULL);            \
+            G##_check(gb, pts, k, 5, 777, s, 1, 0, "shifted offset 5");       \
+            make_scalars(s, 999, SC_RANDOM, 0, S##_modulus, NULL);            \
+            G##_check(gb, pts, k, nmax - 999, 999, s, 0, 1,                   \
+                      "shifted last points");                                 \
+        }                                                                     \
+    }                                                                         \
+                                                                              \
     static void G##_test(unsigned max_log) {                                  \
+        if (getenv("CUZK_GPU_MSM_FORCE_C")) /* one window for every size */   \
+            cuzk_gpu_ctx_tune(ctx, (unsigned)atoi(getenv(                     \
+                                  "CUZK_GPU_MSM_FORCE_C")), 0, 0);            \
         size_t nmax = (size_t)1 << max_log;                                   \
         if (nmax < 4099)                                                      \
             nmax = 4099;                                                      \
@@ -272,6 +356,7 @@ static void make_scalars(uint64_t (*s)[4], size_t n, int kind, int mont,
                       CUZK_EINVAL,                                            \
                   #G " range beyond the bases rejected");                     \
         }                                                                     \
+        G##_shifted(gb, pts, k, nmax, max_log, s);                            \
         cuzk_gpu_bases_free(gb);                                              \
     done:                                                                     \
         free(pts);                                                            \

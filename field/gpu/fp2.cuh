@@ -61,6 +61,18 @@ __host__ __device__ __noinline__ void f_sqr(fp2_t<C> &r, const fp2_t<C> &a) {
     f_mul(r.c0, s, d);
     f_dbl(r.c1, m);
 }
+/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2) (u^2 = -1); 0 -> 0.  One
+ * base-field inversion (Fermat): for precomputation, not hot loops. */
+template <class C> CUZK_HD void f_inv(fp2_t<C> &r, const fp2_t<C> &a) {
+    fp_t<C> n, t;
+    f_mul(n, a.c0, a.c0);
+    f_mul(t, a.c1, a.c1);
+    f_add(n, n, t);
+    f_inv(n, n);
+    f_mul(r.c0, a.c0, n);
+    f_mul(t, a.c1, n);
+    f_neg(r.c1, t);
+}
 template <class C> CUZK_HD void f_set_zero(fp2_t<C> &r) {
     f_set_zero(r.c0);
     f_set_zero(r.c1);

@@ -39,24 +39,44 @@
 
 template <class G>
 __global__ void k_msm_digits(const uint32_t *scalars, size_t n, bool mont,
-                             unsigned c, unsigned nwin, uint32_t *keys,
-                             uint32_t *vals) {
+                             unsigned c, unsigned nwin, uint32_t vstride,
+                             uint32_t vbase, uint32_t *keys, uint32_t *vals) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        msm_digits_one<G>(i, scalars, n, mont, c, nwin, keys, vals);
+        msm_digits_one<G>(i, scalars, n, mont, c, nwin, vstride, vbase, keys,
+                          vals);
 }
 
 template <class G, bool FIRST>
 __global__ void __launch_bounds__(MSM_ACC_THREADS)
     k_msm_acc(const uint32_t *keys, size_t M, size_t L, size_t T,
               const uint32_t *vals, const typename G::affine *bases,
+              const typename G::affine *shift, uint32_t nfirst,
               const typename G::xyzz *pts, typename G::xyzz *buckets,
               bool accumulate, uint32_t *out_keys,
               typename G::xyzz *out_pts) {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < T)
-        msm_acc_one<G, FIRST>(t, keys, M, L, vals, bases, pts, buckets,
-                              accumulate, out_keys, out_pts);
+        msm_acc_one<G, FIRST>(t, keys, M, L, vals, bases, shift, nfirst, pts,
+                              buckets, accumulate, out_keys, out_pts);
+}
+
+template <class G>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_shift_dbl(const typename G::affine *src, size_t n, unsigned c,
+                    typename G::xyzz *tmp) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        msm_shift_dbl_one<G>(i, src, c, tmp);
+}
+
+template <class G>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_shift_norm(const typename G::xyzz *tmp, size_t n, size_t K,
+                     size_t T, typename G::F *pre, typename G::affine *dst) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        msm_shift_norm_one<G>(t, tmp, n, K, pre, dst);
 }
 
 template <class G>
@@ -100,6 +120,39 @@ static unsigned msm_choose_c(unsigned r_bits, size_t n) {
     return best_c;
 }
 
+/* The same model with shifted copies of the bases: every window's digits go
+ * to one bucket set, so the reduction is paid once.  Windows of 8..24 bits
+ * whose copies (|pb| bytes per point) fit in |limit| bytes; with
+ * |reserve|, an MSM's own scratch over all n points (sort pairs and CUB
+ * space ~24 bytes per digit, the buckets, 512 MB slack) must fit too.
+ * 0 when none fits. */
+#define MSM_SHIFT_MIN_C 8
+#define MSM_SHIFT_MAX_C 24
+static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
+                                   size_t xyzz_bytes, size_t limit,
+                                   bool reserve) {
+    unsigned best_c = 0;
+    double best = 1e300;
+    for (unsigned c = MSM_SHIFT_MIN_C; c <= MSM_SHIFT_MAX_C; c++) {
+        unsigned w = msm_nwin(r_bits, c);
+        double need = (double)(w - 1) * (double)n * (double)pb;
+        if (reserve) {
+            double batch = (double)(n < CUZK_MSM_BATCH ? n : CUZK_MSM_BATCH);
+            need += 24.0 * w * batch +
+                    2.0 * (double)(1u << (c - 1)) * (double)xyzz_bytes +
+                    512.0 * (1 << 20);
+        }
+        if (need > (double)limit)
+            continue;
+        double cost = (double)w * (double)n + 3.0 * (double)(1u << (c - 1));
+        if (cost < best) {
+            best = cost;
+            best_c = c;
+        }
+    }
+    return best_c;
+}
+
 static size_t clamp_sz(size_t v, size_t lo, size_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
@@ -120,6 +173,7 @@ static unsigned ilog2(size_t v) {
 
 template <class G> struct msm_plan {
     unsigned c, nwin, log_b, log_s, key_bits;
+    unsigned nwb; /* bucket sets: nwin, or 1 with shifted copies */
     size_t batch, M, L1, T1, L2, T2, nseg;
     size_t off_scalars, off_keys[2], off_vals[2], off_cub, cub_bytes;
     size_t off_buckets, off_pk[2], off_pp[2], off_seg[2], off_stage[2];
@@ -128,13 +182,17 @@ template <class G> struct msm_plan {
 
 template <class G>
 static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
-                                 bool host_bases, int sm_count,
-                                 unsigned force_c, cuzk_error *err) {
+                                 bool host_bases, unsigned shift_c,
+                                 int sm_count, unsigned force_c,
+                                 cuzk_error *err) {
     typedef typename G::xyzz P;
-    pl.c = force_c >= 2 ? force_c : msm_choose_c(G::R_BITS, n);
+    pl.c = shift_c      ? shift_c
+           : force_c >= 2 ? force_c
+                          : msm_choose_c(G::R_BITS, n);
     pl.nwin = msm_nwin(G::R_BITS, pl.c);
+    pl.nwb = shift_c ? 1 : pl.nwin;
     pl.log_b = pl.c - 1;
-    pl.key_bits = ilog2((size_t)pl.nwin << pl.log_b) + 1;
+    pl.key_bits = ilog2((size_t)pl.nwb << pl.log_b) + 1;
     size_t cap = host_bases ? CUZK_MSM_STREAM_BATCH : CUZK_MSM_BATCH;
     pl.batch = n < cap ? n : cap;
     pl.M = pl.batch * pl.nwin;
@@ -144,7 +202,7 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
     pl.T2 = (2 * pl.T1 + pl.L2 - 1) / pl.L2;
     /* bucket segments: aim for ~64K threads, at least 32 buckets each */
     pl.log_s = pl.log_b;
-    while (pl.log_s > 5 && ((size_t)pl.nwin << (pl.log_b - pl.log_s)) < 65536)
+    while (pl.log_s > 5 && ((size_t)pl.nwb << (pl.log_b - pl.log_s)) < 65536)
         pl.log_s--;
     pl.nseg = (size_t)1 << (pl.log_b - pl.log_s);
 
@@ -164,15 +222,15 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
     }
     pl.off_cub = cuzk_gpu_arena_take(&a, pl.cub_bytes);
     pl.off_buckets =
-        cuzk_gpu_arena_take(&a, ((size_t)pl.nwin << pl.log_b) * sizeof(P));
+        cuzk_gpu_arena_take(&a, ((size_t)pl.nwb << pl.log_b) * sizeof(P));
     size_t slots[2] = {2 * pl.T1, 2 * pl.T2};
     for (int k = 0; k < 2; k++) {
         pl.off_pk[k] = cuzk_gpu_arena_take(&a, 4 * slots[k]);
         pl.off_pp[k] = cuzk_gpu_arena_take(&a, sizeof(P) * slots[k]);
     }
-    pl.off_seg[0] = cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwin * pl.nseg);
+    pl.off_seg[0] = cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwb * pl.nseg);
     pl.off_seg[1] =
-        cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwin * (pl.nseg / 2 + 1));
+        cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwb * (pl.nseg / 2 + 1));
     for (int k = 0; k < 2; k++)
         pl.off_stage[k] = cuzk_gpu_arena_take(
             &a, host_bases ? sizeof(typename G::affine) * pl.batch : 0);
@@ -229,8 +287,10 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     bool host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
     bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
     bool host_bases = bases->h_points != NULL;
+    bool shifted = bases->d_shift != NULL;
     msm_plan<G> pl;
     cuzk_status st = msm_make_plan<G>(pl, n, host_scalars, host_bases,
+                                      shifted ? bases->shift_c : 0,
                                       s->ctx->sm_count, s->ctx->msm_window,
                                       err);
     if (st == CUZK_OK && host_bases)
@@ -238,7 +298,7 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwin, err);
+        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwb, err);
     if (st != CUZK_OK)
         return st;
     char *base = (char *)s->d_scratch;
@@ -260,7 +320,7 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     s->nev = 0;
     prof_mark(s, "start");
     CUZK_CUDA(err, cudaMemsetAsync(buckets, 0,
-                                   ((size_t)pl.nwin << pl.log_b) * sizeof(P),
+                                   ((size_t)pl.nwb << pl.log_b) * sizeof(P),
                                    cs));
     for (size_t b0 = 0, bi = 0; b0 < n; b0 += pl.batch, bi++) {
         size_t nb = n - b0 < pl.batch ? n - b0 : pl.batch;
@@ -292,9 +352,13 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         } else {
             d_sc = (const uint32_t *)scalars + 8 * b0;
         }
+        /* with shifted copies the values index the whole bases array and
+         * its copies (b0 + offset + i, plus w n for window w) */
         k_msm_digits<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
                           MSM_SMALL_THREADS, 0, cs>>>(
-            d_sc, nb, mont, pl.c, pl.nwin, keys[0], vals[0]);
+            d_sc, nb, mont, pl.c, pl.nwin,
+            shifted ? (uint32_t)bases->n : 0u,
+            shifted ? (uint32_t)(offset + b0) : 0u, keys[0], vals[0]);
         CUZK_LAUNCHED(err);
         prof_mark(s, "digits");
         size_t cub_bytes = pl.cub_bytes;
@@ -309,8 +373,11 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         bool acc = b0 > 0;
         k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
                              MSM_ACC_THREADS, 0, cs>>>(
-            keys[1], M, L, T, vals[1], batch_bases, (const P *)NULL, buckets,
-            acc, pk[0], pp[0]);
+            keys[1], M, L, T, vals[1],
+            shifted ? (const A *)bases->d_points : batch_bases,
+            (const A *)bases->d_shift,
+            shifted ? (uint32_t)bases->n : MSM_INVALID, (const P *)NULL,
+            buckets, acc, pk[0], pp[0]);
         CUZK_LAUNCHED(err);
         if (host_bases)
             CUZK_CUDA(err, cudaEventRecord(s->stage_free[bi & 1], cs));
@@ -323,14 +390,15 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
             k_msm_acc<G, false><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
                                   MSM_ACC_THREADS, 0, cs>>>(
                 pk[cur], Mk, L, T, (const uint32_t *)NULL, (const A *)NULL,
-                pp[cur], buckets, acc, pk[cur ^ 1], pp[cur ^ 1]);
+                (const A *)NULL, 0u, pp[cur], buckets, acc, pk[cur ^ 1],
+                pp[cur ^ 1]);
             CUZK_LAUNCHED(err);
             cur ^= 1;
         }
         prof_mark(s, "levels");
     }
     /* bucket reduction, then pairwise sums down to one point per window */
-    size_t T = (size_t)pl.nwin * pl.nseg;
+    size_t T = (size_t)pl.nwb * pl.nseg;
     k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
                              MSM_ACC_THREADS, 0, cs>>>(buckets, pl.log_b,
                                                        pl.log_s, T, seg[0]);
@@ -338,19 +406,19 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     prof_mark(s, "reduce");
     int cur = 0;
     for (size_t cnt = pl.nseg; cnt > 1; cnt /= 2) {
-        T = (size_t)pl.nwin * (cnt / 2);
+        T = (size_t)pl.nwb * (cnt / 2);
         k_msm_tree<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS), MSM_ACC_THREADS,
                         0, cs>>>(seg[cur], cnt / 2, T, seg[cur ^ 1]);
         CUZK_LAUNCHED(err);
         cur ^= 1;
     }
     P *h_win = (P *)s->h_scratch;
-    CUZK_CUDA(err, cudaMemcpyAsync(h_win, seg[cur], sizeof(P) * pl.nwin,
+    CUZK_CUDA(err, cudaMemcpyAsync(h_win, seg[cur], sizeof(P) * pl.nwb,
                                    cudaMemcpyDeviceToHost, cs));
     prof_mark(s, "tree");
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
     P res;
-    msm_combine_host<G>(res, h_win, pl.nwin, pl.c);
+    msm_combine_host<G>(res, h_win, pl.nwb, pl.c);
     pt_to_jacobian(out, res);
     prof_report(s, n, pl.c);
     return CUZK_OK;
@@ -439,7 +507,153 @@ extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b) {
     cudaSetDevice(b->ctx->device);
     if (b->d_points)
         cudaFree(b->d_points);
+    if (b->d_shift)
+        cudaFree(b->d_shift);
     free(b);
+}
+
+/* Points per chunk of the shifted-copy build (bounds its temporary
+ * memory: an XYZZ point and a prefix product per point). */
+#define MSM_SHIFT_CHUNK ((size_t)1 << 22)
+/* Points per thread sharing one inversion in the conversion to affine. */
+#define MSM_SHIFT_K 32
+
+/* Fills |dst| (w - 1 copies of n points) on |cs|: copy j = 2^c copy j-1. */
+template <class G>
+static cuzk_status shift_build(const cuzk_gpu_bases *b, unsigned c,
+                               unsigned w, void *dst, void *tmp,
+                               cudaStream_t cs, cuzk_error *err) {
+    typedef typename G::xyzz P;
+    typedef typename G::affine A;
+    typedef typename G::F F;
+    size_t n = b->n, chunk = n < MSM_SHIFT_CHUNK ? n : MSM_SHIFT_CHUNK;
+    P *q = (P *)tmp;
+    F *pre = (F *)(q + chunk);
+    for (unsigned j = 1; j < w; j++) {
+        const A *src = j == 1 ? (const A *)b->d_points
+                              : (const A *)dst + (size_t)(j - 2) * n;
+        A *out = (A *)dst + (size_t)(j - 1) * n;
+        for (size_t off = 0; off < n; off += chunk) {
+            size_t m = n - off < chunk ? n - off : chunk;
+            k_msm_shift_dbl<G><<<cuzk_gpu_blocks(m, MSM_ACC_THREADS),
+                                 MSM_ACC_THREADS, 0, cs>>>(src + off, m, c, q);
+            CUZK_LAUNCHED(err);
+            size_t T = (m + MSM_SHIFT_K - 1) / MSM_SHIFT_K;
+            k_msm_shift_norm<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                  MSM_ACC_THREADS, 0, cs>>>(
+                q, m, MSM_SHIFT_K, T, pre, out + off);
+            CUZK_LAUNCHED(err);
+        }
+    }
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
+                                                 unsigned c, size_t max_bytes,
+                                                 cuzk_error *err) {
+    if (b == NULL || b->d_points == NULL)
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "bases precompute: %s",
+                             b == NULL ? "NULL bases"
+                                       : "bases live in host memory");
+    if (c != 0 && (c < MSM_SHIFT_MIN_C || c > MSM_SHIFT_MAX_C))
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "bases precompute: window %u outside %d..%d", c,
+                             MSM_SHIFT_MIN_C, MSM_SHIFT_MAX_C);
+    bool g2 = b->group == CUZK_GPU_G2;
+    unsigned r_bits = b->curve == CUZK_GPU_BLS12_381 ? 255 : 254;
+    size_t pb = b->point_bytes, xb = 2 * pb; /* XYZZ = 2 x affine */
+    size_t fb = pb / 2;                      /* one coordinate */
+    cudaError_t e = cudaSetDevice(b->ctx->device);
+    if (e != cudaSuccess)
+        return cuzk_gpu_cuda_fail(err, e, "cudaSetDevice", __FILE__, __LINE__);
+    /* earlier copies go first: their memory counts as free again */
+    if (b->d_shift) {
+        cudaFree(b->d_shift);
+        b->d_shift = NULL;
+        b->shift_c = b->shift_w = 0;
+    }
+    size_t chunk = b->n < MSM_SHIFT_CHUNK ? b->n : MSM_SHIFT_CHUNK;
+    size_t tmp_bytes = chunk * (xb + fb);
+    size_t limit = max_bytes;
+    bool reserve = false;
+    if (limit == 0) {
+        size_t fr = 0, tot = 0;
+        e = cudaMemGetInfo(&fr, &tot);
+        if (e != cudaSuccess)
+            return cuzk_gpu_cuda_fail(err, e, "cudaMemGetInfo", __FILE__,
+                                      __LINE__);
+        limit = fr > tmp_bytes ? fr - tmp_bytes : 0;
+        reserve = true;
+    }
+    unsigned w;
+    if (c == 0) {
+        c = msm_choose_shift_c(r_bits, b->n, pb, xb, limit, reserve);
+        if (c == 0)
+            return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                                 "bases precompute: shifted copies of %zu "
+                                 "points do not fit in %zu MB",
+                                 b->n, limit >> 20);
+    }
+    w = msm_nwin(r_bits, c);
+    if ((double)w * (double)b->n >= (double)((size_t)1 << 31))
+        return cuzk_gpu_fail(err, CUZK_ERANGE,
+                             "bases precompute: %u windows x %zu points >= "
+                             "2^31",
+                             w, b->n);
+    size_t bytes = (size_t)(w - 1) * b->n * pb;
+    if (bytes > limit)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                             "bases precompute: %u copies need %zu MB, limit "
+                             "%zu MB",
+                             w - 1, bytes >> 20, limit >> 20);
+    void *dst = NULL, *tmp = NULL;
+    cudaStream_t cs = NULL;
+    cuzk_status st = CUZK_OK;
+    e = cudaMalloc(&dst, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                             "bases precompute: out of device memory for "
+                             "%zu MB of copies",
+                             bytes >> 20);
+    }
+    if (e == cudaSuccess)
+        e = cudaMalloc(&tmp, tmp_bytes);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        st = cuzk_gpu_cuda_fail(err, e, "bases precompute (allocation)",
+                                __FILE__, __LINE__);
+    } else {
+        if (b->curve == CUZK_GPU_BLS12_381)
+            st = g2 ? shift_build<gg_bls12_381_g2>(b, c, w, dst, tmp, cs, err)
+                    : shift_build<gg_bls12_381_g1>(b, c, w, dst, tmp, cs, err);
+        else
+            st = g2 ? shift_build<gg_bn254_g2>(b, c, w, dst, tmp, cs, err)
+                    : shift_build<gg_bn254_g1>(b, c, w, dst, tmp, cs, err);
+        e = cudaStreamSynchronize(cs);
+        if (st == CUZK_OK && e != cudaSuccess)
+            st = cuzk_gpu_cuda_fail(err, e, "bases precompute (kernels)",
+                                    __FILE__, __LINE__);
+    }
+    if (cs)
+        cudaStreamDestroy(cs);
+    if (tmp)
+        cudaFree(tmp);
+    if (st != CUZK_OK) {
+        if (dst)
+            cudaFree(dst);
+        return st;
+    }
+    b->d_shift = dst;
+    b->shift_c = c;
+    b->shift_w = w;
+    return CUZK_OK;
+}
+
+extern "C" unsigned cuzk_gpu_bases_shift_bits(const cuzk_gpu_bases *b) {
+    return b && b->d_shift ? b->shift_c : 0;
 }
 
 extern "C" size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *b) {
@@ -447,7 +661,8 @@ extern "C" size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *b) {
 }
 
 extern "C" size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *b) {
-    return b->d_points ? b->n * b->point_bytes : 0;
+    size_t copies = b->d_shift ? (size_t)b->shift_w - 1 : 0;
+    return b->d_points ? (1 + copies) * b->n * b->point_bytes : 0;
 }
 
 extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve,

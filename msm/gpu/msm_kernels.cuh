@@ -33,7 +33,10 @@
  *      strictly sequential step.
  *
  * Must not: allocate, synchronise, or assume anything about the scalar
- * distribution.
+ * distribution.  Operands of the called (not inlined) point formulas are
+ * copied into locals first, except the bases in the hot loop: references
+ * into global memory made called formulas fault in the G1/G2 self-test
+ * kernel.
  */
 #ifndef CUZK_GPU_MSM_KERNELS_CUH
 #define CUZK_GPU_MSM_KERNELS_CUH
@@ -69,10 +72,15 @@ CUZK_HD void msm_words_sub(uint32_t *a, const uint32_t *b, int n) {
  * The scalar is taken out of Montgomery form if |mont|, then reduced below
  * r (plain input may be any 256-bit value), then recoded into signed
  * c-bit digits; nwin * c >= R_BITS + 1 leaves room for the last carry.
+ * |vstride| 0: key w*B + |d| - 1, value i (each window its own buckets).
+ * Otherwise the bases have shifted copies (copy w = 2^(c w) P, stored
+ * |vstride| points apart, point i of this batch at |vbase| + i): key
+ * |d| - 1 (one bucket set for all windows), value w*vstride + vbase + i.
  */
 template <class G>
 CUZK_HD void msm_digits_one(size_t i, const uint32_t *scalars, size_t n,
                             bool mont, unsigned c, unsigned nwin,
+                            uint32_t vstride, uint32_t vbase,
                             uint32_t *keys, uint32_t *vals) {
     typedef typename G::S S;
     fp_t<S> s;
@@ -101,22 +109,30 @@ CUZK_UNROLL
             uint32_t mag = (1u << c) - raw;
             carry = 1;
             if (mag) {
-                key = w * bucket_count + mag - 1;
+                key = mag - 1;
                 neg = MSM_NEG_BIT;
             }
         } else {
             carry = 0;
             if (raw)
-                key = w * bucket_count + raw - 1;
+                key = raw - 1;
+        }
+        uint32_t idx = (uint32_t)i;
+        if (key != MSM_INVALID) {
+            if (vstride == 0) /* one bucket set per window */
+                key += w * bucket_count;
+            else /* shifted copies: window w's point is copy w of point i */
+                idx = w * vstride + vbase + (uint32_t)i;
         }
         keys[(size_t)w * n + i] = key;
-        vals[(size_t)w * n + i] = (uint32_t)i | neg;
+        vals[(size_t)w * n + i] = idx | neg;
     }
 }
 
 /*
  * Step 3, one level, thread t over entries [tL, min(M, tL+L)) of the sorted
- * keys.  FIRST: entries are (key, point index | sign) with affine bases;
+ * keys.  FIRST: entries are (key, point index | sign) with affine bases
+ * (index j < |nfirst|: bases[j], else shift[j - nfirst], a shifted copy);
  * otherwise (key, XYZZ partial sum) from the previous level.
  * |accumulate|: add to the bucket's previous value instead of replacing it
  * (when the points are processed in several batches).  Writes out_keys /
@@ -126,6 +142,7 @@ template <class G, bool FIRST>
 CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
                          const uint32_t *vals,
                          const typename G::affine *bases,
+                         const typename G::affine *shift, uint32_t nfirst,
                          const typename G::xyzz *pts,
                          typename G::xyzz *buckets, bool accumulate,
                          uint32_t *out_keys, typename G::xyzz *out_pts) {
@@ -147,8 +164,10 @@ CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
             if (first && crosses_start) {
                 head = acc;
             } else if (!pt_is_inf(acc)) {
-                if (accumulate)
-                    pt_add(acc, buckets[cur]);
+                if (accumulate) {
+                    P old = buckets[cur];
+                    pt_add(acc, old);
+                }
                 buckets[cur] = acc;
             }
             first = false;
@@ -156,10 +175,15 @@ CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
             pt_set_inf(acc);
         }
         if (FIRST) {
-            uint32_t v = vals[i];
-            pt_add_affine(acc, bases[v & ~MSM_NEG_BIT], (v & MSM_NEG_BIT) != 0);
+            /* the hot loop keeps a reference into global memory (a local
+             * copy made G1 of BLS12-381 24% slower, 2026-12-02, H200) */
+            uint32_t v = vals[i], j = v & ~MSM_NEG_BIT;
+            const typename G::affine *q =
+                j < nfirst ? bases + j : shift + (j - nfirst);
+            pt_add_affine(acc, *q, (v & MSM_NEG_BIT) != 0);
         } else {
-            pt_add(acc, pts[i]);
+            P q = pts[i];
+            pt_add(acc, q);
         }
     }
     if (cur != MSM_INVALID) {
@@ -169,8 +193,10 @@ CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
         } else if (crosses_end) {
             tail = acc;
         } else if (!pt_is_inf(acc)) {
-            if (accumulate)
-                pt_add(acc, buckets[cur]);
+            if (accumulate) {
+                P old = buckets[cur];
+                pt_add(acc, old);
+            }
             buckets[cur] = acc;
         }
     }
@@ -196,7 +222,8 @@ CUZK_HD void msm_bucket_reduce_one(size_t t, const typename G::xyzz *buckets,
     pt_set_inf(run);
     pt_set_inf(sum);
     for (int j = (1 << log_s) - 1; j >= 0; j--) {
-        pt_add(run, b[j]);
+        P bj = b[j];
+        pt_add(run, bj);
         pt_add(sum, run);
     }
     /* (s*S) * run: s by double-and-add over its bits, then log_s doublings */
@@ -222,9 +249,81 @@ template <class G>
 CUZK_HD void msm_tree_one(size_t t, const typename G::xyzz *in, size_t half,
                           typename G::xyzz *out) {
     size_t w = t / half, i = t % half;
-    typename G::xyzz a = in[w * 2 * half + 2 * i];
-    pt_add(a, in[w * 2 * half + 2 * i + 1]);
+    typename G::xyzz a = in[w * 2 * half + 2 * i], b = in[w * 2 * half + 2 * i + 1];
+    /* infinity is settled here, so only threads with two finite points
+     * call the formula (with BLS12-381 G2, threads of one warp that went
+     * different ways through the called formula read local memory out of
+     * bounds under compute-sanitizer, 2026-12-02) */
+    if (pt_is_inf(b)) {
+        out[t] = a;
+        return;
+    }
+    if (pt_is_inf(a)) {
+        out[t] = b;
+        return;
+    }
+    pt_add(a, b);
     out[t] = a;
+}
+
+/*
+ * Shifted copies (cuzk_gpu_bases_precompute), two steps per copy:
+ * msm_shift_dbl_one: tmp[i] = 2^c src[i] in XYZZ (c doublings);
+ * msm_shift_norm_one: thread t converts tmp[tK .. tK+K) to affine dst with
+ * one inversion (Montgomery's trick over d_i = ZZ_i ZZZ_i; then
+ * 1/ZZ = ZZZ/d, 1/ZZZ = ZZ/d), keeping the prefix products in pre[].
+ * Infinity (ZZ = 0, also 2P for y = 0) is skipped by the trick and written
+ * as (0, 0).
+ */
+template <class G>
+CUZK_HD void msm_shift_dbl_one(size_t i, const typename G::affine *src,
+                               unsigned c, typename G::xyzz *tmp) {
+    typename G::xyzz q;
+    typename G::affine a = src[i];
+    if (aff_is_inf(a)) {
+        pt_set_inf(q);
+    } else {
+        pt_dbl_affine(q, a);
+        for (unsigned k = 1; k < c; k++)
+            pt_dbl(q, q);
+    }
+    tmp[i] = q;
+}
+
+template <class G>
+CUZK_HD void msm_shift_norm_one(size_t t, const typename G::xyzz *tmp,
+                                size_t n, size_t K, typename G::F *pre,
+                                typename G::affine *dst) {
+    typedef typename G::F F;
+    size_t b = t * K, e = b + K < n ? b + K : n;
+    F acc, d;
+    f_set_one(acc);
+    for (size_t i = b; i < e; i++) {
+        pre[i] = acc; /* product of the d_j, j in [b, i) */
+        if (!pt_is_inf(tmp[i])) {
+            f_mul_cold(d, tmp[i].ZZ, tmp[i].ZZZ);
+            f_mul_cold(acc, acc, d);
+        }
+    }
+    f_inv(acc, acc); /* acc = 1 / prod d_j */
+    for (size_t i = e; i-- > b;) {
+        typename G::xyzz q = tmp[i];
+        typename G::affine a;
+        if (pt_is_inf(q)) {
+            f_set_zero(a.x);
+            f_set_zero(a.y);
+        } else {
+            F dinv, zinv;
+            f_mul_cold(dinv, acc, pre[i]); /* 1 / d_i */
+            f_mul_cold(d, q.ZZ, q.ZZZ);
+            f_mul_cold(acc, acc, d);      /* 1 / prod_{j<i} d_j */
+            f_mul_cold(zinv, q.ZZZ, dinv); /* 1 / ZZ */
+            f_mul_cold(a.x, q.X, zinv);
+            f_mul_cold(zinv, q.ZZ, dinv);  /* 1 / ZZZ */
+            f_mul_cold(a.y, q.Y, zinv);
+        }
+        dst[i] = a;
+    }
 }
 
 /* Step 5 on the host: res = sum_w 2^(c w) win[w].  (A host-only function:
