@@ -14,7 +14,8 @@
  *
  * Options: --quick (smaller sizes, for a smoke run), --msm-max-log N,
  * --ntt-max-log N, --reps N, --skip-msm, --skip-ntt, --skip-field,
- * --ntt-radix-sweep (also time 4 NTT stages per pass), --no-shifted (skip
+ * --msm-only NAME
+ * (only the MSM groups whose name contains NAME, e.g. "G2"), --no-shifted (skip
  * the MSMs over bases with precomputed shifted copies, which are built per
  * size and timed the same way).  BLS12-381 G1 also gets a per-phase profile
  * at each size (plain and shifted) and a window-size sweep at 2^24.
@@ -36,8 +37,8 @@ static cuzk_gpu_ctx *ctx;
 static cuzk_gpu_stream *st;
 static cuzk_pool *pool;
 static int reps = 3;
-static int ntt_sweep; /* --ntt-radix-sweep */
 static int shifted = 1; /* MSMs over shifted copies too (--no-shifted) */
+static const char *msm_only; /* --msm-only NAME: groups whose name has it */
 
 #define MAX_ROWS 96
 static char rows[MAX_ROWS][160];
@@ -154,6 +155,8 @@ static void bench_field(void) {
     }                                                                         \
     static void G##_bench(const unsigned *logs, int nlogs, const char *name,  \
                           const double *refs, unsigned sweep_log) {           \
+        if (msm_only && !strstr(name, msm_only))                              \
+            return;                                                           \
         unsigned maxlog = 0;                                                  \
         for (int i = 0; i < nlogs; i++)                                       \
             if (logs[i] > maxlog)                                             \
@@ -314,9 +317,9 @@ MSM_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
 
 /* ---- NTT ------------------------------------------------------------------------ */
 
-/* Times one forward NTT size; adds a table row for the default radix. */
+/* Times one forward NTT size and adds a table row. */
 static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
-                   unsigned lg, unsigned radix, const double *refs) {
+                   unsigned lg, const double *refs) {
     double t[16];
     cuzk_error err = {0};
     int ok = cuzk_gpu_ntt_prepare(ctx, curve, lg, &err) == CUZK_OK;
@@ -333,15 +336,11 @@ static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
         return 0;
     }
     double m = median(t, reps);
-    printf("bench_gpu: ntt %s forward 2^%u: %.3f ms (%s)\n", name, lg, m,
-           radix ? "radix 2^4" : "default radix 2^3");
+    printf("bench_gpu: ntt %s forward 2^%u: %.3f ms\n", name, lg, m);
     fflush(stdout);
-    if (radix == 0) {
-        char sz[16];
-        snprintf(sz, sizeof sz, "2^%u", lg);
-        row("ntt %-24s %-10s %10.3f ms     %8s", name, sz, m,
-            refs ? refs[lg] : 0);
-    }
+    char sz[16];
+    snprintf(sz, sizeof sz, "2^%u", lg);
+    row("ntt %-24s %-10s %10.3f ms     %8s", name, sz, m, refs ? refs[lg] : 0);
     return 1;
 }
 
@@ -363,14 +362,9 @@ static void bench_ntt(cuzk_gpu_curve curve, const char *name,
         fail("ntt upload", &err);
         goto done;
     }
-    /* the default radix (2^3 per pass), then 2^4 for comparison if asked
-     * (2026-12-02, H200: 2^4 took twice as long at 2^20..2^24) */
-    for (unsigned radix = 0; radix <= (ntt_sweep ? 4u : 0u); radix += 4) {
-        cuzk_gpu_ctx_tune(ctx, 0, radix, 0);
-        for (unsigned lg = lo; lg <= hi; lg++)
-            if (!ntt_one(curve, name, d, lg, radix, refs))
-                break;
-    }
+    for (unsigned lg = lo; lg <= hi; lg++)
+        if (!ntt_one(curve, name, d, lg, refs))
+            break;
 done:
     cuzk_gpu_ctx_tune(ctx, 0, 0, 0);
     cuzk_gpu_free(ctx, d);
@@ -397,10 +391,10 @@ int main(int argc, char **argv) {
             skip_ntt = 1;
         else if (!strcmp(argv[i], "--skip-field"))
             skip_field = 1;
-        else if (!strcmp(argv[i], "--ntt-radix-sweep"))
-            ntt_sweep = 1;
         else if (!strcmp(argv[i], "--no-shifted"))
             shifted = 0;
+        else if (!strcmp(argv[i], "--msm-only") && i + 1 < argc)
+            msm_only = argv[++i];
         else if (!strcmp(argv[i], "--msm-max-log") && i + 1 < argc)
             msm_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--ntt-max-log") && i + 1 < argc)

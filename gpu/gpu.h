@@ -105,9 +105,9 @@ size_t cuzk_gpu_ctx_cached_bytes(const cuzk_gpu_ctx *ctx);
 /*
  * Tuning overrides for measurements (not thread safe against concurrent
  * MSM/NTT calls on |ctx|): |msm_window| forces the MSM window size in bits
- * (2..22, 0 = automatic), |ntt_log_radix| the number of NTT stages per pass
- * (1..4, 0 = automatic), |profile| != 0 prints per-phase MSM times to
- * stderr (adds a synchronisation per phase).
+ * (2..22, 0 = automatic), |ntt_log_radix| is ignored (the NTT's pass plan
+ * is fixed by its tile size, ntt/gpu/ntt_kernels.cuh), |profile| != 0
+ * prints per-phase MSM times to stderr (adds a synchronisation per phase).
  */
 void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
                        unsigned ntt_log_radix, int profile);

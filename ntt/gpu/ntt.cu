@@ -1,20 +1,30 @@
 /*
  * GPU NTT over the scalar fields of BLS12-381 and BN254 (gpu/gpu.h:
- * cuzk_gpu_ntt, cuzk_gpu_ntt_prepare).  Kernels bodies are in
- * ntt_kernels.cuh; this file plans the passes, builds and caches the
- * twiddle tables and computes the per-call scalars (1/n, g^-1) on the host.
+ * cuzk_gpu_ntt, cuzk_gpu_ntt_prepare).  The algorithm and the kernel bodies
+ * are in ntt_kernels.cuh; this file launches the passes of the plan,
+ * builds and caches the twiddle tables and computes the per-call scalars
+ * (1/n, g^-1) on the host.
  *
  * Roots: w = root_of_unity(log_n) exactly as field/field.c defines it (the
  * 2^S-th root from consts_gen.h squared S - log_n times), so the output order
- * matches ntt/ntt.h and snarkjs.
+ * matches ntt/ntt.h and snarkjs (and, the arithmetic being exact, every
+ * element equals the CPU transform's).
  *
- * Twiddle cache: one table of n/2 elements per (curve, log_n), built on the
- * caller's stream and synchronised before it is published under the
- * context lock, so other streams never see a half-built table.  Per-call
- * coset tables live in the stream's scratch.
+ * Twiddle cache: one table of n/2 powers of w per (curve, log_n), built on
+ * the caller's stream and synchronised before it is published under the
+ * context lock, so other streams never see a half-built table.  The passes
+ * read their small in-pass roots from it too (w^(n/2^L) = the 2^L-th root).
+ *
+ * Scratch per call (cuzk_gpu_scratch): n elements for the intermediate copy
+ * when the plan has two or more passes (log_n > 10), plus 4096 + n/4096
+ * elements of coset power tables for the coset directions.
+ *
+ * cuzk_gpu_ctx_tune's ntt_log_radix is ignored: the pass plan is fixed by
+ * the tile size (NTT_TILE_LOG).
  *
  * Must not: allocate in steady state (only the first use of a size builds
- * its table), or block except when building a table.
+ * its table; the scratch grows once), or block except when building a
+ * table.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,28 +32,42 @@
 #include "gpu/internal.cuh"
 #include "ntt/gpu/ntt_kernels.cuh"
 
-#define NTT_THREADS 128
-/* Stages per pass: 3 keeps a pass at ~130 registers (8 elements); 4 (16
- * elements) is selectable with cuzk_gpu_ctx_tune for measurement. */
-#define NTT_DEFAULT_RADIX_LOG 3
-
-template <class C, int K>
-__global__ void __launch_bounds__(NTT_THREADS)
-    k_ntt_pass(fp_t<C> *x, unsigned log_n, unsigned stage0, uint32_t T,
-               const fp_t<C> *tw, bool inverse, const fp_t<C> *lo,
-               const fp_t<C> *hi) {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < T)
-        ntt_pass_one<C, K>(t, x, log_n, stage0, tw, inverse, lo, hi);
+/* One pass of the plan (ntt_kernels.cuh): a tile of 2^tile_log elements
+ * per block, NTT_EPT per thread.  Register cap for 3 blocks of 256 threads
+ * per multiprocessor (E = 4: 80 registers, at most 48 KB of shared memory
+ * per block). */
+#ifndef NTT_MIN_BLOCKS
+#define NTT_MIN_BLOCKS (NTT_EPT_LOG == 2 ? 3 : 4)
+#endif
+template <class C>
+__global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
+    k_ntt_tile(ntt_pass P, const fp_t<C> *src, fp_t<C> *dst,
+               const fp_t<C> *__restrict__ tw, const fp_t<C> *lo,
+               const fp_t<C> *hi, fp_t<C> scale) {
+    extern __shared__ uint32_t ntt_sh[];
+    ntt_regs<C> r;
+    const uint32_t t = threadIdx.x, b = blockIdx.x;
+    ntt_tile_load<C>(P, b, t, blockDim.x, ntt_sh, r, src, tw, lo, hi);
+    __syncthreads();
+    for (unsigned rho = 0; rho < P.rounds; rho++) {
+        if (rho > 0)
+            ntt_tile_from_shared<C>(P, rho, t, ntt_sh, r);
+        ntt_tile_round<C>(P, rho, t, ntt_sh, r);
+        if (rho + 1 < P.rounds) {
+            if (rho > 0)
+                __syncthreads(); /* everyone has read this round's slots */
+            ntt_tile_to_shared<C>(P, rho, t, ntt_sh, r);
+            __syncthreads();
+        }
+    }
+    ntt_tile_store<C>(P, b, t, r, dst, tw, lo, hi, scale);
 }
 
 template <class C>
-__global__ void k_ntt_bitrev(fp_t<C> *x, unsigned log_n, int mode,
-                             fp_t<C> scale, const fp_t<C> *lo,
-                             const fp_t<C> *hi) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < (1u << log_n))
-        ntt_bitrev_one<C>(i, x, log_n, mode, scale, lo, hi);
+__global__ void k_ntt_small(fp_t<C> *x, ntt_pass P, const fp_t<C> *tw,
+                            const fp_t<C> *lo, const fp_t<C> *hi,
+                            fp_t<C> scale) {
+    ntt_small_one<C>(x, P, tw, lo, hi, scale);
 }
 
 template <class C>
@@ -179,6 +203,23 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
                    dir == CUZK_GPU_NTT_COSET_INVERSE;
     bool coset = dir == CUZK_GPU_NTT_COSET_FORWARD ||
                  dir == CUZK_GPU_NTT_COSET_INVERSE;
+    ntt_pass plan[NTT_MAX_PASSES];
+    unsigned np = ntt_plan_passes(log_n, inverse, coset && !inverse,
+                                  !inverse ? 0 : coset ? 2 : 1, plan);
+    /* scratch: the intermediate copy (two or more passes), then the coset
+     * power tables */
+    cuzk_gpu_arena arena = {0};
+    size_t off_data = np > 1 ? cuzk_gpu_arena_take(&arena, sizeof(E) * n) : 0;
+    uint32_t hc = ntt_hi_count(n);
+    size_t off_pow =
+        coset ? cuzk_gpu_arena_take(&arena, sizeof(E) * (NTT_POW_LO + hc)) : 0;
+    if (arena.used > 0) {
+        st = cuzk_gpu_scratch(s, arena.used, err);
+        if (st != CUZK_OK)
+            return st;
+    }
+    char *scr = (char *)s->d_scratch;
+    E *tmp = np > 1 ? (E *)(scr + off_data) : x;
     E *lo = NULL, *hi = NULL;
     E ninv;
     f_from_u64(ninv, n);
@@ -188,11 +229,7 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
         memcpy(g.v, coset_gen, sizeof g.v);
         if (f_is_zero(g))
             return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: coset generator 0");
-        uint32_t hc = ntt_hi_count(n);
-        st = cuzk_gpu_scratch(s, sizeof(E) * (NTT_POW_LO + hc), err);
-        if (st != CUZK_OK)
-            return st;
-        lo = (E *)s->d_scratch;
+        lo = (E *)(scr + off_pow);
         hi = lo + NTT_POW_LO;
         E one;
         f_set_one(one);
@@ -207,41 +244,20 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
         if (st != CUZK_OK)
             return st;
     }
-    unsigned kmax = s->ctx->ntt_log_radix ? s->ctx->ntt_log_radix
-                                          : NTT_DEFAULT_RADIX_LOG;
-    unsigned stage = 0;
-    while (stage < log_n) {
-        unsigned k = log_n - stage;
-        if (k > kmax)
-            k = kmax;
-        uint32_t T = n >> k;
-        unsigned blocks = cuzk_gpu_blocks(T, NTT_THREADS);
-        const E *plo = (coset && !inverse && stage == 0) ? lo : NULL;
-        switch (k) {
-        case 1:
-            k_ntt_pass<C, 1><<<blocks, NTT_THREADS, 0, s->s>>>(
-                x, log_n, stage, T, tw, inverse, plo, hi);
-            break;
-        case 2:
-            k_ntt_pass<C, 2><<<blocks, NTT_THREADS, 0, s->s>>>(
-                x, log_n, stage, T, tw, inverse, plo, hi);
-            break;
-        case 3:
-            k_ntt_pass<C, 3><<<blocks, NTT_THREADS, 0, s->s>>>(
-                x, log_n, stage, T, tw, inverse, plo, hi);
-            break;
-        default:
-            k_ntt_pass<C, 4><<<blocks, NTT_THREADS, 0, s->s>>>(
-                x, log_n, stage, T, tw, inverse, plo, hi);
-            break;
-        }
+    if (log_n <= NTT_SMALL_LOG) {
+        k_ntt_small<C><<<1, 1, 0, s->s>>>(x, plan[0], tw, lo, hi, ninv);
         CUZK_LAUNCHED(err);
-        stage += k;
+        return CUZK_OK;
     }
-    int mode = coset && inverse ? 2 : inverse ? 1 : 0;
-    k_ntt_bitrev<C><<<cuzk_gpu_blocks(n, 256), 256, 0, s->s>>>(
-        x, log_n, mode, ninv, lo, hi);
-    CUZK_LAUNCHED(err);
+    for (unsigned k = 0; k < np; k++) {
+        const ntt_pass &P = plan[k];
+        const E *src = k == 0 ? x : tmp;
+        E *dst = k + 1 == np ? x : tmp;
+        unsigned threads = 1u << (P.tile_log - NTT_EPT_LOG);
+        k_ntt_tile<C><<<1u << P.log_nb, threads, ntt_pass_shared_bytes(&P),
+                        s->s>>>(P, src, dst, tw, lo, hi, ninv);
+        CUZK_LAUNCHED(err);
+    }
     return CUZK_OK;
 }
 
