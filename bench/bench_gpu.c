@@ -60,6 +60,26 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* Times |reps| MSMs of n points over |b| after a warm-up, with scalars from
+ * pinned host memory (t[0]) and from the device (t[1]). */
+static int time_msm(const cuzk_gpu_bases *b, size_t n, const void *h_sc,
+                    const void *d_sc, void *res, double t[2][16],
+                    cuzk_error *err) {
+    for (int where = 0; where < 2; where++) {
+        unsigned fl = CUZK_GPU_SCALARS_MONT |
+                      (where ? CUZK_GPU_SCALARS_DEVICE : 0);
+        for (int rep = -1; rep < reps; rep++) {
+            double t0 = now_ms();
+            if (cuzk_gpu_msm(st, b, 0, n, where ? d_sc : h_sc, fl, res,
+                             err) != CUZK_OK)
+                return 0;
+            if (rep >= 0)
+                t[where][rep] = now_ms() - t0;
+        }
+    }
+    return 1;
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -193,19 +213,7 @@ static void bench_field(void) {
             size_t n = (size_t)1 << logs[li];                                 \
             double t[2][16];                                                  \
             G r;                                                              \
-            int ok = 1;                                                       \
-            for (int where = 0; where < 2 && ok; where++) {                   \
-                unsigned fl = CUZK_GPU_SCALARS_MONT |                         \
-                              (where ? CUZK_GPU_SCALARS_DEVICE : 0);          \
-                const void *sc = where ? d_sc : h_sc;                         \
-                for (int rep = -1; rep < reps && ok; rep++) {                 \
-                    double t0 = now_ms();                                     \
-                    ok = cuzk_gpu_msm(st, gb, 0, n, sc, fl, &r, &err) ==      \
-                         CUZK_OK;                                             \
-                    if (rep >= 0)                                             \
-                        t[where][rep] = now_ms() - t0;                        \
-                }                                                             \
-            }                                                                 \
+            int ok = time_msm(gb, n, h_sc, d_sc, &r, t, &err);                \
             if (!ok) {                                                        \
                 fail(name, &err);                                             \
                 break;                                                        \
@@ -243,18 +251,7 @@ static void bench_field(void) {
                 cuzk_gpu_bases_free(sb);                                      \
                 continue;                                                     \
             }                                                                 \
-            for (int where = 0; where < 2 && ok; where++) {                   \
-                unsigned fl = CUZK_GPU_SCALARS_MONT |                         \
-                              (where ? CUZK_GPU_SCALARS_DEVICE : 0);          \
-                const void *sc = where ? d_sc : h_sc;                         \
-                for (int rep = -1; rep < reps && ok; rep++) {                 \
-                    double t0 = now_ms();                                     \
-                    ok = cuzk_gpu_msm(st, sb, 0, n, sc, fl, &r, &err) ==      \
-                         CUZK_OK;                                             \
-                    if (rep >= 0)                                             \
-                        t[where][rep] = now_ms() - t0;                        \
-                }                                                             \
-            }                                                                 \
+            ok = ok && time_msm(sb, n, h_sc, d_sc, &r, t, &err);              \
             if (ok && sweep_log) {                                            \
                 cuzk_gpu_ctx_tune(ctx, 0, 0, 1);                              \
                 cuzk_gpu_msm(st, sb, 0, n, d_sc,                              \

@@ -16,7 +16,11 @@
  * automatic one) and go through sizes 1 .. max, the special sets, an
  * offset and the last points again, plus the precompute's errors.
  * CUZK_GPU_MSM_MAX_LOG lowers the largest size (default 22),
- * CUZK_GPU_MSM_G2_MAX_LOG that of G2 alone (default: the same).
+ * CUZK_GPU_MSM_G2_MAX_LOG that of G2 alone (default: the same),
+ * CUZK_GPU_MSM_ONLY runs one group (e.g. bls12_381_g2),
+ * CUZK_GPU_MSM_SHIFT_C replaces the forced 8-bit window of the shifted
+ * copies, CUZK_GPU_MSM_FORCE_C forces the window of the plain MSMs (the
+ * G2 bucket-tree fault of 2026-12-02 showed with 20 at every size).
  *
  * Without CUDA or a device: prints "no GPU: skipped", exits 77.
  */
