@@ -158,7 +158,9 @@ static size_t clamp_sz(size_t v, size_t lo, size_t hi) {
 }
 
 /* Entries per thread at a level with M entries: enough threads to fill the
- * device several times over, at most |cap| entries each. */
+ * device several times over, at most |cap| entries each.  At least 4: the
+ * level loop of msm_run ends only because ceil(2T / L) < T for T >= 2,
+ * which fails for L = 3 (T = 2 stays 2 forever). */
 static size_t msm_seg_len(size_t M, int sm_count, size_t cap) {
     size_t target = (size_t)sm_count * 1024;
     return clamp_sz((M + target - 1) / target, 4, cap);

@@ -2,10 +2,9 @@
  * Per-thread bodies of the GPU MSM (Pippenger with signed digits, bucket
  * sorting and load-balanced bucket accumulation).  msm.cu wraps each body in
  * a __global__ kernel; keeping the bodies __host__ __device__ lets a host
- * program run the whole pipeline thread by thread (emulation).  A harness
- * doing that (with qsort for the sort, against the CPU MSM) checked the
- * indexing before the first GPU run; it is not in the tree yet because the
- * build has no C++ test target.
+ * program run the whole pipeline thread by thread (emulation):
+ * tests/msm_emulate.cu does that against the CPU MSM, with a host sort in
+ * place of CUB, for every group, over plain and shifted bases.
  *
  * Pipeline for n points, window c bits, W windows, B = 2^(c-1) buckets per
  * window (digit d in [-B, B], bucket |d| - 1, key = w*B + |d| - 1):

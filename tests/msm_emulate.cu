@@ -1,0 +1,556 @@
+/*
+ * Host emulation of the GPU MSM (msm/gpu/msm_kernels.cuh) against the CPU
+ * MSM (msm/msm.h), without a GPU.  The per-thread bodies are __host__
+ * __device__; this program runs the launch sequence of msm_run (msm.cu)
+ * thread by thread: digits, a sort standing in for CUB's radix sort (by the
+ * same low key bits, stable), level-1 accumulation and the further levels
+ * over the partial lists until one thread is left, bucket reduction, the
+ * pairwise tree, the host combination and the Jacobian conversion.  With
+ * shifted copies the copies are built as cuzk_gpu_bases_precompute does
+ * (doubling kernel, then the batched conversion to affine, 32 points per
+ * thread), and some of them are checked against CPU doublings.
+ *
+ * Threads of one launch run one after another, forward or backward (the
+ * device may pick any order: threads of a launch must not depend on each
+ * other).  Every output array is poisoned before its launch and carries a
+ * poisoned guard region after its end that must stay untouched; the buckets
+ * start zeroed (infinity) as msm_run's memset leaves them.
+ *
+ * Variants of the segment length (entries per thread): msm_seg_len for a
+ * 132-SM device and for a 1-SM device (long segments), and fixed small ones
+ * (7 then 4, 4 then 5) so bucket runs cross many segment boundaries; one or
+ * two batches (the second adds into the buckets of the first).  The levels
+ * after the first need at least 4 entries per thread to shrink (with 3, two
+ * threads stay two threads), as msm_seg_len's minimum ensures.
+ *
+ * Groups: G1 and G2 of BN254 and BLS12-381.  Windows 3, 8, 13 plain and 8,
+ * 10 with shifted copies (one bucket set), sizes 1, 2, 3, 33, 257 and a
+ * larger one, scalar sets random / zero / one (Montgomery and plain) /
+ * equal / r-1 / 2^256-1 (plain, reduced mod r) / a 0-1-random mix, bases
+ * with repeats, opposites and infinity, and base offsets with the shifted
+ * copies.  CUZK_MSM_EMULATE_MAX sets the larger size (default 2000 for G1,
+ * half of it for G2).  Prints a line per group and a summary; exit 0
+ * pass, 1 fail.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+extern "C" {
+#include "curve/curve.h"
+#include "field/field.h"
+#include "msm/msm.h"
+}
+#include "msm/gpu/msm_kernels.cuh"
+
+static int passed, failed;
+
+#define EXPECT(cond, ...)                                                     \
+    do {                                                                      \
+        if (cond) {                                                           \
+            passed++;                                                         \
+        } else {                                                              \
+            failed++;                                                         \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);              \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n");                                            \
+        }                                                                     \
+    } while (0)
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+static uint64_t rnd64(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- launch planning of msm.cu (static there, so restated here) ------- */
+
+static unsigned emu_nwin(unsigned r_bits, unsigned c) {
+    return (r_bits + 1 + c - 1) / c;
+}
+static size_t emu_seg_len(size_t M, int sm_count, size_t cap) {
+    size_t target = (size_t)sm_count * 1024;
+    size_t v = (M + target - 1) / target;
+    return v < 4 ? 4 : v > cap ? cap : v;
+}
+static unsigned emu_ilog2(size_t v) {
+    unsigned k = 0;
+    while (((size_t)1 << (k + 1)) <= v)
+        k++;
+    return k;
+}
+
+/* Segment lengths of one run: l1/l2 fixed (0: msm_seg_len with |sm|
+ * multiprocessors), thread order and tie order of the sort. */
+struct emu_variant {
+    size_t l1, l2;
+    int sm;
+    bool backward;
+    const char *name;
+};
+static const emu_variant variants[] = {
+    {0, 0, 132, false, "seg_len(132 SMs)"},
+    {7, 4, 0, true, "L 7/4 backward"},
+    {4, 5, 0, false, "L 4/5"},
+    {0, 0, 1, true, "seg_len(1 SM) backward"},
+};
+#define NVARIANTS (sizeof variants / sizeof variants[0])
+
+/* ---- poisoned arrays with a guard region ------------------------------- */
+
+#define GUARD 4
+#define POISON 0xA5
+
+/* |n| elements plus GUARD more, every byte POISON. */
+template <class T> struct guarded {
+    std::vector<T> v;
+    size_t n;
+    explicit guarded(size_t count) : v(count + GUARD), n(count) {
+        memset((void *)v.data(), POISON, v.size() * sizeof(T));
+    }
+    T *p() { return v.data(); }
+    bool guard_ok() const {
+        const unsigned char *b = (const unsigned char *)(v.data() + n);
+        for (size_t k = 0; k < GUARD * sizeof(T); k++)
+            if (b[k] != POISON)
+                return false;
+        return true;
+    }
+};
+
+/* ---- CPU side of each group --------------------------------------------- */
+
+template <class G> struct emu;
+#define EMU_GROUP(GG, CG, CS)                                                 \
+    template <> struct emu<GG> {                                              \
+        typedef CG J;                                                         \
+        typedef CG##_affine A;                                                \
+        typedef CS S;                                                         \
+        static const char *name() { return #CG; }                             \
+        static const uint64_t *r() { return CS##_modulus; }                   \
+        static void one(S *s) { CS##_set_one(s); }                            \
+        static void generator(J *p) {                                         \
+            A g;                                                              \
+            CG##_generator(&g);                                               \
+            CG##_from_affine(p, &g);                                          \
+        }                                                                     \
+        static void mul(J *r, const J *a, const S *k) { CG##_mul(r, a, k); }  \
+        static void add(J *r, const J *a, const J *b) { CG##_add(r, a, b); }  \
+        static void dbl(J *r, const J *a) { CG##_dbl(r, a); }                 \
+        static void from_affine(J *r, const A *a) { CG##_from_affine(r, a); } \
+        static void to_affine(A *r, const J *a) { CG##_to_affine(r, a); }     \
+        static void batch_to_affine(A *o, const J *i, size_t n) {             \
+            CG##_batch_to_affine(o, i, n);                                    \
+        }                                                                     \
+        static void affine_neg(A *r, const A *a) { CG##_affine_neg(r, a); }   \
+        static void affine_set_inf(A *r) { CG##_affine_set_inf(r); }          \
+        static int affine_eq(const A *a, const A *b) {                        \
+            return CG##_affine_eq(a, b);                                      \
+        }                                                                     \
+        static int eq(const J *a, const J *b) { return CG##_eq(a, b); }       \
+        static cuzk_status msm(J *r, const A *b, const uint32_t *s, size_t n, \
+                               int mont) {                                    \
+            return CG##_msm(r, b, (const S *)s, n, mont, NULL);               \
+        }                                                                     \
+    };
+EMU_GROUP(gg_bn254_g1, bn254_g1, bn254_fr)
+EMU_GROUP(gg_bn254_g2, bn254_g2, bn254_fr)
+EMU_GROUP(gg_bls12_381_g1, bls12_381_g1, bls12_381_fr)
+EMU_GROUP(gg_bls12_381_g2, bls12_381_g2, bls12_381_fr)
+
+/* Random 4-limb value below r. */
+static void rand_below(uint64_t *x, const uint64_t *r) {
+    uint64_t mask = ~0ull;
+    while (mask >> 1 >= r[3])
+        mask >>= 1;
+    do {
+        for (int j = 0; j < 4; j++)
+            x[j] = rnd64();
+        x[3] &= mask;
+    } while (!(x[3] < r[3] ||
+               (x[3] == r[3] && !msm_words_geq((const uint32_t *)x,
+                                               (const uint32_t *)r, 8))));
+}
+
+/* ---- the emulated pipeline ------------------------------------------------ */
+
+/*
+ * Shifted copies as shift_build (msm.cu) makes them: copy j = 2^c copy
+ * j-1, j = 1..W-1, W - 1 copies of all N points in |dst|.
+ */
+template <class G>
+static void emu_shift_build(const typename G::affine *pts, size_t N,
+                            unsigned c, std::vector<typename G::affine> &dst) {
+    typedef typename G::affine A;
+    typedef typename G::xyzz P;
+    typedef typename G::F F;
+    unsigned w = emu_nwin(G::R_BITS, c);
+    const size_t K = 32; /* MSM_SHIFT_K */
+    guarded<A> out((size_t)(w - 1) * N);
+    bool ok = true;
+    for (unsigned j = 1; j < w; j++) {
+        const A *src = j == 1 ? pts : out.p() + (size_t)(j - 2) * N;
+        A *o = out.p() + (size_t)(j - 1) * N;
+        guarded<P> tmp(N);
+        guarded<F> pre(N);
+        for (size_t i = 0; i < N; i++)
+            msm_shift_dbl_one<G>(i, src, c, tmp.p());
+        size_t T = (N + K - 1) / K;
+        for (size_t t = T; t-- > 0;)
+            msm_shift_norm_one<G>(t, tmp.p(), N, K, pre.p(), o);
+        ok = ok && tmp.guard_ok() && pre.guard_ok();
+    }
+    EXPECT(ok && out.guard_ok(), "%s shift build c=%u: guard overwritten",
+           emu<G>::name(), c);
+    dst.assign(out.v.begin(), out.v.begin() + out.n);
+}
+
+/*
+ * msm_run on the host: sum over points [off, off + n) of |bases| (N
+ * points; |shift|: their W - 1 copies, NULL for plain bases) with |scalars|
+ * (8 words each, for these n points), window c, in |nbatch| batches.
+ * Writes the Jacobian result to out[3].  Returns false if a guard region
+ * was overwritten or an emitted key was out of range.
+ */
+template <class G>
+static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
+                    size_t N, const typename G::affine *shift, size_t off,
+                    size_t n, const uint32_t *scalars, bool mont, unsigned c,
+                    int nbatch, const emu_variant &v) {
+    typedef typename G::affine A;
+    typedef typename G::xyzz P;
+    bool shifted = shift != NULL, ok = true;
+    unsigned nwin = emu_nwin(G::R_BITS, c);
+    unsigned nwb = shifted ? 1 : nwin;
+    unsigned log_b = c - 1;
+    unsigned key_bits = emu_ilog2((size_t)nwb << log_b) + 1;
+    uint32_t key_mask = key_bits >= 32 ? ~0u : (1u << key_bits) - 1;
+    unsigned log_s = log_b;
+    while (log_s > 5 && ((size_t)nwb << (log_b - log_s)) < 65536)
+        log_s--;
+    size_t nseg = (size_t)1 << (log_b - log_s);
+    size_t nbk = (size_t)nwb << log_b;
+    std::vector<P> buckets(nbk + GUARD);
+    memset((void *)buckets.data(), 0, nbk * sizeof(P)); /* the memset */
+    memset((void *)(buckets.data() + nbk), POISON, GUARD * sizeof(P));
+    size_t batch = (n + nbatch - 1) / nbatch;
+    for (size_t b0 = 0; b0 < n; b0 += batch) {
+        size_t nb = n - b0 < batch ? n - b0 : batch;
+        size_t M = nb * nwin;
+        bool acc = b0 > 0;
+        /* 1. digits */
+        guarded<uint32_t> keys0(M), vals0(M);
+        for (size_t i = 0; i < nb; i++)
+            msm_digits_one<G>(i, scalars + 8 * b0, nb, mont, c, nwin,
+                              shifted ? (uint32_t)N : 0u,
+                              shifted ? (uint32_t)(off + b0) : 0u, keys0.p(),
+                              vals0.p());
+        ok = ok && keys0.guard_ok() && vals0.guard_ok();
+        for (size_t k = 0; k < M; k++) {
+            uint32_t j = vals0.p()[k] & ~MSM_NEG_BIT;
+            if (keys0.p()[k] == MSM_INVALID)
+                continue;
+            if (keys0.p()[k] >= nbk ||
+                (shifted ? j >= (size_t)nwin * N : j >= nb)) {
+                fprintf(stderr, "digit %zu: key %u value %u out of range\n",
+                        k, keys0.p()[k], j);
+                ok = false;
+            }
+        }
+        /* 2. sort by the low key_bits bits of the key, as the radix sort;
+         * the backward variants order equal keys by descending value,
+         * another order a parallel sort could produce */
+        std::vector<size_t> ord(M);
+        for (size_t k = 0; k < M; k++)
+            ord[k] = k;
+        const uint32_t *kp = keys0.p(), *vp = vals0.p();
+        bool rev = v.backward;
+        std::stable_sort(ord.begin(), ord.end(), [&](size_t a, size_t b) {
+            uint32_t ka = kp[a] & key_mask, kb = kp[b] & key_mask;
+            if (ka != kb)
+                return ka < kb;
+            return rev ? vp[a] > vp[b] : false;
+        });
+        guarded<uint32_t> keys1(M), vals1(M);
+        for (size_t k = 0; k < M; k++) {
+            keys1.p()[k] = kp[ord[k]];
+            vals1.p()[k] = vp[ord[k]];
+        }
+        /* 3. level 1, then the levels over the partial lists */
+        size_t L = v.l1 ? v.l1 : emu_seg_len(M, v.sm, 256);
+        size_t T = (M + L - 1) / L;
+        const A *lvl_bases = shifted ? bases : bases + off + b0;
+        guarded<uint32_t> *pk = new guarded<uint32_t>(2 * T);
+        guarded<P> *pp = new guarded<P>(2 * T);
+        for (size_t q = 0; q < T; q++) {
+            size_t t = v.backward ? T - 1 - q : q;
+            msm_acc_one<G, true>(t, keys1.p(), M, L, vals1.p(), lvl_bases,
+                                 shift, shifted ? (uint32_t)N : MSM_INVALID,
+                                 (const P *)NULL, buckets.data(), acc,
+                                 pk->p(), pp->p());
+        }
+        ok = ok && pk->guard_ok() && pp->guard_ok();
+        while (T > 1) {
+            size_t Mk = 2 * T;
+            L = v.l2 ? v.l2 : emu_seg_len(Mk, v.sm, 32);
+            size_t Tn = (Mk + L - 1) / L;
+            if (Tn >= T) { /* the level loop would not end */
+                fprintf(stderr, "level with %zu threads, L %zu: no progress\n",
+                        T, L);
+                ok = false;
+                break;
+            }
+            T = Tn;
+            guarded<uint32_t> *nk = new guarded<uint32_t>(2 * T);
+            guarded<P> *np = new guarded<P>(2 * T);
+            for (size_t q = 0; q < T; q++) {
+                size_t t = v.backward ? T - 1 - q : q;
+                msm_acc_one<G, false>(t, pk->p(), Mk, L, (const uint32_t *)NULL,
+                                      (const A *)NULL, (const A *)NULL, 0u,
+                                      pp->p(), buckets.data(), acc, nk->p(),
+                                      np->p());
+            }
+            ok = ok && nk->guard_ok() && np->guard_ok();
+            delete pk;
+            delete pp;
+            pk = nk;
+            pp = np;
+        }
+        delete pk;
+        delete pp;
+    }
+    /* 4. bucket reduction and the tree */
+    size_t T = (size_t)nwb * nseg;
+    guarded<P> *seg = new guarded<P>(T);
+    for (size_t q = 0; q < T; q++)
+        msm_bucket_reduce_one<G>(v.backward ? T - 1 - q : q, buckets.data(),
+                                 log_b, log_s, seg->p());
+    ok = ok && seg->guard_ok();
+    for (size_t cnt = nseg; cnt > 1; cnt /= 2) {
+        T = (size_t)nwb * (cnt / 2);
+        guarded<P> *nx = new guarded<P>(T);
+        for (size_t q = 0; q < T; q++)
+            msm_tree_one<G>(v.backward ? T - 1 - q : q, seg->p(), cnt / 2,
+                            nx->p());
+        ok = ok && nx->guard_ok();
+        delete seg;
+        seg = nx;
+    }
+    for (size_t k = 0; k < GUARD; k++) {
+        const unsigned char *g = (const unsigned char *)&buckets[nbk + k];
+        for (size_t b = 0; b < sizeof(P); b++)
+            ok = ok && g[b] == POISON;
+    }
+    /* 5. host: Horner over the window sums, then Jacobian */
+    P res;
+    msm_combine_host<G>(res, seg->p(), nwb, c);
+    delete seg;
+    pt_to_jacobian(out, res);
+    return ok;
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_EQUAL, SC_RM1, SC_MAX, SC_MIX };
+static const char *sc_name[] = {"random", "zero", "one", "equal",
+                                "r-1",    "2^256-1", "mix"};
+
+template <class G>
+static void make_scalars(std::vector<uint32_t> &s, size_t n, int kind,
+                         bool mont) {
+    const uint64_t *r = emu<G>::r();
+    typename emu<G>::S one;
+    emu<G>::one(&one);
+    uint64_t eq[4];
+    rand_below(eq, r);
+    s.assign(8 * n, 0);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x[4] = {0, 0, 0, 0};
+        int k = kind;
+        if (kind == SC_MIX) {
+            uint64_t u = rnd64() % 3;
+            k = u == 0 ? SC_ZERO : u == 1 ? SC_ONE : SC_RANDOM;
+        }
+        switch (k) {
+        case SC_RANDOM: rand_below(x, r); break;
+        case SC_ZERO: break;
+        case SC_ONE:
+            if (mont)
+                memcpy(x, &one, 32);
+            else
+                x[0] = 1;
+            break;
+        case SC_EQUAL: memcpy(x, eq, 32); break;
+        case SC_RM1:
+            memcpy(x, r, 32);
+            x[0] -= 1;
+            break;
+        case SC_MAX: memset(x, 0xff, 32); break;
+        }
+        memcpy(&s[8 * i], x, 32);
+    }
+}
+
+static int run_count;
+
+/* One emulated MSM over [off, off + n), compared with the CPU MSM. */
+template <class G>
+static void check(const typename G::affine *bases, size_t N,
+                  const typename G::affine *shift, size_t off, size_t n,
+                  int kind, bool mont, unsigned c, const char *what) {
+    typedef typename emu<G>::J J;
+    std::vector<uint32_t> s;
+    make_scalars<G>(s, n, kind, mont);
+    const emu_variant &v = variants[run_count % NVARIANTS];
+    int nbatch = (run_count / NVARIANTS) % 2 == 0 && n > 1 ? 2 : 1;
+    run_count++;
+    typename G::F out[3];
+    memset(out, POISON, sizeof out);
+    bool ok = emu_msm<G>(out, bases, N, shift, off, n, s.data(), mont, c,
+                         nbatch, v);
+    J got, want;
+    memcpy(&got, out, sizeof got);
+    cuzk_status rc = emu<G>::msm(&want, (const typename emu<G>::A *)bases + off,
+                                 s.data(), n, mont);
+    EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
+           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %d batch(es): %s",
+           emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
+           v.name, nbatch,
+           !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
+}
+
+template <class G> static void test_group(size_t nmax) {
+    typedef emu<G> E;
+    typedef typename E::J J;
+    typedef typename E::A A;
+    typedef typename G::affine GA;
+    static_assert(sizeof(GA) == sizeof(A), "affine layout");
+    static_assert(3 * sizeof(typename G::F) == sizeof(J), "Jacobian layout");
+    double t0 = now_s();
+    int p0 = passed, f0 = failed;
+    size_t N = nmax < 400 ? 400 : nmax;
+    /* bases: an arithmetic progression a G + i d G, then special points */
+    std::vector<A> pts(N);
+    {
+        std::vector<J> jac(N);
+        typename E::S a, d;
+        rand_below((uint64_t *)&a, E::r());
+        rand_below((uint64_t *)&d, E::r());
+        J g, D;
+        E::generator(&g);
+        E::mul(&D, &g, &d);
+        E::mul(&jac[0], &g, &a);
+        for (size_t i = 1; i < N; i++)
+            E::add(&jac[i], &jac[i - 1], &D);
+        E::batch_to_affine(pts.data(), jac.data(), N);
+    }
+    pts[20] = pts[3];                 /* a repeat within n = 33 */
+    E::affine_set_inf(&pts[25]);      /* infinity within n = 33 */
+    E::affine_neg(&pts[30], &pts[29]); /* opposites within n = 33 */
+    for (size_t i = 40; i < 100; i += 3)
+        pts[i] = pts[7];
+    for (size_t i = 120; i < 160; i += 2)
+        E::affine_set_inf(&pts[i]);
+    for (size_t i = 170; i < 180; i++)
+        E::affine_neg(&pts[i + 10], &pts[i]);
+    const GA *gb = (const GA *)pts.data();
+
+    /* negative control: a different scalar set must not match */
+    {
+        std::vector<uint32_t> s, s2;
+        make_scalars<G>(s, 33, SC_RANDOM, true);
+        s2 = s;
+        s2[8 * 5] ^= 1;
+        typename G::F out[3];
+        J got, want;
+        emu_msm<G>(out, gb, N, (const GA *)NULL, 0, 33, s.data(), true, 8, 1,
+                   variants[0]);
+        memcpy(&got, out, sizeof got);
+        E::msm(&want, pts.data(), s2.data(), 33, 1);
+        EXPECT(!E::eq(&got, &want), "%s negative control matched",
+               E::name());
+    }
+
+    static const unsigned plain_c[] = {3, 8, 13};
+    size_t sizes[] = {1, 2, 3, 33, 257, nmax};
+    for (unsigned ci = 0; ci < 3; ci++) {
+        unsigned c = plain_c[ci];
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            check<G>(gb, N, NULL, 0, sizes[si], SC_RANDOM,
+                     ((si + ci) & 1) != 0, c, "plain");
+        for (int kind = SC_ZERO; kind <= SC_MIX; kind++) {
+            bool mont = kind != SC_MAX && (kind & 1);
+            check<G>(gb, N, NULL, 0, 257, kind, mont, c, "plain");
+            if (kind == SC_ONE || kind == SC_EQUAL)
+                check<G>(gb, N, NULL, 0, 257, kind, !mont, c, "plain");
+        }
+        check<G>(gb, N, NULL, 11, 200, SC_RANDOM, true, c, "plain offset");
+    }
+
+    static const unsigned shift_c[] = {8, 10};
+    for (unsigned ci = 0; ci < 2; ci++) {
+        unsigned c = shift_c[ci], w = emu_nwin(G::R_BITS, c);
+        std::vector<GA> cp;
+        emu_shift_build<G>(gb, N, c, cp);
+        /* copies of a few points against CPU doublings */
+        static const size_t probe[] = {0, 1, 25, 33, 120};
+        bool cok = true;
+        for (size_t pi = 0; pi < sizeof probe / sizeof *probe; pi++) {
+            size_t i = probe[pi] < N ? probe[pi] : N - 1;
+            J q;
+            E::from_affine(&q, &pts[i]);
+            for (unsigned j = 1; j < w; j++) {
+                for (unsigned k = 0; k < c; k++)
+                    E::dbl(&q, &q);
+                A want;
+                E::to_affine(&want, &q);
+                cok = cok && E::affine_eq(
+                                 &want, (const A *)&cp[(j - 1) * N + i]);
+            }
+        }
+        EXPECT(cok, "%s shifted copies c=%u != CPU doublings", E::name(), c);
+        const GA *sh = cp.data();
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+            check<G>(gb, N, sh, 0, sizes[si], SC_RANDOM, (si & 1) != 0, c,
+                     "shifted");
+        for (int kind = SC_ZERO; kind <= SC_MIX; kind++) {
+            bool mont = kind != SC_MAX && (kind & 1);
+            check<G>(gb, N, sh, 3, 257, kind, mont, c, "shifted offset 3");
+            if (kind == SC_ONE || kind == SC_EQUAL)
+                check<G>(gb, N, sh, 3, 257, kind, !mont, c,
+                         "shifted offset 3");
+        }
+        check<G>(gb, N, sh, N - 33, 33, SC_RANDOM, true, c, "shifted last");
+        check<G>(gb, N, sh, 100, N - 100, SC_RANDOM, false, c,
+                 "shifted offset 100");
+    }
+    printf("%s: n up to %zu, %d passed, %d failed, %.1f s\n", E::name(), nmax,
+           passed - p0, failed - f0, now_s() - t0);
+    fflush(stdout);
+}
+
+int main(void) {
+    size_t nmax = 2000;
+    const char *e = getenv("CUZK_MSM_EMULATE_MAX");
+    if (e && atol(e) >= 4)
+        nmax = (size_t)atol(e);
+    test_group<gg_bn254_g1>(nmax);
+    test_group<gg_bls12_381_g1>(nmax);
+    test_group<gg_bn254_g2>(nmax / 2);
+    test_group<gg_bls12_381_g2>(nmax / 2);
+    printf("msm_emulate: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
