@@ -103,15 +103,22 @@ static unsigned msm_nwin(unsigned r_bits, unsigned c) {
     return (r_bits + 1 + c - 1) / c;
 }
 
-/* Window size minimising (bucket additions + bucket reduction) per window
- * times windows; reduction weighs 3 (two XYZZ additions, each ~1.4 mixed
- * additions).  Capped at 22 bits so buckets stay a few GB at most. */
+/* Cost model of one MSM of n points with c-bit windows: one bucket addition
+ * per digit (windows x n) plus the bucket reduction of each bucket set,
+ * weighted 3 per bucket (two XYZZ additions, each ~1.4 mixed additions).
+ * |one_set|: shifted copies, every window's digits share one bucket set. */
+static double msm_cost(unsigned r_bits, size_t n, unsigned c, bool one_set) {
+    double w = (double)msm_nwin(r_bits, c);
+    return w * (double)n + (one_set ? 1.0 : w) * 3.0 * (double)(1u << (c - 1));
+}
+
+/* Window size of least cost, capped at 22 bits so buckets stay a few GB at
+ * most. */
 static unsigned msm_choose_c(unsigned r_bits, size_t n) {
     unsigned best_c = 3;
     double best = 1e300;
     for (unsigned c = 3; c <= 22; c++) {
-        double cost = (double)msm_nwin(r_bits, c) *
-                      ((double)n + 3.0 * (double)(1u << (c - 1)));
+        double cost = msm_cost(r_bits, n, c, false);
         if (cost < best) {
             best = cost;
             best_c = c;
@@ -120,12 +127,10 @@ static unsigned msm_choose_c(unsigned r_bits, size_t n) {
     return best_c;
 }
 
-/* The same model with shifted copies of the bases: every window's digits go
- * to one bucket set, so the reduction is paid once.  Windows of 8..24 bits
- * whose copies (|pb| bytes per point) fit in |limit| bytes; with
- * |reserve|, an MSM's own scratch over all n points (sort pairs and CUB
- * space ~24 bytes per digit, the buckets, 512 MB slack) must fit too.
- * 0 when none fits. */
+/* The same with shifted copies of the bases: windows of 8..24 bits whose
+ * copies (|pb| bytes per point) fit in |limit| bytes; with |reserve|, an
+ * MSM's own scratch over all n points (sort pairs and CUB space ~24 bytes
+ * per digit, the buckets, 512 MB slack) must fit too.  0 when none fits. */
 #define MSM_SHIFT_MIN_C 8
 #define MSM_SHIFT_MAX_C 24
 static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
@@ -144,7 +149,7 @@ static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
         }
         if (need > (double)limit)
             continue;
-        double cost = (double)w * (double)n + 3.0 * (double)(1u << (c - 1));
+        double cost = msm_cost(r_bits, n, c, true);
         if (cost < best) {
             best = cost;
             best_c = c;
