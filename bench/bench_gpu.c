@@ -13,7 +13,8 @@
  * points repeated to the size (a base repeats every 2^18 points).
  *
  * Options: --quick (smaller sizes, for a smoke run), --msm-max-log N,
- * --ntt-max-log N, --reps N, --skip-msm, --skip-ntt, --skip-field,
+ * --ntt-min-log N, --ntt-max-log N, --reps N, --skip-msm, --skip-ntt,
+ * --skip-field,
  * --msm-only NAME
  * (only the MSM groups whose name contains NAME, e.g. "G2"), --no-shifted (skip
  * the MSMs over bases with precomputed shifted copies, which are built per
@@ -378,7 +379,7 @@ int main(int argc, char **argv) {
     return 0;
 #else
     int quick = 0, skip_msm = 0, skip_ntt = 0, skip_field = 0;
-    unsigned msm_max = 26, ntt_max = 27;
+    unsigned msm_max = 26, ntt_min = 20, ntt_max = 27;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
@@ -394,6 +395,8 @@ int main(int argc, char **argv) {
             msm_only = argv[++i];
         else if (!strcmp(argv[i], "--msm-max-log") && i + 1 < argc)
             msm_max = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ntt-min-log") && i + 1 < argc)
+            ntt_min = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--ntt-max-log") && i + 1 < argc)
             ntt_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -452,8 +455,8 @@ int main(int argc, char **argv) {
         ref[26] = 23.8;
         ref[27] = 44.3;
         bench_ntt(CUZK_GPU_BLS12_381, "bls12_381 fr", bls12_381_fr_modulus,
-                  20, ntt_max, ref);
-        bench_ntt(CUZK_GPU_BN254, "bn254 fr", bn254_fr_modulus, 20,
+                  ntt_min, ntt_max, ref);
+        bench_ntt(CUZK_GPU_BN254, "bn254 fr", bn254_fr_modulus, ntt_min,
                   ntt_max < 27 ? ntt_max : 27, NULL);
     }
     printf("\n%-32s %-10s %13s %13s\n", "bench_gpu summary", "size", "cuzk",

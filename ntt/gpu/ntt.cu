@@ -39,21 +39,39 @@
 #ifndef NTT_MIN_BLOCKS
 #define NTT_MIN_BLOCKS (NTT_EPT_LOG == 2 ? 3 : 4)
 #endif
-template <class C>
+/*
+ * FL = 0: the plan's shape is read at run time (any tile size).  FL > 0:
+ * a full tile (tile_log = NTT_TILE_LOG) of FL stages, the shape fixed at
+ * compile time, so the slot and index arithmetic of every round (bit
+ * placements, shifts, masks) folds to constants and the rounds unroll.
+ * That arithmetic is integer ALU work competing with the products' carry
+ * instructions, the busiest pipe of these kernels.  The bodies are the
+ * same; only the copy of the plan they read differs.
+ */
+template <class C, unsigned FL>
 __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
     k_ntt_tile(ntt_pass P, const fp_t<C> *src, fp_t<C> *dst,
                const fp_t<C> *__restrict__ tw, const fp_t<C> *lo,
                const fp_t<C> *hi, fp_t<C> scale) {
     extern __shared__ uint32_t ntt_sh[];
+    constexpr unsigned FR = (FL + NTT_EPT_LOG - 1) / NTT_EPT_LOG;
+    if (FL != 0) {
+        P.L = FL;
+        P.tile_log = NTT_TILE_LOG;
+        P.log_c = NTT_TILE_LOG - FL;
+        P.rounds = FR;
+    }
     ntt_regs<C> r;
     const uint32_t t = threadIdx.x, b = blockIdx.x;
     ntt_tile_load<C>(P, b, t, blockDim.x, ntt_sh, r, src, tw, lo, hi);
     __syncthreads();
-    for (unsigned rho = 0; rho < P.rounds; rho++) {
+    const unsigned rounds = FL != 0 ? FR : P.rounds;
+#pragma unroll
+    for (unsigned rho = 0; rho < rounds; rho++) {
         if (rho > 0)
             ntt_tile_from_shared<C>(P, rho, t, ntt_sh, r);
         ntt_tile_round<C>(P, rho, t, ntt_sh, r);
-        if (rho + 1 < P.rounds) {
+        if (rho + 1 < rounds) {
             if (rho > 0)
                 __syncthreads(); /* everyone has read this round's slots */
             ntt_tile_to_shared<C>(P, rho, t, ntt_sh, r);
@@ -61,6 +79,36 @@ __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
         }
     }
     ntt_tile_store<C>(P, b, t, r, dst, tw, lo, hi, scale);
+}
+
+/* Launches one pass: the fixed-shape kernel for full tiles of 5 to 10
+ * stages (every pass of a plan for log_n >= 10 up to 2^28 and beyond), the
+ * run-time one otherwise. */
+template <class C>
+static void ntt_launch_pass(cudaStream_t cs, const ntt_pass &P,
+                            const fp_t<C> *src, fp_t<C> *dst,
+                            const fp_t<C> *tw, const fp_t<C> *lo,
+                            const fp_t<C> *hi, const fp_t<C> &scale) {
+    dim3 grid(1u << P.log_nb), block(1u << (P.tile_log - NTT_EPT_LOG));
+    size_t shb = ntt_pass_shared_bytes(&P);
+    bool full = P.tile_log == NTT_TILE_LOG;
+#define NTT_FIXED(l)                                                           \
+    case l:                                                                    \
+        k_ntt_tile<C, l><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi,   \
+                                                   scale);                     \
+        return;
+    switch (full ? P.L : 0) {
+        NTT_FIXED(5)
+        NTT_FIXED(6)
+        NTT_FIXED(7)
+        NTT_FIXED(8)
+        NTT_FIXED(9)
+        NTT_FIXED(10)
+    default:
+        k_ntt_tile<C, 0><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi,
+                                                   scale);
+    }
+#undef NTT_FIXED
 }
 
 template <class C>
@@ -253,9 +301,7 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
         const ntt_pass &P = plan[k];
         const E *src = k == 0 ? x : tmp;
         E *dst = k + 1 == np ? x : tmp;
-        unsigned threads = 1u << (P.tile_log - NTT_EPT_LOG);
-        k_ntt_tile<C><<<1u << P.log_nb, threads, ntt_pass_shared_bytes(&P),
-                        s->s>>>(P, src, dst, tw, lo, hi, ninv);
+        ntt_launch_pass<C>(s->s, P, src, dst, tw, lo, hi, ninv);
         CUZK_LAUNCHED(err);
     }
     return CUZK_OK;
