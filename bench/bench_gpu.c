@@ -1,5 +1,6 @@
 /*
- * GPU benchmarks: Montgomery product throughput (32- vs 64-bit limbs), MSM
+ * GPU benchmarks: Montgomery product throughput (the kernels' even/odd form
+ * against CIOS on 32- and 64-bit words), MSM
  * G1/G2 of both curves with bases resident on the device, NTT with data on
  * the device.  Prints one line per measurement ("bench_gpu: ...") and a
  * summary table last.
@@ -127,20 +128,22 @@ static void fail(const char *what, const cuzk_error *err) {
 static void bench_field(void) {
     static const char *names[] = {"bls12_381_fp", "bls12_381_fr", "bn254_fp",
                                   "bn254_fr"};
+    static const char *forms[] = {"eo-32", "cios-32", "cios-64"};
     for (int f = 0; f < 4; f++)
-        for (unsigned bits = 32; bits <= 64; bits += 32) {
+        for (int form = CUZK_GPU_MUL_EO32; form <= CUZK_GPU_MUL_CIOS64;
+             form++) {
             double rate = 0;
             cuzk_error err = {0};
-            if (cuzk_gpu_field_bench(ctx, (cuzk_gpu_field)f, bits, &rate,
+            if (cuzk_gpu_field_bench(ctx, (cuzk_gpu_field)f,
+                                     (cuzk_gpu_mul_form)form, &rate,
                                      &err) != CUZK_OK) {
                 fail("field bench", &err);
                 continue;
             }
-            printf("bench_gpu: field %s limbs %u-bit: %.3g products/s\n",
-                   names[f], bits, rate);
-            char b[16];
-            snprintf(b, sizeof b, "%u-bit", bits);
-            row("%-28s %-10s %10.1f Gmul/s %8s", names[f], b, rate * 1e-9, 0);
+            printf("bench_gpu: field %s product %s: %.3g products/s\n",
+                   names[f], forms[form], rate);
+            row("%-28s %-10s %10.1f Gmul/s %8s", names[f], forms[form],
+                rate * 1e-9, 0);
         }
 }
 

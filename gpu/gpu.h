@@ -299,7 +299,8 @@ typedef enum cuzk_gpu_fop {
     CUZK_GPU_FOP_MUL = 2,
     CUZK_GPU_FOP_SQR = 3,
     CUZK_GPU_FOP_NEG = 4,
-    CUZK_GPU_FOP_MUL64 = 5 /* product through the 64-bit-limb code */
+    CUZK_GPU_FOP_MUL64 = 5,      /* product by CIOS on 64-bit words */
+    CUZK_GPU_FOP_MUL_CIOS32 = 6  /* product by CIOS on 32-bit words */
 } cuzk_gpu_fop;
 
 /* d_out[i] = op(d_a[i], d_b[i]) for i < n (device arrays of elements of
@@ -309,12 +310,21 @@ cuzk_status cuzk_gpu_field_op(cuzk_gpu_stream *s, cuzk_gpu_field field,
                               const void *d_b, void *d_out, size_t n,
                               cuzk_error *err);
 
-/* Throughput of Montgomery products in a dependent-chain kernel filling the
- * device: products per second with 32-bit (|limb_bits| 32) or 64-bit limbs.
- * Synchronous; takes about 0.1-1 s. */
+/* Forms of the device Montgomery product (field/gpu/mont.cuh): the one the
+ * kernels use (32-bit words, even/odd accumulators) and two CIOS loops
+ * kept for comparison. */
+typedef enum cuzk_gpu_mul_form {
+    CUZK_GPU_MUL_EO32 = 0,
+    CUZK_GPU_MUL_CIOS32 = 1,
+    CUZK_GPU_MUL_CIOS64 = 2
+} cuzk_gpu_mul_form;
+
+/* Throughput of Montgomery products of |form| in a dependent-chain kernel
+ * filling the device, in products per second.  Synchronous; takes about
+ * 0.1-1 s. */
 cuzk_status cuzk_gpu_field_bench(cuzk_gpu_ctx *ctx, cuzk_gpu_field field,
-                                 unsigned limb_bits, double *products_per_s,
-                                 cuzk_error *err);
+                                 cuzk_gpu_mul_form form,
+                                 double *products_per_s, cuzk_error *err);
 
 typedef enum cuzk_gpu_pop {
     CUZK_GPU_POP_ADD_MIXED = 0, /* 2a + b:  dbl(xyzz(a)), then mixed add b  */

@@ -32,6 +32,12 @@ CUZK_UNROLL
 }
 
 template <class C>
+__device__ __forceinline__ void mul_cios32(fp_t<C> &r, const fp_t<C> &a,
+                                           const fp_t<C> &b) {
+    mont_mul_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
+}
+
+template <class C>
 __global__ void k_field_op(int op, const fp_t<C> *a, const fp_t<C> *b,
                            fp_t<C> *out, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -44,7 +50,8 @@ __global__ void k_field_op(int op, const fp_t<C> *a, const fp_t<C> *b,
     case CUZK_GPU_FOP_MUL: f_mul(r, x, y); break;
     case CUZK_GPU_FOP_SQR: f_sqr(r, x); break;
     case CUZK_GPU_FOP_NEG: f_neg(r, x); break;
-    default: mul64(r, x, y); break;
+    case CUZK_GPU_FOP_MUL64: mul64(r, x, y); break;
+    default: mul_cios32(r, x, y); break;
     }
     out[i] = r;
 }
@@ -64,7 +71,8 @@ extern "C" cuzk_status cuzk_gpu_field_op(cuzk_gpu_stream *s,
                                          cuzk_gpu_fop op, const void *a,
                                          const void *b, void *out, size_t n,
                                          cuzk_error *err) {
-    if ((unsigned)op > CUZK_GPU_FOP_MUL64 || (unsigned)field > CUZK_GPU_BN254_FR)
+    if ((unsigned)op > CUZK_GPU_FOP_MUL_CIOS32 ||
+        (unsigned)field > CUZK_GPU_BN254_FR)
         return cuzk_gpu_fail(err, CUZK_EINVAL, "field op %d / field %d",
                              (int)op, (int)field);
     cuzk_status st = cuzk_gpu_enter(s, err);
@@ -89,25 +97,31 @@ extern "C" cuzk_status cuzk_gpu_field_op(cuzk_gpu_stream *s,
 /* Each thread runs two independent dependent chains of products (two
  * chains give the scheduler some instruction-level parallelism, as the
  * MSM's independent coordinates do). */
-template <class C, bool W64>
+template <class C, int FORM>
+__device__ __forceinline__ void bench_mul(fp_t<C> &r, const fp_t<C> &a,
+                                          const fp_t<C> &b) {
+    if (FORM == CUZK_GPU_MUL_CIOS64)
+        mul64(r, a, b);
+    else if (FORM == CUZK_GPU_MUL_CIOS32)
+        mul_cios32(r, a, b);
+    else
+        f_mul(r, a, b);
+}
+
+template <class C, int FORM>
 __global__ void k_field_bench(const fp_t<C> *in, fp_t<C> *out) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     fp_t<C> a = in[2 * i], b = in[2 * i + 1], c = b;
     for (int k = 0; k < BENCH_ITERS; k++) {
-        if (W64) {
-            mul64(a, a, b);
-            mul64(c, c, a);
-        } else {
-            f_mul(a, a, b);
-            f_mul(c, c, a);
-        }
+        bench_mul<C, FORM>(a, a, b);
+        bench_mul<C, FORM>(c, c, a);
     }
     f_add(a, a, c);
     out[i] = a;
 }
 
 template <class C>
-static cuzk_status field_bench(cuzk_gpu_ctx *ctx, bool w64, double *rate,
+static cuzk_status field_bench(cuzk_gpu_ctx *ctx, int form, double *rate,
                                cuzk_error *err) {
     cuzk_gpu_stream *s = &ctx->dflt;
     const unsigned threads = 256;
@@ -125,10 +139,15 @@ static cuzk_status field_bench(cuzk_gpu_ctx *ctx, bool w64, double *rate,
     float ms = 0;
     for (int rep = 0; rep < 2; rep++) { /* first run warms up */
         CUZK_CUDA(err, cudaEventRecord(e0, s->s));
-        if (w64)
-            k_field_bench<C, true><<<blocks, threads, 0, s->s>>>(in, out);
+        if (form == CUZK_GPU_MUL_CIOS64)
+            k_field_bench<C, CUZK_GPU_MUL_CIOS64>
+                <<<blocks, threads, 0, s->s>>>(in, out);
+        else if (form == CUZK_GPU_MUL_CIOS32)
+            k_field_bench<C, CUZK_GPU_MUL_CIOS32>
+                <<<blocks, threads, 0, s->s>>>(in, out);
         else
-            k_field_bench<C, false><<<blocks, threads, 0, s->s>>>(in, out);
+            k_field_bench<C, CUZK_GPU_MUL_EO32>
+                <<<blocks, threads, 0, s->s>>>(in, out);
         CUZK_LAUNCHED(err);
         CUZK_CUDA(err, cudaEventRecord(e1, s->s));
         CUZK_CUDA(err, cudaEventSynchronize(e1));
@@ -142,24 +161,26 @@ static cuzk_status field_bench(cuzk_gpu_ctx *ctx, bool w64, double *rate,
 
 extern "C" cuzk_status cuzk_gpu_field_bench(cuzk_gpu_ctx *ctx,
                                             cuzk_gpu_field field,
-                                            unsigned limb_bits, double *rate,
-                                            cuzk_error *err) {
-    bool w64 = limb_bits == 64;
-    if ((limb_bits != 32 && !w64) || (unsigned)field > CUZK_GPU_BN254_FR)
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "field bench: limb bits %u",
-                             limb_bits);
+                                            cuzk_gpu_mul_form form,
+                                            double *rate, cuzk_error *err) {
+    int f = (int)form;
+    if ((unsigned)form > CUZK_GPU_MUL_CIOS64 ||
+        (unsigned)field > CUZK_GPU_BN254_FR)
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "field bench: form %d or field %d unknown", f,
+                             (int)field);
     cuzk_status st = cuzk_gpu_enter(&ctx->dflt, err);
     if (st != CUZK_OK)
         return st;
     switch (field) {
     case CUZK_GPU_BLS12_381_FP:
-        return field_bench<gpu_bls12_381_fp_cfg>(ctx, w64, rate, err);
+        return field_bench<gpu_bls12_381_fp_cfg>(ctx, f, rate, err);
     case CUZK_GPU_BLS12_381_FR:
-        return field_bench<gpu_bls12_381_fr_cfg>(ctx, w64, rate, err);
+        return field_bench<gpu_bls12_381_fr_cfg>(ctx, f, rate, err);
     case CUZK_GPU_BN254_FP:
-        return field_bench<gpu_bn254_fp_cfg>(ctx, w64, rate, err);
+        return field_bench<gpu_bn254_fp_cfg>(ctx, f, rate, err);
     default:
-        return field_bench<gpu_bn254_fr_cfg>(ctx, w64, rate, err);
+        return field_bench<gpu_bn254_fr_cfg>(ctx, f, rate, err);
     }
 }
 

@@ -62,7 +62,7 @@ static int run_field_op(cuzk_gpu_field f, cuzk_gpu_fop op, const void *a,
             tu_rand_below(a[i].l, F##_modulus, F##_LIMBS);                    \
             tu_rand_below(b[i].l, F##_modulus, F##_LIMBS);                    \
         }                                                                     \
-        for (int op = 0; op <= CUZK_GPU_FOP_MUL64; op++) {                    \
+        for (int op = 0; op <= CUZK_GPU_FOP_MUL_CIOS32; op++) {               \
             if (!run_field_op(ID, (cuzk_gpu_fop)op, a, b, out, n, sizeof(F))) \
                 continue;                                                     \
             size_t bad = 0, first = 0;                                        \

@@ -8,17 +8,20 @@
  * Montgomery form, R = 2^(64*limbs)), so arrays cross the host/device
  * boundary as they are: a zkey point array is a device base array.
  *
- * Device code uses 32-bit words and PTX carry chains (ptx.cuh): one
- * Montgomery product is the CIOS loop with the a*b[i] and m*p row products
- * each split into two carry chains, the even-indexed words of the row and
- * the odd-indexed ones, so every mad.lo/mad.hi pair lands on words no other
- * pair of its chain touches (no carry has to be propagated across a row).
- * The same template with 64-bit words (mont_mul_chain<uint64_t, N/2>) is
- * kept for the limb-size measurement in bench_gpu; 32-bit words won there
- * (docs/PERFORMANCE-GPU-notes.md).  Host code uses plain 128-bit
- * arithmetic on 64-bit limbs, which is several times faster on a CPU than
- * emulating carry flags; define CUZK_GPU_EMULATE_PTX to run the device
- * algorithm on the host instead (tests of the chain code without a GPU).
+ * Device code uses 32-bit words and PTX carry chains (ptx.cuh).  The
+ * product the kernels use is mont_mul_eo: a Montgomery product (one
+ * reduction word per row) whose running sum lives in two accumulators, so
+ * that every 32x32-bit partial product a[j]*b[i] lands on an aligned word
+ * pair and the pair "mad.lo.cc; madc.hi.cc" becomes one wide multiply-add
+ * in machine code (details at the function).  mont_mul_chain, the plain
+ * CIOS loop with each row split into an even and an odd carry chain, is
+ * kept for comparison (bench_gpu measures both, and a 64-bit-word
+ * instantiation): its odd chain puts products on unaligned pairs, which
+ * costs separate low/high multiplies and register moves.  Host code uses
+ * plain 128-bit arithmetic on 64-bit limbs, which is several times faster
+ * on a CPU than emulating carry flags; define CUZK_GPU_EMULATE_PTX to run
+ * the device algorithms on the host instead (tests/mont_emulate.cu checks
+ * them that way against GMP, without a GPU).
  *
  * Bounds: every modulus here is below 2^(bits-1) (bits = 32*N), so a
  * Montgomery product of inputs < p stays below 2p before its final
@@ -107,6 +110,106 @@ CUZK_HD void mont_mul_chain(W *r, const W *a, const W *b, const W *p, W n0) {
     }
     /* t < 2p: subtract p once if that does not borrow */
     W s[N];
+    s[0] = ptx_sub_cc(t[0], p[0]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ptx_subc_cc(t[j], p[j]);
+    W borrow = ptx_subc((W)0, (W)0); /* all ones iff t < p */
+    CUZK_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = borrow ? t[j] : s[j];
+}
+
+/*
+ * Even/odd Montgomery product (32-bit words on the device).
+ *
+ * The running sum S of the row loop is kept as S = E + W * O in two N-word
+ * accumulators.  A row adds a * b[i] as a[even j] * b[i] into E at words
+ * (j, j+1) and a[odd j] * b[i] into O at words (j-1, j), then m * p the same
+ * way with m = E[0] * n0, after which E[0] = 0.  S / W is then
+ *   E[1] + W * (E >> 2 words) + O,
+ * so the next row swaps the roles: O becomes the "even" accumulator (E[1]
+ * added to its word 0 with add.cc) and E >> 2 words becomes the "odd" one.
+ * The two-word shift is free: it is folded into the next row's
+ * multiply-add chain on that accumulator (eo_mad_shift), which also takes
+ * the carry of the add.cc at its word 0, where it belongs (weight W).
+ * Every product thus sits on an aligned pair of one accumulator and no
+ * word ever moves between registers of different parity.
+ *
+ * Carries: S stays below 2pW < W^(N+1) (the CIOS bound, p < W^N / 2), so
+ * the "odd" accumulator, which carries weight W, stays below W^N: the carry
+ * out of its m * p chain is zero, and the carry out of the "even" chains
+ * (weight W^N) goes into its top word without overflow.  The first row
+ * starts from plain products.  After N rows (N even, the last row's roles
+ * being O "even", E "odd"), r = E + (O >> 1 word) < 2p, then one
+ * conditional subtraction.  (tests/mont_emulate.cu runs this chain with an
+ * emulated carry flag against GMP, including the largest operands.)
+ */
+template <class W, int N>
+CUZK_HD void eo_mul(W *x, const W *a, W bi) {
+    CUZK_UNROLL
+    for (int j = 0; j < N; j += 2) {
+        x[j] = ptx_mul_lo(a[j], bi);
+        x[j + 1] = ptx_mul_hi(a[j], bi);
+    }
+}
+/* x += a[j] * bi at words (j, j+1), j even; leaves the carry out in CC. */
+template <class W, int N>
+CUZK_HD void eo_mad(W *x, const W *a, W bi) {
+    x[0] = ptx_mad_lo_cc(a[0], bi, x[0]);
+    x[1] = ptx_madc_hi_cc(a[0], bi, x[1]);
+    CUZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+        x[j] = ptx_madc_lo_cc(a[j], bi, x[j]);
+        x[j + 1] = ptx_madc_hi_cc(a[j], bi, x[j + 1]);
+    }
+}
+/* x = (x >> 2 words) + a[j] * bi at words (j, j+1) + CC (carry in). */
+template <class W, int N>
+CUZK_HD void eo_mad_shift(W *x, const W *a, W bi) {
+    CUZK_UNROLL
+    for (int j = 0; j < N - 2; j += 2) {
+        x[j] = ptx_madc_lo_cc(a[j], bi, x[j + 2]);
+        x[j + 1] = ptx_madc_hi_cc(a[j], bi, x[j + 3]);
+    }
+    x[N - 2] = ptx_madc_lo_cc(a[N - 2], bi, (W)0);
+    x[N - 1] = ptx_madc_hi(a[N - 2], bi, (W)0);
+}
+/* One row with |ev| in the "even" role. */
+template <class W, int N, bool FIRST>
+CUZK_HD void eo_row(W *ev, W *od, const W *a, W bi, const W *p, W n0) {
+    if (FIRST) {
+        eo_mul<W, N>(ev, a, bi);
+        eo_mul<W, N>(od, a + 1, bi);
+    } else {
+        ev[0] = ptx_add_cc(ev[0], od[1]);
+        eo_mad_shift<W, N>(od, a + 1, bi);
+        eo_mad<W, N>(ev, a, bi);
+        od[N - 1] = ptx_addc(od[N - 1], (W)0);
+    }
+    W m = ptx_mul_lo(ev[0], n0);
+    eo_mad<W, N>(od, p + 1, m); /* carry out is zero (see above) */
+    eo_mad<W, N>(ev, p, m);
+    od[N - 1] = ptx_addc(od[N - 1], (W)0);
+}
+template <class W, int N>
+CUZK_HD void mont_mul_eo(W *r, const W *a, const W *b, const W *p, W n0) {
+    static_assert(N % 2 == 0, "even word count");
+    W e[N], o[N];
+    eo_row<W, N, true>(e, o, a, b[0], p, n0);
+    eo_row<W, N, false>(o, e, a, b[1], p, n0);
+    CUZK_UNROLL
+    for (int i = 2; i < N; i += 2) {
+        eo_row<W, N, false>(e, o, a, b[i], p, n0);
+        eo_row<W, N, false>(o, e, a, b[i + 1], p, n0);
+    }
+    /* S / W = o[1] + W * (o >> 2 words) + e */
+    W t[N], s[N];
+    t[0] = ptx_add_cc(e[0], o[1]);
+    CUZK_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j] = ptx_addc_cc(e[j], o[j + 1]);
+    t[N - 1] = ptx_addc(e[N - 1], (W)0);
     s[0] = ptx_sub_cc(t[0], p[0]);
     CUZK_UNROLL
     for (int j = 1; j < N; j++)
@@ -290,7 +393,11 @@ template <class C> CUZK_HD const uint32_t *fp_p32() {
 template <class C>
 CUZK_HD void f_mul(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
 #ifdef CUZK_GPU_CHAIN
+#ifdef CUZK_GPU_MUL_CIOS
     mont_mul_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
+#else
+    mont_mul_eo<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
+#endif
 #else
     uint64_t x[C::N64], y[C::N64];
     memcpy(x, a.v, sizeof x); /* memcpy, not casts: strict aliasing */
