@@ -22,17 +22,11 @@
 #include <vector>
 
 #include "field/gpu/mont.cuh"
+#include "tests/emulate_rng.h"
 
 static int failures;
 static long checks;
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint64_t rnd64(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static void to_words(uint32_t *w, int n, const mpz_t x) {
     memset(w, 0, sizeof(uint32_t) * n);

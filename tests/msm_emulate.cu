@@ -47,6 +47,7 @@ extern "C" {
 #include "msm/msm.h"
 }
 #include "msm/gpu/msm_kernels.cuh"
+#include "tests/emulate_rng.h"
 
 static int passed, failed;
 
@@ -62,13 +63,6 @@ static int passed, failed;
         }                                                                     \
     } while (0)
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint64_t rnd64(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static double now_s(void) {
     struct timespec ts;

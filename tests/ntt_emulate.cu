@@ -26,6 +26,7 @@ extern "C" {
 #include "ntt/ntt.h"
 }
 #include "ntt/gpu/ntt_kernels.cuh"
+#include "tests/emulate_rng.h"
 
 static int failures;
 
@@ -39,13 +40,6 @@ static int failures;
         }                                                                     \
     } while (0)
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd64(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Field glue: the CPU type and functions of each curve. */
 template <class C> struct emu_field;

@@ -44,6 +44,20 @@
 
 /* ---- generic word-level routines --------------------------------------- */
 
+/* r = t - p if that does not borrow, else t (for t < 2p). */
+template <class W, int N>
+CUZK_HD void sub_p_once(W *r, const W *t, const W *p) {
+    W s[N];
+    s[0] = ptx_sub_cc(t[0], p[0]);
+    CUZK_UNROLL
+    for (int j = 1; j < N; j++)
+        s[j] = ptx_subc_cc(t[j], p[j]);
+    W borrow = ptx_subc((W)0, (W)0); /* all ones iff t < p */
+    CUZK_UNROLL
+    for (int j = 0; j < N; j++)
+        r[j] = borrow ? t[j] : s[j];
+}
+
 /*
  * r = a * b / 2^(bits(W)*N) mod p (CIOS).  t holds N+1 words; after each
  * row t < 2p * W, and the value never exceeds W^(N+1) because p < W^N / 2,
@@ -108,16 +122,7 @@ CUZK_HD void mont_mul_chain(W *r, const W *a, const W *b, const W *p, W n0) {
             t[j] = t[j + 1];
         t[N] = 0;
     }
-    /* t < 2p: subtract p once if that does not borrow */
-    W s[N];
-    s[0] = ptx_sub_cc(t[0], p[0]);
-    CUZK_UNROLL
-    for (int j = 1; j < N; j++)
-        s[j] = ptx_subc_cc(t[j], p[j]);
-    W borrow = ptx_subc((W)0, (W)0); /* all ones iff t < p */
-    CUZK_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = borrow ? t[j] : s[j];
+    sub_p_once<W, N>(r, t, p); /* t < 2p */
 }
 
 /*
@@ -204,38 +209,24 @@ CUZK_HD void mont_mul_eo(W *r, const W *a, const W *b, const W *p, W n0) {
         eo_row<W, N, false>(o, e, a, b[i + 1], p, n0);
     }
     /* S / W = o[1] + W * (o >> 2 words) + e */
-    W t[N], s[N];
+    W t[N];
     t[0] = ptx_add_cc(e[0], o[1]);
     CUZK_UNROLL
     for (int j = 1; j < N - 1; j++)
         t[j] = ptx_addc_cc(e[j], o[j + 1]);
     t[N - 1] = ptx_addc(e[N - 1], (W)0);
-    s[0] = ptx_sub_cc(t[0], p[0]);
-    CUZK_UNROLL
-    for (int j = 1; j < N; j++)
-        s[j] = ptx_subc_cc(t[j], p[j]);
-    W borrow = ptx_subc((W)0, (W)0); /* all ones iff t < p */
-    CUZK_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = borrow ? t[j] : s[j];
+    sub_p_once<W, N>(r, t, p); /* t < 2p */
 }
 
 /* r = a + b mod p (a, b < p). */
 template <class W, int N>
 CUZK_HD void mod_add_chain(W *r, const W *a, const W *b, const W *p) {
-    W t[N], s[N];
+    W t[N];
     t[0] = ptx_add_cc(a[0], b[0]);
     CUZK_UNROLL
     for (int j = 1; j < N; j++)
         t[j] = ptx_addc_cc(a[j], b[j]);
-    s[0] = ptx_sub_cc(t[0], p[0]);
-    CUZK_UNROLL
-    for (int j = 1; j < N; j++)
-        s[j] = ptx_subc_cc(t[j], p[j]);
-    W borrow = ptx_subc((W)0, (W)0);
-    CUZK_UNROLL
-    for (int j = 0; j < N; j++)
-        r[j] = borrow ? t[j] : s[j];
+    sub_p_once<W, N>(r, t, p); /* a + b < 2p < W^N: no carry out */
 }
 
 /* r = a - b mod p (a, b < p). */
