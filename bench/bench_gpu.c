@@ -30,6 +30,7 @@
 
 #include "curve/curve.h"
 #include "field/field.h"
+#include "util/splitmix.h"
 #include "util/threadpool.h"
 
 #ifdef CUZK_HAVE_CUDA
@@ -93,12 +94,7 @@ static double median(double *v, int n) {
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next64(void) {
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+static uint64_t next64(void) { return cuzk_splitmix64(&rng); }
 
 /* uniform below r (rejection on the top limb) */
 static void rand_below(uint64_t *x, const uint64_t *r) {

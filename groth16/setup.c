@@ -11,6 +11,7 @@
 
 #include "curve/curve.h"
 #include "groth16/zkey.h"
+#include "util/splitmix.h"
 
 #define FB_G bls12_381_g1
 #define FB_S bls12_381_fr

@@ -26,20 +26,13 @@
 
 /* ---- toxic waste ---------------------------------------------------------- */
 
-static uint64_t S_(splitmix)(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* A scalar below r from the seeded stream (rejection on r's bit length). */
 static void S_(seeded_scalar)(uint64_t *state, FR *out) {
     uint64_t mask = ~0ULL >> __builtin_clzll(S_(fr_modulus)[3]);
     for (;;) {
         uint64_t l[4];
         for (int i = 0; i < 4; i++)
-            l[i] = S_(splitmix)(state);
+            l[i] = cuzk_splitmix64(state);
         l[3] &= mask;
         if (S_(fr_from_limbs)(out, l, NULL) == CUZK_OK)
             return;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "groth16/wtns.h"
+#include "util/splitmix.h"
 
 /* ---- deterministic randomness -------------------------------------------- */
 
@@ -28,16 +29,9 @@ typedef struct synth_rng {
     uint64_t s[4];
 } synth_rng;
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static void rng_seed(synth_rng *r, uint64_t seed) {
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&seed);
+        r->s[i] = cuzk_splitmix64(&seed);
 }
 
 static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -3,6 +3,7 @@
 #include "groth16/setup.h"
 #include "groth16/synth.h"
 #include "groth16/wtns.h"
+#include "util/splitmix.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
 #endif
@@ -19,13 +20,6 @@ static const char *tu_name = "test";
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-static uint64_t splitmix(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void tu_init(int argc, char **argv, const char *name) {
     const char *s = getenv("CUZK_SEED");
     tu_name = name;
@@ -41,7 +35,7 @@ void tu_init(int argc, char **argv, const char *name) {
     }
     uint64_t x = tu_seed_value;
     for (int i = 0; i < 4; i++)
-        tu_state[i] = splitmix(&x);
+        tu_state[i] = cuzk_splitmix64(&x);
     printf("%s: seed %llu (replay with CUZK_SEED=%llu)\n", name,
            (unsigned long long)tu_seed_value, (unsigned long long)tu_seed_value);
     fflush(stdout);
