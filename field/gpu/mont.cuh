@@ -384,11 +384,7 @@ template <class C> CUZK_HD const uint32_t *fp_p32() {
 template <class C>
 CUZK_HD void f_mul(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
 #ifdef CUZK_GPU_CHAIN
-#ifdef CUZK_GPU_MUL_CIOS
-    mont_mul_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
-#else
     mont_mul_eo<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
-#endif
 #else
     uint64_t x[C::N64], y[C::N64];
     memcpy(x, a.v, sizeof x); /* memcpy, not casts: strict aliasing */
