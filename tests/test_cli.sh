@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# The cuzk command line on good and bad input: every failure must exit
-# non-zero with a one-line "cuzk <cmd>: ..." reason, never crash.
+# The cuzk command line on good and bad input: every failure must exit with
+# the expected status (1 for bad input, 2 for usage) and a one-line
+# "cuzk <cmd>: ..." reason naming what is wrong, never crash, and write
+# nothing.  Tampered proofs cover both kinds of rejection: points that do
+# not decode (off the curve) and valid points that only the pairing check
+# can reject (pi_a of another proof, a proof for other public inputs).
+# The in-process prover's options --cpu, --gpu N and --threads N run too.
+# Needs only the shell and awk (no python, no node).
 # Usage: test_cli.sh <path to cuzk> <source dir>
 set -u
 cuzk=$1
@@ -13,80 +19,163 @@ fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# expect_fail <description> <command...>: non-zero exit (not a signal), a
-# message on stderr naming cuzk.
+# Whether the driver lists an NVIDIA device (then --gpu 0 must work).
+gpu_listed=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  gpu_listed=1
+fi
+
+# expect_fail WHAT RC REGEX COMMAND...: COMMAND exits with status RC (not
+# any non-zero status, not a signal) and its output (stderr, then stdout)
+# matches the extended regular expression REGEX.  A failure on bad input
+# (RC 1) gives its reason on one line of stderr; usage errors (2) may add
+# the help text.
 expect_fail() {
-  local what=$1
-  shift
+  local what=$1 want=$2 re=$3
+  shift 3
   "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
-  if [ $rc -eq 0 ]; then bad "$what: exit 0"; return; fi
-  if [ $rc -ge 128 ]; then bad "$what: killed by signal $((rc - 128))"; return; fi
-  if ! grep -q "cuzk" "$tmp/err" && ! grep -q "INVALID" "$tmp/out"; then
-    bad "$what: no reason printed"; cat "$tmp/err"; return
+  if [ $rc -ne "$want" ]; then
+    if [ $rc -ge 128 ]; then bad "$what: killed by signal $((rc - 128))"; else bad "$what: exit $rc, expected $want"; fi
+    head -n 3 "$tmp/err" "$tmp/out"
+    return
+  fi
+  if ! cat "$tmp/err" "$tmp/out" | grep -Eq -- "$re"; then
+    bad "$what: output does not match /$re/: $(head -c 300 "$tmp/err") $(head -c 300 "$tmp/out")"
+    return
+  fi
+  if [ "$want" = 1 ] && [ -s "$tmp/err" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    bad "$what: reason is not one line: $(cat "$tmp/err")"
+    return
   fi
   ok
 }
 expect_ok() {
   local what=$1
   shift
-  if "$@" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "$what"; cat "$tmp/err"; fi
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "$what (exit $?)"; cat "$tmp/err"; fi
+}
+# expect_invalid WHAT VK PUBLIC PROOF: cuzk verify reads everything and the
+# pairing check rejects the proof: exit 1, "INVALID: proof does not verify".
+expect_invalid() {
+  expect_fail "$1" 1 "^INVALID: proof does not verify$" "$cuzk" verify "$2" "$3" "$4"
+}
+# prove_fails WHAT REGEX ARGS...: cuzk prove ARGS <x.json> <y.json> fails
+# with exit 1, the reason matching REGEX, and neither output file written.
+prove_fails() {
+  local what=$1 re=$2
+  shift 2
+  rm -f "$tmp/x.json" "$tmp/y.json"
+  expect_fail "$what" 1 "$re" "$cuzk" prove "$@" "$tmp/x.json" "$tmp/y.json"
+  if [ -e "$tmp/x.json" ] || [ -e "$tmp/y.json" ]; then bad "$what: an output file was written"; else ok; fi
+}
+
+# swap_pi_a TO FROM OUT: TO's proof with FROM's pi_a (cuzk's and snarkjs's
+# proof.json put each coordinate on its own line).
+swap_pi_a() {
+  awk 'NR == FNR { if ($0 ~ /"pi_a"/) f = 1; if (f) a[++n] = $0; if (f && $0 ~ /\]/) f = 0; next }
+       $0 ~ /"pi_a"/ { skip = 1; for (i = 1; i <= n; i++) print a[i] }
+       skip { if ($0 ~ /\]/) skip = 0; next }
+       { print }' "$2" "$1" >"$3"
+}
+# bump_last_digit IN OUT: the first number of a public.json (one per line)
+# with its last digit changed (a different value, still below r).
+bump_last_digit() {
+  awk '!done && match($0, /[0-9]"/) { d = substr($0, RSTART, 1); n = (d < 9) ? d + 1 : d - 1
+         $0 = substr($0, 1, RSTART - 1) n substr($0, RSTART + 1); done = 1 } { print }' "$1" >"$2"
+}
+# break_pi_c IN OUT: the last digit of pi_c's x changed: still below p,
+# no longer on the curve.
+break_pi_c() {
+  awk '/"pi_c"/ { f = 1; print; next }
+       f == 1 && match($0, /[0-9]"/) { d = substr($0, RSTART, 1); n = (d < 9) ? d + 1 : d - 1
+         $0 = substr($0, 1, RSTART - 1) n substr($0, RSTART + 1); f = 2 } { print }' "$1" >"$2"
 }
 
 for curve in bn128 bls12381; do
   d=$fx/$curve
   expect_ok "$curve prove" "$cuzk" prove --verify "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/p.json" "$tmp/pub.json"
   expect_ok "$curve verify own proof" "$cuzk" verify "$d/multiplier.vk.json" "$tmp/pub.json" "$tmp/p.json"
+  grep -qx OK "$tmp/out" && ok || bad "$curve verify own proof: no OK line"
+  cmp -s "$tmp/pub.json" "$d/multiplier.public.json" && ok || bad "$curve public.json differs from snarkjs's"
   expect_ok "$curve verify snarkjs proof" "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$d/multiplier.proof.json"
   expect_ok "$curve export-vk" "$cuzk" zkey export-vk "$d/multiplier.zkey" "$tmp/vk.json"
+  cmp -s "$tmp/vk.json" "$d/multiplier.vk.json" && ok || bad "$curve export-vk differs from snarkjs's vk.json"
   expect_ok "$curve info zkey" "$cuzk" info "$d/multiplier.zkey"
   expect_ok "$curve info r1cs" "$cuzk" info "$d/multiplier.r1cs"
   expect_ok "$curve info wtns" "$cuzk" info "$d/multiplier.wtns"
 
-  # truncated and corrupted inputs
+  # the in-process prover's options: each still makes a valid proof
+  for opt in "--cpu" "--threads 1" "--cpu --threads 3"; do
+    # shellcheck disable=SC2086
+    expect_ok "$curve prove $opt" "$cuzk" prove $opt "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/o.json" "$tmp/opub.json"
+    expect_ok "$curve prove $opt: proof verifies" "$cuzk" verify "$d/multiplier.vk.json" "$tmp/opub.json" "$tmp/o.json"
+  done
+  if [ $gpu_listed = 1 ]; then
+    expect_ok "$curve prove --gpu 0" "$cuzk" prove --gpu 0 "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/o.json" "$tmp/opub.json"
+    expect_ok "$curve prove --gpu 0: proof verifies" "$cuzk" verify "$d/multiplier.vk.json" "$tmp/opub.json" "$tmp/o.json"
+  else
+    prove_fails "$curve prove --gpu 0 without a GPU" "^cuzk prove: .*(no CUDA support|no CUDA device 0|GPU)" \
+      --gpu 0 "$d/multiplier.zkey" "$d/multiplier.wtns"
+  fi
+  prove_fails "$curve prove --gpu 99" "^cuzk prove: .*(no CUDA support|no CUDA device 99)" \
+    --gpu 99 "$d/multiplier.zkey" "$d/multiplier.wtns"
+
+  # truncated and corrupted inputs: the decoder says what is wrong, and
+  # nothing is written
   for f in zkey wtns; do
     size=$(stat -c %s "$d/multiplier.$f")
     for cut in 0 4 11 12 40 $((size / 2)) $((size - 1)); do
       head -c "$cut" "$d/multiplier.$f" >"$tmp/cut.$f"
+      re="^cuzk prove: $tmp/cut.$f: $f: .*(impossible size|header claims|declares [0-9]+ bytes but only|truncated|ends)"
       if [ $f = zkey ]; then
-        expect_fail "$curve zkey cut at $cut" "$cuzk" prove "$tmp/cut.zkey" "$d/multiplier.wtns" "$tmp/x.json" "$tmp/y.json"
+        prove_fails "$curve zkey cut at $cut" "$re" "$tmp/cut.zkey" "$d/multiplier.wtns"
       else
-        expect_fail "$curve wtns cut at $cut" "$cuzk" prove "$d/multiplier.zkey" "$tmp/cut.wtns" "$tmp/x.json" "$tmp/y.json"
+        prove_fails "$curve wtns cut at $cut" "$re" "$d/multiplier.zkey" "$tmp/cut.wtns"
       fi
     done
   done
-  printf 'zkez' | dd of="$tmp/magic.zkey" bs=1 conv=notrunc 2>/dev/null
   cp "$d/multiplier.zkey" "$tmp/magic.zkey"; printf 'zkez' | dd of="$tmp/magic.zkey" bs=1 conv=notrunc 2>/dev/null
-  expect_fail "$curve wrong magic" "$cuzk" prove "$tmp/magic.zkey" "$d/multiplier.wtns" "$tmp/x.json" "$tmp/y.json"
-  expect_fail "$curve missing file" "$cuzk" prove "$tmp/nope.zkey" "$d/multiplier.wtns" "$tmp/x.json" "$tmp/y.json"
-  expect_fail "$curve witness of another circuit" "$cuzk" prove "$d/multiplier.zkey" "$d/poseidon_chain.wtns" "$tmp/x.json" "$tmp/y.json"
-  expect_fail "$curve key file as witness" "$cuzk" prove "$d/multiplier.zkey" "$d/multiplier.zkey" "$tmp/x.json" "$tmp/y.json"
+  prove_fails "$curve wrong magic" "zkey: wrong magic" "$tmp/magic.zkey" "$d/multiplier.wtns"
+  prove_fails "$curve missing file" "cannot open $tmp/nope.zkey: No such file" "$tmp/nope.zkey" "$d/multiplier.wtns"
+  prove_fails "$curve witness of another circuit" "witness has [0-9]+ values, the key expects [0-9]+" \
+    "$d/multiplier.zkey" "$d/poseidon_chain.wtns"
+  prove_fails "$curve key file as witness" "wtns: wrong magic" "$d/multiplier.zkey" "$d/multiplier.zkey"
+  # an existing output is left as it was when proving fails
+  echo keep >"$tmp/keep.json"
+  expect_fail "$curve failing prove over an existing file" 1 "wrong magic" \
+    "$cuzk" prove "$tmp/magic.zkey" "$d/multiplier.wtns" "$tmp/keep.json" "$tmp/keep2.json"
+  [ "$(cat "$tmp/keep.json")" = keep ] && [ ! -e "$tmp/keep2.json" ] && ok || bad "$curve: a failing prove touched its outputs"
 
-  # tampered proof and public input
-  python3 - "$d/multiplier.proof.json" "$tmp/tp.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-d = p["pi_c"][0]
-p["pi_c"][0] = str((int(d[0]) % 9) + 1) + d[1:]  # change one digit
-json.dump(p, open(sys.argv[2], "w"))
-PY
-  expect_fail "$curve tampered proof" "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/tp.json"
-  python3 - "$d/multiplier.public.json" "$tmp/tpub.json" <<'PY'
-import json, sys
-v = json.load(open(sys.argv[1])); v[0] = str(int(v[0]) + 1); json.dump(v, open(sys.argv[2], "w"))
-PY
-  expect_fail "$curve changed public input" "$cuzk" verify "$d/multiplier.vk.json" "$tmp/tpub.json" "$d/multiplier.proof.json"
+  # valid points, wrong proof: only the pairing check can reject these
+  expect_ok "$curve second proof" "$cuzk" prove "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/p2.json" "$tmp/pub2.json"
+  swap_pi_a "$tmp/p.json" "$tmp/p2.json" "$tmp/mixed.json"
+  cmp -s "$tmp/mixed.json" "$tmp/p.json" && bad "$curve: pi_a swap changed nothing" || ok
+  expect_invalid "$curve pi_a of another proof" "$d/multiplier.vk.json" "$tmp/pub.json" "$tmp/mixed.json"
+  swap_pi_a "$d/multiplier.proof.json" "$tmp/p.json" "$tmp/mixed2.json"
+  expect_invalid "$curve snarkjs proof with cuzk's pi_a" "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/mixed2.json"
+  bump_last_digit "$d/multiplier.public.json" "$tmp/tpub.json"
+  cmp -s "$tmp/tpub.json" "$d/multiplier.public.json" && bad "$curve: public input unchanged" || ok
+  expect_invalid "$curve proof for other public inputs" "$d/multiplier.vk.json" "$tmp/tpub.json" "$d/multiplier.proof.json"
+  expect_invalid "$curve proof of another circuit" "$d/multiplier.vk.json" "$d/multiplier.public.json" "$d/poseidon_chain.proof.json"
+  # a point that does not decode is refused before any pairing
+  break_pi_c "$d/multiplier.proof.json" "$tmp/tp.json"
+  expect_fail "$curve pi_c off the curve" 1 "^cuzk verify: $tmp/tp.json: .*not on the curve" \
+    "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/tp.json"
   echo '{"pi_a": [' >"$tmp/broken.json"
-  expect_fail "$curve malformed proof JSON" "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/broken.json"
-  expect_fail "$curve malformed vk JSON" "$cuzk" verify "$tmp/broken.json" "$d/multiplier.public.json" "$d/multiplier.proof.json"
+  expect_fail "$curve malformed proof JSON" 1 "invalid JSON at line" "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/broken.json"
+  expect_fail "$curve malformed vk JSON" 1 "invalid JSON at line" "$cuzk" verify "$tmp/broken.json" "$d/multiplier.public.json" "$d/multiplier.proof.json"
 done
-other=bls12381
-expect_fail "vk of the other curve" "$cuzk" verify "$fx/$other/multiplier.vk.json" "$fx/bn128/multiplier.public.json" "$fx/bn128/multiplier.proof.json"
+expect_fail "vk of the other curve" 1 "proof is for bn128, expected bls12381" \
+  "$cuzk" verify "$fx/bls12381/multiplier.vk.json" "$fx/bn128/multiplier.public.json" "$fx/bn128/multiplier.proof.json"
 
 # usage errors exit 2
-"$cuzk" prove only-one-arg >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "usage error exit code"
-"$cuzk" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "unknown command exit code"
+expect_fail "usage error" 2 "usage: cuzk prove" "$cuzk" prove only-one-arg
+expect_fail "unknown command" 2 "frobnicate|usage" "$cuzk" frobnicate
+expect_fail "prove --threads without a value" 2 "usage: cuzk prove" "$cuzk" prove a b c --threads
+expect_fail "prove unknown option" 2 "unknown option --frob" "$cuzk" prove --frob a b c d
 expect_ok "help" "$cuzk" prove --help
+grep -q -- "--threads N" "$tmp/out" && ok || bad "prove --help does not list --threads"
 
 echo "test_cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
