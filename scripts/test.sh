@@ -3,14 +3,54 @@
 # a GPU; the snarkjs interop test when Node.js is available).
 #   scripts/test.sh            release build in build/, ctest, interop
 #   BUILD_DIR=... CMAKE_ARGS=... scripts/test.sh   other configurations
+#   CUZK_REQUIRE_ALL=1 scripts/test.sh   (CI) nothing but the GPU tests may
+#                              be skipped: cuzkd and the cuzk client must be
+#                              built, every other test must run, and the
+#                              snarkjs interop run is required
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh --interop
 BUILD_DIR=${BUILD_DIR:-build}
+REQUIRE_ALL=${CUZK_REQUIRE_ALL:-0}
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$jobs"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs"
-if [ "${SKIP_INTEROP:-0}" != 1 ] && [ -x tests/interop/run.sh ]; then
-  tests/interop/run.sh "$PWD/$BUILD_DIR/cuzk"
+if [ "$REQUIRE_ALL" = 1 ]; then
+  # A lost dependency (libmicrohttpd, libcurl, ...) would otherwise only
+  # turn the daemon tests into skips.
+  for prog in cuzk cuzkd; do
+    if [ ! -x "$BUILD_DIR/$prog" ]; then
+      echo "test: $BUILD_DIR/$prog was not built (see the cmake summary); failing" >&2
+      exit 1
+    fi
+  done
+  if grep -q "CURL_LIB-NOTFOUND" "$BUILD_DIR/CMakeCache.txt"; then
+    echo "test: cuzk was built without libcurl; failing" >&2
+    exit 1
+  fi
+fi
+log=$BUILD_DIR/ctest.log
+export CUZK_REQUIRE_ALL=$REQUIRE_ALL
+set +e
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$jobs" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" -eq 0 ] || exit "$rc"
+if [ "$REQUIRE_ALL" = 1 ]; then
+  # ctest lists what did not run as "  N - name (Skipped)": only the GPU
+  # tests may be there (no GPU in CI).
+  skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped).*/\1/p' "$log" |
+    grep -Ev '^(test_gpu_.*|test_engine_gpu)$' || true)
+  if [ -n "$skipped" ]; then
+    echo "test: skipped although only GPU tests may skip: $(echo $skipped)" >&2
+    exit 1
+  fi
+fi
+if [ "${SKIP_INTEROP:-0}" != 1 ]; then
+  if [ -x tests/interop/run.sh ]; then
+    tests/interop/run.sh "$PWD/$BUILD_DIR/cuzk"
+  elif [ "$REQUIRE_ALL" = 1 ]; then
+    echo "test: tests/interop/run.sh is missing or not executable" >&2
+    exit 1
+  fi
 fi

@@ -15,11 +15,8 @@ for c in /usr/bin/chromium chromium chromium-browser google-chrome; do
     break
   fi
 done
-if [ -z "$chromium" ]; then
-  echo "SKIP: no chromium"
-  exit 77
-fi
-command -v timeout >/dev/null || { echo "SKIP: no timeout(1)"; exit 77; }
+[ -n "$chromium" ] || skip "no chromium"
+command -v timeout >/dev/null || skip "no timeout(1)"
 
 gen_circuit c bn254 6
 W=$tmp/c.wtns

@@ -5,19 +5,27 @@
 # built).  Provides: a temp dir ($tmp) removed at exit, daemons started
 # with start_daemon and killed at exit whatever happens, curl wrappers that
 # record the status code and body, a JSON reader (node, which CI has), and
-# pass/fail counting.
+# pass/fail counting.  With CUZK_REQUIRE_ALL=1 a reason to skip (no cuzkd,
+# no curl, no node) is a failure instead.
+
+# skip REASON: exit 77 (CTest's "skipped"), or, with CUZK_REQUIRE_ALL=1 (CI),
+# fail: there a missing tool or an unbuilt cuzkd is a broken set-up.
+skip() {
+  if [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then
+    echo "FAIL: $1 (CUZK_REQUIRE_ALL=1: this test may not be skipped)"
+    exit 1
+  fi
+  echo "SKIP: $1"
+  exit 77
+}
 
 cuzk=$1
 src=$2
 if [ -z "${CUZKD:-}" ] || [ ! -x "${CUZKD:-}" ]; then
-  echo "SKIP: cuzkd was not built (needs libmicrohttpd, libinih, jansson)"
-  exit 77
+  skip "cuzkd was not built (needs libmicrohttpd, libinih, jansson)"
 fi
 for tool in curl node; do
-  if ! command -v $tool >/dev/null; then
-    echo "SKIP: $tool is not installed"
-    exit 77
-  fi
+  command -v $tool >/dev/null || skip "$tool is not installed"
 done
 
 # Short path: unix socket paths are limited to 107 bytes.
