@@ -1,0 +1,172 @@
+/*
+ * cuzk wtns calculate <circuit.wasm> <input.json> <witness.wtns>
+ * The arguments and output of `snarkjs wtns calculate`: the witness of a
+ * circom circuit from its inputs, computed by the circuit's wasm compiled
+ * to native code (witness/wc.h).  The .wtns is written only when the
+ * witness was computed, atomically (never a partial file).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "groth16/binfile.h"
+#include "witness/wc.h"
+
+static const char *help =
+    "usage: cuzk wtns calculate [options] <circuit.wasm> <input.json> <witness.wtns>\n"
+    "Compute the witness of a circom circuit from its inputs, as `snarkjs wtns\n"
+    "calculate` does (same files, same bytes), with the circuit's wasm compiled\n"
+    "to native code once and cached (CUZK_WC_CACHE, else ~/.cache/cuzk/wc).\n"
+    "options:\n"
+    "  --cache DIR   folder of compiled circuits\n"
+    "  -v            print the compile, load and calculation times on stderr\n";
+
+static void print_line(void *ctx, const char *line) {
+    FILE *f = ctx;
+    fprintf(f, "%s\n", line);
+}
+
+static void progress_line(void *ctx, const char *line) {
+    (void)ctx;
+    fprintf(stderr, "cuzk: %s\n", line);
+}
+
+int cli_read_file(const char *path, char **data, size_t *len, cuzk_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cuzk_fail(err, CUZK_EIO, "%s: cannot open", path), -1;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += got;
+        if (n == cap) {
+            char *nb = cap < ((size_t)1 << 32) ? realloc(buf, 2 * cap + 1) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        cuzk_fail(err, bad ? CUZK_EIO : CUZK_ENOMEM, "%s: cannot read", path);
+        return -1;
+    }
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+int cli_witness_from_inputs(const char *wasm, const char *input, const char *cache,
+                            int *curve, void **values, uint32_t *n,
+                            double *load_s, double *calc_s) {
+    cuzk_error err = {0};
+    cuzk_wc_opts o = {.cache_dir = cache, .progress = progress_line};
+    cuzk_wc_circuit *c = NULL;
+    cuzk_wc *wc = NULL;
+    cuzk_wc_input *in = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    void *out = NULL;
+    int rc = 1;
+    uint64_t t0 = cli_now_ns();
+    if (cuzk_wc_circuit_load(&c, wasm, &o, &err) != CUZK_OK) {
+        cli_fail("wtns", "circuit", &err);
+        goto done;
+    }
+    *load_s = (cli_now_ns() - t0) / 1e9;
+    if (cli_read_file(input, &text, &len, &err)) {
+        cli_fail("wtns", "input", &err);
+        goto done;
+    }
+    uint64_t t1 = cli_now_ns();
+    uint32_t nw = cuzk_wc_circuit_n_witness(c);
+    if (!(out = malloc((size_t)nw * 32))) {
+        fprintf(stderr, "cuzk wtns: no memory for %u witness values\n", nw);
+        goto done;
+    }
+    if (cuzk_wc_input_parse(&in, c, text, len, &err) != CUZK_OK ||
+        cuzk_wc_new(&wc, c, print_line, stdout, &err) != CUZK_OK ||
+        cuzk_wc_calculate(wc, out, in, &err) != CUZK_OK) {
+        cli_fail("wtns", input, &err);
+        goto done;
+    }
+    *calc_s = (cli_now_ns() - t1) / 1e9;
+    *curve = cuzk_wc_circuit_curve(c);
+    *n = nw;
+    *values = out;
+    out = NULL;
+    rc = 0;
+done:
+    free(out);
+    free(text);
+    cuzk_wc_input_free(in);
+    cuzk_wc_free(wc);
+    cuzk_wc_circuit_free(c);
+    return rc;
+}
+
+static int calculate(int argc, char **argv) {
+    const char *pos[3], *cache = NULL;
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v"))
+            cli_verbose++;
+        else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+            cache = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "cuzk wtns calculate: unknown option %s\n%s", argv[i], help);
+            return 2;
+        } else if (npos < 3)
+            pos[npos++] = argv[i];
+        else
+            npos = 4;
+    }
+    if (npos != 3) {
+        fputs(help, stderr);
+        return 2;
+    }
+    int curve;
+    void *values = NULL;
+    uint32_t n = 0;
+    double load_s = 0, calc_s = 0;
+    if (cli_witness_from_inputs(pos[0], pos[1], cache, &curve, &values, &n, &load_s, &calc_s))
+        return 1;
+    uint64_t t0 = cli_now_ns();
+    size_t size = cuzk_wtns_image(NULL, (cuzk_curve)curve, values, n);
+    uint8_t *img = malloc(size);
+    cuzk_error err = {0};
+    int rc = 0;
+    if (!img) {
+        fprintf(stderr, "cuzk wtns: no memory for the .wtns image\n");
+        rc = 1;
+    } else {
+        cuzk_wtns_image(img, (cuzk_curve)curve, values, n);
+        if (cuzk_write_file_atomic(pos[2], img, size, &err) != CUZK_OK)
+            rc = cli_fail("wtns", pos[2], &err);
+    }
+    if (cli_verbose && !rc)
+        fprintf(stderr, "cuzk wtns calculate: circuit load %.3f s | witness %.3f s (%u values) | "
+                "write %.3f s\n", load_s, calc_s, n, (cli_now_ns() - t0) / 1e9);
+    free(img);
+    free(values);
+    return rc;
+}
+
+int cmd_wtns(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "calculate"))
+        return calculate(argc - 1, argv + 1);
+    if (cli_wants_help(argc, argv)) {
+        fputs(help, stdout);
+        return 0;
+    }
+    fputs(help, stderr);
+    return 2;
+}
