@@ -11,15 +11,23 @@
 #include "groth16/key.h"
 #include "groth16/prove_gpu.h"
 #include "util/threadpool.h"
+#include "witness/wc.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
 #endif
 
 static const char *help =
     "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
-    "Make a Groth16 proof with a snarkjs proving key and a circom witness, and\n"
-    "write proof.json and public.json exactly as snarkjs does.\n"
+    "       cuzk prove [options] --input <input.json> --circuit <circuit.wasm>\n"
+    "                  <circuit.zkey> <proof.json> <public.json>\n"
+    "Make a Groth16 proof with a snarkjs proving key and a circom witness (or the\n"
+    "circuit's inputs: the witness is computed first, as `cuzk fullprove` does),\n"
+    "and write proof.json and public.json exactly as snarkjs does.\n"
     "options:\n"
+    "  --input F      circom input.json instead of a witness (needs --circuit)\n"
+    "  --circuit F    the circuit's witness calculator (circom's .wasm)\n"
+    "  --cache DIR    folder of compiled circuits (default CUZK_WC_CACHE,\n"
+    "                 else ~/.cache/cuzk/wc)\n"
     "  --cpu          prove on the CPU even when a GPU is present\n"
     "  --gpu N        prove on CUDA device N (default: device 0 when one is\n"
     "                 present, else the CPU)\n"
@@ -109,7 +117,7 @@ static void print_timing(const cuzk_groth16_timing *t, double load_s, double wri
 }
 
 int cmd_prove(int argc, char **argv) {
-    const char *pos[4];
+    const char *pos[5], *input = NULL, *circuit = NULL, *cache = NULL;
     int npos = 0, verify = 0, force_cpu = 0, gpu_dev = 0, gpu_required = 0;
     unsigned threads = 0;
     if (cli_wants_help(argc, argv)) {
@@ -132,6 +140,12 @@ int cmd_prove(int argc, char **argv) {
         }
         else if (!strcmp(argv[i], "--verify"))
             verify = 1;
+        else if (!strcmp(argv[i], "--input") && i + 1 < argc)
+            input = argv[++i];
+        else if (!strcmp(argv[i], "--circuit") && i + 1 < argc)
+            circuit = argv[++i];
+        else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+            cache = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = (unsigned)atoi(argv[++i]);
         else if (argv[i][0] == '-' && argv[i][1]) {
@@ -142,9 +156,18 @@ int cmd_prove(int argc, char **argv) {
         else
             npos = 5;
     }
-    if (npos != 4) {
+    if (!input != !circuit) {
+        fprintf(stderr, "cuzk prove: --input and --circuit go together\n");
+        return 2;
+    }
+    if (npos != (input ? 3 : 4)) {
         fputs(help, stderr);
         return 2;
+    }
+    if (input) { /* the witness slot is the computed witness */
+        pos[3] = pos[2];
+        pos[2] = pos[1];
+        pos[1] = input;
     }
     cuzk_error err = {0};
     cuzk_key key;
@@ -158,11 +181,47 @@ int cmd_prove(int argc, char **argv) {
     uint64_t t0 = cli_now_ns();
     if (cuzk_key_load(&key, pos[0], &err) != CUZK_OK)
         return cli_fail("prove", pos[0], &err);
-    if (cuzk_wtns_open(&w, pos[1], &err) != CUZK_OK) {
+    void *values = NULL;
+    uint8_t *img = NULL;
+    double wc_load_s = 0, wc_calc_s = 0;
+    if (input) {
+        int curve = 0;
+        uint32_t nv = 0;
+        if (cli_witness_from_inputs(circuit, input, cache, &curve, &values, &nv, &wc_load_s,
+                                    &wc_calc_s)) {
+            cuzk_key_free(&key);
+            return 1;
+        }
+        if ((cuzk_curve)curve != key.curve) {
+            fprintf(stderr, "cuzk prove: %s is a circuit over %s, the key %s is for %s\n",
+                    circuit, cuzk_curve_snarkjs_name((cuzk_curve)curve), pos[0],
+                    cuzk_curve_snarkjs_name(key.curve));
+            free(values);
+            cuzk_key_free(&key);
+            return 1;
+        }
+        size_t size = cuzk_wtns_image(NULL, key.curve, values, nv);
+        if (!(img = malloc(size))) {
+            fprintf(stderr, "cuzk prove: no memory for the witness\n");
+            free(values);
+            cuzk_key_free(&key);
+            return 1;
+        }
+        cuzk_wtns_image(img, key.curve, values, nv);
+        free(values);
+        if (cuzk_wtns_from_mem(&w, img, size, &err) != CUZK_OK) {
+            free(img);
+            cuzk_key_free(&key);
+            return cli_fail("prove", "computed witness", &err);
+        }
+        if (cli_verbose)
+            fprintf(stderr, "cuzk prove: circuit load %.3f s | witness %.3f s (%u values)\n",
+                    wc_load_s, wc_calc_s, nv);
+    } else if (cuzk_wtns_open(&w, pos[1], &err) != CUZK_OK) {
         cuzk_key_free(&key);
         return cli_fail("prove", pos[1], &err);
     }
-    double load_s = (cli_now_ns() - t0) / 1e9;
+    double load_s = (cli_now_ns() - t0 - (uint64_t)((wc_load_s + wc_calc_s) * 1e9)) / 1e9;
     cuzk_pool *pool = cuzk_pool_create(threads, &err);
     cuzk_fr *pub = NULL;
     size_t n_pub = cuzk_key_n_public(&key);
@@ -216,6 +275,7 @@ out:
     free(pub);
     cuzk_pool_destroy(pool);
     cuzk_wtns_close(&w);
+    free(img);
     cuzk_key_free(&key);
     return rc;
 }

@@ -14,6 +14,9 @@ int cli_verbose;
 
 static const cli_command commands[] = {
     {"prove", "prove: zkey + witness -> proof.json + public.json", cmd_prove},
+    {"fullprove", "fullprove: input.json + circuit.wasm + zkey -> proof.json + public.json",
+     cmd_fullprove},
+    {"wtns", "wtns calculate: circuit.wasm + input.json -> witness.wtns", cmd_wtns},
     {"verify", "verify a proof with a verification_key.json", cmd_verify},
     {"zkey", "zkey export-vk: write verification_key.json of a .zkey", cmd_zkey},
     {"info", "describe a .r1cs, .wtns, .zkey or JSON file", cmd_info},
