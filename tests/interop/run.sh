@@ -4,7 +4,9 @@
 #
 #   snarkjs -> snarkjs  a fresh snarkjs proof verifies; a tampered proof
 #                       (pi_a and pi_c swapped) and a changed public input are
-#                       rejected.  Always run: it checks the toolchain and the
+#                       rejected by the pairing check (a clean exit, the
+#                       verifier's "invalid proof" message; a crash or a
+#                       parse error does not count).  Always run: it checks the toolchain and the
 #                       fixtures themselves.
 #   snarkjs -> cuzk     `cuzk verify` accepts the snarkjs proof and rejects
 #                       both tampered variants.
@@ -73,12 +75,24 @@ expect_accept() {
     fi
 }
 
-# expect_reject DESC CMD...: non-zero exit and no "OK".
+# expect_reject DESC REGEX CMD...: a clean rejection: exit status 1..127
+# (a crash or a signal is not a rejection), no "OK" line, and output
+# matching the extended regular expression REGEX (the verifier's own words
+# for a failed pairing check, so a proof refused for another reason --
+# a parse error, a range check -- does not count).
 expect_reject() {
-    local desc=$1 out
-    shift
-    if out=$("$@" 2>&1) || grep -q "OK" <<<"$out"; then
+    local desc=$1 re=$2 out rc
+    shift 2
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ]; then
         bad "$desc: accepted"
+    elif [ $rc -ge 128 ]; then
+        bad "$desc: killed by signal $((rc - 128)): $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+    elif grep -qx "OK" <<<"$out"; then
+        bad "$desc: exit $rc but printed OK"
+    elif ! grep -Eq -- "$re" <<<"$out"; then
+        bad "$desc: rejected for another reason (exit $rc): $(tail -n 3 <<<"$out" | tr '\n' ' ')"
     else
         ok "$desc"
     fi
@@ -112,13 +126,15 @@ tamper() {
 
 snarkjs_verify() { "${SNARKJS[@]}" groth16 verify "$@"; }
 cuzk_verify() { "$CUZK" verify "$@"; }
+# what each verifier prints when the pairing check fails
+declare -A REJECTED=([snarkjs_verify]="Invalid proof" [cuzk_verify]="^INVALID: proof does not verify$")
 
 check_pair() { # label vk proof public verifier-function
     local label=$1 vk=$2 proof=$3 pub=$4 verify=$5 t=$WORK/t.$RANDOM
     expect_accept "$label: valid proof" "$verify" "$vk" "$pub" "$proof"
     tamper "$proof" "$pub" "$t"
-    expect_reject "$label: pi_a/pi_c swapped" "$verify" "$vk" "$pub" "$t.swapped.json"
-    expect_reject "$label: public input + 1" "$verify" "$vk" "$t.public+1.json" "$proof"
+    expect_reject "$label: pi_a/pi_c swapped" "${REJECTED[$verify]}" "$verify" "$vk" "$pub" "$t.swapped.json"
+    expect_reject "$label: public input + 1" "${REJECTED[$verify]}" "$verify" "$vk" "$t.public+1.json" "$proof"
 }
 
 for curve in "${CURVES[@]}"; do
