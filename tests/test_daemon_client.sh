@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The cuzk command as a client of a real cuzkd: prove through the daemon on
 # a unix socket and over TCP with a token, address resolution (--addr,
-# CUZK_ADDR, the default socket, a stale one), --local, errors, and the
-# status / keys / trace commands.
+# CUZK_ADDR, the default socket, a stale one), --local, errors, the
+# status / keys / trace commands, and the client's job options: the same
+# --request-id attaches to the done job (same proof, no new job),
+# --deadline-ms expires the job and --timeout cancels it, each with its
+# message and no output written.
 # Usage: test_daemon_client.sh <path to cuzk> <source dir>; env CUZKD=<cuzkd>.
 set -u
 cuzk=$1
@@ -124,7 +127,9 @@ run "$cuzk" prove --addr "tcp:nowhere" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.j
 
 # a stale default socket: a notice, then in-process
 mkdir -p "$tmp/stale"
-python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/stale/cuzkd.sock"
+# (node exits without closing its server: the socket file stays behind)
+node -e 'require("net").createServer().listen(process.argv[1], () => process.exit(0))' "$tmp/stale/cuzkd.sock"
+[ -S "$tmp/stale/cuzkd.sock" ] && ok || bad "could not make a stale socket"
 run env XDG_RUNTIME_DIR="$tmp/stale" "$cuzk" prove "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
 [ $rc -eq 0 ] && grep -q "stale" "$tmp/err" && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null &&
   ok || bad "stale default socket: rc $rc"
@@ -180,11 +185,61 @@ run "$cuzk" status
 run "$cuzk" bench single -n 3 --verify --key "$zkey" --witness "$wtns" --addr "unix:$sock"
 [ $rc -eq 0 ] && grep -q "3 ok, 0 failed" "$tmp/out" && ok || bad "bench single"
 
+# --- --request-id, --deadline-ms, --timeout ------------------------------------
+# The same request id again attaches to the done job: no new job, and the
+# very same (randomised) proof comes back.
+before=$(jobs_done "unix:$sock")
+run "$cuzk" prove --request-id rid-1 --addr "unix:$sock" "$zkey" "$wtns" "$tmp/r1.json" "$tmp/r1pub.json"
+[ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/r1pub.json" "$tmp/r1.json" >/dev/null && ok || bad "prove --request-id: rc $rc"
+curl -s --unix-socket "$sock" -o "$tmp/job.json" http://cuzkd/v1/jobs/rid-1
+[ "$(jget "$tmp/job.json" 'j.request_id + " " + j.state')" = "rid-1 done" ] && ok || bad "job rid-1: $(cat "$tmp/job.json")"
+run "$cuzk" prove --request-id rid-1 --addr "unix:$sock" "$zkey" "$wtns" "$tmp/r2.json" "$tmp/r2pub.json"
+[ $rc -eq 0 ] && cmp -s "$tmp/r1.json" "$tmp/r2.json" && ok || bad "the same --request-id did not return the same proof"
+[ "$(jobs_done "unix:$sock")" = $((before + 1)) ] && ok || bad "the same --request-id proved again"
+
+# A slow simulated device (5 s a partition) for the deadline and the
+# client's time limit; it makes no proofs, and nothing may be written.
+ssock=$tmp/slow.sock
+start_daemon "$tmp/slow.log" "unix:$ssock" --socket="$ssock" --devices=sim:compute_us=5000000
+rm -f "$tmp/p.json" "$tmp/pub.json"
+run "$cuzk" prove --request-id dl-1 --deadline-ms 300 --addr "unix:$ssock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "^cuzk prove: daemon: job dl-1 expired: deadline of 300 ms passed" "$tmp/err" && ok ||
+  bad "--deadline-ms: rc $rc"
+[ ! -e "$tmp/p.json" ] && [ ! -e "$tmp/pub.json" ] && ok || bad "--deadline-ms: an output was written"
+curl -s --unix-socket "$ssock" -o "$tmp/job.json" http://cuzkd/v1/jobs/dl-1
+[ "$(jget "$tmp/job.json" 'j.state + " " + j.status')" = "expired ETIMEOUT" ] && ok || bad "job dl-1: $(cat "$tmp/job.json")"
+run "$cuzk" prove --request-id to-1 --timeout 1 --addr "unix:$ssock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 1 ] && grep -q "^cuzk prove: timed out after 1 s waiting for job to-1 (cancelled)" "$tmp/err" && ok ||
+  bad "--timeout: rc $rc"
+[ ! -e "$tmp/p.json" ] && [ ! -e "$tmp/pub.json" ] && ok || bad "--timeout: an output was written"
+curl -s --unix-socket "$ssock" -o "$tmp/job.json" http://cuzkd/v1/jobs/to-1
+[ "$(jget "$tmp/job.json" 'j.state + " " + j.status')" = "cancelled ECANCELLED" ] && ok ||
+  bad "--timeout did not cancel job to-1: $(cat "$tmp/job.json")"
+
 # --- TCP with a token ----------------------------------------------------------
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Port 0: the daemon picks a free port and logs it (no port is released by
+# one process and reused by another).
 export CUZK_TOKEN=s3cret
-start_daemon "$tmp/t.log" "http://127.0.0.1:$port" --socket= --listen="127.0.0.1:$port" --token=s3cret \
-  --devices=cpu
+"$CUZKD" --socket= --listen=127.0.0.1:0 --token=s3cret --devices=cpu >"$tmp/t.log" 2>&1 &
+dpid=$!
+pids="$pids $dpid"
+port=""
+for _ in $(seq 150); do
+  port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/t.log" | head -1)
+  [ -n "$port" ] && break
+  kill -0 "$dpid" 2>/dev/null || break
+  sleep 0.2
+done
+[ -n "$port" ] || { echo "FAIL: no TCP port in the log"; cat "$tmp/t.log"; exit 1; }
+start_polled() { # wait for the daemon started above to answer
+  for _ in $(seq 150); do
+    "$cuzk" status --addr "$1" >/dev/null 2>&1 && return 0
+    kill -0 "$dpid" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "FAIL: cuzkd did not answer at $1"; cat "$tmp/t.log"; exit 1
+}
+start_polled "http://127.0.0.1:$port"
 run "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
 [ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok || bad "TCP prove with CUZK_TOKEN"
 run env CUZK_TOKEN=wrong "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
