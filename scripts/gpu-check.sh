@@ -2,7 +2,8 @@
 # GPU check in one run, for a machine with an NVIDIA GPU and nvcc:
 #   1. configure a fresh build directory and build only the GPU tests, the
 #      GPU benchmark and their dependencies (CUDA for sm_90);
-#   2. run every GPU test (tests/test_gpu_*.c), each with its own log;
+#   2. run every GPU test (tests/test_gpu_*.c and tests/test_engine_gpu.c),
+#      each with its own log;
 #   3. run the benchmarks (bench/bench_gpu.c: kernels; bench/bench_gpu_prove.c:
 #      whole proofs);
 #   4. print a short table (tests, then benchmark summary) last.
@@ -16,7 +17,8 @@
 #                         elsewhere: used as is if they start, else rebuilt
 #   CUZK_GPU_BENCH_ARGS   arguments for bench_gpu (default: full run)
 #   CUZK_GPU_PROVE_ARGS   arguments for bench_gpu_prove (default: its own)
-#   CUZK_GPU_TESTS        the tests to run (default: all GPU tests)
+#   CUZK_GPU_TESTS        the tests to run (default: every GPU test, found
+#                         from tests/test_gpu_*.c plus test_engine_gpu)
 #   CUZK_GPU_PROOF_DIR    test_gpu_prove writes its fixture proofs there
 #                         (for snarkjs to verify on another machine)
 #   CUZK_GPU_SKIP_BENCH=1 tests only;  CUZK_GPU_SKIP_TESTS=1 bench only
@@ -24,14 +26,26 @@
 #   CUZK_GPU_TEST_TIMEOUT / CUZK_GPU_BENCH_TIMEOUT   seconds per program
 #                         (default 300 / 600), so a hung kernel cannot eat
 #                         a whole lease
-# Exit status: 0 when every test passed or was skipped, else 1.
+# Exit status: 0 when every test passed, else 1.  A skipped test (exit 77)
+# counts as a failure whenever `nvidia-smi -L` lists a device: on a GPU
+# machine a skip means the CUDA runtime could not start (a driver older
+# than the toolkit, a missing device node), and the test's log says why.
+# Without a listed device (a dry run elsewhere) the whole check fails too,
+# since nothing it is meant to check ran.
 set -u
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUTDIR=${OUT:-$PWD/gpu-out}
 BUILD=${CUZK_GPU_BUILD:-$SRC/build-gpu-check}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-TESTS=${CUZK_GPU_TESTS:-"test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_prove"}
+if [ -z "${CUZK_GPU_TESTS:-}" ]; then
+    TESTS=""
+    for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c; do
+        [ -f "$f" ] && TESTS="$TESTS $(basename "$f" .c)"
+    done
+else
+    TESTS=$CUZK_GPU_TESTS
+fi
 mkdir -p "$OUTDIR"
 SUMMARY="$OUTDIR/summary.txt"
 : >"$SUMMARY"
@@ -42,6 +56,12 @@ now() { date +%s.%N 2>/dev/null || date +%s; }
 
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
+LISTED=$(nvidia-smi -L 2>&1 | grep -c '^GPU ')
+log "nvidia-smi -L lists $LISTED device(s)"
+if [ "$LISTED" -eq 0 ]; then
+    log "no NVIDIA device listed: every GPU test would skip; this check fails"
+    nvidia-smi -L 2>&1 | head -n 3
+fi
 DEV=$(nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm \
     --format=csv,noheader 2>&1 | head -n 1)
 log "device: $DEV"
@@ -103,13 +123,13 @@ if [ "${CUZK_GPU_SKIP_TESTS:-0}" != 1 ]; then
         dt=$(secs "$t0" "$(now)")
         case $rc in
         0) res=PASS ;;
-        77) res=SKIP ;;
+        77) res=SKIP; status=1 ;; # a GPU machine must run every GPU test
         *) res="FAIL($rc)"; status=1 ;;
         esac
-        line=$(grep -E "passed, [0-9]+ failed" "$OUTDIR/$t.log" | tail -n 1)
+        line=$(grep -E "passed, [0-9]+ failed|skipped" "$OUTDIR/$t.log" | tail -n 1)
         printf '%-16s %-8s %7s s  %s\n' "$t" "$res" "$dt" "$line" >>"$SUMMARY"
         log "$t: $res ($dt s)"
-        [ "$res" = PASS ] || grep -E "FAIL|error" "$OUTDIR/$t.log" | head -n 15
+        [ "$res" = PASS ] || grep -E "FAIL|error|skipped" "$OUTDIR/$t.log" | head -n 15
     done
 fi
 
@@ -135,5 +155,9 @@ fi
 if [ -f "$OUTDIR/bench_gpu_prove.log" ]; then
     echo "-- bench_gpu_prove --"
     sed -n '/^curve /,$p' "$OUTDIR/bench_gpu_prove.log"
+fi
+if [ "$LISTED" -eq 0 ]; then
+    echo "gpu-check: FAILED: no NVIDIA device listed by nvidia-smi -L"
+    status=1
 fi
 exit $status

@@ -6,6 +6,7 @@
 #include "util/splitmix.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
+#include <cuda_runtime_api.h>
 #endif
 
 #include <stdarg.h>
@@ -145,13 +146,50 @@ const char *tu_source_dir(void) {
     return s ? s : ".";
 }
 
+/* Whether the NVIDIA driver lists a device (`nvidia-smi -L` prints a "GPU
+ * N: ..." line).  CUZK_EXPECT_GPU=1 or 0 overrides the probe. */
+static int nvidia_device_listed(void) {
+    const char *e = getenv("CUZK_EXPECT_GPU");
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+    FILE *p = popen("nvidia-smi -L 2>/dev/null", "r");
+    if (p == NULL)
+        return 0;
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, p))
+        if (strncmp(line, "GPU ", 4) == 0)
+            found = 1;
+    pclose(p);
+    return found;
+}
+
 int tu_gpu_present(void) {
 #ifdef CUZK_HAVE_CUDA
-    if (cuzk_gpu_device_count() > 0)
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaSuccess && n > 0 && cuzk_gpu_device_count() > 0)
         return 1;
-    printf("no GPU: skipped (no CUDA device)\n");
+    char why[256];
+    if (e != cudaSuccess)
+        snprintf(why, sizeof why, "cudaGetDeviceCount: %s (%s)", cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+    else
+        snprintf(why, sizeof why, "cudaGetDeviceCount: %d devices, cuzk_gpu_device_count: %d", n,
+                 cuzk_gpu_device_count());
+    if (nvidia_device_listed()) {
+        /* A driver that lists a device while the CUDA runtime cannot use it
+         * is a broken set-up (e.g. a driver older than the toolkit), never
+         * a reason to skip. */
+        CHECK(0, "nvidia-smi lists an NVIDIA device but CUDA cannot use it: %s", why);
+        exit(tu_finish());
+    }
+    printf("no GPU: skipped (%s)\n", why);
 #else
-    printf("no GPU: skipped (built without CUDA)\n");
+    if (nvidia_device_listed())
+        printf("no GPU: skipped (built without CUDA, although nvidia-smi lists a device)\n");
+    else
+        printf("no GPU: skipped (built without CUDA)\n");
 #endif
     return 0;
 }

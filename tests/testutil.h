@@ -27,8 +27,12 @@ void tu_rand_below(uint64_t *out, const uint64_t *mod, size_t n);
 void tu_check(int ok, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 const char *tu_source_dir(void); /* $CUZK_SOURCE_DIR or "." */
-/* 1 if this build has CUDA and the machine a device; otherwise prints
- * "no GPU: skipped (...)" and returns 0 (GPU tests then exit 77). */
+/* 1 if this build has CUDA and the machine a usable device.  Otherwise
+ * prints "no GPU: skipped (reason, with CUDA's error)" and returns 0 (GPU
+ * tests then exit 77) -- except on a machine whose driver lists an NVIDIA
+ * device (`nvidia-smi -L`; CUZK_EXPECT_GPU=1/0 overrides the probe) in a
+ * CUDA build: there a device CUDA cannot use is a failure, and the program
+ * exits 1 after printing CUDA's error. */
 int tu_gpu_present(void);
 /* A context on CUDA device 0 (CUDA builds), or NULL after recording a
  * failed check. */
