@@ -6,7 +6,14 @@
  * Before a job is submitted its witnesses are checked against the key (the
  * key is loaded first if its curve and size are not known yet): a witness
  * of the wrong curve or length, or a truncated .wtns, is a 400 for the
- * client instead of a job that fails later.
+ * client instead of a job that fails later.  Inputs (circom input.json
+ * objects) are parsed against the circuit the same way; what only the
+ * witness calculation can find (a failed assert, an input not set) fails
+ * the job.
+ *
+ * Uploaded witnesses are handed to the engine where they were received
+ * (the request's upload buffer, intake.c): no copy.  Inputs are passed as
+ * the bytes of the request, and the engine copies them (they are small).
  *
  * Jobs in flight are counted per client.  A job's slot is freed by the
  * watcher thread, which looks at every tracked job a few times a second
@@ -26,6 +33,7 @@
 #include "groth16/wtns.h"
 #include "server/http.h"
 #include "server/log.h"
+#include "witness/wc.h"
 
 /* Most partitions one submit may carry. */
 #define MAX_PARTITIONS 4096
@@ -315,8 +323,189 @@ typedef struct submit_req {
     uint64_t deadline_ms;
     cuzk_witness *w;
     size_t n;
-    json_t *json; /* owns the strings of the JSON form */
+    int inputs;          /* the witnesses are inputs (input_json) */
+    int single_input;    /* given as "input" (messages say "input", not "inputs[i]") */
+    const char *circuit; /* "circuit" of the request, or NULL */
+    json_t *json;        /* owns the strings of the JSON form */
 } submit_req;
+
+/* ---- the JSON body's top level ------------------------------------------------------ */
+
+/*
+ * The JSON form is read in two parts: the inputs ("input", "inputs") are
+ * located in the body and handed on as the client's own bytes, and every
+ * other member is parsed with jansson.  Handing on the bytes keeps what
+ * the client wrote (integers beyond 64 bits, which snarkjs reads as
+ * JavaScript numbers, would not survive jansson) and costs no copy or
+ * re-serialisation; the witness layer parses and checks each input.
+ */
+typedef struct json_span {
+    const char *p;
+    size_t n;
+} json_span;
+
+static const char *skip_ws(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* End of the JSON value at |p| (its structure only: brackets and strings;
+ * the contents are checked by whoever parses the value); NULL if it does
+ * not end before |end|. */
+static const char *skip_value(const char *p, const char *end) {
+    if (p >= end)
+        return NULL;
+    if (*p == '"') {
+        for (p++; p < end; p++) {
+            if (*p == '\\')
+                p++;
+            else if (*p == '"')
+                return p + 1;
+        }
+        return NULL;
+    }
+    if (*p == '{' || *p == '[') {
+        size_t depth = 0;
+        for (; p < end; p++) {
+            if (*p == '"') {
+                const char *q = skip_value(p, end);
+                if (!q)
+                    return NULL;
+                p = q - 1;
+            } else if (*p == '{' || *p == '[') {
+                depth++;
+            } else if (*p == '}' || *p == ']') {
+                if (--depth == 0)
+                    return p + 1;
+            }
+        }
+        return NULL;
+    }
+    const char *q = p;
+    while (q < end && !strchr(",}] \t\r\n", *q))
+        q++;
+    return q > p ? q : NULL;
+}
+
+/* Split the body's top-level object: "input" / "inputs" into |input|
+ * (NULL n when absent) and |*is_array|, every other member parsed into a
+ * new object (*rest).  0 with |why| set when the body is not an object. */
+static int split_body(const char *body, size_t len, json_t **rest, json_span *input, int *is_array,
+                      int *n_input_members, char *why, size_t why_n) {
+    const char *p = body, *end = body + len;
+    *rest = json_object();
+    input->p = NULL, input->n = 0;
+    *n_input_members = 0;
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{') {
+        snprintf(why, why_n, "the JSON body must be an object");
+        return 0;
+    }
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}')
+        p++;
+    else
+        for (;;) {
+            const char *k = p, *ke = p < end && *p == '"' ? skip_value(p, end) : NULL;
+            if (!ke) {
+                snprintf(why, why_n, "malformed JSON body: expected a member name at byte %zu",
+                         (size_t)(p - body));
+                return 0;
+            }
+            p = skip_ws(ke, end);
+            if (p >= end || *p != ':') {
+                snprintf(why, why_n, "malformed JSON body: expected ':' at byte %zu",
+                         (size_t)(p - body));
+                return 0;
+            }
+            const char *v = skip_ws(p + 1, end), *ve = skip_value(v, end);
+            if (!ve) {
+                snprintf(why, why_n, "malformed JSON body: unterminated value at byte %zu",
+                         (size_t)(v - body));
+                return 0;
+            }
+            json_error_t je;
+            json_t *name = json_loadb(k, (size_t)(ke - k), JSON_DECODE_ANY, &je);
+            const char *ns = json_string_value(name);
+            if (!ns) {
+                json_decref(name);
+                snprintf(why, why_n, "malformed JSON body: bad member name at byte %zu",
+                         (size_t)(k - body));
+                return 0;
+            }
+            if (!strcmp(ns, "input") || !strcmp(ns, "inputs")) {
+                input->p = v;
+                input->n = (size_t)(ve - v);
+                *is_array = ns[5] == 's';
+                ++*n_input_members;
+            } else {
+                json_t *val = json_loadb(v, (size_t)(ve - v), JSON_DECODE_ANY, &je);
+                if (!val || json_object_get(*rest, ns)) {
+                    if (val)
+                        snprintf(why, why_n, "malformed JSON body: duplicate member \"%s\"", ns);
+                    else
+                        snprintf(why, why_n, "malformed JSON body: member \"%s\": %s", ns,
+                                 je.text);
+                    json_decref(val);
+                    json_decref(name);
+                    return 0;
+                }
+                json_object_set_new(*rest, ns, val);
+            }
+            json_decref(name);
+            p = skip_ws(ve, end);
+            if (p < end && *p == ',') {
+                p = skip_ws(p + 1, end);
+                continue;
+            }
+            if (p < end && *p == '}') {
+                p++;
+                break;
+            }
+            snprintf(why, why_n, "malformed JSON body: expected ',' or '}' at byte %zu",
+                     (size_t)(p - body));
+            return 0;
+        }
+    p = skip_ws(p, end);
+    if (p != end) {
+        snprintf(why, why_n, "malformed JSON body: text after the object at byte %zu",
+                 (size_t)(p - body));
+        return 0;
+    }
+    return 1;
+}
+
+/* The elements of the array |a| as spans into |w[i].input_json|; returns
+ * their number (at most |max|; max + 1 means more), or -1 if |a| is not a
+ * well-formed array. */
+static long array_spans(json_span a, cuzk_witness *w, size_t max) {
+    const char *p = a.p, *end = a.p + a.n;
+    long n = 0;
+    if (!a.n || *p != '[')
+        return -1;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == ']')
+        return skip_ws(p + 1, end) == end ? 0 : -1;
+    for (;;) {
+        const char *ve = skip_value(p, end);
+        if (!ve)
+            return -1;
+        if ((size_t)n < max && w) {
+            w[n].input_json = p;
+            w[n].input_len = (size_t)(ve - p);
+        }
+        n++;
+        p = skip_ws(ve, end);
+        if (p < end && *p == ',') {
+            p = skip_ws(p + 1, end);
+            continue;
+        }
+        if (p < end && *p == ']' && skip_ws(p + 1, end) == end)
+            return (size_t)n > max ? (long)max + 1 : n;
+        return -1;
+    }
+}
 
 static int parse_priority(const char *s, cuzk_priority *out) {
     for (int i = 0; i < 4; i++)
@@ -328,20 +517,36 @@ static int parse_priority(const char *s, cuzk_priority *out) {
 
 /* Fills |q| from the JSON body; 0 after replying 400. */
 static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *reply) {
-    json_t *j = http_body_json(r, reply);
-    if (!j)
-        return 0;
+    char why[256];
+    json_t *j = NULL;
+    json_span in;
+    int is_array = 0, n_in = 0;
+    int ok = split_body(r->body ? r->body : "", r->body_len, &j, &in, &is_array, &n_in, why,
+                        sizeof why);
     q->json = j;
+    if (!ok) {
+        *reply = http_error(r, 400, "EFORMAT", "%s", why);
+        return 0;
+    }
     json_t *key = json_object_get(j, "key"), *paths = json_object_get(j, "witness_paths");
     json_t *prio = json_object_get(j, "priority"), *rid = json_object_get(j, "request_id");
-    json_t *dl = json_object_get(j, "deadline_ms");
+    json_t *dl = json_object_get(j, "deadline_ms"), *circ = json_object_get(j, "circuit");
     const char *bad = NULL;
     if (!json_is_string(key) || !*json_string_value(key))
         bad = "\"key\" must be a key id or a .zkey path";
-    else if (!json_is_array(paths) || !json_array_size(paths))
+    else if (n_in > 1)
+        bad = "give \"input\" or \"inputs\", not both";
+    else if (!paths == !n_in)
+        bad = "give one of \"witness_paths\" (witness files), \"input\" (one input object) "
+              "or \"inputs\" (an array of them)";
+    else if (paths && (!json_is_array(paths) || !json_array_size(paths)))
         bad = "\"witness_paths\" must be a non-empty array of paths";
-    else if (json_array_size(paths) > MAX_PARTITIONS)
+    else if (paths && json_array_size(paths) > MAX_PARTITIONS)
         bad = "too many witnesses";
+    else if (circ && (!json_is_string(circ) || json_string_value(circ)[0] != '/'))
+        bad = "\"circuit\" must be the absolute path of a circom .wasm";
+    else if (circ && paths)
+        bad = "\"circuit\" goes with \"input\" or \"inputs\", not with witness files";
     else if (prio &&
              (!json_is_string(prio) || !parse_priority(json_string_value(prio), &q->priority)))
         bad = "\"priority\" must be low, normal, high or critical";
@@ -356,11 +561,36 @@ static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *r
     q->key = json_string_value(key);
     q->request_id = rid ? json_string_value(rid) : NULL;
     q->deadline_ms = dl ? (uint64_t)json_integer_value(dl) : 0;
-    q->n = json_array_size(paths);
+    q->circuit = circ ? json_string_value(circ) : NULL;
+    if (n_in) {
+        long n = is_array ? array_spans(in, NULL, MAX_PARTITIONS) : 1;
+        if (n < 0 || (is_array && n == 0)) {
+            *reply = http_error(r, 400, "EFORMAT",
+                                n < 0 ? "\"inputs\" must be an array of input objects"
+                                      : "\"inputs\" is empty");
+            return 0;
+        }
+        if (n > MAX_PARTITIONS) {
+            *reply = http_error(r, 400, "EINVAL", "too many inputs (at most %d)", MAX_PARTITIONS);
+            return 0;
+        }
+        q->n = (size_t)n;
+        q->inputs = 1;
+        q->single_input = !is_array;
+    } else {
+        q->n = json_array_size(paths);
+    }
     q->w = calloc(q->n, sizeof *q->w);
     if (!q->w) {
         *reply = http_error(r, 503, "ENOMEM", "out of memory");
         return 0;
+    }
+    if (q->inputs) {
+        if (is_array)
+            array_spans(in, q->w, q->n);
+        else
+            q->w[0].input_json = in.p, q->w[0].input_len = in.n;
+        return 1;
     }
     for (size_t i = 0; i < q->n; i++) {
         json_t *p = json_array_get(paths, i);
@@ -476,6 +706,68 @@ static int check_witnesses(cuzkd_request *r, const submit_req *q, const cuzk_key
     return 1;
 }
 
+/* The circuit of an inputs job: the request's, else the key's.  Every input
+ * parsed against it (and dropped: the engine parses it again where the
+ * witness is computed).  0 after replying.  |*wasm| the request's circuit
+ * as a real path (for cuzk_submit), or "" for the key's. */
+static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
+                        char *wasm, size_t wasm_n, enum MHD_Result *reply) {
+    cuzkd_server *srv = r->srv;
+    char path[4096];
+    cuzk_error err = {0};
+    wasm[0] = 0;
+    if (q->circuit) {
+        if (!realpath(q->circuit, path)) {
+            *reply = http_error(r, 404, "ENOTFOUND", "circuit %s: no such file", q->circuit);
+            return 0;
+        }
+        snprintf(wasm, wasm_n, "%s", path);
+    } else if (!cuzkd_circuit_of_key(srv, key->id, path, sizeof path)) {
+        *reply = http_error(r, 400, "EINVAL",
+                            "key %s has no circuit registered: name the .wasm with \"circuit\" "
+                            "(or register it with the key: POST /v1/keys with \"circuit\")",
+                            key->id);
+        return 0;
+    }
+    const cuzk_wc_circuit *c;
+    cuzk_status s = cuzkd_circuit_get(srv, path, &c, &err);
+    if (s != CUZK_OK) {
+        *reply = http_error_status(r, s, err.msg);
+        return 0;
+    }
+    cuzk_curve cc = cuzk_wc_circuit_curve(c);
+    if (cc != key->curve) {
+        *reply = http_error(r, 400, "ECURVE", "circuit %s is for %s, key %s is for %s", path,
+                            cuzk_curve_snarkjs_name(cc), key->id,
+                            cuzk_curve_snarkjs_name(key->curve));
+        return 0;
+    }
+    if (cuzk_wc_circuit_n_witness(c) != key->n_vars) {
+        *reply = http_error(r, 400, "EMISMATCH",
+                            "circuit %s computes %u witness values, key %s needs %llu", path,
+                            cuzk_wc_circuit_n_witness(c), key->id,
+                            (unsigned long long)key->n_vars);
+        return 0;
+    }
+    for (size_t i = 0; i < q->n; i++) {
+        cuzk_wc_input *in = NULL;
+        s = cuzk_wc_input_parse(&in, c, q->w[i].input_json, q->w[i].input_len, &err);
+        cuzk_wc_input_free(in);
+        if (s == CUZK_OK)
+            continue;
+        /* The client's data: 400 whatever the witness layer's kind. */
+        unsigned code = s == CUZK_ENOMEM ? 503 : s == CUZK_EUNSUPPORTED ? 500 : 400;
+        char where[32];
+        if (q->single_input)
+            snprintf(where, sizeof where, "input");
+        else
+            snprintf(where, sizeof where, "inputs[%zu]", i);
+        *reply = http_error(r, code, cuzk_status_name(s), "%s: %s", where, err.msg);
+        return 0;
+    }
+    return 1;
+}
+
 static int refuse_draining(cuzkd_request *r, enum MHD_Result *reply) {
     if (!atomic_load(&r->srv->draining))
         return 0;
@@ -521,6 +813,7 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
     cuzk_error err = {0};
     cuzk_status s;
     cuzkd_client *c = NULL;
+    char wasm[4096] = "";
     /* Attaching proves nothing: the engine checks that key and partition
      * count match the job's, so the key need not even be resident. */
     int attach = attaches(srv, q->request_id);
@@ -531,7 +824,8 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
                                                     "a readable .zkey path",
                                                     q->key)
                                        : http_error_status(r, s, err.msg);
-        if (!check_witnesses(r, q, &key, &reply))
+        if (q->inputs ? !check_inputs(r, q, &key, wasm, sizeof wasm, &reply)
+                      : !check_witnesses(r, q, &key, &reply))
             return reply;
         if (!(c = client_reserve(srv, r->client)))
             return http_error(r, 429, "too_many_jobs",
@@ -543,12 +837,28 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
                           .priority = q->priority,
                           .deadline_ms = q->deadline_ms,
                           .witnesses = q->w,
-                          .n_witnesses = q->n};
+                          .n_witnesses = q->n,
+                          .circuit = wasm[0] ? wasm : NULL};
     cuzk_job *job = NULL;
     int attached = 0;
-    /* In-memory witnesses are copied by the engine (release is NULL), so
-     * they are charged to the budget and the body can be freed now. */
+    /* Uploaded witnesses stay where they were received: each holds a
+     * reference to the upload buffer, dropped by the engine's release call
+     * once synthesis has read it.  The engine calls release only for a job
+     * it accepted (not attached): otherwise the references are taken back
+     * here and the buffer returns to the pool when the request ends. */
+    size_t handed = 0;
+    if (r->upload && !q->inputs)
+        for (size_t i = 0; i < q->n; i++)
+            if (q->w[i].data) {
+                q->w[i].release = cuzkd_intake_release;
+                q->w[i].release_ctx = r->upload;
+                handed++;
+            }
+    if (handed)
+        atomic_fetch_add(&r->upload->refs, (unsigned)handed);
     s = cuzk_submit(srv->engine, &job, &attached, &o, &err);
+    if (handed && (s != CUZK_OK || attached))
+        atomic_fetch_sub(&r->upload->refs, (unsigned)handed);
     if (s != CUZK_OK) {
         if (c)
             client_release(srv, c);

@@ -1,6 +1,6 @@
 /*
  * The key endpoints (docs/API.md "Keys"): list, get, import (register or
- * load), preload, evict; and cuzkd_key_ready, which the submit path uses
+ * load, optionally with the key's circuit), preload, evict; and cuzkd_key_ready, which the submit path uses
  * to learn a key's curve and size before checking witnesses.
  *
  * Loading a key can take seconds to minutes; it happens on the requesting
@@ -16,14 +16,19 @@
 #include "server/http.h"
 #include "server/log.h"
 
-json_t *cuzkd_key_json(const cuzk_key_info *k) {
-    return json_pack("{s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}", "id",
+json_t *cuzkd_key_json(cuzkd_server *srv, const cuzk_key_info *k) {
+    char wasm[4096] = "";
+    cuzkd_circuit_of_key(srv, k->id, wasm, sizeof wasm);
+    json_t *j = json_pack("{s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}", "id",
                      jtext(k->id), "path", jtext(k->path), "tier", cuzk_key_tier_name(k->tier),
                      "curve", cuzk_curve_snarkjs_name(k->curve), "log_n", (json_int_t)k->log_n,
                      "n_vars", (json_int_t)k->n_vars, "mem_bytes", (json_int_t)k->mem_bytes,
                      "in_use", (json_int_t)k->in_use, "proofs", (json_int_t)k->proofs, "failures",
                      (json_int_t)k->failures, "loading", k->loading, "load_error",
                      jtext(k->load_status == CUZK_OK ? "" : k->load_msg));
+    if (j)
+        json_object_set_new(j, "circuit", jtext(wasm));
+    return j;
 }
 
 /* Every key's info (malloc'd, |*n| entries); NULL if there is none. */
@@ -96,7 +101,7 @@ static enum MHD_Result reply_key(cuzkd_request *r, const char *id) {
     cuzk_key_info k;
     if (!key_lookup(r->srv, id, NULL, &k))
         return http_error(r, 404, "ENOTFOUND", "no key with id '%s'", id);
-    return http_json(r, 200, cuzkd_key_json(&k));
+    return http_json(r, 200, cuzkd_key_json(r->srv, &k));
 }
 
 enum MHD_Result api_keys_list(cuzkd_request *r) {
@@ -104,7 +109,7 @@ enum MHD_Result api_keys_list(cuzkd_request *r) {
     cuzk_key_info *k = all_keys(r->srv->engine, &n);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, cuzkd_key_json(&k[i]));
+        json_array_append_new(a, cuzkd_key_json(r->srv, &k[i]));
     free(k);
     return http_json(r, 200, json_pack("{s:o}", "keys", a));
 }
@@ -114,7 +119,7 @@ enum MHD_Result api_keys_get(cuzkd_request *r) {
     enum MHD_Result reply = MHD_NO;
     if (!path_key(r, &k, &reply))
         return reply;
-    return http_json(r, 200, cuzkd_key_json(&k));
+    return http_json(r, 200, cuzkd_key_json(r->srv, &k));
 }
 
 
@@ -124,7 +129,7 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
     if (!j)
         return reply;
     json_t *id = json_object_get(j, "id"), *path = json_object_get(j, "path");
-    json_t *pre = json_object_get(j, "preload");
+    json_t *pre = json_object_get(j, "preload"), *circ = json_object_get(j, "circuit");
     const char *bad = NULL;
     if (!json_is_string(id) || !http_valid_id(json_string_value(id)))
         bad = "\"id\" must be 1..127 printable bytes without spaces or / ? # %";
@@ -132,6 +137,8 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
         bad = "\"path\" must be the absolute path of a .zkey";
     else if (pre && !json_is_boolean(pre))
         bad = "\"preload\" must be true or false";
+    else if (circ && (!json_is_string(circ) || json_string_value(circ)[0] != '/'))
+        bad = "\"circuit\" must be the absolute path of a circom .wasm";
     if (bad) {
         json_decref(j);
         return http_error(r, 400, "EINVAL", "%s", bad);
@@ -148,6 +155,15 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
         LOG_INFO("keys", "key %s %s from %s by client %s (%.1f ms)", key_id,
                  load ? "loaded" : "registered", json_string_value(path), r->client,
                  (cuzk_now_ns() - t0) / 1e6);
+    if (s == CUZK_OK && circ) {
+        /* The first registration of a circuit on a machine compiles it:
+         * this request waits for that, on its own connection thread. */
+        t0 = cuzk_now_ns();
+        s = cuzkd_circuit_register(r->srv, key_id, json_string_value(circ), &err);
+        if (s == CUZK_OK)
+            LOG_INFO("keys", "key %s: circuit %s registered by client %s (%.1f ms)", key_id,
+                     json_string_value(circ), r->client, (cuzk_now_ns() - t0) / 1e6);
+    }
     json_decref(j);
     if (s != CUZK_OK)
         return http_error_status(r, s, err.msg);

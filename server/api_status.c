@@ -46,13 +46,14 @@ static json_t *devices_json(const cuzk_engine_status *st) {
     return a;
 }
 
-static json_t *keys_json(cuzk_engine *e) {
+static json_t *keys_json(cuzkd_server *srv) {
+    cuzk_engine *e = srv->engine;
     json_t *a = json_array();
     size_t want = cuzk_engine_keys(e, NULL, 0) + 8;
     cuzk_key_info *k = calloc(want, sizeof *k);
     size_t n = k ? cuzk_engine_keys(e, k, want) : 0;
     for (size_t i = 0; i < n && i < want; i++)
-        json_array_append_new(a, cuzkd_key_json(&k[i]));
+        json_array_append_new(a, cuzkd_key_json(srv, &k[i]));
     free(k);
     return a;
 }
@@ -85,9 +86,17 @@ enum MHD_Result api_status(cuzkd_request *r) {
         "jobs", "active", (json_int_t)st.jobs_active, "retained", (json_int_t)st.jobs_retained,
         "done", (json_int_t)st.jobs_done, "failed", (json_int_t)st.jobs_failed, "cancelled",
         (json_int_t)st.jobs_cancelled, "expired", (json_int_t)st.jobs_expired, "proofs",
-        (json_int_t)st.proofs, "retries", (json_int_t)st.retries, "keys", keys_json(srv->engine),
+        (json_int_t)st.proofs, "retries", (json_int_t)st.retries, "keys", keys_json(srv),
         "clients", (json_int_t)clients, "connections", (json_int_t)cuzkd_http_connections(srv),
         "recent_jobs", cuzkd_jobs_json(srv, 64));
+    cuzkd_intake_counts ic;
+    cuzkd_intake_stats(srv, &ic);
+    json_t *mem = json_object_get(j, "memory");
+    if (mem)
+        json_object_set_new(mem, "uploads",
+                            json_pack("{s:I, s:I, s:I, s:I}", "budget", (json_int_t)ic.budget,
+                                      "held", (json_int_t)ic.held, "in_use",
+                                      (json_int_t)ic.in_use, "idle", (json_int_t)ic.idle));
     return http_json(r, 200, j);
 }
 

@@ -69,6 +69,13 @@ static const cuzkd_option options[] = {
     {"max_body_bytes", OPT_BYTES, F(max_body_bytes), "1G", 1024, 1ULL << 50, NULL,
      "Largest request body (uploaded witnesses); larger requests get 413\n"
      "before their body is read. Suffixes K, M, G, T (powers of 1024)."},
+    {"upload_budget", OPT_BYTES, F(upload_budget), "0", 0, 1ULL << 60, NULL,
+     "Memory for request bodies being received and uploaded witnesses not yet\n"
+     "read by the engine (they are handed over without a copy). A submit that\n"
+     "finds no room waits up to upload_wait_ms before its body is read, then\n"
+     "gets 503. 0: a quarter of the engine's budget. Suffixes K, M, G, T."},
+    {"upload_wait_ms", OPT_UINT, F(upload_wait_ms), "10000", 0, U32, NULL,
+     "How long a submit waits for room in upload_budget before 503 EBUSY."},
     {"max_jobs_per_client", OPT_UINT, F(max_jobs_per_client), "64", 0, U32, NULL,
      "Jobs one client may have in flight; further submits get 429. 0: no limit."},
     {"max_await_ms", OPT_UINT, F(max_await_ms), "300000", 0, U32, NULL,
@@ -88,7 +95,13 @@ static const cuzkd_option options[] = {
      "Memory budget for keys, buffers and witnesses. 0: physical memory (or\n"
      "the cgroup limit) minus 10%. Suffixes K, M, G, T."},
     {"keys", OPT_STRING, F(keys), "", 0, 0, check_keys,
-     "Keys to load at start: id=/path/a.zkey,id2=/path/b.zkey."},
+     "Keys to load at start: id=/path/a.zkey,id2=/path/b.zkey. A key's circuit\n"
+     "(circom's .wasm, for jobs that carry inputs instead of witnesses) follows\n"
+     "its path after a colon: id=/path/a.zkey:/path/a.wasm."},
+    {"wc_cache_dir", OPT_STRING, F(wc_cache_dir), "", 0, 0, NULL,
+     "Folder of compiled circuits (each .wasm is compiled to native code once\n"
+     "per machine and kept here). Empty: $CUZK_WC_CACHE, else\n"
+     "$XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc."},
     {"retain_jobs", OPT_UINT, F(retain_jobs), "0", 0, U32, NULL,
      "Finished jobs kept for status, results and request-id attach (0: 1024)."},
     {"batch_max", OPT_UINT, F(batch_max), "0", 0, 1024, NULL,
@@ -413,10 +426,23 @@ static int parse_keys(const char *v, cuzkd_config *c, char *msg, size_t cap) {
         } else if (n >= CUZKD_MAX_PRELOAD) {
             snprintf(msg, cap, "at most %d keys", CUZKD_MAX_PRELOAD);
             ok = 0;
-        } else if (c) {
-            snprintf(c->preload[n].id, sizeof c->preload[n].id, "%.*s", (int)(eq - it), it);
-            c->preload[n].path = strdup(eq + 1);
-            ok = c->preload[n].path != NULL;
+        } else {
+            /* id=KEY or id=KEY:CIRCUIT.wasm (split at the last colon only
+             * when what follows it names a .wasm, so paths may hold colons) */
+            const char *path = eq + 1, *colon = strrchr(path, ':');
+            size_t tail = colon ? strlen(colon + 1) : 0;
+            int has_circuit = colon && colon > path && tail > 5 &&
+                              !strcmp(colon + 1 + tail - 5, ".wasm");
+            if (has_circuit && (colon[1] != '/' || path[0] != '/')) {
+                snprintf(msg, cap, "'%s': key and circuit paths must be absolute", it);
+                ok = 0;
+            } else if (c) {
+                snprintf(c->preload[n].id, sizeof c->preload[n].id, "%.*s", (int)(eq - it), it);
+                size_t plen = has_circuit ? (size_t)(colon - path) : strlen(path);
+                c->preload[n].path = strndup(path, plen);
+                c->preload[n].circuit = has_circuit ? strdup(colon + 1) : NULL;
+                ok = c->preload[n].path != NULL && (!has_circuit || c->preload[n].circuit);
+            }
         }
         n += ok;
     }
@@ -458,8 +484,10 @@ void cuzkd_config_free(cuzkd_config *c) {
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].type == OPT_STRING)
             free(*(char **)((char *)c + options[i].offset));
-    for (unsigned i = 0; i < c->n_preload; i++)
+    for (unsigned i = 0; i < c->n_preload; i++) {
         free(c->preload[i].path);
+        free(c->preload[i].circuit);
+    }
     if (c->token_value) {
         /* The token is a secret: do not leave it in freed memory. */
         explicit_bzero(c->token_value, strlen(c->token_value));
@@ -668,6 +696,9 @@ cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec, c
     ec->batch_max = c->batch_max;
     ec->self_verify = c->self_verify;
     ec->trace_events = c->trace_events;
+    /* The string lives as long as the configuration, which outlives the
+     * engine (main frees it last). */
+    ec->wc_cache_dir = *c->wc_cache_dir ? c->wc_cache_dir : NULL;
     ec->log_level = (cuzk_log_level)c->log_level;
     ec->log_fn = cuzkd_log_engine;
     ec->log_ctx = NULL;

@@ -22,6 +22,7 @@
 typedef struct cuzkd_preload {
     char id[CUZK_ID_MAX + 1];
     char *path;
+    char *circuit; /* the key's circuit (.wasm), or NULL */
 } cuzkd_preload;
 
 typedef struct cuzkd_config {
@@ -33,6 +34,8 @@ typedef struct cuzkd_config {
     unsigned threads; /* HTTP: connections served at once per listener */
     unsigned connection_timeout_s;
     uint64_t max_body_bytes;
+    uint64_t upload_budget;  /* 0: a quarter of the engine's budget */
+    unsigned upload_wait_ms; /* wait for room in it before 503 */
     unsigned max_jobs_per_client; /* 0: unlimited */
     unsigned max_await_ms;
     /* engine */
@@ -40,6 +43,7 @@ typedef struct cuzkd_config {
     unsigned synth_workers, synth_threads, finalize_threads;
     uint64_t budget;
     char *keys;
+    char *wc_cache_dir; /* "" : the witness layer's default */
     unsigned retain_jobs;
     unsigned batch_max;
     int self_verify;

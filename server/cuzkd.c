@@ -119,6 +119,18 @@ static int preload_keys(cuzkd_server *srv, const cuzkd_config *c) {
             return 0;
         }
         LOG_INFO("keys", "key %s ready (%.1f ms)", c->preload[i].id, (cuzk_now_ns() - t0) / 1e6);
+        if (!c->preload[i].circuit)
+            continue;
+        /* The first start on a machine compiles the circuit (cached after). */
+        t0 = cuzk_now_ns();
+        if (cuzkd_circuit_register(srv, c->preload[i].id, c->preload[i].circuit, &err) !=
+            CUZK_OK) {
+            LOG_ERROR("keys", "key %s: cannot register circuit %s: %s", c->preload[i].id,
+                      c->preload[i].circuit, err.msg);
+            return 0;
+        }
+        LOG_INFO("keys", "key %s: circuit %s registered (%.1f ms)", c->preload[i].id,
+                 c->preload[i].circuit, (cuzk_now_ns() - t0) / 1e6);
     }
     return 1;
 }
@@ -201,6 +213,7 @@ int main(int argc, char **argv) {
     cuzkd_server *srv = &g_srv;
     srv->cfg = &cfg;
     int rc = 1, pid_written = 0;
+    cuzkd_circuits_init(srv);
     if (cuzkd_jobs_start(srv, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
         return 1;
@@ -213,6 +226,12 @@ int main(int argc, char **argv) {
     cuzk_engine_status_get(srv->engine, &st);
     srv->start_ns = st.now_ns - st.uptime_ns;
     log_start(srv->engine, &cfg);
+    if (cuzkd_intake_init(srv, cfg.upload_budget ? cfg.upload_budget : st.mem_budget / 4, &err) !=
+        CUZK_OK) {
+        LOG_ERROR("cuzkd", "%s", err.msg);
+        goto out;
+    }
+    LOG_INFO("cuzkd", "upload budget %.1f MiB", srv->intake.budget / 1048576.0);
     if (cuzkd_http_start(srv, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
         goto out;
@@ -241,6 +260,9 @@ out:
      * for device steps already running (they cannot be interrupted). */
     cuzk_engine_destroy(srv->engine, 0);
     cuzkd_jobs_stop(srv);
+    /* After the engine: it gives upload buffers back as it frees jobs. */
+    cuzkd_intake_destroy(srv);
+    cuzkd_circuits_free(srv);
     if (pid_written)
         unlink(cfg.pid_file);
     LOG_INFO("cuzkd", "stopped%s", rc ? " (start failed)" : "");

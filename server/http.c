@@ -345,6 +345,24 @@ void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len) {
             "# HELP cuzkd_connections Open HTTP connections.\n"
             "# TYPE cuzkd_connections gauge\ncuzkd_connections %u\n",
             cuzkd_http_connections(srv));
+    cuzkd_intake_counts ic;
+    cuzkd_intake_stats(srv, &ic);
+    fprintf(f,
+            "# HELP cuzkd_upload_bytes Upload buffers: budget, held (mapped), in use "
+            "(receiving or not yet read by the engine), idle (kept for reuse).\n"
+            "# TYPE cuzkd_upload_bytes gauge\n"
+            "cuzkd_upload_bytes{state=\"budget\"} %llu\ncuzkd_upload_bytes{state=\"held\"} %llu\n"
+            "cuzkd_upload_bytes{state=\"in_use\"} %llu\ncuzkd_upload_bytes{state=\"idle\"} %llu\n"
+            "# HELP cuzkd_upload_buffers_total Upload buffers handed out, how many of them "
+            "had to wait for room, and how many were newly mapped (not reused).\n"
+            "# TYPE cuzkd_upload_buffers_total counter\n"
+            "cuzkd_upload_buffers_total{event=\"get\"} %llu\n"
+            "cuzkd_upload_buffers_total{event=\"wait\"} %llu\n"
+            "cuzkd_upload_buffers_total{event=\"map\"} %llu\n",
+            (unsigned long long)ic.budget, (unsigned long long)ic.held,
+            (unsigned long long)ic.in_use, (unsigned long long)ic.idle,
+            (unsigned long long)ic.gets, (unsigned long long)ic.waits,
+            (unsigned long long)ic.maps);
     fprintf(f,
             "# HELP cuzkd_draining 1 after SIGTERM, while in-flight jobs finish.\n"
             "# TYPE cuzkd_draining gauge\ncuzkd_draining %d\n",
@@ -423,7 +441,16 @@ static int body_append(cuzkd_request *r, const char *data, size_t n) {
         r->body_len += n;
         return 1;
     }
-    if (r->body_len + n + 1 > r->body_cap) {
+    if (r->upload) {
+        /* Only a body of unknown length grows; the budget must have room
+         * now (a half-received body cannot wait without stalling TCP for
+         * everyone's sake: it is refused instead). */
+        if (r->body_len + n + 1 > r->upload->cap &&
+            !cuzkd_intake_grow(r->srv, r->upload, r->body_len + n + 1))
+            return 0;
+        r->body = r->upload->p;
+        r->body_cap = r->upload->cap;
+    } else if (r->body_len + n + 1 > r->body_cap) {
         size_t cap = r->body_cap ? r->body_cap : 4096;
         while (cap < r->body_len + n + 1)
             cap *= 2;
@@ -479,7 +506,10 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         if (!ct || strncasecmp(ct, "application/octet-stream", 24))
             r->body_kind = BODY_JSON; /* the JSON form of submit */
     }
-    r->body_max = r->body_kind == BODY_UPLOAD ? srv->cfg->max_body_bytes
+    int submit = r->route->fn == api_jobs_submit;
+    /* A submit's JSON may carry the inputs of many partitions: it has the
+     * upload limit, not the one of small JSON bodies. */
+    r->body_max = submit                      ? srv->cfg->max_body_bytes
                   : r->body_kind == BODY_JSON ? JSON_BODY_MAX
                                               : IGNORED_BODY_MAX;
     if (r->body_kind == BODY_JSON && r->body_max > srv->cfg->max_body_bytes)
@@ -498,13 +528,23 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                               r->body_max);
     }
     enum MHD_Result reply = MHD_NO;
-    if (r->route->fn == api_jobs_submit && api_jobs_submit_precheck(r, &reply))
+    if (submit && api_jobs_submit_precheck(r, &reply))
         return reply;
-    if (r->body_kind == BODY_UPLOAD && declared) { /* one allocation for a known size */
-        r->body = malloc((size_t)declared + 1);
-        if (!r->body)
-            return http_error(r, 503, "ENOMEM", "no memory for a body of %llu bytes", declared);
-        r->body_cap = (size_t)declared + 1;
+    if (submit) {
+        /* The whole body goes into one budgeted buffer, sized from
+         * Content-Length when there is one.  Waiting for room happens here,
+         * before the body is read, so a client that cannot be taken yet is
+         * held back by TCP and costs no memory. */
+        cuzk_error err = {0};
+        size_t want = cl ? (size_t)declared + 1 : cuzkd_intake_chunked_start();
+        cuzk_status s =
+            cuzkd_intake_get(srv, want, srv->cfg->upload_wait_ms, &r->upload, &err);
+        if (s == CUZK_ERANGE)
+            return http_error(r, 413, "payload_too_large", "%s (upload_budget)", err.msg);
+        if (s != CUZK_OK)
+            return http_error(r, 503, cuzk_status_name(s), "%s", err.msg);
+        r->body = r->upload->p;
+        r->body_cap = r->upload->cap;
     }
     return MHD_YES;
 }
@@ -538,8 +578,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             /* A body without Content-Length that outgrew the limit: MHD
              * cannot answer in the middle of a body, so the connection is
              * closed; nothing more of it is read. */
-            LOG_INFO("http", "%s %s: body over %zu bytes, connection closed, client=%s", r->method,
-                     r->path, r->body_max, r->client);
+            if (r->body_overflow)
+                LOG_INFO("http", "%s %s: body over %zu bytes, connection closed, client=%s",
+                         r->method, r->path, r->body_max, r->client);
+            else
+                LOG_INFO("http", "%s %s: no room to grow a body of unknown length past %zu "
+                                 "bytes (upload_budget), connection closed, client=%s",
+                         r->method, r->path, r->body_len, r->client);
             r->code = 413;
             return MHD_NO;
         }
@@ -580,7 +625,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     cuzkd_log(lvl, "http", "%s %s %u %.1fms client=%s%s", r->method, r->path, code, ns / 1e6,
               r->client[0] ? r->client : "-", why);
     atomic_fetch_sub(&r->srv->requests, 1);
-    free(r->body);
+    if (r->upload)
+        cuzkd_intake_put(r->upload);
+    else
+        free(r->body);
     free(r);
 }
 

@@ -22,7 +22,8 @@
 
 #include "server/server.h"
 
-/* What a route does with a request body. */
+/* What a route does with a request body.  BODY_UPLOAD: the submit route,
+ * whose body (JSON or uploaded witnesses) goes into an upload buffer. */
 enum { BODY_NONE = 0, BODY_JSON = 1, BODY_UPLOAD = 2 };
 
 typedef struct cuzkd_request {
@@ -42,6 +43,10 @@ typedef struct cuzkd_request {
     char *body;
     size_t body_len, body_cap, body_max;
     int body_overflow;
+    /* Submit bodies are received in an upload buffer (intake.c): |body|
+     * is upload->p.  The request holds one reference, dropped when it
+     * completes; witnesses handed to the engine hold their own. */
+    cuzkd_upload *upload;
     int handled;
 } cuzkd_request;
 
@@ -119,7 +124,8 @@ enum MHD_Result api_keys_evict(cuzkd_request *r);
  * CUZK_OK or the failure (CUZK_ENOTFOUND: neither an id nor a file). */
 cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *info,
                             cuzk_error *err);
-json_t *cuzkd_key_json(const cuzk_key_info *k);
+/* A key object; "circuit" is the .wasm registered with it ("" if none). */
+json_t *cuzkd_key_json(cuzkd_server *srv, const cuzk_key_info *k);
 
 enum MHD_Result api_status(cuzkd_request *r);
 enum MHD_Result api_metrics(cuzkd_request *r);

@@ -7,7 +7,12 @@
  *                 errors, HTTP counters (http.h)
  *   api_jobs.c    submit, job status, result, cancel; per-client job
  *                 accounting and the watcher thread that retires jobs
- *   api_keys.c    key list, import, preload, evict
+ *   api_keys.c    key list, import, preload, evict; the circuits
+ *                 registered with keys (circuit.c)
+ *   circuit.c     circuits (circom .wasm) known to the daemon: which key
+ *                 has which, loaded once for checking inputs
+ *   intake.c      the budgeted, reused buffers request bodies are received
+ *                 in and uploaded witnesses are handed to the engine in
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
  *   page.c        the status page's HTML
  *   log.c         the logger (log.h)
@@ -73,6 +78,36 @@ typedef struct cuzkd_http_stats {
 
 typedef struct cuzkd_listener cuzkd_listener; /* http.c */
 
+/* One upload buffer (intake.c): an anonymous mapping of |cap| bytes, of
+ * which |len| hold a body.  |refs|: the request receiving it, then one per
+ * witness handed to the engine; the last put returns it to the pool. */
+typedef struct cuzkd_upload {
+    void *p;
+    size_t cap, len;
+    _Atomic unsigned refs;
+    struct cuzkd_server *srv;
+    struct cuzkd_upload *next; /* idle list */
+} cuzkd_upload;
+
+typedef struct cuzkd_intake {
+    pthread_mutex_t lock;
+    pthread_cond_t cv; /* a buffer came back */
+    int ready;
+    uint64_t budget;              /* the upload budget */
+    uint64_t held;                /* mapped: in use + idle */
+    uint64_t in_use, idle_bytes;  /* receiving, or held by the engine */
+    unsigned n_idle;
+    cuzkd_upload *idle;
+    uint64_t gets, waits, maps;   /* counters for /metrics */
+} cuzkd_intake;
+
+typedef struct cuzkd_intake_counts {
+    uint64_t budget, held, in_use, idle, gets, waits, maps;
+} cuzkd_intake_counts;
+
+/* A circuit registered with a key (circuit.c). */
+typedef struct cuzkd_circuit cuzkd_circuit;
+
 typedef struct cuzkd_server {
     const cuzkd_config *cfg;
     cuzk_engine *engine;
@@ -106,6 +141,14 @@ typedef struct cuzkd_server {
     int watcher_started, watcher_stop;
 
     cuzkd_http_stats http;
+
+    cuzkd_intake intake;
+
+    /* Circuits (circuit.c): loaded ones by wasm path, and which key has
+     * which.  circuits_lock guards the list only; loads (which may
+     * compile) happen outside it. */
+    pthread_mutex_t circuits_lock;
+    cuzkd_circuit *circuits;
 } cuzkd_server;
 
 /* ---- api_jobs.c ---------------------------------------------------------- */
@@ -118,5 +161,45 @@ void cuzkd_jobs_counts(cuzkd_server *srv, unsigned *jobs, unsigned *clients);
 /* Ask whether |client| may submit one more job (1) or is at its limit (0);
  * no slot is taken. */
 int cuzkd_jobs_client_has_room(cuzkd_server *srv, const char *client);
+
+/* ---- intake.c ------------------------------------------------------------ */
+
+cuzk_status cuzkd_intake_init(cuzkd_server *srv, uint64_t budget, cuzk_error *err);
+/* After the engine is destroyed (it gives buffers back as it frees jobs). */
+void cuzkd_intake_destroy(cuzkd_server *srv);
+/* A buffer of at least |bytes| (refs 1), waiting up to |wait_ms| for room
+ * in the budget.  CUZK_EBUSY when none came in time, CUZK_ERANGE when
+ * |bytes| is larger than the whole budget, CUZK_ENOMEM. */
+cuzk_status cuzkd_intake_get(cuzkd_server *srv, size_t bytes, uint64_t wait_ms,
+                             cuzkd_upload **out, cuzk_error *err);
+/* Grow |b| to hold |bytes| (a body of unknown length): 1, or 0 when the
+ * budget has no room now (no wait) or the mapping cannot grow. */
+int cuzkd_intake_grow(cuzkd_server *srv, cuzkd_upload *b, size_t bytes);
+size_t cuzkd_intake_chunked_start(void);
+/* Drop one reference; the last returns the buffer to the pool.  NULL is a
+ * no-op. */
+void cuzkd_intake_put(cuzkd_upload *b);
+/* cuzk_witness.release for witnesses in an upload buffer (ctx: the
+ * buffer). */
+void cuzkd_intake_release(void *ctx, const void *data);
+void cuzkd_intake_stats(cuzkd_server *srv, cuzkd_intake_counts *c);
+
+/* ---- circuit.c ----------------------------------------------------------- */
+
+/* Register |wasm| (absolute path) with key |key_id| in the engine and here.
+ * Errors as cuzk_engine_circuit_register's. */
+cuzk_status cuzkd_circuit_register(cuzkd_server *srv, const char *key_id, const char *wasm,
+                                   cuzk_error *err);
+/* The wasm path registered with |key_id| into |out| (size |n|): 1, or 0
+ * when none is. */
+int cuzkd_circuit_of_key(cuzkd_server *srv, const char *key_id, char *out, size_t n);
+/* The loaded circuit of |wasm| (an absolute path), loading (and, the first
+ * time on this machine, compiling) it if needed.  The circuit stays loaded
+ * until cuzkd_circuits_free. */
+struct cuzk_wc_circuit;
+cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
+                              const struct cuzk_wc_circuit **c, cuzk_error *err);
+void cuzkd_circuits_init(cuzkd_server *srv);
+void cuzkd_circuits_free(cuzkd_server *srv);
 
 #endif
