@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # cuzkd's HTTP API (docs/API.md): every endpoint, both submit forms,
 # multi-partition jobs, attach by request id, results as JSON (proofs
-# verified with `cuzk verify`) and raw bytes; keys; status, metrics, trace,
+# verified with `cuzk verify`) and raw bytes (decoded -- EIP-197 for BN254,
+# zcash for BLS12-381 -- compared with the JSON proofs and verified);
+# cancel and deadline of a job already on the device (result dropped,
+# buffers, key pin and witness returned); keys; status, metrics, trace,
 # healthz and the page; TCP with a bearer token; and every error path with
 # its status code and JSON error body.  The daemon must still be serving
 # at the end.
@@ -15,16 +18,16 @@ gen_circuit bls bls12_381 6 # a witness of another curve
 W=$tmp/c.wtns
 wsize=$(stat -c %s "$W")
 
-# verify_result FILE N: FILE holds a done JSON result with N proofs, each
-# accepted by cuzk verify.
+# verify_result FILE N WHAT [VK]: FILE holds a done JSON result with N
+# proofs, each accepted by cuzk verify (with VK, default the c circuit's).
 verify_result() {
-  local f=$1 n=$2 what=$3
+  local f=$1 n=$2 what=$3 vk=${4:-$tmp/c.vk.json}
   check "$what: state" "$(jget "$f" state)" done
   check "$what: proofs" "$(jget "$f" proofs.length)" "$n"
   for i in $(seq 0 $((n - 1))); do
     jsave "$f" "proofs.$i.proof" "$tmp/p.json"
     jsave "$f" "proofs.$i.public" "$tmp/pub.json"
-    if "$cuzk" verify "$tmp/c.vk.json" "$tmp/pub.json" "$tmp/p.json" >/dev/null 2>&1; then ok; else
+    if "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null 2>&1; then ok; else
       bad "$what: proof $i does not verify"
     fi
   done
@@ -83,6 +86,33 @@ verify_result "$tmp/j1.json" 2 "json submit"
 expect 200 -- "/v1/jobs/j1/result?format=raw"
 check "raw type" "$ctype" application/octet-stream
 check "raw length (2 x 256 bytes)" "$(stat -c %s "$tmp/body")" 512
+# raw_verify RAW JSON CURVE VK N WHAT: the raw proofs decode to the JSON
+# result's proofs, and each decoded proof verifies against VK.
+raw_verify() {
+  local raw=$1 json=$2 curve=$3 vk=$4 n=$5 what=$6
+  check "$what: raw decodes to the JSON proofs" "$(raw_check "$raw" "$json" "$curve" "$tmp/raw")" "ok $n"
+  for i in $(seq 0 $((n - 1))); do
+    jsave "$json" "proofs.$i.public" "$tmp/pub.json"
+    out=$("$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/raw.$i.json" 2>&1)
+    check "$what: decoded raw proof $i verifies" "$out" OK
+  done
+}
+cp "$tmp/body" "$tmp/j1.raw"
+raw_verify "$tmp/j1.raw" "$tmp/j1.json" bn128 "$tmp/c.vk.json" 2 "raw EIP-197"
+# the check can fail: one flipped byte of the raw proof is caught
+printf '\x01' | dd of="$tmp/j1.raw" bs=1 seek=100 conv=notrunc 2>/dev/null
+case "$(raw_check "$tmp/j1.raw" "$tmp/j1.json" bn128 "$tmp/raw")" in
+  "proof 0 pi_b"*) ok ;; *) bad "a changed raw byte was not noticed" ;;
+esac
+# BLS12-381: zcash compressed points
+expect 202 -- -X POST -d "{\"key\":\"k2\",\"witness_paths\":[\"$tmp/bls.wtns\"],\"request_id\":\"b1\"}" /v1/jobs
+expect 200 -- "/v1/jobs/b1/result?timeout_ms=60000"
+cp "$tmp/body" "$tmp/b1.json"
+verify_result "$tmp/b1.json" 1 "bls12-381 job" "$tmp/bls.vk.json"
+expect 200 -- "/v1/jobs/b1/result?format=raw"
+check "raw length (1 x 192 bytes)" "$(stat -c %s "$tmp/body")" 192
+cp "$tmp/body" "$tmp/b1.raw"
+raw_verify "$tmp/b1.raw" "$tmp/b1.json" bls12381 "$tmp/bls.vk.json" 1 "raw zcash"
 expect 200 -- /v1/jobs/j1
 check "status: state" "$(jget "$tmp/body" state)" done
 check "status: priority" "$(jget "$tmp/body" priority)" high
@@ -103,9 +133,12 @@ cat "$W" "$W" "$W" >"$tmp/three.wtns"
 expect 202 -- -X POST -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/three.wtns" "/v1/jobs?key=k1&request_id=u3&sizes=$wsize,$wsize,$wsize"
 check "multi-partition upload: partitions" "$(jget "$tmp/body" partitions)" 3
 expect 200 -- "/v1/jobs/u3/result?timeout_ms=60000"
-verify_result "$tmp/body" 3 "multi-partition upload"
+cp "$tmp/body" "$tmp/u3.json"
+verify_result "$tmp/u3.json" 3 "multi-partition upload"
 expect 200 -- "/v1/jobs/u3/result?format=raw&timeout_ms=1000"
 check "raw length (3 x 256 bytes)" "$(stat -c %s "$tmp/body")" 768
+cp "$tmp/body" "$tmp/u3.raw"
+raw_verify "$tmp/u3.raw" "$tmp/u3.json" bn128 "$tmp/c.vk.json" 3 "raw, 3 partitions"
 
 # ---- cancel ----------------------------------------------------------------
 expect 200 -- -X DELETE /v1/jobs/u1
@@ -145,9 +178,14 @@ head -c $((70 * 1024)) /dev/zero >"$tmp/big.bin"
 expect 413 payload_too_large -- "${up[@]}" --data-binary @"$tmp/big.bin" "/v1/jobs?key=k1"
 expect 413 payload_too_large -- -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big.bin" /v1/jobs
 # a chunked body over the limit cannot be answered mid-body: the daemon
-# closes the connection, and keeps serving
-curl -s --max-time 20 --unix-socket "$SOCK" -o /dev/null -H 'Transfer-Encoding: chunked' \
-  "${up[@]}" --data-binary @"$tmp/big.bin" "http://cuzkd/v1/jobs?key=k1"
+# closes the connection without a response (curl: no HTTP status, "empty
+# reply" or a send/receive error), logs it, and keeps serving
+out=$(curl -s --max-time 20 --unix-socket "$SOCK" -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' \
+  "${up[@]}" --data-binary @"$tmp/big.bin" "http://cuzkd/v1/jobs?key=k1")
+crc=$?
+check "chunked over the limit: no response" "$out" 000
+case $crc in 52 | 55 | 56) ok ;; *) bad "chunked over the limit: curl exit $crc, expected 52/55/56 (connection closed)" ;; esac
+wait_for 10 grep -q "body over 65536 bytes, connection closed" "$tmp/main.log" && ok || bad "no log line for the chunked body"
 expect 200 -- /healthz
 
 # ---- results and status errors --------------------------------------------
@@ -233,11 +271,52 @@ expect 200 -- "/v1/jobs/s4/result?timeout_ms=30000"
 check "simulated result" "$(jget "$tmp/body" simulated)" true
 check "simulated result: state" "$(jget "$tmp/body" state)" done
 expect 409 EUNSUPPORTED -- "/v1/jobs/s4/result?format=raw"
-# s1 and s2 have ended: the client may submit again
-wait_for 10 curl -sf --unix-socket "$SOCK" "http://cuzkd/v1/jobs/s1/result?timeout_ms=5000" >/dev/null
-sleep 0.3
+# s1 and s2 have ended: once the daemon counts no job of this client in
+# flight, the client may submit again
+wait_for 10 status_is 'j.state == "done"' /v1/jobs/s1 || bad "s1 did not finish"
+wait_for 10 status_is 'j.clients == 0' || bad "the client still counts jobs in flight"
 expect 202 -- -X POST -d "$(sub s5)" /v1/jobs
 expect 200 -- -X DELETE /v1/jobs/s5
+
+# ---- cancel and deadline of a job already on the device ------------------
+# The device is busy with it (1.5 s): the job ends at once, and once the
+# device is done with it the result is dropped (no proof counted), its
+# buffers are back in the pool, its key unpinned and its witness released.
+idle_again='j.jobs.active == 0 && j.in_flight.proving == 0 && j.in_flight.finalizing == 0'
+wait_for 20 status_is "$idle_again" || bad "the simulated daemon did not go idle"
+expect 200 -- /v1/status
+before_done=$(jget "$tmp/body" jobs.done)
+before_proofs=$(jget "$tmp/body" jobs.proofs)
+for how in cancel deadline; do
+  if [ $how = cancel ]; then
+    expect 202 -- -X POST -d "$(sub run-$how)" /v1/jobs
+    wait_for 20 status_is 'j.state == "running" && j.partition[0].stage == "proving"' /v1/jobs/run-$how ||
+      bad "run-$how never reached the device"
+    expect 200 -- -X DELETE /v1/jobs/run-$how
+    check "cancel a running job" "$(jget "$tmp/body" cancelled)" true
+    want="cancelled ECANCELLED"
+  else
+    expect 202 -- -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"run-$how\",\"deadline_ms\":400}" /v1/jobs
+    wait_for 20 status_is 'j.state == "expired"' /v1/jobs/run-$how || bad "run-$how did not expire"
+    want="expired ETIMEOUT"
+  fi
+  expect 200 -- "/v1/jobs/run-$how/result?timeout_ms=100"
+  check "$how of a running job: result" "$(jget "$tmp/body" state) $(jget "$tmp/body" status)" "$want"
+  check "$how of a running job: no proofs" "$(jget "$tmp/body" proofs)" "<missing>"
+  expect 200 -- /v1/jobs/run-$how
+  jtrue "$tmp/body" 'j.partition[0].device_us > 0' && ok || bad "$how: the partition never ran on the device"
+  wait_for 20 status_is "$idle_again" || bad "$how: the device did not finish the dropped partition"
+  expect 200 -- /v1/status
+  cp "$tmp/body" "$tmp/after.json"
+  check "$how: no job done" "$(jget "$tmp/after.json" jobs.done)" "$before_done"
+  check "$how: no proof published" "$(jget "$tmp/after.json" jobs.proofs)" "$before_proofs"
+  jtrue "$tmp/after.json" 'j.memory.buffers == j.memory.buffers_idle' && ok ||
+    bad "$how: buffers not returned: $(jget "$tmp/after.json" memory)"
+  check "$how: witness memory returned" "$(jget "$tmp/after.json" memory.intake)" 0
+  jtrue "$tmp/after.json" 'j.keys.every(k => k.in_use == 0)' && ok || bad "$how: a key is still pinned: $(jget "$tmp/after.json" keys)"
+  expect 200 -- /v1/jobs/run-$how
+  check "$how: the job stays ended" "$(jget "$tmp/body" state)" "${want% *}"
+done
 
 # ---- TCP with a bearer token ----------------------------------------------
 port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/tcp.log" | head -1)
