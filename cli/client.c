@@ -461,10 +461,17 @@ static cuzk_status upload_path(const cli_job_req *r, char *path, size_t n, cuzk_
     return CUZK_OK;
 }
 
-static char *submit_json_body(const cli_job_req *r) {
+/* The JSON form's body; |*len| its length.  Inputs are spliced in as the
+ * file's own text, so that numbers jansson cannot hold (integers beyond 64
+ * bits, which snarkjs accepts) reach the daemon unchanged. */
+static char *submit_json_body(const cli_job_req *r, size_t *len) {
     json_t *o = json_object();
     json_object_set_new(o, "key", json_string(r->key));
-    json_object_set_new(o, "witness_paths", json_pack("[s]", r->witness_path));
+    if (r->input_json) {
+        if (r->circuit)
+            json_object_set_new(o, "circuit", json_string(r->circuit));
+    } else
+        json_object_set_new(o, "witness_paths", json_pack("[s]", r->witness_path));
     if (r->priority)
         json_object_set_new(o, "priority", json_string(r->priority));
     if (r->request_id)
@@ -473,7 +480,25 @@ static char *submit_json_body(const cli_job_req *r) {
         json_object_set_new(o, "deadline_ms", json_integer((json_int_t)r->deadline_ms));
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    return text;
+    if (!text)
+        return NULL;
+    *len = strlen(text);
+    if (!r->input_json)
+        return text;
+    /* {"key":...} -> {"key":...,"input":<text>} */
+    static const char member[] = ",\"input\":";
+    size_t head = *len - 1, n = head + sizeof member - 1 + r->input_len + 1;
+    char *body = malloc(n + 1);
+    if (body) {
+        memcpy(body, text, head);
+        memcpy(body + head, member, sizeof member - 1);
+        memcpy(body + head + sizeof member - 1, r->input_json, r->input_len);
+        body[n - 1] = '}';
+        body[n] = 0;
+        *len = n;
+    }
+    free(text);
+    return body;
 }
 
 cuzk_status cli_job_submit(cli_conn *c, const cli_job_req *r, cli_job_ref *ref, int *unreachable,
@@ -490,11 +515,14 @@ cuzk_status cli_job_submit(cli_conn *c, const cli_job_req *r, cli_job_ref *ref, 
         st = cli_http(c, "POST", path, CLI_BODY_BINARY, r->witness_data, r->witness_len, 0,
                       &resp, unreachable, err);
     } else {
-        char *body = submit_json_body(r);
+        size_t len = 0;
+        char *body = submit_json_body(r, &len);
         if (!body)
             return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
-        st = cli_http(c, "POST", "/v1/jobs", CLI_BODY_JSON, body, strlen(body), 60000, &resp,
-                      unreachable, err);
+        /* A circuit's first use compiles it (a minute or more for a large
+         * one): no time limit on a submit with inputs. */
+        st = cli_http(c, "POST", "/v1/jobs", CLI_BODY_JSON, body, len,
+                      r->input_json ? 0 : 60000, &resp, unreachable, err);
         free(body);
     }
     if (st != CUZK_OK)

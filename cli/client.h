@@ -188,6 +188,13 @@ typedef struct cli_job_req {
     const char *witness_path; /* absolute path, sent in the JSON form */
     const void *witness_data; /* else the .wtns image, uploaded */
     size_t witness_len;
+    /* Or instead of a witness: the text of a circom input.json (sent as
+     * "input", as written: the daemon computes the witness) and, when the
+     * key has no circuit registered in the daemon, the absolute path of the
+     * circuit's .wasm (NULL: the key's). */
+    const char *input_json;
+    size_t input_len;
+    const char *circuit;
     const char *priority;   /* low|normal|high|critical; NULL: the daemon's default */
     const char *request_id; /* NULL: the daemon assigns one */
     uint64_t deadline_ms;   /* 0: none */

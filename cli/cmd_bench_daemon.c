@@ -8,8 +8,9 @@
  *   stress   J clients submit for S seconds with random priorities and, given
  *            several key/witness pairs, mixed circuit sizes
  *
- * Reports throughput, latency percentiles (submit to result received),
- * failures grouped by error, and each daemon device's busy / starved /
+ * Reports throughput, latency percentiles (submit to result received), the
+ * intake (bytes sent per submit, submit times, MB/s), failures grouped by
+ * error, and each daemon device's busy / starved /
  * idle-with-work split over the run (deltas of /v1/status).  --verify checks
  * every proof on the client with the key's vk and compares its public
  * signals with the witness's.  Prints figures; never a test by itself.
@@ -53,6 +54,10 @@ static const char *help =
     "                                        INSECURE dev key and a witness per\n"
     "                                        --log2 (with the --curve before it)\n"
     "    --dir DIR                           keep generated files in DIR\n"
+    "    --zkey PATH_OR_ID --input IN.json [--circuit C.wasm]\n"
+    "                                        send circom inputs instead of a\n"
+    "                                        witness (the daemon computes it with\n"
+    "                                        C.wasm, or the key's circuit)\n"
     "  -n N             proofs (single: 10, batch: 100)\n"
     "  -j J             concurrent clients (batch, stress: 4)\n"
     "  --procs P        split the clients over P processes (default 1)\n"
@@ -63,7 +68,11 @@ static const char *help =
     "  --timeout S      per job (default 600)\n"
     "  --json FILE      also write the figures as JSON\n"
     "Every job has a unique request id; a submission answered with 429 (too many\n"
-    "jobs of this client) is retried after a short pause and counted.\n";
+    "jobs of this client) is retried after a short pause and counted.  Jobs and\n"
+    "proofs/s count the submits the daemon answered; submits that never reached\n"
+    "it (no connection, connection lost) are reported apart.  A simulated device\n"
+    "(devices = sim:...) returns no proofs: its jobs count as done (not with\n"
+    "--verify).\n";
 
 #if CLI_HAVE_DAEMON
 
@@ -79,6 +88,10 @@ typedef struct bench_pair {
     char label[64];
     const void *data; /* the .wtns bytes, for uploads (the mapping of |w|) */
     size_t len;
+    int is_input;            /* --input: |wtns| names an input.json */
+    char circuit[PATH_MAX];  /* --circuit (absolute), or "" */
+    char *input;             /* the input.json text */
+    size_t input_len;
     cuzk_wtns w; /* open for the expected public signals */
     int w_open;
     cuzk_vk vk; /* --verify */
@@ -96,9 +109,12 @@ typedef struct bench_opts {
     unsigned n_pairs;
 } bench_opts;
 
-/* One finished job. status: 0 ok, 1 failed, 2 proof invalid. */
+/* One finished job. status: 0 ok, 1 failed, 2 proof invalid, 3 the submit
+ * never reached the daemon (no HTTP answer). */
 typedef struct bench_rec {
     double latency_s;
+    double submit_s; /* submit request to its answer (the last try) */
+    uint64_t bytes;  /* body bytes of the submit */
     uint64_t job_id;
     unsigned char status, prio, pair;
 } bench_rec;
@@ -115,7 +131,7 @@ typedef struct bench_sink {
     size_t n, cap;
     fail_kind fails[MAX_FAIL_KINDS];
     unsigned n_fails;
-    uint64_t failed, invalid, retries;
+    uint64_t failed, invalid, retries, unreached;
 } bench_sink;
 
 typedef struct bench_ctx {
@@ -158,8 +174,9 @@ static void sink_fail_kind(bench_sink *s, const char *text) {
 static void sink_add(bench_sink *s, const bench_rec *r, unsigned retries, const char *err) {
     if (s->fd >= 0) {
         char line[ERR_TEXT + 96];
-        int n = snprintf(line, sizeof line, "R %u %u %u %.9f %llu %u %s\n", r->status, r->prio,
-                         r->pair, r->latency_s, (unsigned long long)r->job_id, retries,
+        int n = snprintf(line, sizeof line, "R %u %u %u %.9f %.9f %llu %llu %u %s\n", r->status,
+                         r->prio, r->pair, r->latency_s, r->submit_s,
+                         (unsigned long long)r->bytes, (unsigned long long)r->job_id, retries,
                          err ? err : "");
         if (n > 0 && write(s->fd, line, (size_t)n) < 0)
             perror("cuzk bench: pipe");
@@ -175,6 +192,7 @@ static void sink_add(bench_sink *s, const bench_rec *r, unsigned retries, const 
     if (s->n < s->cap)
         s->recs[s->n++] = *r;
     s->retries += retries;
+    s->unreached += r->status == 3;
     if (r->status) {
         s->failed++;
         s->invalid += r->status == 2;
@@ -186,14 +204,16 @@ static void sink_add(bench_sink *s, const bench_rec *r, unsigned retries, const 
 /* A line from a child process (see sink_add). */
 static void sink_add_line(bench_sink *s, char *line) {
     unsigned st, prio, pair, retries;
-    double lat;
-    unsigned long long job;
+    double lat, sub;
+    unsigned long long job, bytes;
     int off = 0;
-    if (sscanf(line, "R %u %u %u %lf %llu %u %n", &st, &prio, &pair, &lat, &job, &retries,
-               &off) < 6 || off == 0)
+    if (sscanf(line, "R %u %u %u %lf %lf %llu %llu %u %n", &st, &prio, &pair, &lat, &sub, &bytes,
+               &job, &retries, &off) < 8 ||
+        off == 0)
         return;
-    bench_rec r = {.latency_s = lat, .job_id = job, .status = (unsigned char)st,
-                   .prio = (unsigned char)prio, .pair = (unsigned char)pair};
+    bench_rec r = {.latency_s = lat, .submit_s = sub, .bytes = bytes, .job_id = job,
+                   .status = (unsigned char)st, .prio = (unsigned char)prio,
+                   .pair = (unsigned char)pair};
     sink_add(s, &r, retries, line + off);
 }
 
@@ -228,6 +248,12 @@ static int check_proof(const bench_pair *pair, const json_t *result, int verify,
     cuzk_fr *pub = NULL;
     size_t n_pub = 0;
     int ok = 0;
+    if (json_is_true(json_object_get(result, "simulated"))) {
+        if (!verify)
+            return 1;
+        snprintf(why, ERR_TEXT, "result: a simulated device made no proof to verify");
+        return 0;
+    }
     if (json_array_size(json_object_get(result, "proofs")) != 1) {
         snprintf(why, ERR_TEXT, "result: expected 1 proof, got %zu",
                  json_array_size(json_object_get(result, "proofs")));
@@ -239,9 +265,10 @@ static int check_proof(const bench_pair *pair, const json_t *result, int verify,
         fail_text(why, "invalid proof", err.msg, NULL);
         goto out;
     }
-    /* The public signals must be the witness's own w[1..n_pub]. */
+    /* The public signals must be the witness's own w[1..n_pub] (inputs:
+     * the daemon computed the witness; the vk check below decides). */
     cuzk_fr expect;
-    for (size_t i = 0; i < n_pub; i++) {
+    for (size_t i = 0; pair->w_open && i < n_pub; i++) {
         if (i + 1 >= pair->w.n_witness ||
             cuzk_wtns_to_mont(&pair->w, &expect, i + 1, 1, &err) != CUZK_OK ||
             memcmp(&expect, &pub[i], sizeof expect) != 0) {
@@ -265,9 +292,14 @@ static void run_job(bench_ctx *ctx, cli_conn *c, const char *rid, unsigned pair_
     const bench_opts *o = ctx->o;
     const bench_pair *pair = &o->pairs[pair_i];
     cli_job_req req = {.key = pair->key, .priority = prio_names[prio], .request_id = rid};
-    if (pair->data)
+    if (pair->is_input) {
+        req.input_json = pair->input, req.input_len = pair->input_len;
+        req.circuit = pair->circuit[0] ? pair->circuit : NULL;
+        rec->bytes = pair->input_len;
+    } else if (pair->data) {
         req.witness_data = pair->data, req.witness_len = pair->len;
-    else
+        rec->bytes = pair->len;
+    } else
         req.witness_path = pair->wtns;
     cuzk_error err = {0};
     cli_job_ref ref;
@@ -277,13 +309,18 @@ static void run_job(bench_ctx *ctx, cli_conn *c, const char *rid, unsigned pair_
     cuzk_status st;
     rec->status = 1, rec->prio = (unsigned char)prio, rec->pair = (unsigned char)pair_i;
     why[0] = 0;
+    uint64_t ts = t0;
     while ((st = cli_job_submit(c, &req, &ref, NULL, &err)) != CUZK_OK && ref.code == 429 &&
            cli_now_ns() < end) {
         (*retries)++;
         usleep(backoff_ms * 1000);
         backoff_ms = backoff_ms < 200 ? 2 * backoff_ms : 200;
+        ts = cli_now_ns();
     }
+    rec->submit_s = (cli_now_ns() - ts) / 1e9;
     if (st != CUZK_OK) {
+        if (!ref.code)
+            rec->status = 3; /* never reached the daemon: not one of its jobs */
         fail_text(why, "submit", err.msg, rid);
         goto out;
     }
@@ -600,19 +637,56 @@ static void daemon_split(const json_t *before, const json_t *after, json_t *out)
     json_object_set_new(out, "daemon", json_pack("{s:o, s:o}", "devices", devs, "jobs", jobs));
 }
 
+/* The intake: submit times and bytes of the submits the daemon answered. */
+static json_t *intake_report(const bench_sink *s, double wall) {
+    lat_stats st = {0};
+    double *v = malloc((s->n ? s->n : 1) * sizeof *v), sum = 0, rate_sum = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; v && i < s->n; i++) {
+        const bench_rec *r = &s->recs[i];
+        if (r->status == 3)
+            continue;
+        v[st.n++] = r->submit_s, sum += r->submit_s;
+        bytes += r->bytes;
+        if (r->submit_s > 0)
+            rate_sum += r->bytes / r->submit_s;
+    }
+    if (st.n) {
+        qsort(v, st.n, sizeof *v, cmp_double);
+        st.mean = sum / st.n;
+        st.p50 = percentile(v, st.n, 50), st.p95 = percentile(v, st.n, 95);
+        st.p99 = percentile(v, st.n, 99), st.max = v[st.n - 1];
+    }
+    free(v);
+    double agg = wall > 0 ? bytes / wall / 1e6 : 0, per = st.n ? rate_sum / st.n / 1e6 : 0;
+    print_lat("submit", &st);
+    printf("intake: %.1f MB sent in %zu submits: %.1f MB/s over the run, %.1f MB/s per submit "
+           "(mean of bytes / submit time)\n",
+           bytes / 1e6, st.n, agg, per);
+    return json_pack("{s:I, s:f, s:f, s:o}", "bytes", (json_int_t)bytes, "mb_per_s_run", agg,
+                     "mb_per_s_per_submit", per, "submit_s", lat_json(&st));
+}
+
 static int report(const bench_opts *o, bench_sink *s, double wall, uint64_t submitted,
                   const json_t *before, const json_t *after) {
     lat_stats all = latency(s, -1);
     size_t dup = duplicate_ids(s);
-    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:I, s:I, s:b}", "mode",
-                          o->mode, "jobs", (json_int_t)s->n, "ok", (json_int_t)all.n, "failed",
-                          (json_int_t)s->failed, "invalid", (json_int_t)s->invalid, "wall_s",
-                          wall, "proofs_per_s", wall > 0 ? all.n / wall : 0.0, "latency_s",
-                          lat_json(&all), "duplicate_job_ids", (json_int_t)dup, "retries_429",
-                          (json_int_t)s->retries, "verified", o->verify);
-    printf("bench %s: %zu jobs (%zu ok, %llu failed) in %.3f s: %.2f proofs/s\n", o->mode, s->n,
-           all.n, (unsigned long long)s->failed, wall, wall > 0 ? all.n / wall : 0.0);
+    size_t reached = s->n - s->unreached;
+    json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:I, s:I, s:b}",
+                          "mode", o->mode, "jobs", (json_int_t)reached, "ok", (json_int_t)all.n,
+                          "failed", (json_int_t)(s->failed - s->unreached), "invalid",
+                          (json_int_t)s->invalid, "not_reached", (json_int_t)s->unreached,
+                          "wall_s", wall, "proofs_per_s", wall > 0 ? all.n / wall : 0.0,
+                          "latency_s", lat_json(&all), "duplicate_job_ids", (json_int_t)dup,
+                          "retries_429", (json_int_t)s->retries, "verified", o->verify);
+    printf("bench %s: %zu jobs (%zu ok, %llu failed) in %.3f s: %.2f proofs/s\n", o->mode,
+           reached, all.n, (unsigned long long)(s->failed - s->unreached), wall,
+           wall > 0 ? all.n / wall : 0.0);
+    if (s->unreached)
+        printf("not counted: %llu submits that never reached the daemon (see failures)\n",
+               (unsigned long long)s->unreached);
     print_lat("latency", &all);
+    json_object_set_new(j, "intake", intake_report(s, wall));
     if (!strcmp(o->mode, "stress")) {
         json_t *bp = json_object();
         for (int p = 0; p < 4; p++) {
@@ -693,12 +767,40 @@ static int prepare_pair(const bench_opts *o, bench_pair *p, cli_conn *c, int upl
     snprintf(p->wtns, sizeof p->wtns, "%s", abs);
     if (!p->label[0]) {
         const char *b = strrchr(p->key, '/');
-        fmt_trunc(p->label, sizeof p->label, "%s", b ? b + 1 : p->key);
+        fmt_trunc(p->label, sizeof p->label, "%s%s", b ? b + 1 : p->key,
+                  p->is_input ? " (inputs)" : "");
     }
-    if (cuzk_wtns_open(&p->w, p->wtns, &err) != CUZK_OK)
+    if (p->circuit[0]) {
+        if (!p->is_input) {
+            fprintf(stderr, "cuzk bench: --circuit goes with --input\n");
+            return 1;
+        }
+        if (!realpath(p->circuit, abs)) {
+            fprintf(stderr, "cuzk bench: %s: no such file\n", p->circuit);
+            return 1;
+        }
+        snprintf(p->circuit, sizeof p->circuit, "%s", abs);
+    }
+    if (p->is_input) {
+        /* Sent as it is, by every job of this pair. */
+        FILE *f = fopen(p->wtns, "rb");
+        long n = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+            (p->input = malloc((size_t)n + 1)) && fread(p->input, 1, (size_t)n, f) == (size_t)n)
+            p->input_len = (size_t)n;
+        else
+            n = -1;
+        if (f)
+            fclose(f);
+        if (n < 0) {
+            fprintf(stderr, "cuzk bench: %s: cannot read\n", p->wtns);
+            return 1;
+        }
+    } else if (cuzk_wtns_open(&p->w, p->wtns, &err) != CUZK_OK)
         return cli_fail("bench", p->wtns, &err);
-    p->w_open = 1;
-    if (upload) {
+    else
+        p->w_open = 1;
+    if (upload && p->w_open) {
         /* The open witness maps the whole file: upload those bytes. */
         p->data = (const void *)p->w.bf.data;
         p->len = p->w.bf.size;
@@ -716,6 +818,8 @@ static void release_pairs(bench_opts *o, int remove_files) {
         bench_pair *p = &o->pairs[i];
         if (p->w_open)
             cuzk_wtns_close(&p->w);
+        free(p->input);
+        p->input = NULL;
         if (p->have_vk)
             cuzk_vk_free(&p->vk);
         if (remove_files) {
@@ -741,8 +845,9 @@ static int needs_value(const char *a) {
 /* One option with a value; 0, or 2 on a usage error (printed). */
 static int parse_valued(bench_opts *o, gen_req *g, cuzk_curve *curve, unsigned *n_keys,
                         unsigned *n_wtns, const char *a, const char *v) {
-    if (!strcmp(a, "--key") || !strcmp(a, "--witness")) {
-        int is_key = a[2] == 'k';
+    if (!strcmp(a, "--key") || !strcmp(a, "--zkey") || !strcmp(a, "--witness") ||
+        !strcmp(a, "--input")) {
+        int is_key = a[2] == 'k' || a[2] == 'z';
         unsigned *cnt = is_key ? n_keys : n_wtns;
         if (*cnt == MAX_PAIRS) {
             fprintf(stderr, "cuzk bench: at most %d key/witness pairs\n", MAX_PAIRS);
@@ -750,6 +855,18 @@ static int parse_valued(bench_opts *o, gen_req *g, cuzk_curve *curve, unsigned *
         }
         bench_pair *p = &o->pairs[(*cnt)++];
         snprintf(is_key ? p->key : p->wtns, PATH_MAX, "%s", v);
+        if (!is_key)
+            p->is_input = a[2] == 'i';
+    } else if (!strcmp(a, "--circuit")) {
+        /* The circuit of the pair whose input is given next (or was last). */
+        unsigned k = *n_wtns && o->pairs[*n_wtns - 1].is_input && !o->pairs[*n_wtns - 1].circuit[0]
+                         ? *n_wtns - 1
+                         : *n_wtns;
+        if (k >= MAX_PAIRS) {
+            fprintf(stderr, "cuzk bench: at most %d key/witness pairs\n", MAX_PAIRS);
+            return 2;
+        }
+        snprintf(o->pairs[k].circuit, PATH_MAX, "%s", v);
     } else if (!strcmp(a, "--curve")) {
         if ((*curve = cuzk_curve_from_name(v)) == CUZK_CURVE_NONE) {
             fprintf(stderr, "cuzk bench: unknown curve '%s'\n", v);
@@ -811,7 +928,7 @@ static int parse(bench_opts *o, gen_req *g, int argc, char **argv) {
             return r;
     }
     if (n_keys != n_wtns || (o->gen ? n_keys != 0 : n_keys == 0)) {
-        fprintf(stderr, "cuzk bench: give --key/--witness pairs, or --gen\n");
+        fprintf(stderr, "cuzk bench: give --key/--witness (or --zkey/--input) pairs, or --gen\n");
         return 2;
     }
     if (o->gen && g->n == 0) /* --gen alone: one 2^10 circuit of the curve */

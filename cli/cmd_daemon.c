@@ -32,6 +32,9 @@ const char *cli_prove_daemon_help =
     "                    (always done over TCP; locally its path is sent)\n"
     "  -v                also print the job's per-stage times\n"
     "  --verify          check the returned proof with the key's vk here\n"
+    "  With --input in.json (then there is no witness argument) the inputs are\n"
+    "  sent and the daemon computes the witness with --circuit c.wasm, or with\n"
+    "  the circuit registered with the key when --circuit is absent.\n"
     "  The key is sent as its absolute path (the daemon keeps it resident) or,\n"
     "  when no such file exists, as the id of a key the daemon knows. If only\n"
     "  the default socket existed and nothing answers there, cuzk proves\n"
@@ -68,6 +71,8 @@ typedef struct prove_args {
     cli_daemon_opts d;
     const char *pos[4];
     int npos, local, verify, upload, verbose;
+    const char *input, *circuit; /* --input, --circuit */
+    const char *proof_out, *public_out;
     const char *priority, *request_id;
     uint64_t deadline_ms;
     double timeout_s;
@@ -91,7 +96,8 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
         const char *s = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
         int r = cli_daemon_opt(&a->d, *argc, argv, &i);
         if (r < 0 || (!v && (!strcmp(s, "--priority") || !strcmp(s, "--request-id") ||
-                             !strcmp(s, "--deadline-ms") || !strcmp(s, "--timeout")))) {
+                             !strcmp(s, "--deadline-ms") || !strcmp(s, "--timeout") ||
+                             !strcmp(s, "--input") || !strcmp(s, "--circuit")))) {
             fprintf(stderr, "cuzk prove: %s needs a value\n", s);
             return 2;
         }
@@ -112,7 +118,11 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
         else {
             /* The in-process prover's: keep it. */
             argv[out++] = argv[i];
-            if (!strcmp(s, "--verify"))
+            if (!strcmp(s, "--input") || !strcmp(s, "--circuit")) {
+                /* Both paths take these: kept for the in-process prover. */
+                *(s[2] == 'i' ? &a->input : &a->circuit) = argv[i + 1];
+                argv[out++] = argv[++i];
+            } else if (!strcmp(s, "--verify"))
                 a->verify = 1;
             else if (!strcmp(s, "-v"))
                 a->verbose = 1;
@@ -133,7 +143,50 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
         fprintf(stderr, "cuzk prove: --priority wants low, normal, high or critical\n");
         return 2;
     }
+    /* <zkey> <witness> <proof> <public>, or with --input <zkey> <proof> <public> */
+    int first_out = a->input ? 1 : 2;
+    if (a->npos == first_out + 2) {
+        a->proof_out = a->pos[first_out];
+        a->public_out = a->pos[first_out + 1];
+    }
     return 0;
+}
+
+/* A whole file into memory (free() it). */
+static char *read_text(const char *path, size_t *len, cuzk_error *err) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f) {
+        cuzk_fail(err, CUZK_EIO, "%s: cannot open", path);
+        return NULL;
+    }
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 65536;
+            char *nb = realloc(buf, nc);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                cuzk_fail(err, CUZK_ENOMEM, "%s: out of memory", path);
+                return NULL;
+            }
+            buf = nb, cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        cuzk_fail(err, CUZK_EIO, "%s: read error", path);
+        return NULL;
+    }
+    *len = n;
+    return buf;
 }
 
 /* The .wtns bytes for an upload (mapped; unmap with munmap). */
@@ -203,12 +256,12 @@ static int write_result(cli_conn *c, const prove_args *a, const char *key, json_
             goto out;
         }
     }
-    if (cuzk_proof_write_json_file(&proof, a->pos[2], &err) != CUZK_OK) {
-        cli_fail("prove", a->pos[2], &err);
+    if (cuzk_proof_write_json_file(&proof, a->proof_out, &err) != CUZK_OK) {
+        cli_fail("prove", a->proof_out, &err);
         goto out;
     }
-    if (cuzk_public_write_json_file(proof.curve, pub, n_pub, a->pos[3], &err) != CUZK_OK) {
-        cli_fail("prove", a->pos[3], &err);
+    if (cuzk_public_write_json_file(proof.curve, pub, n_pub, a->public_out, &err) != CUZK_OK) {
+        cli_fail("prove", a->public_out, &err);
         goto out;
     }
     rc = 0;
@@ -220,7 +273,7 @@ out:
 /* Submit, await, write.  Returns an exit status, or -1 to prove in-process
  * (only when the default socket was stale). */
 static int prove_remote(cli_conn *c, const prove_args *a) {
-    char key[PATH_MAX], wtns[PATH_MAX];
+    char key[PATH_MAX], wtns[PATH_MAX], wasm[PATH_MAX];
     cuzk_error err = {0};
     const cli_addr *addr = cli_conn_addr(c);
     /* A key that is no file may be the id of a key the daemon holds. */
@@ -231,14 +284,23 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
         }
         snprintf(key, sizeof key, "%s", a->pos[0]);
     }
-    if (!realpath(a->pos[1], wtns)) {
+    if (a->circuit && !realpath(a->circuit, wasm)) {
+        fprintf(stderr, "cuzk prove: %s: no such file\n", a->circuit);
+        return 1;
+    }
+    if (!a->input && !realpath(a->pos[1], wtns)) {
         fprintf(stderr, "cuzk prove: %s: no such file\n", a->pos[1]);
         return 1;
     }
     cli_job_req req = {.key = key, .priority = a->priority, .request_id = a->request_id,
-                       .deadline_ms = a->deadline_ms};
+                       .deadline_ms = a->deadline_ms, .circuit = a->circuit ? wasm : NULL};
     void *map = NULL;
-    if (a->upload || addr->kind == CLI_ADDR_TCP) {
+    char *input = NULL;
+    if (a->input) {
+        if (!(input = read_text(a->input, &req.input_len, &err)))
+            return cli_fail("prove", "input", &err);
+        req.input_json = input;
+    } else if (a->upload || addr->kind == CLI_ADDR_TCP) {
         if (!(map = map_file(wtns, &req.witness_len, &err)))
             return cli_fail("prove", "witness", &err);
         req.witness_data = map;
@@ -251,6 +313,7 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     cuzk_status st = cli_job_submit(c, &req, &ref, &unreachable, &err);
     if (map)
         munmap(map, req.witness_len);
+    free(input);
     if (st != CUZK_OK && unreachable && addr->source == CLI_ADDR_FROM_DEFAULT) {
         fprintf(stderr, "cuzk prove: nothing answers at the default socket %s (stale); "
                         "proving in-process\n", addr->path);
@@ -285,7 +348,7 @@ int cli_prove_daemon(int *argc, char **argv) {
     int rc = prove_parse(&a, argc, argv);
     if (rc)
         return rc;
-    if (a.local || a.npos != 4)
+    if (a.local || !a.proof_out)
         return -1; /* in-process, or its usage message */
     cuzk_error err = {0};
     cli_conn *c = cli_connect(&a.d, NULL, &err);

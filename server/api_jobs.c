@@ -752,6 +752,11 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
     for (size_t i = 0; i < q->n; i++) {
         cuzk_wc_input *in = NULL;
         s = cuzk_wc_input_parse(&in, c, q->w[i].input_json, q->w[i].input_len, &err);
+        /* Found by the witness calculation otherwise, as a failed job; the
+         * same words as the witness layer's (and snarkjs's). */
+        if (s == CUZK_OK && cuzk_wc_input_count(in) < cuzk_wc_circuit_n_inputs(c))
+            s = cuzk_fail(&err, CUZK_EMISMATCH, "Not all inputs have been set. Only %zu out of %u",
+                          cuzk_wc_input_count(in), cuzk_wc_circuit_n_inputs(c));
         cuzk_wc_input_free(in);
         if (s == CUZK_OK)
             continue;
