@@ -18,7 +18,9 @@ sub() { echo "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\"
 SIM=--devices=sim:compute_us=400000
 
 # ---- SIGTERM with jobs in flight --------------------------------------------
-start_daemon term $SIM --pid_file="$tmp/term.pid" || exit 1
+# (1.5 s a partition here: the four jobs are still in flight when the
+# waiters have connected)
+start_daemon term --devices=sim:compute_us=1500000 --pid_file="$tmp/term.pid" || exit 1
 check "pid file" "$(cat "$tmp/term.pid" 2>/dev/null)" "$DPID"
 for i in 1 2 3 4; do expect 202 -- -X POST -d "$(sub t$i)" /v1/jobs; done
 # clients waiting for their results while the daemon drains
@@ -28,7 +30,15 @@ for i in 1 2 3 4; do
     "http://cuzkd/v1/jobs/t$i/result?timeout_ms=60000" &
   waiters="$waiters $!"
 done
-sleep 0.2
+# every waiter is connected (counted by the daemon, besides the status
+# request itself) or already has its answer; exits are counted before the
+# status is read, so a waiter leaving in between is never counted twice
+waiters_in() {
+  local gone=0 p
+  for p in $waiters; do kill -0 "$p" 2>/dev/null || gone=$((gone + 1)); done
+  status_is "j.connections - 1 + $gone >= 4"
+}
+wait_for 20 waiters_in || bad "the waiters did not connect: $(cat "$tmp/poll.json")"
 kill -TERM "$DPID"
 wait_for 10 sh -c "curl -s -o /dev/null -w '%{http_code}' --unix-socket '$SOCK' http://cuzkd/healthz | grep -q 503" \
   && ok || bad "healthz is not 503 while draining"
@@ -48,7 +58,7 @@ grep -q "drained: 4 job(s) finished" "$tmp/term.log" && ok || bad "no drain line
 # ---- the drain is bounded by drain_timeout_s ---------------------------------
 start_daemon bounded --devices=sim:compute_us=3000000 --drain_timeout_s=1 || exit 1
 for i in 1 2 3; do expect 202 -- -X POST -d "$(sub b$i)" /v1/jobs; done
-sleep 0.2
+wait_for 10 status_is 'j.in_flight.proving >= 1' || bad "no job reached the device"
 stop_daemon "$DPID"
 check "exit status after a bounded drain" "$rc" 0
 grep -q "drain time (1 s) is up: cancelling" "$tmp/bounded.log" && ok || bad "no cancel line in the log"
@@ -57,7 +67,7 @@ grep -q "drain time (1 s) is up: cancelling" "$tmp/bounded.log" && ok || bad "no
 # ---- SIGINT twice ----------------------------------------------------------
 start_daemon int --devices=sim:compute_us=5000000 || exit 1
 for i in 1 2; do expect 202 -- -X POST -d "$(sub i$i)" /v1/jobs; done
-sleep 0.2
+wait_for 10 status_is 'j.in_flight.proving >= 1' || bad "no job reached the device"
 kill -INT "$DPID"
 wait_for 10 grep -q "SIGINT: draining" "$tmp/int.log" || bad "first SIGINT not seen"
 kill -INT "$DPID"
