@@ -338,10 +338,27 @@ static cuzk_status resolve_config(cuzk_engine_config *c, cuzk_error *err) {
         return cuzk_fail(err, CUZK_EINVAL, "batch_max is at most 64");
     if ((unsigned)c->log_level > CUZK_LOG_DEBUG)
         return cuzk_fail(err, CUZK_EINVAL, "unknown log level %d", (int)c->log_level);
-    if (!c->synth_workers)
-        c->synth_workers = 1;
     if (!c->synth_threads)
         c->synth_threads = ncpu / 4 ? ncpu / 4 : 1;
+    if (!c->synth_workers) {
+        /* A witness computed from inputs takes one thread for its whole
+         * calculation (circom's generated code is sequential), and for
+         * large circuits it takes longer than the device step, so one
+         * worker would leave the device waiting; each worker also holds one
+         * partition's buffers, so more workers than cores buy nothing.
+         * When a CPU device proves, it keeps most cores busy with its MSMs,
+         * and synthesis gets a quarter of them (as synth_threads does);
+         * when the devices are GPUs (or simulated), the host's cores are
+         * otherwise idle, and half of them compute witnesses, leaving the
+         * rest for the device workers' host work, finalizers and callers.
+         * The evaluation of a, b, c (when the devices do not do it) runs
+         * on the shared pool of synth_threads, not on these threads. */
+        int cpu_proves = c->n_devices == 0;
+        for (unsigned i = 0; i < c->n_devices; i++)
+            cpu_proves |= c->devices[i].kind == CUZK_DEVICE_CPU;
+        unsigned n = cpu_proves ? ncpu / 4 : ncpu / 2;
+        c->synth_workers = n < 1 ? 1 : n > 64 ? 64 : n;
+    }
     if (!c->finalize_threads)
         c->finalize_threads = 1;
     if (!c->n_devices) {
@@ -395,7 +412,7 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     else
         snprintf(d->name, sizeof d->name, "%s%u", d->ops->kind, same);
     d->n_workers = dc->workers ? dc->workers : 1;
-    d->acct_state = ACCT_STARVED;
+    d->acct_state = ACCT_STARVED_IDLE;
     d->acct_last_ns = e->start_ns;
     d->workers = calloc(d->n_workers, sizeof *d->workers);
     if (!d->workers)
@@ -417,13 +434,14 @@ static cuzk_status init_locks(cuzk_engine *e, cuzk_error *err) {
               pthread_cond_init(&e->keys_cv, NULL) | pthread_mutex_init(&e->synq.lock, NULL) |
               pthread_cond_init(&e->synq.cv, NULL) | pthread_mutex_init(&e->ready.lock, NULL) |
               pthread_cond_init(&e->ready.cv, NULL) | pthread_mutex_init(&e->done_lock, NULL) |
-              pthread_cond_init(&e->done_cv, NULL);
+              pthread_cond_init(&e->done_cv, NULL) | pthread_mutex_init(&e->circ_lock, NULL) |
+              pthread_cond_init(&e->circ_cv, NULL);
     (void)ca;
     return bad ? cuzk_fail(err, CUZK_EINTERNAL, "engine: lock init failed") : CUZK_OK;
 }
 
 static unsigned thread_count(const cuzk_engine *e) {
-    unsigned n = 2 + e->cfg.synth_workers + e->cfg.finalize_threads;
+    unsigned n = 3 + e->cfg.synth_workers + e->cfg.finalize_threads;
     for (unsigned i = 0; i < e->n_devices; i++)
         n += e->devices[i].n_workers;
     return n;
@@ -440,6 +458,10 @@ static cuzk_status start_threads(cuzk_engine *e, cuzk_error *err) {
     if (pthread_create(&e->hk_thread, NULL, engine_housekeeper_main, e))
         return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the housekeeper thread");
     e->hk_started = 1;
+    e->circ_ring = ring_for(e, "%scircuit-loader", 0, NULL);
+    if (pthread_create(&e->circ_thread, NULL, engine_circuit_loader_main, e))
+        return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the circuit loader thread");
+    e->circ_started = 1;
     for (unsigned i = 0; i < e->n_fin; i++) {
         engine_thread *t = &e->fin[i];
         t->e = e, t->idx = i, t->ring = ring_for(e, "%sfinalizer-%u", i, NULL);
@@ -486,13 +508,22 @@ static void teardown(cuzk_engine *e) {
         pthread_mutex_unlock(&e->keys_lock);
         pthread_join(e->hk_thread, NULL);
     }
+    if (e->circ_started) { /* waits for a compile in progress */
+        pthread_mutex_lock(&e->circ_lock);
+        atomic_store(&e->circ_stop, 1);
+        pthread_cond_broadcast(&e->circ_cv);
+        pthread_mutex_unlock(&e->circ_lock);
+        pthread_join(e->circ_thread, NULL);
+    }
     pthread_mutex_lock(&e->synq.lock);
     e->synq.shutdown = 1;
     pthread_cond_broadcast(&e->synq.cv);
     pthread_mutex_unlock(&e->synq.lock);
-    for (unsigned i = 0; e->synth && i < e->n_synth; i++)
+    for (unsigned i = 0; e->synth && i < e->n_synth; i++) {
         if (e->synth[i].started)
             pthread_join(e->synth[i].thread, NULL);
+        engine_thread_free_wc(&e->synth[i]);
+    }
     pthread_mutex_lock(&e->ready.lock);
     e->ready.shutdown = 1;
     pthread_cond_broadcast(&e->ready.cv);
@@ -522,6 +553,7 @@ static void teardown(cuzk_engine *e) {
         }
     free(e->table);
     engine_keys_destroy(e);
+    engine_circuits_destroy(e); /* after the instances, freed above */
     free(e->synth);
     free(e->fin);
     engine_mem_destroy(&e->mem);
@@ -541,6 +573,9 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     e->start_ns = cuzk_now_ns();
     atomic_store(&e->next_job_id, 1);
     cuzk_status s = resolve_config(&e->cfg, err);
+    if (s == CUZK_OK && e->cfg.wc_cache_dir && !(e->wc_cache_dir = strdup(e->cfg.wc_cache_dir)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for an engine");
+    e->cfg.wc_cache_dir = e->wc_cache_dir; /* the caller's string is not ours to keep */
     if (s == CUZK_OK)
         s = init_locks(e, err);
     if (s == CUZK_OK)
@@ -548,6 +583,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     if (s == CUZK_OK)
         s = engine_timeline_init(&e->tl, e->cfg.trace_events, e->start_ns, err);
     if (s != CUZK_OK) {
+        free(e->wc_cache_dir);
         free(e);
         return s;
     }
@@ -643,36 +679,78 @@ static cuzk_status check_opts(const cuzk_submit_opts *o, cuzk_error *err) {
         return cuzk_fail(err, CUZK_EINVAL, "submit: unknown priority %d", (int)o->priority);
     for (size_t i = 0; i < o->n_witnesses; i++) {
         const cuzk_witness *w = &o->witnesses[i];
-        if (!w->path && (!w->data || !w->size))
-            return cuzk_fail(err, CUZK_EINVAL, "submit: witness %zu has neither path nor data", i);
+        int sources = !!w->path + !!w->data + !!w->input_json;
+        if (!sources)
+            return cuzk_fail(err, CUZK_EINVAL,
+                             "submit: witness %zu has neither path nor data nor inputs", i);
+        if (sources > 1)
+            return cuzk_fail(err, CUZK_EINVAL,
+                             "submit: witness %zu has more than one of path, data and inputs", i);
+        if (w->data && !w->size)
+            return cuzk_fail(err, CUZK_EINVAL, "submit: witness %zu has data of 0 bytes", i);
+        if (w->input_json && (!w->input_len || w->release))
+            return cuzk_fail(err, CUZK_EINVAL, "submit: witness %zu: %s", i,
+                             w->release ? "inputs are always copied: no release callback"
+                                        : "input.json of 0 bytes");
     }
     return CUZK_OK;
 }
 
-/* Copy an in-memory witness, waiting for room in the budget if needed. */
-static cuzk_status intake_copy(cuzk_engine *e, engine_part *p, const cuzk_witness *w,
-                               uint64_t until, cuzk_error *err) {
+/* Whether any partition carries inputs. */
+static int has_inputs(const cuzk_submit_opts *o) {
+    for (size_t i = 0; i < o->n_witnesses; i++)
+        if (o->witnesses[i].input_json)
+            return 1;
+    return 0;
+}
+
+/* The circuit of a job with inputs: the one named, else the key's.  One
+ * not loaded yet is queued for the circuit loader; the scheduler holds the
+ * job back until it is loaded. */
+static cuzk_status job_circuit(cuzk_engine *e, engine_circuit **out, const cuzk_submit_opts *o,
+                               engine_key *k, cuzk_error *err) {
+    if (o->circuit)
+        return engine_circuit_resolve(e, out, o->circuit, 1, err);
+    pthread_mutex_lock(&e->keys_lock);
+    *out = k->circuit;
+    pthread_mutex_unlock(&e->keys_lock);
+    if (!*out)
+        return cuzk_fail(err, CUZK_EINVAL,
+                         "submit: inputs need a circuit: name its .wasm or register one with key %s",
+                         k->id);
+    return CUZK_OK;
+}
+
+/* Copy an in-memory witness or input.json (|size| bytes at |data|),
+ * waiting for room in the budget if needed. */
+static cuzk_status intake_copy(cuzk_engine *e, engine_part *p, const void *data, size_t size,
+                               int inputs, uint64_t until, cuzk_error *err) {
     long pg = sysconf(_SC_PAGESIZE);
-    size_t page = pg > 0 ? (size_t)pg : 4096, bytes = (w->size + page - 1) / page * page;
-    if (bytes > e->mem.intake_max)
-        return cuzk_fail(err, CUZK_EBUSY, "witness of %zu bytes exceeds the intake limit (%llu)",
-                         w->size, (unsigned long long)e->mem.intake_max);
+    const char *what = inputs ? "input.json" : "witness";
+    size_t page = pg > 0 ? (size_t)pg : 4096, bytes = (size + page - 1) / page * page;
+    if (size > SIZE_MAX - page || bytes > e->mem.intake_max)
+        /* An input that can never fit is a bad request; a witness keeps
+         * its historical EBUSY. */
+        return cuzk_fail(err, inputs ? CUZK_EINVAL : CUZK_EBUSY,
+                         "%s of %zu bytes exceeds the intake limit (%llu)", what, size,
+                         (unsigned long long)e->mem.intake_max);
     while (!engine_mem_try_charge(&e->mem, MEM_INTAKE, bytes)) {
         if (engine_mem_trim(&e->mem, bytes) > 0)
             continue;
         uint64_t now = cuzk_now_ns();
         if (now >= until)
-            return cuzk_fail(err, CUZK_EBUSY, "no room in the memory budget to copy a witness "
-                                              "of %zu bytes", w->size);
+            return cuzk_fail(err, CUZK_EBUSY, "no room in the memory budget to copy a %s "
+                                              "of %zu bytes", what, size);
         engine_mem_wait(&e->mem, until - now < 50000000ULL ? until - now : 50000000ULL);
     }
     if (!(p->intake = engine_map(bytes))) {
         engine_mem_uncharge(&e->mem, MEM_INTAKE, bytes);
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory to copy a witness of %zu bytes", w->size);
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory to copy a %s of %zu bytes", what, size);
     }
-    memcpy(p->intake, w->data, w->size);
+    memcpy(p->intake, data, size);
     p->intake_bytes = bytes;
-    p->size = w->size;
+    p->size = size;
+    p->inputs = inputs;
     return CUZK_OK;
 }
 
@@ -686,7 +764,7 @@ static void job_discard(cuzk_engine *e, engine_job *j) {
 }
 
 static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit_opts *o,
-                             engine_key *k, cuzk_error *err) {
+                             engine_key *k, engine_circuit *circ, cuzk_error *err) {
     engine_job *j = calloc(1, sizeof *j);
     engine_part *parts = calloc(o->n_witnesses, sizeof *parts);
     pthread_condattr_t ca;
@@ -709,6 +787,7 @@ static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit
         snprintf(j->request_id, sizeof j->request_id, "cuzk-job-%llu", (unsigned long long)j->id);
     snprintf(j->key_id, sizeof j->key_id, "%s", k->id);
     j->key = k;
+    j->circuit = circ;
     j->prio = (int)o->priority;
     j->submit_ns = cuzk_now_ns();
     j->deadline_ns = o->deadline_ms ? j->submit_ns + o->deadline_ms * 1000000ULL : 0;
@@ -728,11 +807,13 @@ static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit
         if (w->path) {
             if (!(p->path = strdup(w->path)))
                 s = cuzk_fail(err, CUZK_ENOMEM, "no memory for a job");
+        } else if (w->input_json) {
+            s = intake_copy(e, p, w->input_json, w->input_len, 1, until, err);
         } else if (w->release) {
             p->data = w->data, p->size = w->size;
             p->release = w->release, p->release_ctx = w->release_ctx;
         } else {
-            s = intake_copy(e, p, w, until, err);
+            s = intake_copy(e, p, w->data, w->size, 0, until, err);
         }
     }
     if (s != CUZK_OK) {
@@ -785,8 +866,11 @@ cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuz
         }
         pthread_mutex_unlock(&e->jobs_lock);
     }
+    engine_circuit *circ = NULL;
+    if (has_inputs(o) && (s = job_circuit(e, &circ, o, k, err)) != CUZK_OK)
+        return s;
     engine_job *j, *replaced = NULL;
-    if ((s = job_build(e, &j, o, k, err)) != CUZK_OK)
+    if ((s = job_build(e, &j, o, k, circ, err)) != CUZK_OK)
         return s;
     pthread_mutex_lock(&e->jobs_lock);
     /* Checked again under the lock: a concurrent submit of the same id may
@@ -1017,7 +1101,8 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
         o->proofs = atomic_load(&d->proofs);
         o->failures = atomic_load(&d->failures);
         o->busy_s = acct[i][ACCT_BUSY] / 1e9;
-        o->starved_s = acct[i][ACCT_STARVED] / 1e9;
+        o->starved_s = (acct[i][ACCT_STARVED_SYNTH] + acct[i][ACCT_STARVED_IDLE]) / 1e9;
+        o->starved_synth_s = acct[i][ACCT_STARVED_SYNTH] / 1e9;
         o->idle_with_work_s = acct[i][ACCT_IDLE_WITH_WORK] / 1e9;
         o->gpu_index = d->cfg.kind == CUZK_DEVICE_GPU ? d->cfg.gpu_index : -1;
         if (d->ops->stats)

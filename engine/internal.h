@@ -7,13 +7,16 @@
  * workers, finalizers, queues, device time accounting), keys.c (key
  * residency, housekeeper thread), memory.c (budget and buffer pool),
  * timeline.c (per-thread rings, Chrome trace), metrics.c (histograms,
- * Prometheus text), device_cpu.c / device_sim.c (devices), sbuf.c (text).
+ * Prometheus text), device_cpu.c / device_sim.c (devices), sbuf.c (text),
+ * circuits.c (witness calculators of jobs that carry inputs, their loader
+ * thread).
  *
  * Locks, and the rule each follows (DESIGN.md §4.3).  No lock here is ever
  * held across slow work: verification, serialization, file or socket I/O,
  * logging, key loading, or returning memory to the OS.  Locks nest only in
- * this order: sched_lock -> keys_lock -> mem.lock; jobs_lock -> job->lock;
- * each queue lock and job->lock is a leaf.
+ * this order: sched_lock -> keys_lock -> mem.lock; sched_lock -> keys_lock
+ * -> circ_lock; jobs_lock -> job->lock; each queue lock and job->lock is a
+ * leaf.
  *   ready.lock   the hot path: synthesis pushes, device workers pop and
  *                account device time.  Critical sections are O(ready_max)
  *                pointer work.
@@ -27,6 +30,10 @@
  *   jobs_lock    request-id table and retention; never taken by a worker.
  *   job->lock    one job's outcome and its waiters; never taken by a
  *                worker (workers read the job's atomics only).
+ *   circ_lock    the circuit table and each circuit's load state and
+ *                message; never held while compiling or loading a circuit,
+ *                never taken by a synthesis or device worker (they read a
+ *                loaded circuit through its atomic state).
  */
 #ifndef CUZK_ENGINE_INTERNAL_H
 #define CUZK_ENGINE_INTERNAL_H
@@ -39,12 +46,14 @@
 #include "cuzk.h"
 #include "groth16/key.h"
 #include "util/threadpool.h"
+#include "witness/wc.h"
 
 typedef struct cuzk_job engine_job; /* the public handle is the job */
 typedef struct engine_part engine_part;
 typedef struct engine_key engine_key;
 typedef struct engine_device engine_device;
 typedef struct engine_ring engine_ring;
+typedef struct engine_circuit engine_circuit;
 
 /* ---- wake-ups without a lock (stages.c) ----------------------------------------
  * A generation counter on a futex.  A waiter reads the generation, checks
@@ -131,6 +140,8 @@ typedef enum engine_span_kind {
     SPAN_FETCH,
     SPAN_FINALIZE,
     SPAN_KEYLOAD,
+    SPAN_WITNESS, /* inside SPAN_SYNTH: the witness computed from inputs */
+    SPAN_CIRCUIT, /* a circuit compiled or loaded by the circuit loader */
     SPAN_KINDS
 } engine_span_kind;
 
@@ -183,6 +194,7 @@ cuzk_status engine_sbuf_finish(engine_sbuf *b, char **out, size_t *len, cuzk_err
 typedef enum engine_hist_id {
     HIST_QUEUE = 0,
     HIST_SYNTH,
+    HIST_WITNESS, /* witness calculation from inputs (part of synthesis) */
     HIST_READY,
     HIST_DEVICE,
     HIST_FINALIZE,
@@ -220,6 +232,9 @@ struct engine_key {
     cuzk_status load_status;
     char load_msg[CUZK_ERROR_MSG_BYTES];
     engine_key *next, *load_next;
+    /* The circuit registered with the key (cuzk_engine_circuit_register),
+     * or NULL; set once, never changed. */
+    engine_circuit *circuit;
     /* Valid while RESIDENT; read without a lock by stages holding a pin. */
     cuzk_key key;
     cuzk_vk vk;
@@ -301,9 +316,13 @@ extern const engine_device_ops engine_device_cpu_ops;
 extern const engine_device_ops engine_device_sim_ops;
 extern const engine_device_ops engine_device_gpu_ops;
 
+/* What a device is doing.  Idle with nothing it could take is split by
+ * why: partitions are admitted and queued for or in synthesis (synthesis
+ * is behind the device), or nothing is admitted at all (no work). */
 typedef enum engine_acct_state {
     ACCT_BUSY = 0,
-    ACCT_STARVED,
+    ACCT_STARVED_SYNTH,
+    ACCT_STARVED_IDLE,
     ACCT_IDLE_WITH_WORK,
     ACCT_STATES
 } engine_acct_state;
@@ -360,7 +379,11 @@ struct engine_part {
     _Atomic unsigned attempts;
     _Atomic int device;
     _Atomic uint64_t t[PT_COUNT];
-    /* Witness source, until synthesis has copied it. */
+    _Atomic uint64_t witness_ns; /* witness calculation, 0 without inputs */
+    /* Witness source, until synthesis has copied it.  With |inputs| the
+     * source is input.json text in |intake| (|size| bytes), from which
+     * synthesis computes the witness with the job's circuit. */
+    int inputs;
     char *path;
     const void *data;
     size_t size;
@@ -396,6 +419,9 @@ struct cuzk_job {
     char request_id[CUZK_ID_MAX + 1];
     char key_id[CUZK_ID_MAX + 1];
     engine_key *key;
+    /* The circuit that computes witnesses of partitions with inputs; NULL
+     * when none has inputs.  Lives as long as the engine. */
+    engine_circuit *circuit;
     int prio;
     uint64_t submit_ns, deadline_ns;
     uint32_t n_parts;
@@ -439,14 +465,62 @@ typedef struct engine_queue {
     int shutdown;
 } engine_queue;
 
-/* A synthesis or finalizer thread. */
+/* A synthesis or finalizer thread.  A synthesis thread keeps one witness
+ * calculator instance per circuit it has used (|wc|, indexed by the
+ * circuit's |idx|), made on first use, reused for every later witness,
+ * and freed when the engine is destroyed; only its own thread touches
+ * them. */
 typedef struct engine_thread {
     cuzk_engine *e;
     unsigned idx;
     pthread_t thread;
     int started;
     engine_ring *ring;
+    cuzk_wc **wc;
+    unsigned n_wc;
 } engine_thread;
+
+/* ---- circuits (circuits.c) ---------------------------------------------------------- */
+
+typedef enum engine_circuit_state {
+    CIRC_NEW = 0,     /* not loaded; nothing asked for it yet */
+    CIRC_QUEUED,      /* waiting for the circuit loader */
+    CIRC_LOADING,     /* being compiled or loaded (loader or a register call) */
+    CIRC_READY,       /* |wc| is valid from now until the engine ends */
+    CIRC_FAILED       /* the last load failed: load_status, load_msg */
+} engine_circuit_state;
+
+struct engine_circuit {
+    char *path;   /* real path of the .wasm; the circuit's identity */
+    unsigned idx; /* 0, 1, 2, ... in order of registration */
+    /* Written under circ_lock; read without it by the scheduler and by
+     * synthesis (acquire), which then may use |wc|, |curve|, |n_witness|. */
+    _Atomic int state;
+    cuzk_wc_circuit *wc;
+    cuzk_curve curve;
+    uint32_t n_witness;
+    /* circ_lock */
+    cuzk_status load_status;
+    char load_msg[CUZK_ERROR_MSG_BYTES];
+    engine_circuit *next, *load_next;
+};
+
+/* The circuit whose .wasm is at |path|: found, or registered (not loaded).
+ * With |queue| a circuit not loaded (or whose last load failed) is queued
+ * for the circuit loader.  CUZK_ENOTFOUND (no such file), CUZK_ENOMEM. */
+cuzk_status engine_circuit_resolve(cuzk_engine *e, engine_circuit **out, const char *path,
+                                   int queue, cuzk_error *err);
+/* Whether circuit |c| (READY) fits key |k| (loaded): CUZK_OK, CUZK_ECURVE
+ * or CUZK_EMISMATCH with the reason in |err|. */
+cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint64_t n_vars,
+                                 cuzk_error *err);
+/* circ_lock is taken: copy the last load error of |c|. */
+cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error *err);
+void *engine_circuit_loader_main(void *arg);
+/* Frees every circuit; every instance must have been freed. */
+void engine_circuits_destroy(cuzk_engine *e);
+/* Frees the instances a synthesis thread made. */
+void engine_thread_free_wc(engine_thread *th);
 
 /* ---- the engine -------------------------------------------------------------------- */
 
@@ -516,6 +590,22 @@ struct cuzk_engine {
     int done_shutdown;
     engine_thread *fin;
     unsigned n_fin;
+    /* Partitions admitted and not yet ready: queued for or in synthesis,
+     * and those of them that are retries (only retries feed a fallback
+     * device).  ready.lock, so that the device accounting can tell
+     * "synthesis is behind" from "no work". */
+    uint32_t synth_n, synth_retry_n;
+
+    /* Circuits (circ_lock) and their loader thread. */
+    pthread_mutex_t circ_lock;
+    pthread_cond_t circ_cv; /* loader wake-up and load completion */
+    engine_circuit *circuits, *circ_load_head, *circ_load_tail;
+    unsigned n_circuits;
+    char *wc_cache_dir; /* our copy of cfg.wc_cache_dir */
+    pthread_t circ_thread;
+    int circ_started;
+    _Atomic int circ_stop;
+    engine_ring *circ_ring;
 };
 
 /* engine.c */
@@ -556,6 +646,9 @@ void *engine_synth_main(void *arg);
 void *engine_worker_main(void *arg);
 void *engine_final_main(void *arg);
 void engine_synq_push(cuzk_engine *e, engine_part *p);
+/* |p| is admitted to (or sent back to) synthesis: counted for the device
+ * accounting until it is ready or leaves the pipeline.  Takes ready.lock. */
+void engine_synth_enter(cuzk_engine *e, engine_part *p);
 void engine_done_push(cuzk_engine *e, engine_part *p);
 /* Under ready.lock: bring every device's accounting up to now. */
 void engine_acct_update_locked(cuzk_engine *e, uint64_t now);

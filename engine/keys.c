@@ -319,6 +319,16 @@ done:
         engine_log(e, CUZK_LOG_INFO, "key %s loaded: %s 2^%u, %.1f MiB in %.1f ms", k->id,
                    cuzk_curve_snarkjs_name(key.curve), k->log_n, key.mem_bytes / 1048576.0,
                    (t1 - t0) / 1e6);
+        /* A circuit registered before the key was ever loaded is checked
+         * now; jobs with inputs for it fail at admission with the same
+         * reason. */
+        pthread_mutex_lock(&e->keys_lock);
+        engine_circuit *c = k->circuit;
+        pthread_mutex_unlock(&e->keys_lock);
+        cuzk_error why = {0};
+        if (c && atomic_load(&c->state) == CIRC_READY &&
+            engine_circuit_check(c, key.curve, cuzk_key_n_vars(&key), &why) != CUZK_OK)
+            engine_log(e, CUZK_LOG_ERROR, "key %s: its registered %s", k->id, why.msg);
     } else {
         engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", k->id, err.msg);
     }

@@ -66,6 +66,12 @@ static void device_metrics(engine_sbuf *b, const cuzk_engine_status *st) {
             engine_sbuf_printf(b, "cuzk_device_seconds_total{device=\"%s\",state=\"%s\"} %.6f\n",
                                d->name, states[s], v[s]);
     }
+    header(b, "cuzk_device_starved_synthesis_seconds_total", "counter",
+           "The part of each device's starved time during which partitions were queued for or "
+           "in synthesis (synthesis behind the device; the rest had no work admitted).");
+    for (unsigned i = 0; i < st->n_devices; i++)
+        engine_sbuf_printf(b, "cuzk_device_starved_synthesis_seconds_total{device=\"%s\"} %.6f\n",
+                           st->devices[i].name, st->devices[i].starved_synth_s);
     header(b, "cuzk_device_proofs_total", "counter", "Partitions proved by each device.");
     for (unsigned i = 0; i < st->n_devices; i++)
         engine_sbuf_printf(b, "cuzk_device_proofs_total{device=\"%s\"} %llu\n", st->devices[i].name,
@@ -123,8 +129,8 @@ static void key_metrics(engine_sbuf *b, cuzk_engine *e) {
 }
 
 cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_error *err) {
-    static const char *const hist_names[HIST_COUNT] = {"queue",    "synthesis", "ready", "device",
-                                                       "finalize", "partition", "job"};
+    static const char *const hist_names[HIST_COUNT] = {
+        "queue", "synthesis", "witness", "ready", "device", "finalize", "partition", "job"};
     static const char *const prio[4] = {"low", "normal", "high", "critical"};
     cuzk_engine_status st;
     engine_sbuf b = {0};
@@ -146,7 +152,8 @@ cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_er
     engine_sbuf_printf(&b, "cuzk_worker_restarts_total %llu\n", (unsigned long long)st.worker_restarts);
     key_metrics(&b, e);
     header(&b, "cuzk_stage_seconds", "histogram",
-           "Latency of each partition stage (partition: submit to published).");
+           "Latency of each partition stage (partition: submit to published; witness: "
+           "witness calculation from inputs, part of synthesis).");
     for (int h = 0; h < HIST_JOB; h++)
         hist_series(&b, "cuzk_stage_seconds", "stage", hist_names[h], &e->hist[h]);
     header(&b, "cuzk_job_seconds", "histogram", "Submit to outcome, per job.");

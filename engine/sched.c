@@ -6,7 +6,8 @@
  * order, and the partitions of a job in index order, so the oldest job's
  * partitions go first.  A job whose key is not resident asks the
  * housekeeper to load it and is passed over meanwhile, so a key load never
- * holds up jobs whose keys are ready.  Admission takes a partition's
+ * holds up jobs whose keys are ready; likewise a job with inputs whose
+ * circuit the circuit loader is still compiling.  Admission takes a partition's
  * buffers from the pool within the memory budget; when they do not fit,
  * the scheduler makes room (idle buffers, then unused keys) or waits for
  * in-flight partitions to return theirs.  Capacity before the devices is
@@ -147,13 +148,31 @@ static void drop_stopped(cuzk_engine *e) {
 typedef struct pick {
     engine_job *job;
     engine_key *key;
-    int key_failed;
-    cuzk_status key_status;
-    char key_msg[CUZK_ERROR_MSG_BYTES];
+    int failed; /* the job cannot run: its key or circuit failed */
+    cuzk_error why;
 } pick;
 
+/* sched_lock and keys_lock held: whether job |j| (key resident) may be
+ * admitted now as far as its circuit goes: 1 yes, 0 not loaded yet, -1 it
+ * failed to load or does not fit the key (|why| says how). */
+static int circuit_go_locked(cuzk_engine *e, engine_job *j, cuzk_error *why) {
+    engine_circuit *c = j->circuit;
+    if (!c)
+        return 1;
+    int st = atomic_load(&c->state);
+    if (st == CIRC_FAILED) {
+        engine_circuit_failure(e, c, why);
+        return -1;
+    }
+    if (st != CIRC_READY)
+        return 0;
+    const cuzk_key *k = &j->key->key;
+    return engine_circuit_check(c, k->curve, cuzk_key_n_vars(k), why) == CUZK_OK ? 1 : -1;
+}
+
 /* sched_lock held: the next job to admit from, pinning its key, or a job
- * whose key failed to load.  Keys not resident are asked for. */
+ * whose key failed to load or whose circuit cannot serve it.  Keys not
+ * resident are asked for; jobs whose circuit is loading are passed over. */
 static int pick_locked(cuzk_engine *e, pick *pk) {
     memset(pk, 0, sizeof *pk);
     pthread_mutex_lock(&e->keys_lock);
@@ -163,13 +182,18 @@ static int pick_locked(cuzk_engine *e, pick *pk) {
             if (atomic_load(&j->stop))
                 continue;
             if (k->state == KEY_RESIDENT) {
-                atomic_fetch_add(&k->pins, 1);
-                k->last_used_ns = cuzk_now_ns();
-                pk->job = j, pk->key = k;
+                int go = circuit_go_locked(e, j, &pk->why);
+                if (go > 0) {
+                    atomic_fetch_add(&k->pins, 1);
+                    k->last_used_ns = cuzk_now_ns();
+                    pk->job = j, pk->key = k;
+                } else if (go < 0) {
+                    pk->job = j, pk->key = k, pk->failed = 1;
+                }
             } else if (k->state == KEY_FAILED) {
-                pk->job = j, pk->key = k, pk->key_failed = 1;
-                pk->key_status = k->load_status;
-                snprintf(pk->key_msg, sizeof pk->key_msg, "%s", k->load_msg);
+                pk->job = j, pk->key = k, pk->failed = 1;
+                cuzk_fail(&pk->why, k->load_status ? k->load_status : CUZK_EIO, "key %s: %s",
+                          k->id, k->load_msg);
             } else {
                 engine_key_request_load_locked(e, k);
             }
@@ -191,10 +215,9 @@ static int admit_one(cuzk_engine *e) {
     engine_job *j = pk.job;
     engine_key *k = pk.key;
     atomic_fetch_add(&j->refs, 1);
-    if (pk.key_failed) {
+    if (pk.failed) {
         pthread_mutex_unlock(&e->sched_lock);
-        engine_job_end(e, j, CUZK_JOB_FAILED, pk.key_status ? pk.key_status : CUZK_EIO,
-                       "key %s: %s", k->id, pk.key_msg);
+        engine_job_end(e, j, CUZK_JOB_FAILED, pk.why.status, "%s", pk.why.msg);
         engine_job_unref(j);
         return 1;
     }
@@ -245,6 +268,7 @@ static int admit_one(cuzk_engine *e) {
     engine_ring_span(e->sched_ring, SPAN_QUEUE, queued, now, j->id, p->index, -1);
     engine_hist_add(&e->hist[HIST_QUEUE], now - queued);
     engine_part_stage(e, p, CUZK_STAGE_SYNTHESIS);
+    engine_synth_enter(e, p);
     engine_synq_push(e, p);
     engine_job_unref(j);
     return 1;

@@ -3,8 +3,9 @@
  * device workers with device time accounting, and finalizers
  * (DESIGN.md §4.2).
  *
- *   synthesis  load the witness into a pool buffer, evaluate a, b, c into
- *              another, push to the ready queue
+ *   synthesis  load the witness into a pool buffer (or compute it there
+ *              from the partition's inputs with the job's circuit),
+ *              evaluate a, b, c into another, push to the ready queue
  *   worker     take ready partitions (per device), run the device step,
  *              return the buffers, push to the done queue, take the next
  *   finalizer  self-verify, serialize, publish, count the job down, log
@@ -22,7 +23,10 @@
  * Device time: every event that changes whether a device runs, or whether
  * work it could take is waiting, happens under ready.lock, and at each one
  * all devices' clocks are advanced in the state they were in, so busy,
- * starved and idle-with-work add up exactly to the elapsed time.
+ * starved and idle-with-work add up exactly to the elapsed time.  Starved
+ * is split by whether admitted partitions are queued for or in synthesis
+ * (synthesis is behind) or none are (no work): admission, the end of
+ * synthesis and retries change that count under ready.lock too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,6 +141,12 @@ static int has_eligible(cuzk_engine *e, const engine_device *d) {
     return 0;
 }
 
+/* Partitions in synthesis that |d| could take once they are ready (a
+ * fallback device takes only retries). */
+static int synth_feeds(const cuzk_engine *e, const engine_device *d) {
+    return d->fallback_only ? e->synth_retry_n > 0 : e->synth_n > 0;
+}
+
 void engine_acct_update_locked(cuzk_engine *e, uint64_t now) {
     for (unsigned i = 0; i < e->n_devices; i++) {
         engine_device *d = &e->devices[i];
@@ -146,8 +156,24 @@ void engine_acct_update_locked(cuzk_engine *e, uint64_t now) {
         }
         d->acct_state = d->running                           ? ACCT_BUSY
                         : (d->staged || has_eligible(e, d)) ? ACCT_IDLE_WITH_WORK
-                                                             : ACCT_STARVED;
+                        : synth_feeds(e, d)                  ? ACCT_STARVED_SYNTH
+                                                             : ACCT_STARVED_IDLE;
     }
+}
+
+void engine_synth_enter(cuzk_engine *e, engine_part *p) {
+    pthread_mutex_lock(&e->ready.lock);
+    e->synth_n++;
+    e->synth_retry_n += atomic_load(&p->attempts) > 0;
+    engine_acct_update_locked(e, cuzk_now_ns());
+    pthread_mutex_unlock(&e->ready.lock);
+}
+
+/* ready.lock held: |p| leaves synthesis (ready, or out of the pipeline).
+ * Its attempts have not changed since engine_synth_enter. */
+static void synth_leave_locked(cuzk_engine *e, engine_part *p) {
+    e->synth_n--;
+    e->synth_retry_n -= atomic_load(&p->attempts) > 0;
 }
 
 /* Apply a change to |d|'s running/staged counts and account it. */
@@ -162,6 +188,7 @@ static void acct_change(cuzk_engine *e, engine_device *d, int d_staged, int d_ru
 static void ready_push(cuzk_engine *e, engine_part *p) {
     engine_part_stage(e, p, CUZK_STAGE_READY);
     pthread_mutex_lock(&e->ready.lock);
+    synth_leave_locked(e, p); /* in the same step: never counted as no work */
     engine_pq_insert(&e->ready.q, p);
     engine_acct_update_locked(e, cuzk_now_ns());
     /* Broadcast: which worker may take |p| depends on its device. */
@@ -241,6 +268,75 @@ static size_t ready_take(cuzk_engine *e, engine_device *d, engine_part **out, si
 
 /* ---- synthesis ---------------------------------------------------------------------- */
 
+/* Keep the public signals w[1..n_pub] of the witness in the partition's
+ * buffer (plain little-endian values). */
+static cuzk_status keep_public(engine_part *p, const cuzk_key *k, cuzk_error *err) {
+    size_t np = cuzk_key_n_public(k);
+    const uint8_t *w = p->wbuf->p;
+    if (np && !(p->pub = malloc(np * sizeof *p->pub)))
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
+    for (size_t i = 0; i < np; i++) {
+        cuzk_status s = cuzk_fr_from_le(k->curve, &p->pub[i], w + (i + 1) * sizeof(cuzk_fr), err);
+        if (s != CUZK_OK)
+            return s;
+    }
+    p->n_pub = np;
+    return CUZK_OK;
+}
+
+static void circuit_print(void *ctx, const char *line) {
+    engine_log((cuzk_engine *)ctx, CUZK_LOG_INFO, "circuit log: %s", line);
+}
+
+/* This synthesis thread's instance of circuit |c|, made on first use. */
+static cuzk_status thread_wc(cuzk_engine *e, engine_thread *th, engine_circuit *c, cuzk_wc **out,
+                             cuzk_error *err) {
+    if (c->idx >= th->n_wc) {
+        unsigned n = c->idx + 4;
+        cuzk_wc **a = realloc(th->wc, n * sizeof *a);
+        if (!a)
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for a witness calculator");
+        memset(a + th->n_wc, 0, (n - th->n_wc) * sizeof *a);
+        th->wc = a, th->n_wc = n;
+    }
+    if (!th->wc[c->idx]) {
+        cuzk_status s = cuzk_wc_new(&th->wc[c->idx], c->wc, circuit_print, e, err);
+        if (s != CUZK_OK)
+            return s;
+    }
+    *out = th->wc[c->idx];
+    return CUZK_OK;
+}
+
+/* Compute the witness of |p|'s inputs straight into its pool buffer with
+ * the job's circuit (loaded and checked against the key at admission),
+ * and keep its public signals.  The inputs then go back to the budget. */
+static cuzk_status compute_witness(cuzk_engine *e, engine_thread *th, engine_part *p,
+                                   const cuzk_key *k, cuzk_error *err) {
+    engine_circuit *c = p->job->circuit;
+    cuzk_wc *wc = NULL;
+    cuzk_wc_input *in = NULL;
+    cuzk_status s;
+    uint64_t t0 = cuzk_now_ns();
+    if (!c || atomic_load(&c->state) != CIRC_READY)
+        s = cuzk_fail(err, CUZK_EINTERNAL, "the job's circuit is not loaded");
+    else if ((s = engine_circuit_check(c, k->curve, cuzk_key_n_vars(k), err)) != CUZK_OK)
+        ; /* admission checked it; the buffer's size depends on it */
+    else if ((s = thread_wc(e, th, c, &wc, err)) == CUZK_OK &&
+             (s = cuzk_wc_input_parse(&in, c->wc, p->intake, p->size, err)) == CUZK_OK &&
+             (s = cuzk_wc_calculate(wc, p->wbuf->p, in, err)) == CUZK_OK)
+        s = keep_public(p, k, err);
+    cuzk_wc_input_free(in);
+    uint64_t t1 = cuzk_now_ns();
+    atomic_store(&p->witness_ns, t1 - t0);
+    engine_ring_span(th->ring, SPAN_WITNESS, t0, t1, p->job->id, p->index, -1);
+    engine_hist_add(&e->hist[HIST_WITNESS], t1 - t0);
+    if (s == CUZK_OK)
+        p->have_witness = 1;
+    engine_part_release_source(e, p);
+    return s;
+}
+
 /* Copy the witness into the partition's pool buffer and keep its public
  * signals; then the source can go back to its owner. */
 static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *k,
@@ -301,7 +397,8 @@ static cuzk_status check_range(const cuzk_key *k, const engine_part *p, cuzk_err
     return CUZK_OK;
 }
 
-static void synth_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
+static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
+    engine_ring *ring = th->ring;
     uint64_t t0 = cuzk_now_ns();
     engine_job *j = p->job;
     unsigned att = atomic_load(&p->attempts);
@@ -321,7 +418,7 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
     else {
         const cuzk_key *k = &j->key->key; /* pinned since admission */
         if (!p->have_witness)
-            s = load_witness(e, p, k, &p->err);
+            s = p->inputs ? compute_witness(e, th, p, k, &p->err) : load_witness(e, p, k, &p->err);
         if (s == CUZK_OK && e->synth_skips_eval) {
             s = check_range(k, p, &p->err);
             p->abc_ready = 0;
@@ -339,6 +436,10 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
         return;
     }
     /* Leaves the pipeline before the devices: free its admission slot. */
+    pthread_mutex_lock(&e->ready.lock);
+    synth_leave_locked(e, p);
+    engine_acct_update_locked(e, cuzk_now_ns());
+    pthread_mutex_unlock(&e->ready.lock);
     atomic_fetch_sub(&e->pre_device, 1);
     engine_done_push(e, p);
     engine_event_kick(&e->sched_ev);
@@ -360,7 +461,7 @@ void *engine_synth_main(void *arg) {
         pthread_mutex_unlock(&e->synq.lock);
         if (!p)
             return NULL;
-        synth_one(e, p, th->ring);
+        synth_one(e, p, th);
     }
 }
 
@@ -377,6 +478,7 @@ static void retry_or_fail(cuzk_engine *e, engine_device *d, engine_part *p, cons
         atomic_fetch_add(&e->n_retries, 1);
         atomic_fetch_add(&e->pre_device, 1);
         engine_part_stage(e, p, CUZK_STAGE_SYNTHESIS);
+        engine_synth_enter(e, p);
         engine_synq_push(e, p);
     } else {
         engine_done_push(e, p);
@@ -554,13 +656,18 @@ void engine_log_partition(cuzk_engine *e, engine_part *p, cuzk_stage stage) {
     /* A partition dropped before admission has no later stamps. */
     uint64_t end = t[PT_FIN_END] ? t[PT_FIN_END] : cuzk_now_ns();
     uint64_t admitted = t[PT_SYNTH_START] ? t[PT_SYNTH_START] : end;
+    /* With inputs, the witness calculation (part of synthesis) is named. */
+    char witness[40] = "";
+    uint64_t wns = atomic_load(&p->witness_ns);
+    if (p->inputs && wns)
+        snprintf(witness, sizeof witness, " (witness %.1f ms)", wns / 1e6);
     engine_log(e, CUZK_LOG_INFO,
                "job %llu (%s) partition %u of %u, key %s, on %s: %s in %.1f ms (queue %.1f, synthesis "
-               "%.1f, ready %.1f, device %.1f, finalize %.1f ms; attempts %u)%s%s",
+               "%.1f%s, ready %.1f, device %.1f, finalize %.1f ms; attempts %u)%s%s",
                (unsigned long long)j->id, j->request_id, p->index, j->n_parts, j->key_id,
                dev >= 0 ? e->devices[dev].name : "-", cuzk_stage_name(stage),
                ms_between(t[PT_QUEUED], end), ms_between(t[PT_QUEUED], admitted),
-               ms_between(t[PT_SYNTH_START], t[PT_SYNTH_END]),
+               ms_between(t[PT_SYNTH_START], t[PT_SYNTH_END]), witness,
                ms_between(t[PT_SYNTH_END], t[PT_DEV_START]), ms_between(t[PT_DEV_START], t[PT_DEV_END]),
                ms_between(t[PT_FIN_START], t[PT_FIN_END]), atomic_load(&p->attempts),
                stage == CUZK_STAGE_FAILED ? ": " : "", stage == CUZK_STAGE_FAILED ? p->err.msg : "");

@@ -33,7 +33,8 @@ struct engine_ring {
 };
 
 static const char *const span_names[SPAN_KINDS] = {
-    "queue", "synthesis", "ready-wait", "upload", "compute", "fetch", "finalize", "key-load"};
+    "queue",    "synthesis", "ready-wait", "upload",         "compute",
+    "fetch",    "finalize",  "key-load",   "witness", "circuit-load"};
 
 size_t engine_ring_bytes(unsigned events) {
     return sizeof(engine_ring) + (size_t)events * sizeof(span_slot);

@@ -142,7 +142,10 @@ typedef struct cuzk_fault {
 typedef void (*cuzk_fault_fn)(void *ctx, const cuzk_fault_point *at, cuzk_fault *out);
 
 typedef struct cuzk_engine_config {
-    /* Partitions synthesized at the same time (0: 1). */
+    /* Partitions synthesized at the same time (0: a quarter of the online
+     * CPUs when a CPU device proves, else half of them; at least 1).  Each
+     * worker computes one witness from inputs at a time, on its own
+     * thread, and keeps one witness calculator instance per circuit. */
     unsigned synth_workers;
     /* Threads of the pool the synthesis workers share (0: a quarter of the
      * online CPUs, at least 1). */
@@ -178,6 +181,9 @@ typedef struct cuzk_engine_config {
     unsigned retain_jobs;
     /* Verify every proof before publishing it (costs pairings). */
     int self_verify;
+    /* Where compiled witness calculators are cached (NULL: the default of
+     * witness/wc.h: $CUZK_WC_CACHE, $XDG_CACHE_HOME/cuzk/wc, ...). */
+    const char *wc_cache_dir;
     /* Produce proof.json / public.json strings for results (default 1). */
     int json;
     cuzk_log_level log_level; /* default CUZK_LOG_INFO */
@@ -244,6 +250,16 @@ typedef struct cuzk_witness {
     size_t size;
     void (*release)(void *ctx, const void *data);
     void *release_ctx;
+    /* Inputs instead of a witness: the text of a circom input.json
+     * (|input_len| >= 1 bytes, not necessarily NUL-terminated; copied
+     * during cuzk_submit and charged to the budget like a witness copy, so
+     * |release| must be NULL).  A synthesis worker parses it and computes
+     * the witness with the job's circuit (cuzk_submit_opts.circuit); a bad
+     * input (unknown signal, wrong number of values, a failed assert)
+     * fails the job with the witness layer's status and message.  Exactly
+     * one of |path|, |data| and |input_json| is set. */
+    const char *input_json;
+    size_t input_len;
 } cuzk_witness;
 
 typedef struct cuzk_submit_opts {
@@ -262,6 +278,15 @@ typedef struct cuzk_submit_opts {
     uint64_t deadline_ms;
     const cuzk_witness *witnesses; /* |n_witnesses| >= 1 partitions */
     size_t n_witnesses;
+    /* The circuit's witness calculator, needed when a witness carries
+     * inputs: the path of circom's .wasm for this key.  NULL: the circuit
+     * registered with the key (cuzk_engine_circuit_register).  Compiled to
+     * native code on first use (witness/wc.h) and kept loaded until the
+     * engine ends.  A circuit not loaded yet is loaded by an engine thread
+     * after the submit returns; the job waits for it (QUEUED), and fails
+     * if it cannot be loaded or does not fit the key (curve, number of
+     * witness values).  Ignored when no witness carries inputs. */
+    const char *circuit;
 } cuzk_submit_opts;
 
 /*
@@ -269,10 +294,13 @@ typedef struct cuzk_submit_opts {
  * copying in-memory witnesses needs room in the budget (up to the config's
  * submit_wait_ms).
  * Returns: CUZK_OK; CUZK_EINVAL (no witnesses, id too long, a witness with
- *   neither path nor data); CUZK_ENOTFOUND (key is neither a known id nor an
- *   existing file); CUZK_EMISMATCH (the request id is attached to a job of
- *   another key or another number of partitions); CUZK_EBUSY (no room to
- *   copy witnesses in time); CUZK_ECANCELLED (the engine is shutting down).
+ *   none or more than one of path, data and inputs, empty data or inputs,
+ *   inputs larger than intake_max_bytes, inputs but no circuit named or
+ *   registered); CUZK_ENOTFOUND (key is neither a known id nor an
+ *   existing file; the circuit's file does not exist); CUZK_EMISMATCH (the
+ *   request id is attached to a job of another key or another number of
+ *   partitions); CUZK_EBUSY (no room to copy witnesses in time);
+ *   CUZK_ECANCELLED (the engine is shutting down).
  * Out: |*job| a handle (release with cuzk_job_release), NULL on failure;
  *   |*attached| (may be NULL) 1 if the handle is an existing job's.
  * Key files and witness files are read later, by engine threads: a bad file
@@ -458,6 +486,21 @@ cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id,
  */
 cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err);
 
+/*
+ * Register the circuit whose witness calculator is circom's .wasm at
+ * |wasm_path| with key |key_id| (registered before, or a .zkey path as in
+ * cuzk_submit_opts.key), so that jobs with inputs for that key need not
+ * name it.  Compiles and loads it now (once per machine: compiled circuits
+ * are cached on disk, witness/wc.h) and checks that its curve and number
+ * of witness values match the key's when the key is loaded.
+ * Returns: CUZK_OK; CUZK_ENOTFOUND (key or file); CUZK_EMISMATCH (another
+ *   circuit is registered with the key, or the circuit does not fit the
+ *   key); CUZK_ECURVE; the witness layer's errors (CUZK_EFORMAT,
+ *   CUZK_EUNSUPPORTED, CUZK_EINTERNAL for a failed compile).
+ */
+cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
+                                         const char *wasm_path, cuzk_error *err);
+
 /* Copy up to |max| keys' info into |out|; returns the number of keys known
  * (may exceed |max|). */
 size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max);
@@ -471,10 +514,15 @@ typedef struct cuzk_device_status {
     unsigned workers_alive;
     uint64_t proofs, failures;
     /* Wall time since the engine started, split three ways (they sum to
-     * the uptime): computing; idle with no work it could take (starved:
-     * synthesis is too slow); idle although work it could take was ready or
-     * staged (hot-path overhead: should stay near zero). */
+     * the uptime): computing; idle with no work it could take (starved);
+     * idle although work it could take was ready or staged (hot-path
+     * overhead: should stay near zero). */
     double busy_s, starved_s, idle_with_work_s;
+    /* The part of starved_s during which partitions were admitted and
+     * queued for or in synthesis: synthesis was behind the device (more
+     * synthesis workers or cores would help).  The rest of starved_s had
+     * nothing admitted at all (no work). */
+    double starved_synth_s;
     /* GPU devices: CUDA index (-1 otherwise), device memory held by
      * resident keys, and how many keys are resident there. */
     int gpu_index;

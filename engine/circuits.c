@@ -1,0 +1,273 @@
+/*
+ * Circuits: the witness calculators of jobs that carry circom inputs
+ * instead of witnesses (witness/wc.h), and the circuit loader thread.
+ *
+ * A circuit is known by the real path of its .wasm.  It is registered the
+ * first time a submit names it or cuzk_engine_circuit_register is called
+ * with it, and lives until the engine ends, so jobs and keys keep plain
+ * pointers to it.  Loading it can mean compiling it to native code, which
+ * takes up to a minute for a large circuit (once per machine: the witness
+ * layer caches the object on disk).  That never happens on a proving
+ * thread: a submit only queues the circuit for the loader thread, and the
+ * scheduler passes over jobs whose circuit is not loaded yet (as it does
+ * for keys not resident), so synthesis only ever sees loaded circuits and
+ * the devices keep proving other jobs meanwhile.  Registration loads in
+ * the caller's thread and waits, which is what a caller preparing a
+ * service wants.
+ *
+ * Must not: hold circ_lock (or any lock) while compiling or loading; let
+ * a synthesis or device worker take circ_lock (they read the circuit's
+ * atomic state, and its fields once it says READY); free a circuit before
+ * the engine.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/internal.h"
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Lines the witness layer prints while compiling. */
+static void progress_line(void *ctx, const char *line) {
+    engine_log((cuzk_engine *)ctx, CUZK_LOG_INFO, "%s", line);
+}
+
+/* circ_lock held. */
+static engine_circuit *find_locked(cuzk_engine *e, const char *path) {
+    for (engine_circuit *c = e->circuits; c; c = c->next)
+        if (!strcmp(c->path, path))
+            return c;
+    return NULL;
+}
+
+/* circ_lock held: hand |c| to the loader unless it is loaded or on its way. */
+static void queue_locked(cuzk_engine *e, engine_circuit *c) {
+    int st = atomic_load(&c->state);
+    if (st != CIRC_NEW && st != CIRC_FAILED)
+        return;
+    atomic_store(&c->state, CIRC_QUEUED);
+    c->load_next = NULL;
+    if (e->circ_load_tail)
+        e->circ_load_tail->load_next = c;
+    else
+        e->circ_load_head = c;
+    e->circ_load_tail = c;
+    pthread_cond_broadcast(&e->circ_cv);
+}
+
+/* circ_lock held: take |c| out of the loader's queue (a register call
+ * loads it itself rather than wait behind other compiles). */
+static void unqueue_locked(cuzk_engine *e, engine_circuit *c) {
+    engine_circuit **pp = &e->circ_load_head, *prev = NULL;
+    while (*pp && *pp != c)
+        prev = *pp, pp = &(*pp)->load_next;
+    if (!*pp)
+        return;
+    *pp = c->load_next;
+    if (e->circ_load_tail == c)
+        e->circ_load_tail = prev;
+    c->load_next = NULL;
+}
+
+cuzk_status engine_circuit_resolve(cuzk_engine *e, engine_circuit **out, const char *path,
+                                   int queue, cuzk_error *err) {
+    *out = NULL;
+    char *rp = realpath(path, NULL); /* file system: not under the lock */
+    if (!rp)
+        return cuzk_fail(err, CUZK_ENOTFOUND, "circuit %s: no such file", path);
+    pthread_mutex_lock(&e->circ_lock);
+    engine_circuit *c = find_locked(e, rp);
+    if (!c && (c = calloc(1, sizeof *c))) {
+        c->path = rp;
+        rp = NULL;
+        c->idx = e->n_circuits++;
+        atomic_store(&c->state, CIRC_NEW);
+        c->next = e->circuits;
+        e->circuits = c;
+    }
+    if (c && queue)
+        queue_locked(e, c);
+    pthread_mutex_unlock(&e->circ_lock);
+    free(rp);
+    if (!c)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a circuit entry");
+    *out = c;
+    return CUZK_OK;
+}
+
+cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint64_t n_vars,
+                                 cuzk_error *err) {
+    if (c->curve != curve)
+        return cuzk_fail(err, CUZK_ECURVE, "circuit %s is for %s, the key for %s",
+                         base_name(c->path), cuzk_curve_snarkjs_name(c->curve),
+                         cuzk_curve_snarkjs_name(curve));
+    if (c->n_witness != n_vars)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "circuit %s computes %u witness values, the key expects %llu",
+                         base_name(c->path), c->n_witness, (unsigned long long)n_vars);
+    return CUZK_OK;
+}
+
+cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error *err) {
+    pthread_mutex_lock(&e->circ_lock);
+    cuzk_status s = c->load_status ? c->load_status : CUZK_EINTERNAL;
+    cuzk_fail(err, s, "circuit %s: %s", base_name(c->path), c->load_msg);
+    pthread_mutex_unlock(&e->circ_lock);
+    return s;
+}
+
+/* Compile or load |c| (state LOADING, owned by the caller) with no lock
+ * held, then publish the outcome.  Returns its status. */
+static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring,
+                            cuzk_error *err) {
+    uint64_t t0 = cuzk_now_ns();
+    cuzk_wc_opts opts = {.cache_dir = e->wc_cache_dir, .progress = progress_line,
+                         .progress_ctx = e};
+    cuzk_wc_circuit *wc = NULL;
+    cuzk_error why = {0};
+    cuzk_status s = cuzk_wc_circuit_load(&wc, c->path, &opts, &why);
+    pthread_mutex_lock(&e->circ_lock);
+    c->load_status = s;
+    snprintf(c->load_msg, sizeof c->load_msg, "%s", s == CUZK_OK ? "" : why.msg);
+    if (s == CUZK_OK) {
+        c->wc = wc;
+        c->curve = cuzk_wc_circuit_curve(wc);
+        c->n_witness = cuzk_wc_circuit_n_witness(wc);
+    }
+    /* The release store publishes |wc| and the fields above. */
+    atomic_store(&c->state, s == CUZK_OK ? CIRC_READY : CIRC_FAILED);
+    pthread_cond_broadcast(&e->circ_cv);
+    pthread_mutex_unlock(&e->circ_lock);
+    engine_event_kick(&e->sched_ev); /* jobs waiting for it can go */
+    uint64_t t1 = cuzk_now_ns();
+    engine_ring_span(ring, SPAN_CIRCUIT, t0, t1, 0, 0, -1);
+    if (s == CUZK_OK) {
+        engine_log(e, CUZK_LOG_INFO,
+                   "circuit %s loaded: %s, %u witness values, %u inputs, circom %s, %s in %.1f ms",
+                   base_name(c->path), cuzk_curve_snarkjs_name(c->curve), c->n_witness,
+                   cuzk_wc_circuit_n_inputs(wc), cuzk_wc_circuit_version(wc),
+                   cuzk_wc_circuit_compile_s(wc) > 0 ? "compiled" : "from the cache",
+                   (t1 - t0) / 1e6);
+        cuzk_error_clear(err);
+    } else {
+        engine_log(e, CUZK_LOG_ERROR, "circuit %s: load failed: %s", base_name(c->path), why.msg);
+        cuzk_fail(err, s, "circuit %s: %s", base_name(c->path), why.msg);
+    }
+    return s;
+}
+
+void *engine_circuit_loader_main(void *arg) {
+    cuzk_engine *e = arg;
+    pthread_setname_np(pthread_self(), "cuzk-circuits");
+    pthread_mutex_lock(&e->circ_lock);
+    while (!atomic_load(&e->circ_stop)) {
+        engine_circuit *c = e->circ_load_head;
+        if (!c) {
+            pthread_cond_wait(&e->circ_cv, &e->circ_lock);
+            continue;
+        }
+        unqueue_locked(e, c);
+        atomic_store(&c->state, CIRC_LOADING);
+        pthread_mutex_unlock(&e->circ_lock);
+        load_one(e, c, e->circ_ring, NULL);
+        pthread_mutex_lock(&e->circ_lock);
+    }
+    /* Loads never started fail, so that nothing waits for them. */
+    while (e->circ_load_head) {
+        engine_circuit *c = e->circ_load_head;
+        unqueue_locked(e, c);
+        c->load_status = CUZK_ECANCELLED;
+        snprintf(c->load_msg, sizeof c->load_msg, "engine is shutting down");
+        atomic_store(&c->state, CIRC_FAILED);
+    }
+    pthread_cond_broadcast(&e->circ_cv);
+    pthread_mutex_unlock(&e->circ_lock);
+    return NULL;
+}
+
+/* Loaded now, in the caller's thread, or by whoever is loading it. */
+static cuzk_status obtain(cuzk_engine *e, engine_circuit *c, cuzk_error *err) {
+    pthread_mutex_lock(&e->circ_lock);
+    for (;;) {
+        int st = atomic_load(&c->state);
+        if (st == CIRC_READY) {
+            pthread_mutex_unlock(&e->circ_lock);
+            return CUZK_OK;
+        }
+        if (st == CIRC_LOADING) {
+            pthread_cond_wait(&e->circ_cv, &e->circ_lock);
+            continue;
+        }
+        if (st == CIRC_QUEUED)
+            unqueue_locked(e, c);
+        atomic_store(&c->state, CIRC_LOADING);
+        pthread_mutex_unlock(&e->circ_lock);
+        return load_one(e, c, NULL, err);
+    }
+}
+
+cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
+                                         const char *wasm_path, cuzk_error *err) {
+    if (!key_id || !key_id[0] || !wasm_path || !wasm_path[0])
+        return cuzk_fail(err, CUZK_EINVAL, "circuit register: a key and a .wasm path are needed");
+    if (atomic_load(&e->closing))
+        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+    engine_key *k;
+    engine_circuit *c;
+    cuzk_status s = engine_key_resolve(e, &k, key_id, err);
+    if (s != CUZK_OK)
+        return s;
+    if ((s = engine_circuit_resolve(e, &c, wasm_path, 0, err)) != CUZK_OK)
+        return s;
+    /* Refused before compiling anything when the answer is known. */
+    pthread_mutex_lock(&e->keys_lock);
+    engine_circuit *other = k->circuit;
+    pthread_mutex_unlock(&e->keys_lock);
+    if (other && other != c)
+        return cuzk_fail(err, CUZK_EMISMATCH, "key %s has circuit %s registered already", k->id,
+                         other->path);
+    if ((s = obtain(e, c, err)) != CUZK_OK)
+        return s;
+    /* The key's curve and size are known once it has been loaded (they stay
+     * known after eviction); otherwise admission checks them. */
+    pthread_mutex_lock(&e->keys_lock);
+    if (k->circuit && k->circuit != c)
+        s = cuzk_fail(err, CUZK_EMISMATCH, "key %s has circuit %s registered already", k->id,
+                      k->circuit->path);
+    else if (k->key.curve != CUZK_CURVE_NONE && k->witness_bytes)
+        s = engine_circuit_check(c, k->key.curve, k->witness_bytes / sizeof(cuzk_fr), err);
+    if (s == CUZK_OK)
+        k->circuit = c;
+    pthread_mutex_unlock(&e->keys_lock);
+    if (s == CUZK_OK)
+        engine_log(e, CUZK_LOG_INFO, "key %s: circuit %s registered", k->id, c->path);
+    return s;
+}
+
+void engine_thread_free_wc(engine_thread *th) {
+    for (unsigned i = 0; i < th->n_wc; i++)
+        cuzk_wc_free(th->wc[i]);
+    free(th->wc);
+    th->wc = NULL;
+    th->n_wc = 0;
+}
+
+void engine_circuits_destroy(cuzk_engine *e) {
+    engine_circuit *c = e->circuits;
+    while (c) {
+        engine_circuit *next = c->next;
+        cuzk_wc_circuit_free(c->wc);
+        free(c->path);
+        free(c);
+        c = next;
+    }
+    e->circuits = NULL;
+    free(e->wc_cache_dir);
+    e->wc_cache_dir = NULL;
+}
