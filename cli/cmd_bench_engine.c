@@ -5,9 +5,12 @@
  * generates a synthetic circuit and an INSECURE development key, starts an
  * engine, submits N jobs of K partitions at once, waits for all of them,
  * and prints throughput, job latency percentiles, and each device's wall
- * time split into busy / starved / idle-with-work over the run.  Prints
- * figures only; never a test.  (Wired in by the lead as `cuzk bench
- * engine`; argv[0] is the subcommand name.)
+ * time split into busy / starved (synthesis behind, or no work) /
+ * idle-with-work over the run.  With --circuit/--zkey/--input the jobs
+ * carry a circom input.json instead, and the engine's synthesis workers
+ * compute every witness: the mode that shows whether witness generation
+ * keeps up with the devices.  Prints figures only; never a test.  (Wired
+ * in as `cuzk bench engine`; argv[0] is the subcommand name.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,8 @@ static const char *help =
     "                         [--synth-workers W] [--synth-threads T] [--finalizers F]\n"
     "                         [--slow-finalize MS] [--verify] [--budget-mib M]\n"
     "                         [--trace FILE] [--metrics] [--dir DIR] [-v]\n"
+    "       cuzk bench engine --circuit X.wasm --zkey X.zkey --input X.input.json\n"
+    "                         [-n JOBS] [-k PARTITIONS] [--device ...] [--synth-workers W] ...\n"
     "Generate a synthetic circuit of 2^K constraints (default 10) with an INSECURE\n"
     "development key, submit N jobs (default 16) of K partitions (default 4) at once,\n"
     "and report throughput, job latency (p50/p99, submit to done) and, per device, the\n"
@@ -33,15 +38,22 @@ static const char *help =
     "simulated device (a test double: MS of compute per partition, no proofs) to\n"
     "measure the engine itself; --slow-finalize stalls every finalizer by MS to show\n"
     "that slow finalization does not idle the devices.  --device gpu proves on CUDA\n"
-    "devices 0..D-1 (two workers each).  --trace writes a Chrome trace.\n";
+    "devices 0..D-1 (two workers each).  --trace writes a Chrome trace.\n"
+    "With --circuit, --zkey and --input, every partition carries that circom\n"
+    "input.json and the engine's synthesis workers compute its witness with the\n"
+    "circuit's witness calculator (compiled once and cached); the report then says\n"
+    "when the devices starved because synthesis was behind.  --synth-workers sets\n"
+    "how many witnesses are computed at once (default: from the core count).\n";
 
 typedef struct bench_opts {
     cuzk_curve curve;
     unsigned log2, jobs, parts, devices, threads, synth_workers, synth_threads, finalizers;
+    unsigned synth_workers_used; /* what the engine chose when 0 */
     int sim, verify, metrics, verbose;
     unsigned sim_ms, slow_finalize_ms;
     uint64_t budget_mib;
     const char *trace, *dir;
+    const char *circuit, *zkey, *input; /* the inputs mode */
 } bench_opts;
 
 static void slow_finalize(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
@@ -97,6 +109,12 @@ static int parse(bench_opts *o, int argc, char **argv) {
             o->trace = v;
         else if (!strcmp(a, "--dir"))
             o->dir = v;
+        else if (!strcmp(a, "--circuit"))
+            o->circuit = v;
+        else if (!strcmp(a, "--zkey"))
+            o->zkey = v;
+        else if (!strcmp(a, "--input"))
+            o->input = v;
         else {
             fprintf(stderr, "cuzk bench engine: unknown option %s\n", a);
             return 2;
@@ -106,6 +124,15 @@ static int parse(bench_opts *o, int argc, char **argv) {
     if (o->curve == CUZK_CURVE_NONE || o->sim < 0 || !o->jobs || !o->parts || !o->log2 ||
         o->log2 > 24 || !o->devices || o->devices > CUZK_MAX_DEVICES - 1 || o->parts > 64) {
         fputs(help, stderr);
+        return 2;
+    }
+    int inputs = !!o->circuit + !!o->zkey + !!o->input;
+    if (inputs && inputs != 3) {
+        fprintf(stderr, "cuzk bench engine: --circuit, --zkey and --input go together\n");
+        return 2;
+    }
+    if (inputs && o->sim == 1) {
+        fprintf(stderr, "cuzk bench engine: the inputs mode needs a proving device (cpu or gpu)\n");
         return 2;
     }
     return 0;
@@ -174,8 +201,16 @@ static double pct(const uint64_t *sorted, size_t n, double p) {
     return sorted[i < n ? i : n - 1] / 1e6;
 }
 
+/* Mean per-partition times of the run (ms): synthesis (which includes the
+ * witness calculation in the inputs mode) and the device step. */
+typedef struct part_means {
+    double synth_ms, device_ms;
+    unsigned n;
+} part_means;
+
 static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_engine_status *b,
-                   uint64_t *lat, size_t n_lat, uint64_t wall_ns, unsigned failed) {
+                   uint64_t *lat, size_t n_lat, uint64_t wall_ns, unsigned failed,
+                   const part_means *pm) {
     double wall = wall_ns / 1e9;
     unsigned proofs = (unsigned)(b->proofs - a->proofs);
     printf("  wall %.3f s, %u partitions proved, %.2f partitions/s, %.2f jobs/s%s\n", wall, proofs,
@@ -186,16 +221,27 @@ static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_
     if (n_lat)
         printf("  job latency (submit to done): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
                pct(lat, n_lat, 50), pct(lat, n_lat, 99), lat[n_lat - 1] / 1e6);
+    if (pm->n)
+        printf("  per partition: synthesis %.1f ms%s, device %.1f ms (means of %u)\n",
+               pm->synth_ms / pm->n, o->input ? " (witness from inputs)" : "",
+               pm->device_ms / pm->n, pm->n);
     for (unsigned d = 0; d < b->n_devices; d++) {
         const cuzk_device_status *x = &a->devices[d], *y = &b->devices[d];
         double busy = y->busy_s - x->busy_s, st = y->starved_s - x->starved_s,
+               ss = y->starved_synth_s - x->starved_synth_s,
                iw = y->idle_with_work_s - x->idle_with_work_s, tot = busy + st + iw;
         if (tot <= 0)
             tot = 1;
-        printf("  device %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s (%5.1f%%)  "
-               "idle-with-work %.6f s (%.3f%%)  %llu partitions\n",
-               y->name, busy, 100 * busy / tot, st, 100 * st / tot, iw, 100 * iw / tot,
-               (unsigned long long)(y->proofs - x->proofs));
+        printf("  device %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s (%5.1f%%: synthesis behind "
+               "%.3f s, no work %.3f s)  idle-with-work %.6f s (%.3f%%)  %llu partitions\n",
+               y->name, busy, 100 * busy / tot, st, 100 * st / tot, ss, st - ss, iw,
+               100 * iw / tot, (unsigned long long)(y->proofs - x->proofs));
+        /* A device that proved and then waited on synthesis for a tenth of
+         * the run or more is held back by synthesis, not by itself. */
+        if (y->proofs > x->proofs && ss >= 0.1 * tot)
+            printf("  %s: starved %.0f%% of the time with synthesis behind: add synthesis workers "
+                   "(--synth-workers, now %u) or cores\n",
+                   y->name, 100 * ss / tot, o->synth_workers_used);
     }
     printf("  memory: peak %.1f MiB of a %.1f MiB budget (keys %.1f MiB, buffers %.1f MiB)\n",
            b->mem_peak / 1048576.0, b->mem_budget / 1048576.0, b->mem_keys / 1048576.0,
@@ -224,34 +270,76 @@ static void write_exports(cuzk_engine *e, const bench_opts *o) {
     }
 }
 
-static int run(bench_opts *o, const char *zkey, const char *wtns) {
+/* Engine log lines at INFO (-v), and always the synthesis worker count. */
+static void log_line(void *ctx, cuzk_log_level level, const char *line) {
+    bench_opts *o = ctx;
+    unsigned n;
+    if (sscanf(line, "engine started: %*u device(s), %u synthesis worker", &n) == 1)
+        o->synth_workers_used = n;
+    if (o->verbose || level <= CUZK_LOG_WARN)
+        fprintf(stderr, "cuzk %s\n", line);
+}
+
+/* Preload the key and, in the inputs mode, register the circuit with it
+ * (compiling it if the cache does not hold it); prints what it loaded. */
+static int load(cuzk_engine *e, const bench_opts *o, const char *zkey) {
+    cuzk_error err = {0};
+    uint64_t t0 = cli_now_ns();
+    if (cuzk_engine_key_preload(e, "bench", zkey, &err) != CUZK_OK)
+        return cli_fail("bench engine", zkey, &err);
+    double key_ms = (cli_now_ns() - t0) / 1e6, circuit_ms = 0;
+    cuzk_key_info ki;
+    memset(&ki, 0, sizeof ki);
+    cuzk_engine_keys(e, &ki, 1);
+    if (o->circuit) {
+        t0 = cli_now_ns();
+        if (cuzk_engine_circuit_register(e, "bench", o->circuit, &err) != CUZK_OK)
+            return cli_fail("bench engine", o->circuit, &err);
+        circuit_ms = (cli_now_ns() - t0) / 1e6;
+    }
+    printf("cuzk bench engine: %s 2^%u (%llu witness values)%s, %u jobs x %u partitions, %u %s "
+           "device(s), key loaded in %.1f ms",
+           cuzk_curve_snarkjs_name(ki.curve), ki.log_n, (unsigned long long)ki.n_vars,
+           o->circuit ? ", witnesses from inputs" : "", o->jobs, o->parts, o->devices,
+           o->sim == 1 ? "simulated" : o->sim == 2 ? "gpu" : "cpu", key_ms);
+    if (o->circuit)
+        printf(", circuit loaded in %.1f ms", circuit_ms);
+    printf(", %u synthesis worker(s)\n", o->synth_workers_used);
+    return 0;
+}
+
+static int run(bench_opts *o, const char *zkey, const char *wtns, const char *input,
+               size_t input_len) {
     cuzk_engine_config cfg;
     cuzk_engine *e;
     cuzk_error err = {0};
     config(&cfg, o);
+    cfg.log_fn = log_line;
+    cfg.log_ctx = o;
+    cfg.log_level = CUZK_LOG_INFO; /* log_line filters; the start line says the worker count */
     if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK)
         return cli_fail("bench engine", "engine", &err);
-    uint64_t t0 = cli_now_ns();
-    if (cuzk_engine_key_preload(e, "bench", zkey, &err) != CUZK_OK) {
+    if (load(e, o, zkey)) {
         cuzk_engine_destroy(e, 0);
-        return cli_fail("bench engine", zkey, &err);
+        return 1;
     }
-    printf("cuzk bench engine: %s 2^%u, %u jobs x %u partitions, %u %s device(s), key loaded in "
-           "%.1f ms\n",
-           cuzk_curve_snarkjs_name(o->curve), o->log2, o->jobs, o->parts, o->devices,
-           o->sim == 1 ? "simulated" : o->sim == 2 ? "gpu" : "cpu", (cli_now_ns() - t0) / 1e6);
     cuzk_job **jobs = calloc(o->jobs, sizeof *jobs);
     uint64_t *lat = calloc(o->jobs, sizeof *lat);
     cuzk_witness w[64];
     memset(w, 0, sizeof w);
-    for (unsigned k = 0; k < o->parts; k++)
-        w[k].path = wtns;
+    for (unsigned k = 0; k < o->parts; k++) {
+        if (input)
+            w[k].input_json = input, w[k].input_len = input_len;
+        else
+            w[k].path = wtns;
+    }
     cuzk_submit_opts so = {.key = "bench", .witnesses = w, .n_witnesses = o->parts};
     cuzk_engine_status a, b;
     cuzk_engine_status_get(e, &a);
     uint64_t start = cli_now_ns();
     unsigned failed = 0;
     size_t n_lat = 0;
+    part_means pm = {0};
     for (unsigned i = 0; jobs && i < o->jobs; i++)
         if (cuzk_submit(e, &jobs[i], NULL, &so, &err) != CUZK_OK)
             fprintf(stderr, "cuzk bench engine: submit: %s\n", err.msg);
@@ -262,14 +350,19 @@ static int run(bench_opts *o, const char *zkey, const char *wtns) {
             if (jobs[i])
                 fprintf(stderr, "cuzk bench engine: job %u: %s\n", i, err.msg);
         } else {
-            cuzk_job_status(jobs[i], &info, NULL, 0);
+            cuzk_partition_info pi[64];
+            cuzk_job_status(jobs[i], &info, pi, o->parts);
             lat[n_lat++] = info.end_ns - info.submit_ns;
+            for (unsigned k = 0; k < o->parts; k++, pm.n++) {
+                pm.synth_ms += (pi[k].synth_end_ns - pi[k].synth_start_ns) / 1e6;
+                pm.device_ms += (pi[k].device_end_ns - pi[k].device_start_ns) / 1e6;
+            }
         }
     }
     uint64_t wall = cli_now_ns() - start;
     cuzk_engine_status_get(e, &b);
     if (jobs && lat)
-        report(o, &a, &b, lat, n_lat, wall, failed);
+        report(o, &a, &b, lat, n_lat, wall, failed, &pm);
     write_exports(e, o);
     for (unsigned i = 0; jobs && i < o->jobs; i++)
         cuzk_job_release(jobs[i]);
@@ -288,6 +381,16 @@ int cmd_bench_engine(int argc, char **argv) {
     int rc = parse(&o, argc, argv);
     if (rc)
         return rc;
+    if (o.input) { /* the inputs mode: the caller's circuit, key and input */
+        char *text;
+        size_t len;
+        cuzk_error err = {0};
+        if (cli_read_file(o.input, &text, &len, &err))
+            return cli_fail("bench engine", o.input, &err);
+        rc = run(&o, o.zkey, NULL, text, len);
+        free(text);
+        return rc;
+    }
     char tmpl[] = "/tmp/cuzk-bench-engine-XXXXXX", zkey[1024], wtns[1024];
     const char *dir = o.dir;
     if (!dir && !(dir = mkdtemp(tmpl))) {
@@ -296,7 +399,7 @@ int cmd_bench_engine(int argc, char **argv) {
     }
     rc = make_circuit(&o, dir, zkey, wtns, sizeof zkey);
     if (!rc)
-        rc = run(&o, zkey, wtns);
+        rc = run(&o, zkey, wtns, NULL, 0);
     if (!o.dir) {
         unlink(zkey);
         unlink(wtns);
