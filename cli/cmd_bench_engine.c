@@ -131,10 +131,6 @@ static int parse(bench_opts *o, int argc, char **argv) {
         fprintf(stderr, "cuzk bench engine: --circuit, --zkey and --input go together\n");
         return 2;
     }
-    if (inputs && o->sim == 1) {
-        fprintf(stderr, "cuzk bench engine: the inputs mode needs a proving device (cpu or gpu)\n");
-        return 2;
-    }
     return 0;
 }
 

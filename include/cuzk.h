@@ -490,12 +490,17 @@ cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *er
  * Register the circuit whose witness calculator is circom's .wasm at
  * |wasm_path| with key |key_id| (registered before, or a .zkey path as in
  * cuzk_submit_opts.key), so that jobs with inputs for that key need not
- * name it.  Compiles and loads it now (once per machine: compiled circuits
- * are cached on disk, witness/wc.h) and checks that its curve and number
- * of witness values match the key's when the key is loaded.
- * Returns: CUZK_OK; CUZK_ENOTFOUND (key or file); CUZK_EMISMATCH (another
- *   circuit is registered with the key, or the circuit does not fit the
- *   key); CUZK_ECURVE; the witness layer's errors (CUZK_EFORMAT,
+ * name it.  Compiles and loads it now, in the caller's thread (once per
+ * machine: compiled circuits are cached on disk, witness/wc.h; a first
+ * compile can take a minute), and checks that its curve and number of
+ * witness values match the key's if the key has been loaded; otherwise
+ * that is checked when a job with inputs is admitted, which fails it on a
+ * mismatch.  Registering the same circuit again is a no-op.
+ * Returns: CUZK_OK; CUZK_EINVAL (NULL or empty argument); CUZK_ENOTFOUND
+ *   (key or file); CUZK_EMISMATCH (another circuit is registered with the
+ *   key, or the circuit's number of witness values is not the key's);
+ *   CUZK_ECURVE (the circuit is for the other curve); CUZK_ECANCELLED
+ *   (shutting down); the witness layer's errors (CUZK_EFORMAT,
  *   CUZK_EUNSUPPORTED, CUZK_EINTERNAL for a failed compile).
  */
 cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
