@@ -376,13 +376,15 @@ static const char *status_help =
 
 static const char *keys_help =
     "usage: cuzk keys [list] [--json]\n"
-    "       cuzk keys import ID PATH [--no-preload]\n"
+    "       cuzk keys import ID PATH [--no-preload] [--circuit C.wasm]\n"
     "       cuzk keys preload ID\n"
     "       cuzk keys evict ID\n"
     "          [daemon options]\n"
     "List the proving keys the daemon knows (tier: where the key is resident),\n"
     "register a .zkey under ID (loaded now unless --no-preload, else by its\n"
-    "first job), load one now, or drop one from memory (refused while in use).\n";
+    "first job), load one now, or drop one from memory (refused while in use).\n"
+    "--circuit registers the key's circuit (circom's .wasm, a path on the daemon's\n"
+    "machine), so that jobs with inputs for the key need not name it.\n";
 
 static const char *trace_help =
     "usage: cuzk trace [-o FILE] [--last S | --from A --to B] [daemon options]\n"
@@ -587,7 +589,8 @@ static int keys_call(cli_conn *c, const char *method, const char *path, json_t *
     return 0;
 }
 
-static int keys_run(cli_conn *c, const char **pos, int npos, int preload, int as_json) {
+static int keys_run(cli_conn *c, const char **pos, int npos, int preload, int as_json,
+                    const char *circuit) {
     char id[400], path[600], abs[PATH_MAX];
     const char *op = npos ? pos[0] : "list";
     if (!strcmp(op, "list") && npos <= 1)
@@ -599,6 +602,14 @@ static int keys_run(cli_conn *c, const char **pos, int npos, int preload, int as
         }
         json_t *body = json_pack("{s:s, s:s, s:b}", "id", pos[1], "path", abs, "preload",
                                  preload);
+        if (circuit) {
+            if (!realpath(circuit, abs)) {
+                json_decref(body);
+                fprintf(stderr, "cuzk keys: %s: no such file\n", circuit);
+                return 1;
+            }
+            json_object_set_new(body, "circuit", json_string(abs));
+        }
         return keys_call(c, "POST", "/v1/keys", body, as_json, 0);
     }
     if ((!strcmp(op, "preload") || !strcmp(op, "evict")) && npos == 2) {
@@ -615,7 +626,7 @@ static int keys_run(cli_conn *c, const char **pos, int npos, int preload, int as
 
 int cmd_keys(int argc, char **argv) {
     cli_daemon_opts d = {0};
-    const char *pos[4];
+    const char *pos[4], *circuit = NULL;
     int npos = 0, preload = 1, as_json = 0, rc = 0;
     if (cli_wants_help(argc, argv)) {
         printf("%s%s", keys_help, cli_daemon_opts_help);
@@ -628,6 +639,8 @@ int cmd_keys(int argc, char **argv) {
             preload = 0;
         else if (!strcmp(argv[i], "--json"))
             as_json = 1;
+        else if (!strcmp(argv[i], "--circuit") && i + 1 < argc)
+            circuit = argv[++i];
         else if (argv[i][0] == '-') {
             fprintf(stderr, "cuzk keys: unknown option %s\n%s", argv[i], keys_help);
             return 2;
@@ -644,7 +657,7 @@ int cmd_keys(int argc, char **argv) {
     cli_conn *c = connect_or_fail("keys", &d);
     if (!c)
         return 1;
-    rc = keys_run(c, pos, npos, preload, as_json);
+    rc = keys_run(c, pos, npos, preload, as_json, circuit);
     cli_conn_free(c);
     return rc;
 }

@@ -19,7 +19,8 @@ fx=${CUZK_WC_FIXTURES:-}
 for f in bn128/arrays.zkey bn128/arrays.wasm bn128/arrays.input.json bn128/arrays.vk.json \
   bn128/arrays.public.json bls12381/arrays.zkey bls12381/arrays.wasm bls12381/arrays.vk.json \
   bn128/mimc.zkey bn128/mimc.wasm bn128/mimc.input.json bn128/mimc.vk.json \
-  bn128/assert_fail.zkey bn128/assert_fail.wasm; do
+  bn128/assert_fail.zkey bn128/assert_fail.wasm bls12381/mimc.zkey bls12381/mimc.wasm \
+  bls12381/mimc.input.json bls12381/mimc.vk.json; do
   if [ -z "$fx" ] || [ ! -f "$fx/$f" ]; then
     echo "FAIL: fixture ${fx:-<CUZK_WC_FIXTURES unset>}/$f is missing (tests/witness/build.sh)"
     exit 1
@@ -263,6 +264,19 @@ rc=$?
 [ $rc -ne 0 ] && ok || bad "cuzk prove with a bad input exited 0"
 grep -q "Too many values for input signal v" "$tmp/cli.out" && ok ||
   bad "cuzk prove with a bad input: $(cat "$tmp/cli.out")"
+# A key and its circuit registered by `cuzk keys import --circuit`, then
+# proved by key id.
+"$cuzk" keys import --addr "unix:$SOCK" mimc381 "$bls/mimc.zkey" --circuit "$bls/mimc.wasm" \
+  >"$tmp/cli.out" 2>&1
+check "cuzk keys import --circuit: exit status" "$?" 0
+expect 200 -- /v1/keys/mimc381
+check "mimc381: circuit" "$(jget "$tmp/body" circuit)" "$(realpath "$bls/mimc.wasm")"
+"$cuzk" prove --addr "unix:$SOCK" --input "$bls/mimc.input.json" mimc381 \
+  "$tmp/cli4.proof.json" "$tmp/cli4.public.json" >"$tmp/cli.out" 2>&1
+check "cuzk prove --input by key id: exit status" "$?" 0
+if snarkjs_ok "$bls/mimc.vk.json" "$tmp/cli4.public.json" "$tmp/cli4.proof.json"; then ok; else
+  bad "cuzk prove --input by key id: $(cat "$tmp/cli.out") $(cat "$tmp/snarkjs.out")"
+fi
 # Several concurrent commands.
 for i in 1 2 3; do
   "$cuzk" prove --addr "unix:$SOCK" --input "$bn/arrays.input.json" --circuit "$bn/arrays.wasm" \
