@@ -7,6 +7,12 @@
  *   - round trips forward/inverse and coset forward/coset inverse at
  *     2^21 .. 2^27 (CUZK_GPU_NTT_MAX_LOG changes the top), checking that
  *     the transform changed the data and that the inverse restores it;
+ *   - above the CPU comparison (2^23 .. 2^27), the forward and coset
+ *     forward outputs themselves at sampled indices i (0, 1, n/2, n-1 and
+ *     random ones) against a direct evaluation of the input polynomial at
+ *     w^i (g w^i for the coset), done on the CPU in blocks with Horner's
+ *     rule (a round trip alone would pass a transform and its inverse
+ *     that are wrong in matching ways);
  *   - the root convention at 2^24: the transform of x = (0, 1, 0, ...) is
  *     (w^i), checked at sampled i against field/field.h's root of unity;
  *   - argument errors (log_n 0 or 29, missing coset generator).
@@ -70,6 +76,12 @@ static size_t first_diff(const fe *a, const fe *b, size_t n) {
     return n;
 }
 
+/* Direct evaluation: sum_k x[k] z_j^k for NPTS points z_j, over blocks of
+ * the coefficients in parallel (Horner within a block), then the blocks
+ * combined with z_j^(block size). */
+#define NPTS 6
+#define EVAL_BLOCKS 512
+
 /* Per-field part, stamped out for both fields. */
 #define NTT_TEST(P, FR, CURVE)                                                \
     static void P##_cpu(P##_ntt_domain *d, fe *a, int dir, const FR *g) {     \
@@ -82,6 +94,67 @@ static size_t first_diff(const fe *a, const fe *b, size_t n) {
             break;                                                            \
         default: P##_ntt_coset_inverse(d, x, g, pool); break;                 \
         }                                                                     \
+    }                                                                         \
+    typedef struct P##_eval {                                                 \
+        const FR *x;                                                          \
+        size_t n, block;                                                      \
+        const FR *z; /* NPTS points */                                        \
+        FR *part;    /* EVAL_BLOCKS x NPTS partial sums */                    \
+    } P##_eval;                                                               \
+    static void P##_eval_blocks(void *vctx, size_t b0, size_t b1, unsigned w) { \
+        P##_eval *c = vctx;                                                   \
+        (void)w;                                                              \
+        for (size_t b = b0; b < b1; b++) {                                    \
+            size_t lo = b * c->block, hi = lo + c->block;                     \
+            for (int j = 0; j < NPTS; j++) {                                  \
+                FR acc;                                                       \
+                FR##_set_zero(&acc);                                          \
+                for (size_t k = hi; k-- > lo;) {                              \
+                    FR##_mul(&acc, &acc, &c->z[j]);                           \
+                    FR##_add(&acc, &acc, &c->x[k]);                           \
+                }                                                             \
+                c->part[b * NPTS + j] = acc;                                  \
+            }                                                                 \
+        }                                                                     \
+    }                                                                         \
+    /* out[j] = sum_k x[k] z[j]^k, n a multiple of EVAL_BLOCKS */             \
+    static void P##_eval_at(const FR *x, size_t n, const FR *z, FR *out) {    \
+        P##_eval c = {.x = x, .n = n, .block = n / EVAL_BLOCKS, .z = z,       \
+                      .part = malloc(EVAL_BLOCKS * NPTS * sizeof(FR))};       \
+        cuzk_pool_for(pool, EVAL_BLOCKS, 1, P##_eval_blocks, &c);             \
+        for (int j = 0; j < NPTS; j++) {                                      \
+            FR zb, acc;                                                       \
+            uint64_t e = c.block;                                             \
+            FR##_pow(&zb, &z[j], &e, 1);                                      \
+            FR##_set_zero(&acc);                                              \
+            for (size_t b = EVAL_BLOCKS; b-- > 0;) {                          \
+                FR##_mul(&acc, &acc, &zb);                                    \
+                FR##_add(&acc, &acc, &c.part[b * NPTS + j]);                  \
+            }                                                                 \
+            out[j] = acc;                                                     \
+        }                                                                     \
+        free(c.part);                                                         \
+    }                                                                         \
+    /* The transform |y| of |x| (2^lg, forward, or coset forward with |g|)  \
+     * at NPTS indices against the direct evaluation. */                     \
+    static void P##_check_points(const fe *x, const fe *y, unsigned lg,       \
+                                 const FR *g, const char *what) {             \
+        size_t n = (size_t)1 << lg;                                           \
+        uint64_t idx[NPTS] = {0, 1, n / 2, n - 1};                            \
+        FR z[NPTS], v[NPTS], w;                                               \
+        FR##_root_of_unity(&w, lg);                                           \
+        for (int j = 0; j < NPTS; j++) {                                      \
+            if (j >= 4)                                                       \
+                idx[j] = tu_rand64() % n;                                     \
+            FR##_pow(&z[j], &w, &idx[j], 1);                                  \
+            if (g)                                                            \
+                FR##_mul(&z[j], &z[j], g);                                    \
+        }                                                                     \
+        P##_eval_at((const FR *)x, n, z, v);                                  \
+        for (int j = 0; j < NPTS; j++)                                        \
+            CHECK(FR##_eq(&v[j], (const FR *)&y[idx[j]]),                     \
+                  #P " 2^%u %s: output %llu is not the polynomial at its "    \
+                  "point", lg, what, (unsigned long long)idx[j]);              \
     }                                                                         \
     static void P##_test(unsigned cpu_max, unsigned rt_max) {                 \
         size_t nmax = (size_t)1 << rt_max;                                    \
@@ -135,6 +208,9 @@ static size_t first_diff(const fe *a, const fe *b, size_t n) {
                     continue;                                                 \
                 CHECK(first_diff(h, orig, n) == 0,                            \
                       #P " 2^%u dir %d left x[0] unchanged", lg, 2 * pair);   \
+                if (lg >= 23)                                                 \
+                    P##_check_points(orig, h, lg, pair ? &g : NULL,           \
+                                     pair ? "coset forward" : "forward");     \
                 if (!gpu_ntt(CURVE, d, h, lg,                                 \
                              (cuzk_gpu_ntt_dir)(2 * pair + 1), (const fe *)&g)) \
                     continue;                                                 \
