@@ -82,6 +82,11 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
         goto done;
     }
     *load_s = (cli_now_ns() - t0) / 1e9;
+    if (cli_verbose)
+        fprintf(stderr, "cuzk: circuit %s: circom %s, %s, %u witness values, field products %s\n",
+                wasm, cuzk_wc_circuit_version(c),
+                cuzk_curve_snarkjs_name(cuzk_wc_circuit_curve(c)), cuzk_wc_circuit_n_witness(c),
+                cuzk_wc_circuit_native(c) ? "native" : "wasm");
     if (cli_read_file(input, &text, &len, &err)) {
         cli_fail("wtns", "input", &err);
         goto done;

@@ -56,7 +56,7 @@ static const char *const wc_cflags[] = {
     "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-DNDEBUG", "-w",
     "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DWASM_RT_USE_STACK_DEPTH_COUNT=1",
     "-DWASM_RT_MAX_CALL_STACK_DEPTH=10000"};
-#define WC_CACHE_SALT "cuzk-wc-abi-1"
+#define WC_CACHE_SALT "cuzk-wc-abi-1-native-fr-1"
 
 /* ---- the wasm check ---------------------------------------------------------- */
 
@@ -293,6 +293,56 @@ static void remove_tree(const char *dir, const char *const *files, size_t n) {
     rmdir(dir);
 }
 
+/* The definitions of circom's Montgomery product and square in wasm2c's
+ * output become *_wasm, so that the glue's 64-bit versions take their
+ * place (wc_glue.c.in, "native field products").  Returns 1 when both were
+ * found; a module without those names (no name section, another field
+ * library) keeps the wasm's own and still works. */
+static int rename_products(const char *path) {
+    static const char *const defs[] = {
+        "\nstatic void w2c_Fr_F1m_mul(Z_circuit_instance_t* instance, ",
+        "\nstatic void w2c_Fr_F1m_square(Z_circuit_instance_t* instance, "};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n > 0 ? malloc((size_t)n + 1) : NULL;
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    buf[n] = 0;
+    char *at[2];
+    for (int i = 0; i < 2; i++)
+        if (!(at[i] = strstr(buf, defs[i])) || strstr(at[i] + 1, defs[i])) {
+            free(buf);
+            return 0;
+        }
+    /* write it back with "_wasm" after each definition's name */
+    int ok = 0;
+    if ((f = fopen(path, "wb"))) {
+        char *p = buf;
+        ok = 1;
+        for (int i = 0; i < 2; i++) {
+            char *first = at[0] < at[1] ? at[0] : at[1];
+            if (i == 1)
+                first = at[0] < at[1] ? at[1] : at[0];
+            char *name_end = strchr(first + 1, '(');
+            ok &= fwrite(p, 1, (size_t)(name_end - p), f) == (size_t)(name_end - p);
+            ok &= fputs("_wasm", f) >= 0;
+            p = name_end;
+        }
+        ok &= fwrite(p, 1, strlen(p), f) == strlen(p);
+        ok &= fclose(f) == 0;
+    }
+    free(buf);
+    return ok;
+}
+
 /* Build |obj| from the wasm in a private folder; the caller holds the lock. */
 static cuzk_status build_object(const char *dir, const char *hash, const char *obj,
                                 const uint8_t *wasm, size_t size, const char *name,
@@ -340,6 +390,7 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *o
         return cuzk_fail(err, CUZK_EINTERNAL, "wasm2c failed on %s (exit %d): see %s", name, rc,
                          log);
     }
+    int native = rename_products(p_c);
     char inc[4400];
     snprintf(inc, sizeof inc, "-I%s", tmp);
     char *cc_argv[32];
@@ -348,6 +399,8 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *o
     for (size_t i = 0; i < sizeof wc_cflags / sizeof *wc_cflags; i++)
         cc_argv[k++] = (char *)wc_cflags[i];
     cc_argv[k++] = inc;
+    if (native)
+        cc_argv[k++] = "-DCUZK_WC_NATIVE_FR=1";
     cc_argv[k++] = p_glue;
     cc_argv[k++] = "-o";
     cc_argv[k++] = p_so;

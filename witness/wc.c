@@ -138,6 +138,9 @@ uint32_t cuzk_wc_circuit_n_inputs(const cuzk_wc_circuit *c) { return c->n_inputs
 const char *cuzk_wc_circuit_version(const cuzk_wc_circuit *c) { return c->version; }
 const char *cuzk_wc_circuit_hash(const cuzk_wc_circuit *c) { return c->hash; }
 double cuzk_wc_circuit_compile_s(const cuzk_wc_circuit *c) { return c->compile_s; }
+int cuzk_wc_circuit_native(const cuzk_wc_circuit *c) {
+    return c->query && (c->abi->flags(c->query) & CUZK_WC_FLAG_NATIVE_FR) != 0;
+}
 
 cuzk_status cuzk_wc_new(cuzk_wc **out, const cuzk_wc_circuit *c, cuzk_wc_print_fn print,
                         void *print_ctx, cuzk_error *err) {

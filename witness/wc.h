@@ -93,6 +93,11 @@ const char *cuzk_wc_circuit_version(const cuzk_wc_circuit *c);
 const char *cuzk_wc_circuit_hash(const cuzk_wc_circuit *c);
 /* Seconds the compile took (0 when loaded from the cache). */
 double cuzk_wc_circuit_compile_s(const cuzk_wc_circuit *c);
+/* 1 when the circuit's field products run as native 64-bit code (they
+ * were found in the module and agreed with the module's own on a check
+ * set); 0 when the module's wasm products are used.  CUZK_WC_NATIVE=0 in
+ * the environment turns the native products off. */
+int cuzk_wc_circuit_native(const cuzk_wc_circuit *c);
 
 /*
  * A new instance of |c|.  |print| (may be NULL) receives the lines the

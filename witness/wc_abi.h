@@ -68,6 +68,11 @@ typedef struct cuzk_wc_abi {
      * rest of each stride zeroed. */
     int (*get_witness)(void *inst, uint32_t first, uint32_t count, uint32_t *out,
                        uint32_t stride_words, char *msg, size_t msg_len);
+    /* CUZK_WC_FLAG_* of the instance. */
+    uint32_t (*flags)(void *inst);
 } cuzk_wc_abi;
+
+/* The instance computes field products natively (wc_glue.c.in). */
+#define CUZK_WC_FLAG_NATIVE_FR 1u
 
 #endif
