@@ -243,10 +243,12 @@ expect 400 EINVAL -- "/trace?last_s=abc"
 expect 400 EINVAL -- "/trace?last_s=1&from_s=0"
 
 # ---- limits, waiting, cancelling: a slow simulated device -----------------
-# Each partition takes 1.5 s on the device, so jobs stay in flight; the
+# Each partition takes 6 s on the device, so jobs stay in flight through
+# the checks below even on a loaded machine (the device is the only
+# clock here: the checks need s1 unfinished and s2 still queued); the
 # simulated device makes no proofs.  Also serves TCP with a token.
 main_sock=$SOCK
-start_daemon tcp --devices=sim:compute_us=1500000 --max_jobs_per_client=2 \
+start_daemon tcp --devices=sim:compute_us=6000000 --max_jobs_per_client=2 \
   --connection_timeout_s=1 --listen=127.0.0.1:0 --token=s3cret-token || exit 1
 sub() { echo "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"$1\"}"; }
 expect 202 -- -X POST -d "$(sub s1)" /v1/jobs
@@ -279,7 +281,7 @@ expect 202 -- -X POST -d "$(sub s5)" /v1/jobs
 expect 200 -- -X DELETE /v1/jobs/s5
 
 # ---- cancel and deadline of a job already on the device ------------------
-# The device is busy with it (1.5 s): the job ends at once, and once the
+# The device is busy with it (6 s): the job ends at once, and once the
 # device is done with it the result is dropped (no proof counted), its
 # buffers are back in the pool, its key unpinned and its witness released.
 idle_again='j.jobs.active == 0 && j.in_flight.proving == 0 && j.in_flight.finalizing == 0'
@@ -296,14 +298,26 @@ for how in cancel deadline; do
     check "cancel a running job" "$(jget "$tmp/body" cancelled)" true
     want="cancelled ECANCELLED"
   else
-    expect 202 -- -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"run-$how\",\"deadline_ms\":400}" /v1/jobs
-    wait_for 20 status_is 'j.state == "expired"' /v1/jobs/run-$how || bad "run-$how did not expire"
+    # The deadline must pass while the partition is on the device (6 s):
+    # on a machine too loaded to get it there in time, again with a longer
+    # deadline, under a new request id.
+    for dl in 1000 2500 5000; do
+      rid=run-$how-$dl
+      expect 202 -- -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"$rid\",\"deadline_ms\":$dl}" /v1/jobs
+      wait_for 20 status_is 'j.state == "expired"' /v1/jobs/$rid || bad "$rid did not expire"
+      jtrue "$tmp/poll.json" 'j.partition[0].device_us > 0' && break
+      wait_for 20 status_is "$idle_again" || bad "the simulated daemon did not go idle"
+      expect 200 -- /v1/status
+      before_done=$(jget "$tmp/body" jobs.done)
+      before_proofs=$(jget "$tmp/body" jobs.proofs)
+    done
     want="expired ETIMEOUT"
   fi
-  expect 200 -- "/v1/jobs/run-$how/result?timeout_ms=100"
+  [ $how = cancel ] && rid=run-$how
+  expect 200 -- "/v1/jobs/$rid/result?timeout_ms=100"
   check "$how of a running job: result" "$(jget "$tmp/body" state) $(jget "$tmp/body" status)" "$want"
   check "$how of a running job: no proofs" "$(jget "$tmp/body" proofs)" "<missing>"
-  expect 200 -- /v1/jobs/run-$how
+  expect 200 -- /v1/jobs/$rid
   jtrue "$tmp/body" 'j.partition[0].device_us > 0' && ok || bad "$how: the partition never ran on the device"
   wait_for 20 status_is "$idle_again" || bad "$how: the device did not finish the dropped partition"
   expect 200 -- /v1/status
@@ -314,7 +328,7 @@ for how in cancel deadline; do
     bad "$how: buffers not returned: $(jget "$tmp/after.json" memory)"
   check "$how: witness memory returned" "$(jget "$tmp/after.json" memory.intake)" 0
   jtrue "$tmp/after.json" 'j.keys.every(k => k.in_use == 0)' && ok || bad "$how: a key is still pinned: $(jget "$tmp/after.json" keys)"
-  expect 200 -- /v1/jobs/run-$how
+  expect 200 -- /v1/jobs/$rid
   check "$how: the job stays ended" "$(jget "$tmp/body" state)" "${want% *}"
 done
 

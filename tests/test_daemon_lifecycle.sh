@@ -53,7 +53,12 @@ for i in 1 2 3 4; do
 done
 [ ! -e "$SOCK" ] && ok || bad "socket not removed after SIGTERM"
 [ ! -e "$tmp/term.pid" ] && ok || bad "pid file not removed"
-grep -q "drained: 4 job(s) finished" "$tmp/term.log" && ok || bad "no drain line in the log: $(grep cuzkd: "$tmp/term.log")"
+# the drain waited for the jobs still in flight at SIGTERM (normally all
+# four; fewer if a loaded machine was slow to send the signal) and says so
+inflight=$(sed -n 's/.*waiting up to [0-9]* s for \([0-9]*\) job(s) in flight.*/\1/p' "$tmp/term.log")
+if [ -n "$inflight" ] && [ "$inflight" -ge 1 ] && grep -q "drained: $inflight job(s) finished" "$tmp/term.log"; then ok; else
+  bad "no drain lines for the jobs in flight: $(grep cuzkd: "$tmp/term.log")"
+fi
 
 # ---- the drain is bounded by drain_timeout_s ---------------------------------
 start_daemon bounded --devices=sim:compute_us=3000000 --drain_timeout_s=1 || exit 1

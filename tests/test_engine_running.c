@@ -67,21 +67,41 @@ static void running_job_ends(cuzk_engine *e, gate *g, const eu_circuit *c, int b
     cuzk_engine_status_get(e, &before);
     atomic_store(&g->held, 0);
     atomic_store(&g->released, 0);
-    atomic_store(&releases, 0);
     cuzk_witness w = {.data = c->wtns_mem, .size = c->wtns_size, .release = on_release};
-    cuzk_submit_opts o = {.key = "k",
-                          .request_id = by_deadline ? "run-deadline" : "run-cancel",
-                          .witnesses = &w,
-                          .n_witnesses = 1,
-                          .deadline_ms = by_deadline ? 200 : 0};
     cuzk_job *j = NULL;
-    if (cuzk_submit(e, &j, NULL, &o, &err) != CUZK_OK) {
-        CHECK(0, "%s: submit: %s", what, err.msg);
+    /* A deadline must pass while the device step is held, not before it
+     * starts: a machine too loaded to reach the device in time gets
+     * another try with a longer deadline (the held step then waits for
+     * it); a cancel needs no such care. */
+    static const uint32_t deadlines[] = {300, 3000, 30000};
+    for (int t = 0; t < 3; t++) {
+        char rid[32];
+        snprintf(rid, sizeof rid, "run-%s-%d", what, t);
+        cuzk_submit_opts o = {.key = "k",
+                              .request_id = rid,
+                              .witnesses = &w,
+                              .n_witnesses = 1,
+                              .deadline_ms = by_deadline ? deadlines[t] : 0};
+        atomic_store(&releases, 0);
+        if (cuzk_submit(e, &j, NULL, &o, &err) != CUZK_OK) {
+            CHECK(0, "%s: submit: %s", what, err.msg);
+            return;
+        }
+        while (!atomic_load(&g->held) && cuzk_job_await(j, 1, &err) == CUZK_EBUSY)
+            ;
+        if (atomic_load(&g->held))
+            break;
+        printf("  %s: the job ended (%s) before its device step; again\n", what, err.msg);
+        wait_until(e, nothing_in_flight);
+        wait_until(e, witness_back);
+        cuzk_engine_status_get(e, &before);
+        cuzk_job_release(j);
+        j = NULL;
+    }
+    if (!j) {
+        CHECK(0, "%s: the job never reached its device step", what);
         return;
     }
-    for (int i = 0; i < 60000 && !atomic_load(&g->held); i++)
-        usleep(1000);
-    CHECK(atomic_load(&g->held), "%s: the device step never started", what);
     cuzk_job_info info;
     cuzk_partition_info pi;
     cuzk_job_status(j, &info, &pi, 1);
