@@ -335,6 +335,8 @@ else
     bad "concurrent first use: a witness differs from snarkjs's"
   n=$(find "$cold" -name '*.so' | wc -l)
   [ "$n" -eq 1 ] && ok || bad "concurrent first use: $n objects in the cache, not 1: $(ls "$cold")"
+  n=$(find "$cold" -mindepth 1 -maxdepth 1 -name 'build-*' | wc -l)
+  [ "$n" -eq 0 ] && ok || bad "concurrent first use: $n build folders left in the cache: $(ls "$cold")"
   # the compile says what it does and how long it took, once
   n=$(cat "$tmp/c1.err" "$tmp/c2.err" | grep -c 'compiled .* in [0-9.]* s')
   [ "$n" -eq 1 ] && ok || bad "concurrent first use: $n 'compiled ... in N s' lines, not 1"

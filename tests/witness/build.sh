@@ -89,8 +89,11 @@ build_circuit() { # curve name
         rm -rf "$tmp"
         mkdir -p "$tmp"
         log "$curve/$name: circom $(opt_level "$name")"
-        run "$tmp/circom.log" "${CIRCOM[@]}" "$HERE/circuits/$name.circom" --r1cs --wasm \
-            "$(opt_level "$name")" --prime "$curve" -l "$NPM_DIR/node_modules" -o "$tmp"
+        # circom2 (WASI) is run from the source root: it reaches files
+        # through preopened parents of its working directory, and include
+        # paths do not resolve through "..".
+        (cd "$SRC" && run "$tmp/circom.log" "${CIRCOM[@]}" "$HERE/circuits/$name.circom" --r1cs \
+            --wasm "$(opt_level "$name")" --prime "$curve" -l "$NPM_DIR/node_modules" -o "$tmp")
         [ -f "$tmp/${name}_js/$name.wasm" ] && [ -f "$tmp/$name.r1cs" ] ||
             die "$curve/$name: circom wrote no .wasm/.r1cs (log: $tmp/circom.log)"
         cp "$(input_of "$curve" "$name")" "$tmp/$name.input.json"
