@@ -174,6 +174,18 @@ static void lru(const eu_circuit *k) {
     cuzk_engine_destroy(e, -1);
 }
 
+/* Holds the device step of job "hold-A" at its start until released, so
+ * that A stays in use for exactly as long as the checks need. */
+static _Atomic int hold_released, hold_started;
+static void hold_hook(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
+    (void)ctx, (void)out;
+    if (at->site == CUZK_FAULT_DEVICE && !strcmp(at->request_id, "hold-A")) {
+        atomic_store(&hold_started, 1);
+        while (!atomic_load(&hold_released))
+            usleep(1000);
+    }
+}
+
 /* A key in use is never evicted, even when it is the least recently used. */
 static void in_use_kept(const eu_circuit *k) {
     cuzk_engine_config cfg;
@@ -182,17 +194,17 @@ static void in_use_kept(const eu_circuit *k) {
     cfg.trace_events = 64;
     cfg.buffer_sets = 1;
     cfg.cpu_fallback = 0;
-    eu_sim_device(&cfg, 0, 400000); /* 0.4 s per partition: A stays in use */
+    eu_sim_device(&cfg, 0, 1000);
+    cfg.fault_fn = hold_hook; /* A's partition stays on the device until released */
     cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k));
     cuzk_error err = {0};
     CHECK(cuzk_engine_key_preload(e, "A", k[0].zkey, &err) == CUZK_OK, "preload A: %s", err.msg);
     CHECK(cuzk_engine_key_preload(e, "B", k[1].zkey, &err) == CUZK_OK, "preload B: %s", err.msg);
-    cuzk_job *j = eu_submit(e, &k[0], "A", 1, CUZK_PRIORITY_NORMAL, NULL, &err);
+    cuzk_job *j = eu_submit(e, &k[0], "A", 1, CUZK_PRIORITY_NORMAL, "hold-A", &err);
     cuzk_partition_info pi;
-    do { /* until A's partition is on the device */
-        usleep(2000);
-        cuzk_job_status(j, NULL, &pi, 1);
-    } while (pi.stage < CUZK_STAGE_PROVING);
+    while (!atomic_load(&hold_started)) /* until A's partition is on the device */
+        usleep(1000);
+    cuzk_job_status(j, NULL, &pi, 1);
     CHECK(pi.stage == CUZK_STAGE_PROVING, "partition stage %s", cuzk_stage_name(pi.stage));
     CHECK(cuzk_engine_key_evict(e, "A", &err) == CUZK_EBUSY, "evicting a key in use must fail");
     /* Preloading B again marks it used: A is now the least recently used,
@@ -200,9 +212,11 @@ static void in_use_kept(const eu_circuit *k) {
     CHECK(cuzk_engine_key_preload(e, "B", k[1].zkey, &err) == CUZK_OK, "preload B: %s", err.msg);
     CHECK(cuzk_engine_key_preload(e, "C", k[2].zkey, &err) == CUZK_OK, "preload C: %s", err.msg);
     expect_tiers(e, CUZK_TIER_HOST, CUZK_TIER_DISK, CUZK_TIER_HOST, "C loaded while A in use");
+    CHECK(cuzk_engine_key_evict(e, "A", &err) == CUZK_EBUSY, "A is still in use");
+    atomic_store(&hold_released, 1);
     CHECK(cuzk_job_await(j, 120000, &err) == CUZK_OK, "job on A: %s", err.msg);
     cuzk_job_release(j);
-    for (int i = 0; i < 200 && cuzk_engine_key_evict(e, "A", &err) == CUZK_EBUSY; i++)
+    for (int i = 0; i < 12000 && cuzk_engine_key_evict(e, "A", &err) == CUZK_EBUSY; i++)
         usleep(5000); /* the pin goes when the partition drains */
     expect_tiers(e, CUZK_TIER_DISK, CUZK_TIER_DISK, CUZK_TIER_HOST, "A evicted once idle");
     cuzk_engine_destroy(e, -1);
