@@ -73,7 +73,8 @@ static const cuzkd_option options[] = {
      "Memory for request bodies being received and uploaded witnesses not yet\n"
      "read by the engine (they are handed over without a copy). A submit that\n"
      "finds no room waits up to upload_wait_ms before its body is read, then\n"
-     "gets 503. 0: a quarter of the engine's budget. Suffixes K, M, G, T."},
+     "gets 503. Part of budget: the engine gets the rest. 0: an eighth of\n"
+     "budget. Suffixes K, M, G, T."},
     {"upload_wait_ms", OPT_UINT, F(upload_wait_ms), "10000", 0, U32, NULL,
      "How long a submit waits for room in upload_budget before 503 EBUSY."},
     {"max_jobs_per_client", OPT_UINT, F(max_jobs_per_client), "64", 0, U32, NULL,
@@ -683,7 +684,24 @@ cuzk_status cuzkd_config_finish(cuzkd_config *c, cuzk_error *err) {
     return CUZK_OK;
 }
 
-cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec, cuzk_error *err) {
+/* The engine's automatic budget (budget = 0): physical memory, or the
+ * cgroup's limit when lower, minus 10% (at least 512 MiB). */
+static uint64_t auto_budget(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : (1ULL << 32);
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    unsigned long long lim;
+    if (f) {
+        if (fscanf(f, "%llu", &lim) == 1 && lim < phys)
+            phys = lim;
+        fclose(f);
+    }
+    uint64_t margin = phys / 10 < (512ULL << 20) ? 512ULL << 20 : phys / 10;
+    return phys > 2 * margin ? phys - margin : phys / 2;
+}
+
+cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
+                                uint64_t *upload_budget, cuzk_error *err) {
     cuzk_engine_config_default(ec);
     char msg[200];
     if (!parse_devices(c->devices, ec, 1, msg, sizeof msg))
@@ -691,7 +709,15 @@ cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec, c
     ec->synth_workers = c->synth_workers;
     ec->synth_threads = c->synth_threads;
     ec->finalize_threads = c->finalize_threads;
-    ec->budget_bytes = c->budget;
+    /* Upload buffers are part of the budget: the engine gets the rest. */
+    uint64_t total = c->budget ? c->budget : auto_budget();
+    uint64_t up = c->upload_budget ? c->upload_budget : total / 8;
+    if (up >= total)
+        return cuzk_fail(err, CUZK_EINVAL,
+                         "upload_budget (%llu bytes) must be smaller than budget (%llu bytes)",
+                         (unsigned long long)up, (unsigned long long)total);
+    ec->budget_bytes = total - up;
+    *upload_budget = up;
     ec->retain_jobs = c->retain_jobs;
     ec->batch_max = c->batch_max;
     ec->self_verify = c->self_verify;

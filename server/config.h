@@ -34,7 +34,7 @@ typedef struct cuzkd_config {
     unsigned threads; /* HTTP: connections served at once per listener */
     unsigned connection_timeout_s;
     uint64_t max_body_bytes;
-    uint64_t upload_budget;  /* 0: a quarter of the engine's budget */
+    uint64_t upload_budget;  /* part of budget; 0: an eighth of it */
     unsigned upload_wait_ms; /* wait for room in it before 503 */
     unsigned max_jobs_per_client; /* 0: unlimited */
     unsigned max_await_ms;
@@ -86,8 +86,11 @@ cuzk_status cuzkd_config_finish(cuzkd_config *c, cuzk_error *err);
 /*
  * Fill |ec| (from cuzk_engine_config_default) from |c|: devices ("auto"
  * resolved now), workers, budget, self_verify, trace_events, logging.
+ * The budget is split: |*upload_budget| for the daemon's upload buffers
+ * (upload_budget, or an eighth), the rest for the engine.
  */
-cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec, cuzk_error *err);
+cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
+                                uint64_t *upload_budget, cuzk_error *err);
 
 /* A commented INI file of every option: with its default value (|c| NULL)
  * or with its value in |c|.  Either reads back to the same settings. */

@@ -188,8 +188,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     cuzk_engine_config ec;
+    uint64_t upload_budget = 0;
     if (cuzkd_config_finish(&cfg, &err) != CUZK_OK ||
-        cuzkd_config_engine(&cfg, &ec, &err) != CUZK_OK) {
+        cuzkd_config_engine(&cfg, &ec, &upload_budget, &err) != CUZK_OK) {
         fprintf(stderr, "cuzkd: %s\n", err.msg);
         cuzkd_config_free(&cfg);
         return 2;
@@ -226,8 +227,7 @@ int main(int argc, char **argv) {
     cuzk_engine_status_get(srv->engine, &st);
     srv->start_ns = st.now_ns - st.uptime_ns;
     log_start(srv->engine, &cfg);
-    if (cuzkd_intake_init(srv, cfg.upload_budget ? cfg.upload_budget : st.mem_budget / 4, &err) !=
-        CUZK_OK) {
+    if (cuzkd_intake_init(srv, upload_budget, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
         goto out;
     }
