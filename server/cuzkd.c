@@ -255,6 +255,7 @@ int main(int argc, char **argv) {
 out:
     atomic_store(&srv->draining, 1);
     atomic_store(&srv->stopping, 1);
+    cuzkd_intake_wake(srv);
     cuzkd_http_stop(srv);
     /* Whatever the drain left is cancelled here; the engine still waits
      * for device steps already running (they cannot be interrupted). */

@@ -115,12 +115,14 @@ static void unmap_list(cuzkd_upload *b) {
 }
 
 /* lock held: the idle buffer that fits |need| best, unlinked; NULL if
- * none is large enough.  One much larger than needed is left for a
- * larger body when another fits. */
+ * none fits.  One much larger than needed (a witness-sized buffer for a
+ * small JSON body) is left for the next large body: mapping a small
+ * buffer is cheap, faulting in a large one is not. */
 static cuzkd_upload *take_idle_locked(cuzkd_intake *in, size_t need) {
     cuzkd_upload **best = NULL;
+    size_t most = need < ((size_t)1 << 20) ? need + ((size_t)1 << 20) : 4 * need;
     for (cuzkd_upload **pp = &in->idle; *pp; pp = &(*pp)->next)
-        if ((*pp)->cap >= need && (!best || (*pp)->cap < (*best)->cap))
+        if ((*pp)->cap >= need && (*pp)->cap <= most && (!best || (*pp)->cap < (*best)->cap))
             best = pp;
     if (!best)
         return NULL;
@@ -237,6 +239,15 @@ int cuzkd_intake_grow(cuzkd_server *srv, cuzkd_upload *b, size_t bytes) {
 }
 
 size_t cuzkd_intake_chunked_start(void) { return CHUNKED_START; }
+
+void cuzkd_intake_wake(cuzkd_server *srv) {
+    cuzkd_intake *in = &srv->intake;
+    if (!in->ready)
+        return;
+    pthread_mutex_lock(&in->lock);
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->lock);
+}
 
 void cuzkd_intake_put(cuzkd_upload *b) {
     if (!b || atomic_fetch_sub(&b->refs, 1) != 1)

@@ -176,6 +176,8 @@ cuzk_status cuzkd_intake_get(cuzkd_server *srv, size_t bytes, uint64_t wait_ms,
  * budget has no room now (no wait) or the mapping cannot grow. */
 int cuzkd_intake_grow(cuzkd_server *srv, cuzkd_upload *b, size_t bytes);
 size_t cuzkd_intake_chunked_start(void);
+/* Wake submits waiting for room (they see srv->stopping and give up). */
+void cuzkd_intake_wake(cuzkd_server *srv);
 /* Drop one reference; the last returns the buffer to the pool.  NULL is a
  * no-op. */
 void cuzkd_intake_put(cuzkd_upload *b);
