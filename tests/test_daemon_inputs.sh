@@ -292,6 +292,44 @@ for i in 1 2 3; do
   fi
 done
 
+# --- uploaded witnesses: proved from the upload buffer, which is reused -------
+# (the same daemon: witnesses and inputs side by side)
+uploads_idle() {
+  curl -s --unix-socket "$SOCK" -o "$tmp/st.json" http://cuzkd/v1/status &&
+    [ "$(jget "$tmp/st.json" memory.uploads.in_use)" = 0 ]
+}
+maps() {
+  curl -s --unix-socket "$SOCK" http://cuzkd/metrics | sed -n 's/^cuzkd_upload_buffers_total{event="map"} //p'
+}
+W=$bn/arrays.wtns
+wsize=$(stat -c %s "$W")
+up=(-X POST -H 'Content-Type: application/octet-stream')
+wait_for 30 uploads_idle || bad "upload buffers still in use before the uploads"
+m0=""
+for round in 1 2 3; do
+  # Two partitions in one body: both hold the buffer until synthesis.
+  cat "$W" "$W" >"$tmp/two.wtns"
+  expect 202 -- "${up[@]}" --data-binary @"$tmp/two.wtns" "/v1/jobs?key=arr&sizes=$wsize,$wsize&request_id=up$round"
+  expect 200 -- "/v1/jobs/up$round/result?timeout_ms=120000"
+  check "upload $round: state" "$(jget "$tmp/body" state)" done
+  for i in 0 1; do
+    jsave "$tmp/body" "proofs.$i.proof" "$tmp/up.proof.json"
+    jsave "$tmp/body" "proofs.$i.public" "$tmp/up.public.json"
+    if snarkjs_ok "$bn/arrays.vk.json" "$tmp/up.public.json" "$tmp/up.proof.json"; then ok; else
+      bad "upload $round partition $i: snarkjs rejects the proof: $(cat "$tmp/snarkjs.out")"
+    fi
+  done
+  # Every reference to the buffer is dropped once the job is done.
+  wait_for 30 uploads_idle || bad "upload $round: its buffer is still in use: $(jget "$tmp/st.json" memory.uploads)"
+  # After the first round the same buffer serves every later upload.
+  if [ -z "$m0" ]; then
+    m0=$(maps)
+    [ "${m0:-0}" -ge 1 ] 2>/dev/null && ok || bad "no upload buffer was counted: '$m0'"
+  else
+    check "upload $round: buffers mapped" "$(maps)" "$m0"
+  fi
+done
+
 serving
 grep -q "circuit .*arrays.wasm loaded" "$tmp/d.log" && ok || bad "the daemon did not log the circuit load"
 stop_daemon "$DPID"
