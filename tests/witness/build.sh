@@ -27,8 +27,8 @@ SRC=$(cd "$HERE/../.." && pwd)
 NPM_DIR=$SRC/tests/interop
 OUT=${1:?usage: build.sh OUT_DIR CUZK_BIN}
 CUZK=${2:?usage: build.sh OUT_DIR CUZK_BIN}
+[ -x "$CUZK" ] && [ -f "$CUZK" ] || { echo "build.sh: $CUZK is not an executable" >&2; exit 1; }
 CUZK=$(cd "$(dirname "$CUZK")" && pwd)/$(basename "$CUZK")
-[ -x "$CUZK" ] || { echo "build.sh: $CUZK is not an executable" >&2; exit 1; }
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 CURVES=(bn128 bls12381)
