@@ -393,11 +393,16 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *o
     int native = rename_products(p_c);
     char inc[4400];
     snprintf(inc, sizeof inc, "-I%s", tmp);
-    char *cc_argv[32];
+    char *cc_argv[40];
     size_t k = 0;
     cc_argv[k++] = (char *)cc;
     for (size_t i = 0; i < sizeof wc_cflags / sizeof *wc_cflags; i++)
         cc_argv[k++] = (char *)wc_cflags[i];
+    /* extra flags from $CUZK_WC_CFLAGS (in the cache key too) */
+    char extra[1024];
+    snprintf(extra, sizeof extra, "%s", getenv("CUZK_WC_CFLAGS") ? getenv("CUZK_WC_CFLAGS") : "");
+    for (char *tok = strtok(extra, " \t"); tok && k < 24; tok = strtok(NULL, " \t"))
+        cc_argv[k++] = tok;
     cc_argv[k++] = inc;
     if (native)
         cc_argv[k++] = "-DCUZK_WC_NATIVE_FR=1";
@@ -455,6 +460,9 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
     cuzk_sha256_update(&h, cuzk_embed_wc_abi_h, strlen(cuzk_embed_wc_abi_h));
     for (size_t i = 0; i < sizeof wc_cflags / sizeof *wc_cflags; i++)
         cuzk_sha256_update(&h, wc_cflags[i], strlen(wc_cflags[i]) + 1);
+    const char *extra = getenv("CUZK_WC_CFLAGS");
+    if (extra)
+        cuzk_sha256_update(&h, extra, strlen(extra) + 1);
     cuzk_sha256_final(&h, d);
     cuzk_sha256_to_hex(key, d);
 

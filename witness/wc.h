@@ -49,7 +49,9 @@ typedef struct cuzk_wc_opts {
      * $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc, else
      * /tmp/cuzk-wc-<uid>.  Created (mode 0700) if missing. */
     const char *cache_dir;
-    /* C compiler: NULL means $CC, else "cc". */
+    /* C compiler: NULL means $CC, else "cc".  $CUZK_WC_CFLAGS adds flags
+     * after cuzk's own (-O2 and the safety flags; e.g. "-march=native"),
+     * and is part of the cache key. */
     const char *cc;
     /* wasm2c: NULL means $WASM2C, else "wasm2c" on the PATH. */
     const char *wasm2c;
