@@ -285,7 +285,7 @@ static void progress(const cuzk_wc_opts *o, const char *fmt, ...) {
 }
 
 static void remove_tree(const char *dir, const char *const *files, size_t n) {
-    char p[4200];
+    char p[4400];
     for (size_t i = 0; i < n; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         unlink(p);
