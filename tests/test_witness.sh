@@ -177,7 +177,8 @@ for curve, p in P.items():
             edges = {"true": True, "false": False, "num_1e3": 1e3, "num_neg": -3,
                      "num_big": 12345678901234567890, "num_2p64": 18446744073709551616,
                      "hex_mixed_case": "0xABcdEF", "leading_zeros": "000123",
-                     "neg_zero": "-0", "neg_dec_big": "-" + str(p + 12345)}
+                     "neg_zero": "-0", "neg_dec_big": "-" + str(p + 12345),
+                     "num_1e80": 1e80, "num_neg_1e30": -1e30}
             for name, val in edges.items():
                 j = dict(base)
                 j["v"] = [val] + base["v"][1:]
