@@ -253,6 +253,8 @@ for curve in "${CURVES[@]}"; do
   expect_fail "$curve \"-0x5\"" '\bs\b.*-0x5' "$o" wtns "$a.wasm" "$tmp/neg_hex.json" "$o"
   expect_fail "$curve input not an object" '[Oo]bject' "$o" wtns "$a.wasm" "$tmp/not_object.json" "$o"
   expect_fail "$curve missing input file" 'nonexistent\.json' "$o" wtns "$a.wasm" "$tmp/nonexistent.json" "$o"
+  expect_fail "$curve output in a missing folder" 'no-such-dir' "$tmp/no-such-dir/o.wtns" \
+    wtns "$a.wasm" "$a.input.json" "$tmp/no-such-dir/o.wtns"
   expect_fail "$curve failing assert" 'Assert Failed.*RangeCheck' "$o" \
     wtns "$d/assert_fail.wasm" "$bad_input" "$o"
   # an existing output is not replaced when the calculation fails
