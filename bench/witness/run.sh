@@ -8,13 +8,13 @@
 # One run of each, on whatever machine runs it; every witness is checked
 # byte for byte against snarkjs's and both proofs with snarkjs.
 #
-# Usage: bench/witness/run.sh OUT_DIR CUZK_BIN [LINKS...]
+# Usage: [CURVE=bls12381] bench/witness/run.sh OUT_DIR CUZK_BIN [LINKS...]
 #   LINKS: chain lengths, N (circom --O2, 240 constraints a link) or N/O1
 #   (--O1, 517 a link); default 273 2028/O1: 65,520 and 1,048,476
 #   constraints (circom2 runs out of its 4 GiB at --O2 near 2^20).  The
 #   first is also the fullprove circuit.  Circuits, keys and C++ builds in
 #   OUT_DIR are reused by later runs; the compile cache of each circuit
-#   (OUT_DIR/cache-NAME) is emptied first so that the compile is measured.
+#   (OUT_DIR/cache-NAME_CURVE) is emptied first so that the compile is measured.
 # Needs: npm ci in tests/interop; g++, make, nasm, libgmp-dev,
 # nlohmann-json3-dev for the C++ generator (that column is left out, with
 # a note, when they are missing).  Results: OUT_DIR/results.txt.
@@ -32,7 +32,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SNARKJS=(node "$SRC/tests/interop/node_modules/snarkjs/build/cli.cjs")
 RES=$OUT/results.txt
-CURVE=bn128
+CURVE=${CURVE:-bn128} # or CURVE=bls12381 in the environment
 
 have_cpp=1
 for tool in g++ make nasm; do command -v $tool >/dev/null || have_cpp=0; done
@@ -95,7 +95,7 @@ for spec in "${LINKS[@]}"; do
     note "== Poseidon chain of $n links, circom $opt: $cons constraints, $CURVE, wasm $(du -h "$b.wasm" | cut -f1)"
 
     # cuzk: compile once into an empty cache, then a warm run
-    cache=$OUT/cache-$cname
+    cache=$OUT/cache-$(basename "$b")
     rm -rf "$cache"
     timed cuzk_cold_$n env CUZK_WC_CACHE="$cache" "$CUZK" wtns calculate -v "$b.wasm" \
         "$b.input.json" "$b.cuzk_cold.wtns"
@@ -132,7 +132,7 @@ b=$(chain_base "${LINKS[0]}")
 note ""
 note "== fullprove, $(basename "$b")"
 # the cache is warm from the runs above
-timed cuzk_fullprove env CUZK_WC_CACHE="$OUT/cache-$(basename "${b%_"$CURVE"}")" "$CUZK" fullprove -v "$b.input.json" \
+timed cuzk_fullprove env CUZK_WC_CACHE="$OUT/cache-$(basename "$b")" "$CUZK" fullprove -v "$b.input.json" \
     "$b.wasm" "$b.zkey" "$OUT/cuzk.proof.json" "$OUT/cuzk.public.json"
 note "cuzk fullprove -v (warm cache):   $T s wall"
 sed 's/^/   | /' "$OUT/cuzk_fullprove.log" | tee -a "$RES"
