@@ -118,21 +118,36 @@ static cuzk_status submit(cuzk_engine *e, cuzk_job **j, const fx *f, const char 
     return cuzk_submit(e, j, NULL, &o, err);
 }
 
-/* Every partition of done job |j| verifies with |f|'s key and has the
- * public signals snarkjs computed.  Returns the number that do. */
-static size_t check_proofs(cuzk_job *j, const fx *f) {
+/* How many partitions of done job |j| verify with |f|'s key and have the
+ * public signals snarkjs computed; prints each one that does not.  Safe
+ * from any thread (no CHECK: the harness counts from one thread). */
+static size_t good_proofs(cuzk_job *j, const fx *f) {
     size_t ok = 0, n = cuzk_job_partitions(j);
     for (size_t i = 0; i < n; i++) {
         const cuzk_fr *pub;
         size_t n_pub = cuzk_job_public(j, &pub, i);
         int same = n_pub == f->n_pub && (!n_pub || !memcmp(pub, f->pub, n_pub * sizeof *pub));
-        CHECK(same, "%s/%s partition %zu: public signals differ from snarkjs's (%zu of %zu)", f->dir,
-              f->name, i, n_pub, f->n_pub);
+        if (!same)
+            fprintf(stderr, "  %s/%s partition %zu: public signals differ from snarkjs's (%zu of %zu)\n",
+                    f->dir, f->name, i, n_pub, f->n_pub);
         ok += same;
     }
     size_t verified = eu_verify_job(j, &f->vk);
-    CHECK(verified == n, "%s/%s: %zu of %zu proofs verify", f->dir, f->name, verified, n);
     return ok < verified ? ok : verified;
+}
+
+static size_t check_proofs(cuzk_job *j, const fx *f) {
+    size_t n = cuzk_job_partitions(j), ok = good_proofs(j, f);
+    CHECK(ok == n, "%s/%s: %zu of %zu proofs verify with snarkjs's public signals", f->dir, f->name,
+          ok, n);
+    return ok;
+}
+
+/* Outcome counters are bumped as a job's outcome is published, and are
+ * all in once every job has drained. */
+static void await_drained(cuzk_engine *e, cuzk_engine_status *st) {
+    for (cuzk_engine_status_get(e, st); st->jobs_active; cuzk_engine_status_get(e, st))
+        usleep(1000);
 }
 
 typedef struct log_sink {
@@ -186,6 +201,8 @@ static void all_circuits(fx *fs, size_t n) {
         cuzk_job_release(j[i]);
     }
     printf("  %zu of %zu circuits proved from inputs (both curves)\n", proved, n);
+    cuzk_engine_status st;
+    await_drained(e, &st); /* a partition's line is logged before it drains */
     CHECK(atomic_load(&log.witness_lines) == n, "%u partition lines name the witness time, want %zu",
           atomic_load(&log.witness_lines), n);
     char *trace = NULL;
@@ -220,7 +237,7 @@ static void *run_jobs(void *arg) {
         char rid[64];
         snprintf(rid, sizeof rid, "mix-%s-%d-%d", r->key, r->idx, i);
         if (submit(r->e, &j[i], r->f, r->key, NULL, kinds[i], rid, &err) != CUZK_OK) {
-            CHECK(0, "%s: submit: %s", rid, err.msg);
+            fprintf(stderr, "  %s: submit: %s\n", rid, err.msg);
             j[i] = NULL;
         }
     }
@@ -230,8 +247,9 @@ static void *run_jobs(void *arg) {
             continue;
         }
         cuzk_status s = cuzk_job_await(j[i], -1, &err);
-        CHECK(s == CUZK_OK, "job %d of %s/%d: %s", i, r->key, r->idx, err.msg);
-        if (s == CUZK_OK && check_proofs(j[i], r->f) == strlen(kinds[i]))
+        if (s != CUZK_OK)
+            fprintf(stderr, "  job %d of %s/%d: %s\n", i, r->key, r->idx, err.msg);
+        if (s == CUZK_OK && good_proofs(j[i], r->f) == strlen(kinds[i]))
             r->ok++;
         else
             r->failed++;
@@ -270,7 +288,7 @@ static void concurrent(const fx *bn, const fx *bls) {
            ok, failed);
     CHECK(ok == THREADS * 6 && failed == 0, "%u of %d concurrent jobs proved", ok, THREADS * 6);
     cuzk_engine_status st;
-    cuzk_engine_status_get(e, &st);
+    await_drained(e, &st);
     CHECK(st.mem_intake == 0, "intake charges returned: %llu bytes left",
           (unsigned long long)st.mem_intake);
     CHECK(st.devices[0].starved_synth_s <= st.devices[0].starved_s,
@@ -344,7 +362,7 @@ static void bad_inputs(const fx *af) {
         cuzk_job_release(j);
     }
     cuzk_engine_status st;
-    cuzk_engine_status_get(e, &st);
+    await_drained(e, &st);
     CHECK(st.jobs_failed == N + 1 && st.jobs_done == N, "jobs failed %llu, done %llu",
           (unsigned long long)st.jobs_failed, (unsigned long long)st.jobs_done);
     cuzk_engine_destroy(e, -1);
