@@ -52,6 +52,9 @@ static cuzk_engine *make(gate *g, eu_log *log, unsigned batch, unsigned workers,
     cuzk_engine_config cfg;
     eu_config(&cfg, log);
     cfg.cpu_fallback = 0;
+    /* block() counts partitions held in synthesis: one worker, whatever
+     * the core count (the default grows with it) */
+    cfg.synth_workers = 1;
     cfg.ready_max = 1;
     cfg.batch_max = batch;
     cfg.fault_fn = hook;
