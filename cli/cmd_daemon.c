@@ -458,17 +458,23 @@ static void print_keys(const json_t *keys) {
 static void print_devices(const json_t *devs) {
     size_t i;
     json_t *d;
-    printf("devices:\n  %-16s %18s %11s %15s %8s %8s %7s\n", "NAME", "BUSY s (share)",
-           "STARVED s", "IDLE-W-WORK s", "PROOFS", "FAILED", "WORKERS");
+    printf("devices:\n  %-16s %18s %11s %11s %15s %8s %8s %7s\n", "NAME", "BUSY s (share)",
+           "STARVED s", "SYNTH-BEHIND", "IDLE-W-WORK s", "PROOFS", "FAILED", "WORKERS");
     json_array_foreach(devs, i, d) {
         double busy = cli_json_num(d, "busy_s", 0), starved = cli_json_num(d, "starved_s", 0),
                iww = cli_json_num(d, "idle_with_work_s", 0), all = busy + starved + iww;
         char name[64];
         snprintf(name, sizeof name, "%s (%s)", cli_json_str(d, "name", "?"),
                  cli_json_str(d, "kind", "?"));
-        printf("  %-16s %10.3f (%4.1f%%) %11.3f %15.3f %8.0f %8.0f %7.0f\n", name, busy,
-               all > 0 ? 100 * busy / all : 0.0, starved, iww, cli_json_num(d, "proofs", 0),
-               cli_json_num(d, "failures", 0), cli_json_num(d, "workers_alive", 0));
+        double synth = cli_json_num(d, "starved_synth_s", 0);
+        printf("  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %8.0f %8.0f %7.0f\n", name, busy,
+               all > 0 ? 100 * busy / all : 0.0, starved, synth, iww,
+               cli_json_num(d, "proofs", 0), cli_json_num(d, "failures", 0),
+               cli_json_num(d, "workers_alive", 0));
+        if (all > 0 && synth > 0.1 * all)
+            printf("  %-16s starved %.0f%% of the time with synthesis behind: more synthesis "
+                   "workers (synth_workers) or cores would keep it busy\n", "",
+                   100 * synth / all);
     }
 }
 

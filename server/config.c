@@ -87,7 +87,8 @@ static const cuzkd_option options[] = {
      "sim:upload_us=U,compute_us=C,fetch_us=F (a simulated device that makes\n"
      "no proofs). Any device takes workers=N."},
     {"synth_workers", OPT_UINT, F(synth_workers), "0", 0, 1024, NULL,
-     "Partitions synthesized at once (0: 1)."},
+     "Partitions synthesized (witnesses computed) at once (0: from the core\n"
+     "count: all but two cores when only GPUs prove, a quarter with a CPU device)."},
     {"synth_threads", OPT_UINT, F(synth_threads), "0", 0, 4096, NULL,
      "Threads shared by the synthesis workers (0: a quarter of the CPUs)."},
     {"finalize_threads", OPT_UINT, F(finalize_threads), "0", 0, 1024, NULL,
