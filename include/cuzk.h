@@ -143,7 +143,7 @@ typedef void (*cuzk_fault_fn)(void *ctx, const cuzk_fault_point *at, cuzk_fault 
 
 typedef struct cuzk_engine_config {
     /* Partitions synthesized at the same time (0: a quarter of the online
-     * CPUs when a CPU device proves, else half of them; at least 1).  Each
+     * CPUs when a CPU device proves, else all but two; at least 1).  Each
      * worker computes one witness from inputs at a time, on its own
      * thread, and keeps one witness calculator instance per circuit. */
     unsigned synth_workers;
