@@ -30,7 +30,7 @@ int cmd_fullprove(int argc, char **argv) {
     int npos = 0, n = 0;
     if (!av)
         return 1;
-    av[n++] = "prove";
+    av[n++] = "fullprove"; /* cmd_prove names itself after argv[0] */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int takes_value = !strcmp(a, "--gpu") || !strcmp(a, "--threads") ||

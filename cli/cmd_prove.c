@@ -16,6 +16,9 @@
 #include "gpu/gpu.h"
 #endif
 
+/* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */
+static const char *prove_cmd = "prove";
+
 static const char *help =
     "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
     "       cuzk prove [options] --input <input.json> --circuit <circuit.wasm>\n"
@@ -62,7 +65,7 @@ static int prove_gpu(int dev, int required, const cuzk_key *key, const cuzk_wtns
     cuzk_error err = {0};
     if (cuzk_gpu_device_count() <= dev) {
         if (required) {
-            fprintf(stderr, "cuzk prove: no CUDA device %d\n", dev);
+            fprintf(stderr, "cuzk %s: no CUDA device %d\n", prove_cmd, dev);
             return -1;
         }
         return 0;
@@ -74,21 +77,21 @@ static int prove_gpu(int dev, int required, const cuzk_key *key, const cuzk_wtns
     uint64_t t0 = cli_now_ns();
     if (cuzk_gpu_ctx_create(dev, &ctx, &err) != CUZK_OK) {
         if (!required) {
-            fprintf(stderr, "cuzk prove: GPU %d unusable (%s); proving on the CPU\n", dev,
+            fprintf(stderr, "cuzk %s: GPU %d unusable (%s); proving on the CPU\n", prove_cmd, dev,
                     err.msg);
             return 0;
         }
-        cli_fail("prove", "GPU", &err);
+        cli_fail(prove_cmd, "GPU", &err);
         return -1;
     }
     if (cuzk_gpu_key_create(&gk, ctx, key, CUZK_GPU_KEY_AUTO, &err) != CUZK_OK ||
         cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
-        cli_fail("prove", "GPU key upload", &err);
+        cli_fail(prove_cmd, "GPU key upload", &err);
         goto out;
     }
     *upload_s = (cli_now_ns() - t0) / 1e9;
     if (cuzk_gpu_prove(p, gk, w, proof, t, &err) != CUZK_OK) {
-        cli_fail("prove", "prove (GPU)", &err);
+        cli_fail(prove_cmd, "prove (GPU)", &err);
         goto out;
     }
     rc = 1;
@@ -100,7 +103,7 @@ out:
 #else
     (void)dev, (void)key, (void)w, (void)proof, (void)pool, (void)upload_s, (void)t;
     if (required) {
-        fprintf(stderr, "cuzk prove: this build has no CUDA support (--gpu)\n");
+        fprintf(stderr, "cuzk %s: this build has no CUDA support (--gpu)\n", prove_cmd);
         return -1;
     }
     return 0;
@@ -109,14 +112,15 @@ out:
 
 static void print_timing(const cuzk_groth16_timing *t, double load_s, double write_s) {
     fprintf(stderr,
-            "cuzk prove: load %.3f s | evaluate %.3f | h (6 NTT) %.3f | msm A %.3f B1 %.3f "
-            "B2 %.3f C %.3f H %.3f | assemble %.3f | prove total %.3f | write %.3f s\n",
+            "cuzk %s: load %.3f s | evaluate %.3f | h (6 NTT) %.3f | msm A %.3f B1 %.3f "
+            "B2 %.3f C %.3f H %.3f | assemble %.3f | prove total %.3f | write %.3f s\n", prove_cmd,
             load_s, t->evaluate_ns / 1e9, t->h_ns / 1e9, t->msm_a_ns / 1e9, t->msm_b1_ns / 1e9,
             t->msm_b2_ns / 1e9, t->msm_c_ns / 1e9, t->msm_h_ns / 1e9, t->assemble_ns / 1e9,
             t->total_ns / 1e9, write_s);
 }
 
 int cmd_prove(int argc, char **argv) {
+    prove_cmd = argc > 0 && !strcmp(argv[0], "fullprove") ? "fullprove" : "prove";
     const char *pos[5], *input = NULL, *circuit = NULL, *cache = NULL;
     int npos = 0, verify = 0, force_cpu = 0, gpu_dev = 0, gpu_required = 0;
     unsigned threads = 0;
@@ -149,7 +153,7 @@ int cmd_prove(int argc, char **argv) {
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = (unsigned)atoi(argv[++i]);
         else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "cuzk prove: unknown option %s\n%s", argv[i], help);
+            fprintf(stderr, "cuzk %s: unknown option %s\n%s", prove_cmd, argv[i], help);
             return 2;
         } else if (npos < 4)
             pos[npos++] = argv[i];
@@ -157,7 +161,7 @@ int cmd_prove(int argc, char **argv) {
             npos = 5;
     }
     if (!input != !circuit) {
-        fprintf(stderr, "cuzk prove: --input and --circuit go together\n");
+        fprintf(stderr, "cuzk %s: --input and --circuit go together\n", prove_cmd);
         return 2;
     }
     if (npos != (input ? 3 : 4)) {
@@ -180,7 +184,7 @@ int cmd_prove(int argc, char **argv) {
     int rc = 1;
     uint64_t t0 = cli_now_ns();
     if (cuzk_key_load(&key, pos[0], &err) != CUZK_OK)
-        return cli_fail("prove", pos[0], &err);
+        return cli_fail(prove_cmd, pos[0], &err);
     void *values = NULL;
     uint8_t *img = NULL;
     double wc_load_s = 0, wc_calc_s = 0;
@@ -193,7 +197,7 @@ int cmd_prove(int argc, char **argv) {
             return 1;
         }
         if ((cuzk_curve)curve != key.curve) {
-            fprintf(stderr, "cuzk prove: %s is a circuit over %s, the key %s is for %s\n",
+            fprintf(stderr, "cuzk %s: %s is a circuit over %s, the key %s is for %s\n", prove_cmd,
                     circuit, cuzk_curve_snarkjs_name((cuzk_curve)curve), pos[0],
                     cuzk_curve_snarkjs_name(key.curve));
             free(values);
@@ -202,7 +206,7 @@ int cmd_prove(int argc, char **argv) {
         }
         size_t size = cuzk_wtns_image(NULL, key.curve, values, nv);
         if (!(img = malloc(size))) {
-            fprintf(stderr, "cuzk prove: no memory for the witness\n");
+            fprintf(stderr, "cuzk %s: no memory for the witness\n", prove_cmd);
             free(values);
             cuzk_key_free(&key);
             return 1;
@@ -212,21 +216,21 @@ int cmd_prove(int argc, char **argv) {
         if (cuzk_wtns_from_mem(&w, img, size, &err) != CUZK_OK) {
             free(img);
             cuzk_key_free(&key);
-            return cli_fail("prove", "computed witness", &err);
+            return cli_fail(prove_cmd, "computed witness", &err);
         }
         if (cli_verbose)
-            fprintf(stderr, "cuzk prove: circuit load %.3f s | witness %.3f s (%u values)\n",
+            fprintf(stderr, "cuzk %s: circuit load %.3f s | witness %.3f s (%u values)\n", prove_cmd,
                     wc_load_s, wc_calc_s, nv);
     } else if (cuzk_wtns_open(&w, pos[1], &err) != CUZK_OK) {
         cuzk_key_free(&key);
-        return cli_fail("prove", pos[1], &err);
+        return cli_fail(prove_cmd, pos[1], &err);
     }
     double load_s = (cli_now_ns() - t0 - (uint64_t)((wc_load_s + wc_calc_s) * 1e9)) / 1e9;
     cuzk_pool *pool = cuzk_pool_create(threads, &err);
     cuzk_fr *pub = NULL;
     size_t n_pub = cuzk_key_n_public(&key);
     if (!pool) {
-        cli_fail("prove", "thread pool", &err);
+        cli_fail(prove_cmd, "thread pool", &err);
         goto out;
     }
     if (!force_cpu) {
@@ -236,15 +240,15 @@ int cmd_prove(int argc, char **argv) {
             goto out;
     }
     if (!on_gpu && cli_stderr_tty())
-        fprintf(stderr, "cuzk prove: proving (%s, 2^%u constraints, %u threads)...\r",
+        fprintf(stderr, "cuzk %s: proving (%s, 2^%u constraints, %u threads)...\r", prove_cmd,
                 cuzk_curve_snarkjs_name(key.curve), cuzk_key_log_n(&key), cuzk_pool_threads(pool));
     if (!on_gpu && cuzk_key_prove(&key, &w, &proof, pool, &t, &err) != CUZK_OK) {
-        cli_fail("prove", "prove", &err);
+        cli_fail(prove_cmd, "prove", &err);
         goto out;
     }
     pub = malloc((n_pub ? n_pub : 1) * sizeof *pub);
     if (!pub || cuzk_wtns_to_mont(&w, pub, 1, n_pub, &err) != CUZK_OK) {
-        cli_fail("prove", "public signals", &err);
+        cli_fail(prove_cmd, "public signals", &err);
         goto out;
     }
     if (verify) {
@@ -252,18 +256,18 @@ int cmd_prove(int argc, char **argv) {
         if (cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
             cuzk_vk_verify(&vk, pub, n_pub, &proof, &err) != CUZK_OK) {
             cuzk_vk_free(&vk);
-            cli_fail("prove", "self-check of the new proof", &err);
+            cli_fail(prove_cmd, "self-check of the new proof", &err);
             goto out;
         }
         cuzk_vk_free(&vk);
     }
     uint64_t t1 = cli_now_ns();
     if (cuzk_proof_write_json_file(&proof, pos[2], &err) != CUZK_OK) {
-        cli_fail("prove", pos[2], &err);
+        cli_fail(prove_cmd, pos[2], &err);
         goto out;
     }
     if (cuzk_public_write_json_file(key.curve, pub, n_pub, pos[3], &err) != CUZK_OK) {
-        cli_fail("prove", pos[3], &err);
+        cli_fail(prove_cmd, pos[3], &err);
         goto out;
     }
     if (cli_verbose && on_gpu)

@@ -166,12 +166,12 @@ static int calculate(int argc, char **argv) {
 }
 
 int cmd_wtns(int argc, char **argv) {
-    if (argc >= 2 && !strcmp(argv[1], "calculate"))
-        return calculate(argc - 1, argv + 1);
     if (cli_wants_help(argc, argv)) {
         fputs(help, stdout);
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "calculate"))
+        return calculate(argc - 1, argv + 1);
     fputs(help, stderr);
     return 2;
 }
