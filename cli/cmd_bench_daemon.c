@@ -557,18 +557,24 @@ typedef struct lat_stats {
 } lat_stats;
 
 /* Latency of the successful jobs matching |prio| (-1: all). */
+/* Mean, percentiles and maximum of the |st->n| values at |v| (sorted
+ * here), whose sum is |sum|. */
+static void summarize(lat_stats *st, double *v, double sum) {
+    if (!st->n)
+        return;
+    qsort(v, st->n, sizeof *v, cmp_double);
+    st->mean = sum / st->n;
+    st->p50 = percentile(v, st->n, 50), st->p95 = percentile(v, st->n, 95);
+    st->p99 = percentile(v, st->n, 99), st->max = v[st->n - 1];
+}
+
 static lat_stats latency(const bench_sink *s, int prio) {
     lat_stats st = {0};
     double *v = malloc((s->n ? s->n : 1) * sizeof *v), sum = 0;
     for (size_t i = 0; v && i < s->n; i++)
         if (!s->recs[i].status && (prio < 0 || s->recs[i].prio == prio))
             v[st.n++] = s->recs[i].latency_s, sum += s->recs[i].latency_s;
-    if (st.n) {
-        qsort(v, st.n, sizeof *v, cmp_double);
-        st.mean = sum / st.n;
-        st.p50 = percentile(v, st.n, 50), st.p95 = percentile(v, st.n, 95);
-        st.p99 = percentile(v, st.n, 99), st.max = v[st.n - 1];
-    }
+    summarize(&st, v, sum);
     free(v);
     return st;
 }
@@ -651,12 +657,7 @@ static json_t *intake_report(const bench_sink *s, double wall) {
         if (r->submit_s > 0)
             rate_sum += r->bytes / r->submit_s;
     }
-    if (st.n) {
-        qsort(v, st.n, sizeof *v, cmp_double);
-        st.mean = sum / st.n;
-        st.p50 = percentile(v, st.n, 50), st.p95 = percentile(v, st.n, 95);
-        st.p99 = percentile(v, st.n, 99), st.max = v[st.n - 1];
-    }
+    summarize(&st, v, sum);
     free(v);
     double agg = wall > 0 ? bytes / wall / 1e6 : 0, per = st.n ? rate_sum / st.n / 1e6 : 0;
     print_lat("submit", &st);
