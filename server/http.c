@@ -151,10 +151,15 @@ static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Respons
         MHD_add_response_header(resp, "Content-Security-Policy",
                                 "default-src 'none'; script-src 'unsafe-inline'; "
                                 "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
-    enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
-    MHD_destroy_response(resp);
     r->code = code;
     r->handled = 1;
+    if (r->defer_ok && !r->deferred) {
+        r->deferred = resp;
+        r->deferred_code = code;
+        return MHD_YES;
+    }
+    enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
+    MHD_destroy_response(resp);
     return ret;
 }
 
@@ -527,6 +532,11 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                               "request body of %s bytes is larger than the limit of %zu bytes", cl,
                               r->body_max);
     }
+    /* From here on, a refusal waits for the body (see defer_ok). */
+    const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    const char *expect = http_header(r, MHD_HTTP_HEADER_EXPECT);
+    r->defer_ok = ((cl && declared > 0) || (te && strcasestr(te, "chunked"))) &&
+                  !(expect && strcasestr(expect, "100-continue"));
     enum MHD_Result reply = MHD_NO;
     if (submit && api_jobs_submit_precheck(r, &reply))
         return reply;
@@ -567,10 +577,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->start_ns = cuzk_now_ns();
         snprintf(r->path, sizeof r->path, "%s", url);
         atomic_fetch_add(&l->srv->requests, 1);
-        return first_call(r, l, url);
+        enum MHD_Result ret = first_call(r, l, url);
+        r->defer_ok = 0;
+        return ret;
     }
-    if (r->handled) { /* answered early; MHD drops the rest */
-        *upload_size = 0;
+    if (r->handled) { /* answered early: read and drop the body, then answer */
+        if (*upload_size) {
+            r->drained += *upload_size;
+            *upload_size = 0;
+            /* a body of unknown length is read up to the limit, no more */
+            return r->drained > r->body_max ? MHD_NO : MHD_YES;
+        }
+        if (r->deferred) {
+            struct MHD_Response *resp = r->deferred;
+            r->deferred = NULL;
+            enum MHD_Result ret = MHD_queue_response(r->conn, r->deferred_code, resp);
+            MHD_destroy_response(resp);
+            return ret;
+        }
         return MHD_YES;
     }
     if (*upload_size) {
@@ -603,6 +627,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!r)
         return;
     *con_cls = NULL;
+    if (r->deferred) /* the client left before its body was in */
+        MHD_destroy_response(r->deferred);
     uint64_t ns = cuzk_now_ns() - r->start_ns;
     unsigned code = r->code;
     const char *why = "";

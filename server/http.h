@@ -48,6 +48,17 @@ typedef struct cuzkd_request {
      * completes; witnesses handed to the engine hold their own. */
     cuzkd_upload *upload;
     int handled;
+    /* An answer decided before the body arrived (a refusal in the first
+     * call) waits in |deferred| while the body is read and dropped, and is
+     * sent once it is all in: answering in the middle of a body makes the
+     * connection close with unread bytes, which can reset it before the
+     * client reads the answer.  |defer_ok| is set only during the first
+     * call of a request whose body is still to come (not for a client
+     * that sent "Expect: 100-continue": it waits for our answer). */
+    int defer_ok;
+    struct MHD_Response *deferred;
+    unsigned deferred_code;
+    size_t drained;
 } cuzkd_request;
 
 typedef enum MHD_Result (*cuzkd_handler)(cuzkd_request *r);
