@@ -9,7 +9,7 @@
  * stream synchronisation (NTT), after one warm-up run; the median of
  * |reps| runs is reported.  MSM scalars are random Fr elements (Montgomery
  * form) in pinned host memory, copied inside the timed call ("resident"
- * column of shared/ANCHORS.md, which copies from pageable memory); a second
+ * column of the peer table in docs/PERFORMANCE.md, which copies from pageable memory); a second
  * figure takes them from device memory.  Bases are 2^18 distinct random
  * points repeated to the size (a base repeats every 2^18 points).
  *
@@ -426,7 +426,7 @@ int main(int argc, char **argv) {
     if (!skip_field)
         bench_field();
     if (!skip_msm) {
-        /* shared/ANCHORS.md, sppark on an H200, BLS12-381 "resident" */
+        /* sppark on an H200, BLS12-381 "resident" (peer figures, docs/PERFORMANCE.md) */
         static const unsigned g1_logs[] = {20, 22, 24, 26};
         static const double g1_ref[] = {22.7, 57.8, 174, 625};
         static const unsigned g2_logs[] = {20, 24};

@@ -11,7 +11,7 @@
  * circuits.c (witness calculators of jobs that carry inputs, their loader
  * thread).
  *
- * Locks, and the rule each follows (DESIGN.md §4.3).  No lock here is ever
+ * Locks, and the rule each follows (the hot-path rules of docs/ENGINE.md).  No lock here is ever
  * held across slow work: verification, serialization, file or socket I/O,
  * logging, key loading, or returning memory to the OS.  Locks nest only in
  * this order: sched_lock -> keys_lock -> mem.lock; sched_lock -> keys_lock

@@ -1,6 +1,6 @@
 /*
  * Key residency: the engine's proving keys, their tiers, loading and
- * least-recently-used eviction (DESIGN.md §4.4), and the housekeeper thread
+ * least-recently-used eviction (docs/ENGINE.md), and the housekeeper thread
  * that does the slow parts (reading key files, freeing memory).
  *
  * A key is registered once (by id at preload, or by its real path when a

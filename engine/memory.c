@@ -8,7 +8,7 @@
  *
  * Buffers come from anonymous mappings, not from malloc.  A freed mapping
  * goes back to the OS at once, so the process heap never holds gigabytes of
- * free chunks and nothing ever needs malloc_trim (DESIGN.md §1: that call,
+ * free chunks and nothing ever needs malloc_trim (docs/ENGINE.md: that call,
  * made under a lock on a 400 GiB heap, is what stalled GPUs in the daemon
  * this project replaces).  In steady state buffers cycle through free lists
  * and no mapping is made or removed at all; trimming idle buffers happens

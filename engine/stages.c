@@ -1,7 +1,7 @@
 /*
  * The pipeline stages after admission: synthesis workers, the ready queue,
  * device workers with device time accounting, and finalizers
- * (DESIGN.md §4.2).
+ * (docs/ENGINE.md).
  *
  *   synthesis  load the witness into a pool buffer (or compute it there
  *              from the partition's inputs with the job's circuit),
@@ -11,7 +11,7 @@
  *   finalizer  self-verify, serialize, publish, count the job down, log
  *
  * The hot path is the worker's loop from "device step finished" to "next
- * device step started" (DESIGN.md §4.3).  On it the worker takes only
+ * device step started" (docs/ENGINE.md).  On it the worker takes only
  * ready.lock, done.lock and mem.lock, each for a few pointer operations,
  * and no thread ever holds one of them while doing slow work; it reads the
  * job's state through atomics, records spans in its own lock-free ring, and

@@ -1,6 +1,6 @@
 /*
  * The engine's timeline: per-thread lock-free rings of stage spans, and
- * their export as Chrome trace JSON (DESIGN.md §4.3 rule 3, §4.5).
+ * their export as Chrome trace JSON (docs/ENGINE.md).
  *
  * Each engine thread owns one ring and is its only writer.  Recording a
  * span is a handful of relaxed stores and one release store: no lock, no

@@ -6,7 +6,7 @@
  * into CUZK_EGPU with file:line, the expression and CUDA's text.  Nothing
  * here aborts.  Scratch memory belongs to a stream and only grows, so an
  * engine that runs the same proof shapes again allocates nothing after the
- * first proof (DESIGN.md 4.3, rule 2).
+ * first proof (docs/ENGINE.md).
  *
  * Must not: launch kernels (they live in ntt/gpu, msm/gpu, gpu/selftest.cu)
  * or depend on libcuzk (see internal.cuh).

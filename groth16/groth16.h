@@ -1,9 +1,9 @@
 /*
  * Groth16 proving and verification on the CPU, for BLS12-381 and BN254,
- * compatible with snarkjs keys (FORMATS.md, "Prover algorithm").
+ * compatible with snarkjs keys (docs/FORMATS.md, "Prover algorithm").
  *
  * The prover is written as steps so the engine can schedule each where it
- * belongs (DESIGN.md §3):
+ * belongs (docs/ENGINE.md):
  *   1. evaluate   a = A·w, b = B·w from the key's coefficient list, c = a∘b
  *   2. h          three inverse NTTs, three coset NTTs on the odd coset of the
  *                 2n-th roots of unity, h = a'b' - c' (no division: snarkjs

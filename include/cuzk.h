@@ -2,7 +2,7 @@
  * cuzk.h: the embedding API of the cuzk proving engine (libcuzk).
  *
  * An engine is a long-lived object that owns every thread, queue, buffer and
- * proving key of a proving service (DESIGN.md §4).  Callers submit jobs; a
+ * proving key of a proving service (docs/ENGINE.md).  Callers submit jobs; a
  * job names a proving key and carries one or more witnesses (partitions,
  * each an independent Groth16 proof with that key); the result is the list
  * of partition proofs in order.  Inside, each partition flows through

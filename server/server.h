@@ -20,7 +20,7 @@
  * The daemon is a thin layer over the engine (include/cuzk.h): HTTP
  * threads call only the engine's thread-safe API, and the daemon's own
  * locks (jobs_lock) are never taken by engine threads, so no HTTP request
- * can hold up a device worker (DESIGN.md §4.3).
+ * can hold up a device worker (docs/ENGINE.md).
  */
 #ifndef CUZKD_SERVER_H
 #define CUZKD_SERVER_H

@@ -1,5 +1,5 @@
 /*
- * Device time accounting (DESIGN.md §4.3 rule 4), and the failure cuzk is
+ * Device time accounting (docs/ENGINE.md), and the failure cuzk is
  * named for, reproduced: finalizers made artificially slow (150 ms each,
  * through the fault hook) while a simulated device with a backlog proves
  * partitions of 20 ms.  In the daemon cuzk replaces, a slow finalizer held

@@ -1,5 +1,5 @@
 /*
- * The memory budget and key residency (DESIGN.md §4.4).
+ * The memory budget and key residency (docs/ENGINE.md).
  *
  * - Many jobs under a budget that holds one key and only a couple of buffer
  *   sets: all complete and verify, the engine's own peak never exceeds the

@@ -2,7 +2,7 @@
  * A fixed pool of worker threads and a blocking parallel-for on top of it.
  *
  * This is the only way code below the engine runs work in parallel
- * (DESIGN.md: layers under engine/ start no threads of their own; they take
+ * (docs/ENGINE.md: layers under engine/ start no threads of their own; they take
  * a cuzk_pool * argument).  The pool's threads are created once by
  * cuzk_pool_create and live until cuzk_pool_destroy; cuzk_pool_for splits a
  * range into chunks, runs them on the workers *and on the calling thread*,
