@@ -1,6 +1,6 @@
 /*
  * Groth16 proving and verification on the CPU, for BLS12-381 and BN254,
- * compatible with snarkjs keys (docs/FORMATS.md, "Prover algorithm").
+ * compatible with snarkjs keys (docs/FILES.md, "Prover algorithm").
  *
  * The prover is written as steps so the engine can schedule each where it
  * belongs (docs/ENGINE.md):

@@ -2,7 +2,7 @@
  * Groth16 prover and verifier for one curve, stamped out by groth16.c with
  *   P        the curve prefix (bls12_381 or bn254)
  *   P_FR_S   the 2-adicity of its Fr
- * See groth16.h for the API and docs/FORMATS.md for the algorithm the snarkjs
+ * See groth16.h for the API and docs/FILES.md for the algorithm the snarkjs
  * keys require.  Must not: allocate on the per-coefficient paths, start
  * threads (work goes through the caller's pool), or print.
  */

@@ -1,7 +1,7 @@
 /*
  * circom .r1cs constraint systems: reader (into CSR matrices) and writer.
  *
- * File (iden3 binfile, magic "r1cs", version 1; docs/FORMATS.md section 1):
+ * File (iden3 binfile, magic "r1cs", version 1; docs/FILES.md section 1):
  *   section 1 header   n8 u32 | r[n8] | nWires u32 | nPubOut u32 | nPubIn u32
  *                      | nPrvIn u32 | nLabels u64 | nConstraints u32
  *   section 2          per constraint: A, B, C linear combinations, each

@@ -5,7 +5,7 @@
  * can forge proofs; the CLI must say so whenever it makes such a key.
  *
  * The key holds exactly the points snarkjs's `groth16 setup` followed by a
- * contribution of delta would hold for the same toxic waste (docs/FORMATS.md,
+ * contribution of delta would hold for the same toxic waste (docs/FILES.md,
  * "What the points are"), so snarkjs proves and verifies with it, and the
  * cuzk prover needs nothing special:
  *   domain n = next_pow2(nConstraints + nPublic + 1), w = ffjavascript's root

@@ -1,7 +1,7 @@
 /*
  * circom .wtns witnesses: zero-copy reader and writer.
  *
- * File (iden3 binfile, magic "wtns", version 2; docs/FORMATS.md section 2):
+ * File (iden3 binfile, magic "wtns", version 2; docs/FILES.md section 2):
  *   section 1   n8 u32 | r[n8] | nWitness u32
  *   section 2   nWitness x Fr[n8], normal (not Montgomery) form, little-endian
  * w[0] is the constant 1; w[1..nPublic] are the public signals.

@@ -1,7 +1,7 @@
 /*
  * snarkjs Groth16 proving keys (.zkey): zero-copy reader and writer.
  *
- * File (iden3 binfile, magic "zkey", version 1; docs/FORMATS.md section 3):
+ * File (iden3 binfile, magic "zkey", version 1; docs/FILES.md section 3):
  *   1  protocol u32 (1 = Groth16; 2 PLONK and 10 FFLONK are rejected)
  *   2  n8q | q | n8r | r | nVars | nPublic | domainSize | alpha1 G1 | beta1 G1
  *      | beta2 G2 | gamma2 G2 | delta1 G1 | delta2 G2
@@ -56,7 +56,7 @@ typedef struct cuzk_zkey_points {
 } cuzk_zkey_points;
 
 /* One section-4 entry, decoded.  |value| is the Montgomery form of the
- * plain coefficient v (the file stores v R^2 mod r, see docs/FORMATS.md). */
+ * plain coefficient v (the file stores v R^2 mod r, see docs/FILES.md). */
 typedef struct cuzk_zkey_coef {
     uint32_t matrix; /* 0 = A, 1 = B */
     uint32_t row;    /* constraint index, < domainSize */

@@ -12,7 +12,7 @@
  *   coset_forward  a[i] <- sum_k a[k] (g w^i)^k           (evaluate on gH)
  *   coset_inverse  inverse of coset_forward
  * Groth16 with snarkjs keys uses g = w_2n = F_root_of_unity(log_n + 1)
- * (see docs/FORMATS.md, "Prover algorithm").
+ * (see docs/FILES.md, "Prover algorithm").
  *
  * For each field F in {bls12_381, bn254} (types F_fr, F_ntt_domain):
  *

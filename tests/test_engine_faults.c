@@ -69,13 +69,7 @@ static cuzk_engine *make_engine(hook_ctx *h, int n_sim, int fallback) {
         eu_cpu_device(&cfg, 1);
     for (int i = 0; i < n_sim; i++)
         eu_sim_device(&cfg, (unsigned)i, 5000);
-    cuzk_engine *e;
-    cuzk_error err = {0};
-    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
-        fprintf(stderr, "engine: %s\n", err.msg);
-        exit(1);
-    }
-    return e;
+    return eu_create(&cfg);
 }
 
 /* Await |j|; check the outcome and, for a failure, that |needle| is in the

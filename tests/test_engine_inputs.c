@@ -169,13 +169,7 @@ static cuzk_engine *make_cpu(log_sink *log, unsigned synth_workers) {
     cfg.log_ctx = log;
     cfg.synth_workers = synth_workers;
     eu_cpu_device(&cfg, 1);
-    cuzk_engine *e;
-    cuzk_error err = {0};
-    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
-        fprintf(stderr, "engine: %s\n", err.msg);
-        exit(1);
-    }
-    return e;
+    return eu_create(&cfg);
 }
 
 /* ---- every circuit, both curves -------------------------------------------------- */

@@ -65,13 +65,7 @@ static cuzk_engine *make(gate *g, eu_log *log, unsigned batch, unsigned workers,
     cfg.devices[0].sim_fetch_us = upload_us / 2;
     if (batch > 1)
         cfg.ready_max = 0; /* default: room for whole batches */
-    cuzk_engine *e;
-    cuzk_error err = {0};
-    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
-        fprintf(stderr, "engine: %s\n", err.msg);
-        exit(1);
-    }
-    return e;
+    return eu_create(&cfg);
 }
 
 /* Submit the blocker and wait until it holds the pipeline: its first

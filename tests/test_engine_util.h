@@ -166,6 +166,17 @@ static void eu_config(cuzk_engine_config *cfg, eu_log *log) {
     cfg->trace_events = 4096;
 }
 
+/* An engine of |cfg|, or the test ends (exit 1) with the reason. */
+static cuzk_engine *eu_create(const cuzk_engine_config *cfg) {
+    cuzk_engine *e;
+    cuzk_error err = {0};
+    if (cuzk_engine_create(&e, cfg, &err) != CUZK_OK) {
+        fprintf(stderr, "engine: %s\n", err.msg);
+        exit(1);
+    }
+    return e;
+}
+
 static void eu_cpu_device(cuzk_engine_config *cfg, unsigned threads) {
     cfg->n_devices = 1;
     memset(&cfg->devices[0], 0, sizeof cfg->devices[0]);

@@ -292,7 +292,7 @@ static void test_roots(void) {
             bn254_fr_sqr(&s, &s);
         CHECK(bn254_fr_is_one(&s), "bn root 2^%u", k);
     }
-    /* docs/FORMATS.md: ffjavascript's 2^28-th root for bn128 */
+    /* docs/FILES.md: ffjavascript's 2^28-th root for bn128 */
     bn254_fr_root_of_unity(&v, 28);
     char hex_dec[100];
     bn254_fr_to_dec(hex_dec, sizeof hex_dec, &v);
