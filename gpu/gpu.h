@@ -217,6 +217,22 @@ cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                          size_t offset, size_t n, const void *scalars,
                          unsigned flags, void *result, cuzk_error *err);
 
+/*
+ * The same over |nvec| scalar vectors at once: results[v] (|nvec|
+ * consecutive Jacobian points) = sum_i scalars[v][i] * bases[offset + i].
+ * Bases that stream from host memory cross PCIe once for all vectors (each
+ * staged batch of points is accumulated for every vector before the next is
+ * fetched), which is what proving several partitions of one key together
+ * saves; device-resident bases gain the shared launch and planning only.
+ * Scratch grows by one bucket set per vector.  1 <= nvec <=
+ * CUZK_GPU_MSM_MAX_VECTORS.  CUZK_EINVAL, CUZK_EGPU.
+ */
+#define CUZK_GPU_MSM_MAX_VECTORS 16
+cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
+                               size_t offset, size_t n, size_t nvec,
+                               const void *const *scalars, unsigned flags,
+                               void *results, cuzk_error *err);
+
 /* Window size (bits) cuzk_gpu_msm uses for n points of |group| over bases
  * without shifted copies (with them, the copies' window is used). */
 unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve, cuzk_gpu_group group,

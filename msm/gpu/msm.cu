@@ -5,9 +5,13 @@
  * lays out the stream's scratch memory, sorts with CUB and combines the
  * window sums on the host.
  *
- * Memory per call (n points in one batch, W windows of c bits):
- *   scalars 32n (host input only), sort pairs 16Wn, CUB temp, buckets
- *   W 2^(c-1) XYZZ points, partial sums 2 n W / L XYZZ points.
+ * Memory per call (n points in one batch, W windows of c bits, V vectors):
+ *   scalars 32n (host input only), sort pairs 16Wn, CUB temp, digit counts
+ *   and offsets 16n, the ones' list and their pair sums ~n affine points,
+ *   buckets V W 2^(c-1) XYZZ points, partial sums sized for any packed
+ *   digit count (msm_max_threads).  The number of packed digits and of ones
+ *   comes back to the host once per batch and vector (a stream
+ *   synchronisation) to size the sort and the rounds over the ones.
  * Points beyond CUZK_MSM_BATCH are processed in batches that add into the
  * same buckets, which bounds the scratch and keeps sort sizes in int range.
  *
@@ -20,6 +24,7 @@
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include "gpu/internal.cuh"
 #include "msm/gpu/msm_kernels.cuh"
@@ -38,13 +43,41 @@
 #define MSM_SMALL_THREADS 256
 
 template <class G>
-__global__ void k_msm_digits(const uint32_t *scalars, size_t n, bool mont,
-                             unsigned c, unsigned nwin, uint32_t vstride,
-                             uint32_t vbase, uint32_t *keys, uint32_t *vals) {
+__global__ void k_msm_count(const uint32_t *scalars, size_t n, bool mont,
+                            unsigned c, unsigned nwin,
+                            unsigned long long *cnt) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n)
+        msm_count_one<G>(i, scalars, n, mont, c, nwin, cnt);
+}
+
+template <class G>
+__global__ void k_msm_scatter(const uint32_t *scalars, size_t n, bool mont,
+                              unsigned c, unsigned nwin, uint32_t vstride,
+                              uint32_t vbase, const unsigned long long *off,
+                              uint32_t *keys, uint32_t *vals,
+                              uint32_t *ones) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        msm_digits_one<G>(i, scalars, n, mont, c, nwin, vstride, vbase, keys,
-                          vals);
+        msm_scatter_one<G>(i, scalars, mont, c, nwin, vstride, vbase, off,
+                           keys, vals, ones);
+}
+
+template <class G>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_ones_pair(const uint32_t *idx, const typename G::affine *src,
+                    size_t cnt, size_t K, size_t T, typename G::F *pre,
+                    typename G::affine *dst) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        msm_ones_pair_one<G>(t, idx, src, cnt, K, pre, dst);
+}
+
+template <class G>
+__global__ void k_msm_ones_fold(const typename G::affine *p,
+                                typename G::xyzz *acc) {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        msm_ones_fold_one<G>(p, acc);
 }
 
 template <class G, bool FIRST>
@@ -181,32 +214,48 @@ static unsigned ilog2(size_t v) {
 template <class G> struct msm_plan {
     unsigned c, nwin, log_b, log_s, key_bits;
     unsigned nwb; /* bucket sets: nwin, or 1 with shifted copies */
-    size_t batch, M, L1, T1, L2, T2, nseg;
+    size_t nvec;  /* scalar vectors summed over the same bases */
+    size_t batch, M, T1, T2, nseg;
     size_t off_scalars, off_keys[2], off_vals[2], off_cub, cub_bytes;
+    size_t off_cnt, off_off, off_scan, scan_bytes, off_ones, off_od[2];
+    size_t off_pre, off_oacc;
     size_t off_buckets, off_pk[2], off_pp[2], off_seg[2], off_stage[2];
     size_t total;
 };
 
+/* Most threads an accumulation level may run for up to |M| entries with
+ * at most |cap| per thread: ceil(M' / msm_seg_len(M')) over every M' <= M
+ * (the packed digit count is known only on the device).  Below
+ * 4 * target entries the length is 4 and the threads at most target;
+ * between, the length is ceil(M' / target); above, cap. */
+static size_t msm_max_threads(size_t M, int sm_count, size_t cap) {
+    size_t target = (size_t)sm_count * 1024 + 1;
+    size_t capped = (M + cap - 1) / cap;
+    return target > capped ? target : capped;
+}
+
 template <class G>
-static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
-                                 bool host_bases, unsigned shift_c,
-                                 int sm_count, unsigned force_c,
-                                 cuzk_error *err) {
+static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, size_t nvec,
+                                 bool host_scalars, bool host_bases,
+                                 unsigned shift_c, int sm_count,
+                                 unsigned force_c, cuzk_error *err) {
     typedef typename G::xyzz P;
+    typedef typename G::affine A;
     pl.c = shift_c      ? shift_c
            : force_c >= 2 ? force_c
                           : msm_choose_c(G::R_BITS, n);
     pl.nwin = msm_nwin(G::R_BITS, pl.c);
     pl.nwb = shift_c ? 1 : pl.nwin;
+    pl.nvec = nvec;
     pl.log_b = pl.c - 1;
     pl.key_bits = ilog2((size_t)pl.nwb << pl.log_b) + 1;
     size_t cap = host_bases ? CUZK_MSM_STREAM_BATCH : CUZK_MSM_BATCH;
     pl.batch = n < cap ? n : cap;
     pl.M = pl.batch * pl.nwin;
-    pl.L1 = msm_seg_len(pl.M, sm_count, 256);
-    pl.T1 = (pl.M + pl.L1 - 1) / pl.L1;
-    pl.L2 = msm_seg_len(2 * pl.T1, sm_count, 32);
-    pl.T2 = (2 * pl.T1 + pl.L2 - 1) / pl.L2;
+    /* partial-sum slots sized for any packed count up to M (sizing them
+     * for M itself overflowed when most digits were zero) */
+    pl.T1 = msm_max_threads(pl.M, sm_count, 256);
+    pl.T2 = msm_max_threads(2 * pl.T1, sm_count, 32);
     /* bucket segments: aim for ~64K threads, at least 32 buckets each */
     pl.log_s = pl.log_b;
     while (pl.log_s > 5 && ((size_t)pl.nwb << (pl.log_b - pl.log_s)) < 65536)
@@ -221,6 +270,14 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
     if (e != cudaSuccess)
         return cuzk_gpu_cuda_fail(err, e, "cub SortPairs (size query)",
                                   __FILE__, __LINE__);
+    pl.scan_bytes = 0;
+    e = cub::DeviceScan::ExclusiveSum((void *)NULL, pl.scan_bytes,
+                                      (const unsigned long long *)NULL,
+                                      (unsigned long long *)NULL,
+                                      (int)(pl.batch + 1), (cudaStream_t)0);
+    if (e != cudaSuccess)
+        return cuzk_gpu_cuda_fail(err, e, "cub ExclusiveSum (size query)",
+                                  __FILE__, __LINE__);
     cuzk_gpu_arena a = {0};
     pl.off_scalars = cuzk_gpu_arena_take(&a, host_scalars ? 32 * pl.batch : 0);
     for (int k = 0; k < 2; k++) {
@@ -228,8 +285,16 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
         pl.off_vals[k] = cuzk_gpu_arena_take(&a, 4 * pl.M);
     }
     pl.off_cub = cuzk_gpu_arena_take(&a, pl.cub_bytes);
-    pl.off_buckets =
-        cuzk_gpu_arena_take(&a, ((size_t)pl.nwb << pl.log_b) * sizeof(P));
+    pl.off_cnt = cuzk_gpu_arena_take(&a, 8 * (pl.batch + 1));
+    pl.off_off = cuzk_gpu_arena_take(&a, 8 * (pl.batch + 1));
+    pl.off_scan = cuzk_gpu_arena_take(&a, pl.scan_bytes);
+    pl.off_ones = cuzk_gpu_arena_take(&a, 4 * pl.batch);
+    pl.off_od[0] = cuzk_gpu_arena_take(&a, sizeof(A) * (pl.batch / 2 + 1));
+    pl.off_od[1] = cuzk_gpu_arena_take(&a, sizeof(A) * (pl.batch / 4 + 1));
+    pl.off_pre = cuzk_gpu_arena_take(&a, sizeof(typename G::F) * (pl.batch / 2 + 1));
+    pl.off_oacc = cuzk_gpu_arena_take(&a, sizeof(P) * nvec);
+    pl.off_buckets = cuzk_gpu_arena_take(
+        &a, nvec * ((size_t)pl.nwb << pl.log_b) * sizeof(P));
     size_t slots[2] = {2 * pl.T1, 2 * pl.T2};
     for (int k = 0; k < 2; k++) {
         pl.off_pk[k] = cuzk_gpu_arena_take(&a, 4 * slots[k]);
@@ -240,7 +305,7 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, bool host_scalars,
         cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwb * (pl.nseg / 2 + 1));
     for (int k = 0; k < 2; k++)
         pl.off_stage[k] = cuzk_gpu_arena_take(
-            &a, host_bases ? sizeof(typename G::affine) * pl.batch : 0);
+            &a, host_bases ? sizeof(A) * pl.batch : 0);
     pl.total = a.used;
     return CUZK_OK;
 }
@@ -277,18 +342,61 @@ static void prof_report(cuzk_gpu_stream *s, size_t n, unsigned c) {
 
 /* ---- one MSM ------------------------------------------------------------ */
 
+/*
+ * The sum of batch point list |ones| (|cnt| indices into |pts|) into
+ * |acc| (device XYZZ), by rounds of batch-affine pair sums until one point
+ * is left.  Rounds ping-pong between od[0] (cnt / 2 points) and od[1].
+ */
+template <class G>
+static cuzk_status ones_sum(cudaStream_t cs, int sm_count,
+                            const typename G::affine *pts,
+                            const uint32_t *ones, size_t cnt,
+                            typename G::affine *od[2], typename G::F *pre,
+                            typename G::xyzz *acc, cuzk_error *err) {
+    typedef typename G::affine A;
+    const uint32_t *idx = ones;
+    const A *src = pts;
+    int cur = 0;
+    while (cnt > 1) {
+        size_t np = (cnt + 1) / 2;
+        /* pairs per thread: enough threads to fill the device, up to 32
+         * pairs sharing one inversion */
+        size_t K = np / ((size_t)sm_count * 256);
+        K = K < 1 ? 1 : K > 32 ? 32 : K;
+        size_t T = (np + K - 1) / K;
+        k_msm_ones_pair<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                             MSM_ACC_THREADS, 0, cs>>>(idx, src, cnt, K, T,
+                                                       pre, od[cur]);
+        CUZK_LAUNCHED(err);
+        idx = NULL;
+        src = od[cur];
+        cur ^= 1;
+        cnt = np;
+    }
+    if (cnt == 1) {
+        if (idx) { /* a single one: fold it from the list */
+            k_msm_ones_pair<G><<<1, 1, 0, cs>>>(idx, src, 1, 1, 1, pre, od[0]);
+            CUZK_LAUNCHED(err);
+            src = od[0];
+        }
+        k_msm_ones_fold<G><<<1, 1, 0, cs>>>(src, acc);
+        CUZK_LAUNCHED(err);
+    }
+    return CUZK_OK;
+}
+
 template <class G>
 static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
-                           size_t offset, size_t n, const void *scalars,
-                           unsigned flags, void *result, cuzk_error *err) {
+                           size_t offset, size_t n, size_t nvec,
+                           const void *const *scalars, unsigned flags,
+                           void *results, cuzk_error *err) {
     typedef typename G::xyzz P;
     typedef typename G::affine A;
     typedef typename G::F F;
-    F *out = (F *)result;
     if (n == 0) {
-        f_set_zero(out[0]);
-        f_set_zero(out[1]);
-        f_set_zero(out[2]);
+        F *out = (F *)results;
+        for (size_t v = 0; v < 3 * nvec; v++)
+            f_set_zero(out[v]);
         return CUZK_OK;
     }
     bool host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
@@ -296,7 +404,7 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     bool host_bases = bases->h_points != NULL;
     bool shifted = bases->d_shift != NULL;
     msm_plan<G> pl;
-    cuzk_status st = msm_make_plan<G>(pl, n, host_scalars, host_bases,
+    cuzk_status st = msm_make_plan<G>(pl, n, nvec, host_scalars, host_bases,
                                       shifted ? bases->shift_c : 0,
                                       s->ctx->sm_count, s->ctx->msm_window,
                                       err);
@@ -304,8 +412,11 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         st = cuzk_gpu_copy_stream(s, err);
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
+    /* host: per vector the window sums and the sum of ones; the packed
+     * totals of the current batch */
+    size_t hres = sizeof(P) * (pl.nwb + 1) * nvec;
     if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwb, err);
+        st = cuzk_gpu_host_scratch(s, hres + 64, err);
     if (st != CUZK_OK)
         return st;
     char *base = (char *)s->d_scratch;
@@ -318,26 +429,34 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         pp[k] = (P *)(base + pl.off_pp[k]);
         seg[k] = (P *)(base + pl.off_seg[k]);
     }
+    size_t set_bk = (size_t)pl.nwb << pl.log_b; /* buckets per vector */
     P *buckets = (P *)(base + pl.off_buckets);
+    P *oacc = (P *)(base + pl.off_oacc);
+    unsigned long long *cnt = (unsigned long long *)(base + pl.off_cnt);
+    unsigned long long *off = (unsigned long long *)(base + pl.off_off);
+    uint32_t *ones = (uint32_t *)(base + pl.off_ones);
+    A *od[2] = {(A *)(base + pl.off_od[0]), (A *)(base + pl.off_od[1])};
+    F *pre = (F *)(base + pl.off_pre);
     const A *d_bases = (const A *)bases->d_points + offset;
     const A *h_bases = (const A *)bases->h_points + offset;
     A *stage[2] = {(A *)(base + pl.off_stage[0]), (A *)(base + pl.off_stage[1])};
+    unsigned long long *h_tot =
+        (unsigned long long *)((char *)s->h_scratch + hres);
     cudaStream_t cs = s->s;
 
     s->nev = 0;
     prof_mark(s, "start");
-    CUZK_CUDA(err, cudaMemsetAsync(buckets, 0,
-                                   ((size_t)pl.nwb << pl.log_b) * sizeof(P),
-                                   cs));
+    CUZK_CUDA(err, cudaMemsetAsync(buckets, 0, nvec * set_bk * sizeof(P), cs));
+    CUZK_CUDA(err, cudaMemsetAsync(oacc, 0, nvec * sizeof(P), cs));
     for (size_t b0 = 0, bi = 0; b0 < n; b0 += pl.batch, bi++) {
         size_t nb = n - b0 < pl.batch ? n - b0 : pl.batch;
-        size_t M = nb * pl.nwin;
         const A *batch_bases = d_bases + b0;
         if (host_bases) {
             /* Staging buffer k was last read by batch bi - 2's
-             * accumulation; the copy stream waits for that, fills it, and
+             * accumulations; the copy stream waits for that, fills it, and
              * this stream waits for the copy, so batch bi's transfer runs
-             * while batch bi - 1 computes. */
+             * while batch bi - 1 computes.  Every vector of the call uses
+             * the batch: the bases cross PCIe once for all of them. */
             int k = (int)(bi & 1);
             if (bi >= 2)
                 CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[k], 0));
@@ -348,85 +467,126 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
             CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->stage_full[k], 0));
             batch_bases = stage[k];
         }
-        const uint32_t *d_sc;
-        if (host_scalars) {
-            d_sc = (const uint32_t *)(base + pl.off_scalars);
-            CUZK_CUDA(err, cudaMemcpyAsync((void *)d_sc,
-                                           (const char *)scalars + 32 * b0,
-                                           32 * nb, cudaMemcpyHostToDevice,
-                                           cs));
-            prof_mark(s, "copy");
-        } else {
-            d_sc = (const uint32_t *)scalars + 8 * b0;
-        }
-        /* with shifted copies the values index the whole bases array and
-         * its copies (b0 + offset + i, plus w n for window w) */
-        k_msm_digits<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
-                          MSM_SMALL_THREADS, 0, cs>>>(
-            d_sc, nb, mont, pl.c, pl.nwin,
-            shifted ? (uint32_t)bases->n : 0u,
-            shifted ? (uint32_t)(offset + b0) : 0u, keys[0], vals[0]);
-        CUZK_LAUNCHED(err);
-        prof_mark(s, "digits");
-        size_t cub_bytes = pl.cub_bytes;
-        CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(
-                           (void *)(base + pl.off_cub), cub_bytes, keys[0],
-                           keys[1], vals[0], vals[1], (int)M, 0,
-                           (int)pl.key_bits, cs));
-        prof_mark(s, "sort");
-        /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
-        size_t L = msm_seg_len(M, s->ctx->sm_count, 256);
-        size_t T = (M + L - 1) / L;
         bool acc = b0 > 0;
-        k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                             MSM_ACC_THREADS, 0, cs>>>(
-            keys[1], M, L, T, vals[1],
-            shifted ? (const A *)bases->d_points : batch_bases,
-            (const A *)bases->d_shift,
-            shifted ? (uint32_t)bases->n : MSM_INVALID, (const P *)NULL,
-            buckets, acc, pk[0], pp[0]);
-        CUZK_LAUNCHED(err);
+        for (size_t v = 0; v < nvec; v++) {
+            P *vb = buckets + v * set_bk;
+            const uint32_t *d_sc;
+            if (host_scalars) {
+                d_sc = (const uint32_t *)(base + pl.off_scalars);
+                CUZK_CUDA(err, cudaMemcpyAsync((void *)d_sc,
+                                               (const char *)scalars[v] + 32 * b0,
+                                               32 * nb, cudaMemcpyHostToDevice,
+                                               cs));
+                prof_mark(s, "copy");
+            } else {
+                d_sc = (const uint32_t *)scalars[v] + 8 * b0;
+            }
+            /* 1. digits, packed: count, scan, scatter */
+            k_msm_count<G><<<cuzk_gpu_blocks(nb + 1, MSM_SMALL_THREADS),
+                             MSM_SMALL_THREADS, 0, cs>>>(d_sc, nb, mont, pl.c,
+                                                         pl.nwin, cnt);
+            CUZK_LAUNCHED(err);
+            size_t scan_bytes = pl.scan_bytes;
+            CUZK_CUDA(err, cub::DeviceScan::ExclusiveSum(
+                               (void *)(base + pl.off_scan), scan_bytes, cnt,
+                               off, (int)(nb + 1), cs));
+            k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
+                               MSM_SMALL_THREADS, 0, cs>>>(
+                d_sc, nb, mont, pl.c, pl.nwin,
+                shifted ? (uint32_t)bases->n : 0u,
+                shifted ? (uint32_t)(offset + b0) : 0u, off, keys[0],
+                vals[0], ones);
+            CUZK_LAUNCHED(err);
+            /* the sizes of what follows: pairs and ones */
+            CUZK_CUDA(err, cudaMemcpyAsync(h_tot, off + nb, 8,
+                                           cudaMemcpyDeviceToHost, cs));
+            CUZK_CUDA(err, cudaStreamSynchronize(cs));
+            size_t M = (size_t)(uint32_t)*h_tot, n1 = (size_t)(*h_tot >> 32);
+            prof_mark(s, "digits");
+            /* the ones of this batch, from the batch's own points */
+            st = ones_sum<G>(cs, s->ctx->sm_count, batch_bases, ones, n1, od,
+                             pre, oacc + v, err);
+            if (st != CUZK_OK)
+                return st;
+            prof_mark(s, "ones");
+            if (M == 0)
+                continue;
+            size_t cub_bytes = pl.cub_bytes;
+            CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(
+                               (void *)(base + pl.off_cub), cub_bytes, keys[0],
+                               keys[1], vals[0], vals[1], (int)M, 0,
+                               (int)pl.key_bits, cs));
+            prof_mark(s, "sort");
+            /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
+            size_t L = msm_seg_len(M, s->ctx->sm_count, 256);
+            size_t T = (M + L - 1) / L;
+            k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                 MSM_ACC_THREADS, 0, cs>>>(
+                keys[1], M, L, T, vals[1],
+                shifted ? (const A *)bases->d_points : batch_bases,
+                (const A *)bases->d_shift,
+                shifted ? (uint32_t)bases->n : MSM_INVALID, (const P *)NULL,
+                vb, acc, pk[0], pp[0]);
+            CUZK_LAUNCHED(err);
+            prof_mark(s, "accumulate");
+            int cur = 0;
+            while (T > 1) {
+                size_t Mk = 2 * T;
+                L = msm_seg_len(Mk, s->ctx->sm_count, 32);
+                T = (Mk + L - 1) / L;
+                k_msm_acc<G, false><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                      MSM_ACC_THREADS, 0, cs>>>(
+                    pk[cur], Mk, L, T, (const uint32_t *)NULL, (const A *)NULL,
+                    (const A *)NULL, 0u, pp[cur], vb, acc, pk[cur ^ 1],
+                    pp[cur ^ 1]);
+                CUZK_LAUNCHED(err);
+                cur ^= 1;
+            }
+            prof_mark(s, "levels");
+        }
         if (host_bases)
             CUZK_CUDA(err, cudaEventRecord(s->stage_free[bi & 1], cs));
-        prof_mark(s, "accumulate");
+    }
+    P *h_res = (P *)s->h_scratch;
+    for (size_t v = 0; v < nvec; v++) {
+        /* bucket reduction, then pairwise sums down to one point per
+         * window */
+        size_t T = (size_t)pl.nwb * pl.nseg;
+        k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                 MSM_ACC_THREADS, 0, cs>>>(
+            buckets + v * set_bk, pl.log_b, pl.log_s, T, seg[0]);
+        CUZK_LAUNCHED(err);
+        prof_mark(s, "reduce");
         int cur = 0;
-        while (T > 1) {
-            size_t Mk = 2 * T;
-            L = msm_seg_len(Mk, s->ctx->sm_count, 32);
-            T = (Mk + L - 1) / L;
-            k_msm_acc<G, false><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                  MSM_ACC_THREADS, 0, cs>>>(
-                pk[cur], Mk, L, T, (const uint32_t *)NULL, (const A *)NULL,
-                (const A *)NULL, 0u, pp[cur], buckets, acc, pk[cur ^ 1],
-                pp[cur ^ 1]);
+        for (size_t cnt2 = pl.nseg; cnt2 > 1; cnt2 /= 2) {
+            T = (size_t)pl.nwb * (cnt2 / 2);
+            k_msm_tree<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                            MSM_ACC_THREADS, 0, cs>>>(seg[cur], cnt2 / 2, T,
+                                                      seg[cur ^ 1]);
             CUZK_LAUNCHED(err);
             cur ^= 1;
         }
-        prof_mark(s, "levels");
+        P *h_v = h_res + v * (pl.nwb + 1);
+        CUZK_CUDA(err, cudaMemcpyAsync(h_v, seg[cur], sizeof(P) * pl.nwb,
+                                       cudaMemcpyDeviceToHost, cs));
+        CUZK_CUDA(err, cudaMemcpyAsync(h_v + pl.nwb, oacc + v, sizeof(P),
+                                       cudaMemcpyDeviceToHost, cs));
+        prof_mark(s, "tree");
     }
-    /* bucket reduction, then pairwise sums down to one point per window */
-    size_t T = (size_t)pl.nwb * pl.nseg;
-    k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                             MSM_ACC_THREADS, 0, cs>>>(buckets, pl.log_b,
-                                                       pl.log_s, T, seg[0]);
-    CUZK_LAUNCHED(err);
-    prof_mark(s, "reduce");
-    int cur = 0;
-    for (size_t cnt = pl.nseg; cnt > 1; cnt /= 2) {
-        T = (size_t)pl.nwb * (cnt / 2);
-        k_msm_tree<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS), MSM_ACC_THREADS,
-                        0, cs>>>(seg[cur], cnt / 2, T, seg[cur ^ 1]);
-        CUZK_LAUNCHED(err);
-        cur ^= 1;
-    }
-    P *h_win = (P *)s->h_scratch;
-    CUZK_CUDA(err, cudaMemcpyAsync(h_win, seg[cur], sizeof(P) * pl.nwb,
-                                   cudaMemcpyDeviceToHost, cs));
-    prof_mark(s, "tree");
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
-    P res;
-    msm_combine_host<G>(res, h_win, pl.nwb, pl.c);
-    pt_to_jacobian(out, res);
+    F *out = (F *)results;
+    for (size_t v = 0; v < nvec; v++) {
+        P *h_v = h_res + v * (pl.nwb + 1);
+        P res, one = h_v[pl.nwb];
+        msm_combine_host<G>(res, h_v, pl.nwb, pl.c);
+        if (!pt_is_inf(one)) {
+            if (pt_is_inf(res))
+                res = one;
+            else
+                pt_add(res, one);
+        }
+        pt_to_jacobian(out + 3 * v, res);
+    }
     prof_report(s, n, pl.c);
     return CUZK_OK;
 }
@@ -678,13 +838,20 @@ extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve,
     return msm_choose_c(curve == CUZK_GPU_BLS12_381 ? 255 : 254, n);
 }
 
-extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
-                                    const cuzk_gpu_bases *bases, size_t offset,
-                                    size_t n, const void *scalars,
-                                    unsigned flags, void *result,
-                                    cuzk_error *err) {
-    if (bases == NULL || result == NULL || (n > 0 && scalars == NULL))
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm: NULL argument");
+extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
+                                          const cuzk_gpu_bases *bases,
+                                          size_t offset, size_t n, size_t nvec,
+                                          const void *const *scalars,
+                                          unsigned flags, void *results,
+                                          cuzk_error *err) {
+    if (bases == NULL || results == NULL || scalars == NULL || nvec == 0 ||
+        nvec > CUZK_GPU_MSM_MAX_VECTORS)
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "msm: NULL argument or %zu vectors (1..%d)", nvec,
+                             CUZK_GPU_MSM_MAX_VECTORS);
+    for (size_t v = 0; v < nvec && n > 0; v++)
+        if (scalars[v] == NULL)
+            return cuzk_gpu_fail(err, CUZK_EINVAL, "msm: vector %zu is NULL", v);
     if (offset > bases->n || n > bases->n - offset)
         return cuzk_gpu_fail(err, CUZK_EINVAL,
                              "msm: points [%zu, %zu) beyond the %zu bases",
@@ -693,14 +860,25 @@ extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
     if (st != CUZK_OK)
         return st;
     if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G1)
-        return msm_run<gg_bls12_381_g1>(s, bases, offset, n, scalars, flags,
-                                        result, err);
+        return msm_run<gg_bls12_381_g1>(s, bases, offset, n, nvec, scalars,
+                                        flags, results, err);
     if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G2)
-        return msm_run<gg_bls12_381_g2>(s, bases, offset, n, scalars, flags,
-                                        result, err);
+        return msm_run<gg_bls12_381_g2>(s, bases, offset, n, nvec, scalars,
+                                        flags, results, err);
     if (bases->curve == CUZK_GPU_BN254 && bases->group == CUZK_GPU_G1)
-        return msm_run<gg_bn254_g1>(s, bases, offset, n, scalars, flags,
-                                    result, err);
-    return msm_run<gg_bn254_g2>(s, bases, offset, n, scalars, flags, result,
-                                err);
+        return msm_run<gg_bn254_g1>(s, bases, offset, n, nvec, scalars, flags,
+                                    results, err);
+    return msm_run<gg_bn254_g2>(s, bases, offset, n, nvec, scalars, flags,
+                                results, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
+                                    const cuzk_gpu_bases *bases, size_t offset,
+                                    size_t n, const void *scalars,
+                                    unsigned flags, void *result,
+                                    cuzk_error *err) {
+    if (n > 0 && scalars == NULL)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm: NULL argument");
+    const void *one[1] = {scalars ? scalars : result};
+    return cuzk_gpu_msm_batch(s, bases, offset, n, 1, one, flags, result, err);
 }
