@@ -98,7 +98,7 @@ static void stream_release(cuzk_gpu_stream *s) {
     if (s->s)
         cudaStreamSynchronize(s->s);
     if (s->d_scratch)
-        cudaFree(s->d_scratch);
+        cuzk_gpu_dfree(s->ctx, s->d_scratch);
     if (s->h_scratch)
         cudaFreeHost(s->h_scratch);
     for (int i = 0; i < CUZK_GPU_MAX_EVENTS; i++)
@@ -162,6 +162,7 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **out,
     }
     ctx->dflt.is_default = 1;
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->mem_lock, NULL);
     *out = ctx;
     return CUZK_OK;
 }
@@ -173,8 +174,10 @@ extern "C" void cuzk_gpu_ctx_destroy(cuzk_gpu_ctx *ctx) {
     for (int c = 0; c < 3; c++)
         for (int k = 0; k <= CUZK_GPU_MAX_LOG_NTT; k++)
             if (ctx->d_twiddles[c][k])
-                cudaFree(ctx->d_twiddles[c][k]);
+                cuzk_gpu_dfree(ctx, ctx->d_twiddles[c][k]);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->mem_lock);
+    free(ctx->allocs);
     free(ctx);
 }
 
@@ -244,11 +247,11 @@ cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
     size_t want = bytes + bytes / 8;
     CUZK_CUDA(err, cudaStreamSynchronize(s->s));
     if (s->d_scratch) {
-        CUZK_CUDA(err, cudaFree(s->d_scratch));
+        cuzk_gpu_dfree(s->ctx, s->d_scratch);
         s->d_scratch = NULL;
         s->scratch_bytes = 0;
     }
-    CUZK_CUDA(err, cudaMalloc(&s->d_scratch, want));
+    CUZK_CUDA(err, cuzk_gpu_dmalloc(s->ctx, &s->d_scratch, want));
     s->scratch_bytes = want;
     return CUZK_OK;
 }
@@ -289,7 +292,7 @@ extern "C" cuzk_status cuzk_gpu_malloc(cuzk_gpu_ctx *ctx, size_t bytes,
                                        void **d_ptr, cuzk_error *err) {
     *d_ptr = NULL;
     CUZK_CUDA(err, cudaSetDevice(ctx->device));
-    CUZK_CUDA(err, cudaMalloc(d_ptr, bytes ? bytes : 1));
+    CUZK_CUDA(err, cuzk_gpu_dmalloc(ctx, d_ptr, bytes ? bytes : 1));
     return CUZK_OK;
 }
 
@@ -297,7 +300,101 @@ extern "C" void cuzk_gpu_free(cuzk_gpu_ctx *ctx, void *d_ptr) {
     if (d_ptr == NULL)
         return;
     cudaSetDevice(ctx->device);
-    cudaFree(d_ptr);
+    cuzk_gpu_dfree(ctx, d_ptr);
+}
+
+/* ---- device memory accounting ------------------------------------------------ */
+
+cudaError_t cuzk_gpu_dmalloc(cuzk_gpu_ctx *ctx, void **p, size_t bytes) {
+    *p = NULL;
+    pthread_mutex_lock(&ctx->mem_lock);
+    if (ctx->mem_limit && (bytes > ctx->mem_limit ||
+                           ctx->mem_used > ctx->mem_limit - bytes)) {
+        pthread_mutex_unlock(&ctx->mem_lock);
+        return cudaErrorMemoryAllocation; /* as a device of that size */
+    }
+    if (ctx->n_allocs == ctx->cap_allocs) {
+        size_t cap = ctx->cap_allocs ? 2 * ctx->cap_allocs : 64;
+        cuzk_gpu_alloc *t = (cuzk_gpu_alloc *)realloc(ctx->allocs, cap * sizeof *t);
+        if (t == NULL) {
+            pthread_mutex_unlock(&ctx->mem_lock);
+            return cudaErrorMemoryAllocation;
+        }
+        ctx->allocs = t;
+        ctx->cap_allocs = cap;
+    }
+    /* charged before the call so concurrent requests cannot pass the cap
+     * together; given back if CUDA refuses */
+    ctx->mem_used += bytes;
+    size_t slot = ctx->n_allocs++;
+    ctx->allocs[slot].p = NULL;
+    ctx->allocs[slot].bytes = bytes;
+    pthread_mutex_unlock(&ctx->mem_lock);
+    cudaError_t e = cudaMalloc(p, bytes);
+    pthread_mutex_lock(&ctx->mem_lock);
+    /* the table may have moved: find the reserved slot again */
+    for (size_t i = ctx->n_allocs; i-- > 0;)
+        if (ctx->allocs[i].p == NULL && ctx->allocs[i].bytes == bytes) {
+            if (e == cudaSuccess) {
+                ctx->allocs[i].p = *p;
+            } else {
+                ctx->allocs[i] = ctx->allocs[--ctx->n_allocs];
+                ctx->mem_used -= bytes;
+            }
+            break;
+        }
+    if (ctx->mem_used > ctx->mem_peak)
+        ctx->mem_peak = ctx->mem_used;
+    pthread_mutex_unlock(&ctx->mem_lock);
+    if (e != cudaSuccess)
+        *p = NULL;
+    return e;
+}
+
+void cuzk_gpu_dfree(cuzk_gpu_ctx *ctx, void *p) {
+    if (p == NULL)
+        return;
+    cudaFree(p);
+    pthread_mutex_lock(&ctx->mem_lock);
+    for (size_t i = 0; i < ctx->n_allocs; i++)
+        if (ctx->allocs[i].p == p) {
+            ctx->mem_used -= ctx->allocs[i].bytes;
+            ctx->allocs[i] = ctx->allocs[--ctx->n_allocs];
+            break;
+        }
+    pthread_mutex_unlock(&ctx->mem_lock);
+}
+
+size_t cuzk_gpu_mem_free(cuzk_gpu_ctx *ctx) {
+    size_t fr = 0, tot = 0;
+    if (cudaSetDevice(ctx->device) != cudaSuccess ||
+        cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+        (void)cudaGetLastError();
+        fr = 0;
+    }
+    pthread_mutex_lock(&ctx->mem_lock);
+    if (ctx->mem_limit) {
+        size_t left = ctx->mem_limit > ctx->mem_used ? ctx->mem_limit - ctx->mem_used : 0;
+        if (left < fr)
+            fr = left;
+    }
+    pthread_mutex_unlock(&ctx->mem_lock);
+    return fr;
+}
+
+extern "C" void cuzk_gpu_ctx_set_mem_limit(cuzk_gpu_ctx *ctx, size_t bytes) {
+    pthread_mutex_lock(&ctx->mem_lock);
+    ctx->mem_limit = bytes;
+    pthread_mutex_unlock(&ctx->mem_lock);
+}
+
+extern "C" void cuzk_gpu_ctx_mem(cuzk_gpu_ctx *ctx, cuzk_gpu_mem_info *info) {
+    pthread_mutex_lock(&ctx->mem_lock);
+    info->used_bytes = ctx->mem_used;
+    info->peak_bytes = ctx->mem_peak;
+    info->limit_bytes = ctx->mem_limit;
+    pthread_mutex_unlock(&ctx->mem_lock);
+    info->free_bytes = cuzk_gpu_mem_free(ctx);
 }
 
 extern "C" cuzk_status cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes,

@@ -112,6 +112,22 @@ size_t cuzk_gpu_ctx_cached_bytes(const cuzk_gpu_ctx *ctx);
 void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
                        unsigned ntt_log_radix, int profile);
 
+/*
+ * A cap on the device memory |ctx| allocates (bases, scratch, buffers,
+ * caches; 0 = none), so a large device can behave like a 16 or 24 GB
+ * card: an allocation beyond it fails as on a full device, and the free
+ * memory the context reports (cuzk_gpu_ctx_mem) is bounded by it.  Set it
+ * before the context allocates; lowering it later frees nothing.
+ */
+void cuzk_gpu_ctx_set_mem_limit(cuzk_gpu_ctx *ctx, size_t bytes);
+typedef struct cuzk_gpu_mem_info {
+    size_t used_bytes;  /* allocated now through the context */
+    size_t peak_bytes;  /* the most ever allocated at once */
+    size_t limit_bytes; /* the cap, 0 = none */
+    size_t free_bytes;  /* what is left: device free memory within the cap */
+} cuzk_gpu_mem_info;
+void cuzk_gpu_ctx_mem(cuzk_gpu_ctx *ctx, cuzk_gpu_mem_info *info);
+
 cuzk_status cuzk_gpu_stream_create(cuzk_gpu_ctx *ctx, cuzk_gpu_stream **s,
                                    cuzk_error *err);
 /* Synchronises, then frees the stream and its scratch.  NULL is a no-op;

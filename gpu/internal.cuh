@@ -52,6 +52,18 @@ struct cuzk_gpu_ctx {
     unsigned msm_window;
     unsigned ntt_log_radix;
     int profile; /* print per-phase MSM times to stderr */
+    /* Device memory the context allocated (cuzk_gpu_dmalloc) and its cap
+     * (cuzk_gpu_ctx_set_mem_limit; 0 = none).  mem_lock guards these and
+     * the table of live allocations, whose sizes a free gives back. */
+    pthread_mutex_t mem_lock;
+    size_t mem_used, mem_limit, mem_peak;
+    struct cuzk_gpu_alloc *allocs;
+    size_t n_allocs, cap_allocs;
+};
+
+struct cuzk_gpu_alloc {
+    void *p;
+    size_t bytes;
 };
 
 struct cuzk_gpu_bases {
@@ -85,6 +97,17 @@ cuzk_status cuzk_gpu_fail(cuzk_error *err, cuzk_status s, const char *fmt,
 
 /* After a kernel launch: reports launch-configuration errors at once. */
 #define CUZK_LAUNCHED(err) CUZK_CUDA(err, cudaGetLastError())
+
+/* cudaMalloc / cudaFree through the context's accounting: every device
+ * allocation of the backend goes through these, so the cap set with
+ * cuzk_gpu_ctx_set_mem_limit holds (a request beyond it fails with
+ * cudaErrorMemoryAllocation, as a full device would).  The caller has made
+ * the context's device current. */
+cudaError_t cuzk_gpu_dmalloc(cuzk_gpu_ctx *ctx, void **p, size_t bytes);
+void cuzk_gpu_dfree(cuzk_gpu_ctx *ctx, void *p);
+/* Free device memory as the context sees it: the device's free memory,
+ * bounded by what the cap leaves. */
+size_t cuzk_gpu_mem_free(cuzk_gpu_ctx *ctx);
 
 /* Makes the stream's device current for this thread. */
 cuzk_status cuzk_gpu_enter(cuzk_gpu_stream *s, cuzk_error *err);

@@ -641,12 +641,12 @@ extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
     size_t bytes = b->point_bytes * n;
     cudaError_t e = cudaSetDevice(ctx->device);
     if (e == cudaSuccess)
-        e = cudaMalloc(&b->d_points, bytes);
+        e = cuzk_gpu_dmalloc(ctx, &b->d_points, bytes);
     if (e == cudaSuccess)
         e = cudaMemcpy(b->d_points, points, bytes, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         if (b->d_points)
-            cudaFree(b->d_points);
+            cuzk_gpu_dfree(ctx, b->d_points);
         free(b);
         return cuzk_gpu_cuda_fail(err, e, "bases upload (cudaMalloc/Memcpy)",
                                   __FILE__, __LINE__);
@@ -673,9 +673,9 @@ extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b) {
         return;
     cudaSetDevice(b->ctx->device);
     if (b->d_points)
-        cudaFree(b->d_points);
+        cuzk_gpu_dfree(b->ctx, b->d_points);
     if (b->d_shift)
-        cudaFree(b->d_shift);
+        cuzk_gpu_dfree(b->ctx, b->d_shift);
     free(b);
 }
 
@@ -736,7 +736,7 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
         return cuzk_gpu_cuda_fail(err, e, "cudaSetDevice", __FILE__, __LINE__);
     /* earlier copies go first: their memory counts as free again */
     if (b->d_shift) {
-        cudaFree(b->d_shift);
+        cuzk_gpu_dfree(b->ctx, b->d_shift);
         b->d_shift = NULL;
         b->shift_c = b->shift_w = 0;
     }
@@ -745,11 +745,7 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
     size_t limit = max_bytes;
     bool reserve = false;
     if (limit == 0) {
-        size_t fr = 0, tot = 0;
-        e = cudaMemGetInfo(&fr, &tot);
-        if (e != cudaSuccess)
-            return cuzk_gpu_cuda_fail(err, e, "cudaMemGetInfo", __FILE__,
-                                      __LINE__);
+        size_t fr = cuzk_gpu_mem_free(b->ctx);
         limit = fr > tmp_bytes ? fr - tmp_bytes : 0;
         reserve = true;
     }
@@ -777,7 +773,7 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
     void *dst = NULL, *tmp = NULL;
     cudaStream_t cs = NULL;
     cuzk_status st = CUZK_OK;
-    e = cudaMalloc(&dst, bytes);
+    e = cuzk_gpu_dmalloc(b->ctx, &dst, bytes);
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
         return cuzk_gpu_fail(err, CUZK_ENOMEM,
@@ -786,7 +782,7 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
                              bytes >> 20);
     }
     if (e == cudaSuccess)
-        e = cudaMalloc(&tmp, tmp_bytes);
+        e = cuzk_gpu_dmalloc(b->ctx, &tmp, tmp_bytes);
     if (e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
@@ -807,10 +803,10 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
     if (cs)
         cudaStreamDestroy(cs);
     if (tmp)
-        cudaFree(tmp);
+        cuzk_gpu_dfree(b->ctx, tmp);
     if (st != CUZK_OK) {
         if (dst)
-            cudaFree(dst);
+            cuzk_gpu_dfree(b->ctx, dst);
         return st;
     }
     b->d_shift = dst;

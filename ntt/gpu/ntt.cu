@@ -202,7 +202,7 @@ static cuzk_status ntt_twiddles(cuzk_gpu_stream *s, int curve, unsigned log_n,
         uint32_t half = 1u << (log_n - 1);
         uint32_t hc = ntt_hi_count(half);
         size_t bytes = sizeof(fp_t<C>) * ((size_t)half + NTT_POW_LO + hc);
-        cudaError_t e = cudaMalloc(&t, bytes);
+        cudaError_t e = cuzk_gpu_dmalloc(ctx, &t, bytes);
         if (e != cudaSuccess) {
             pthread_mutex_unlock(&ctx->lock);
             return cuzk_gpu_cuda_fail(err, e, "cudaMalloc(twiddles)", __FILE__,
@@ -228,7 +228,7 @@ static cuzk_status ntt_twiddles(cuzk_gpu_stream *s, int curve, unsigned log_n,
             ctx->d_twiddles[curve][log_n] = t;
             ctx->cached_bytes += bytes;
         } else {
-            cudaFree(t);
+            cuzk_gpu_dfree(ctx, t);
             t = NULL;
         }
     }
