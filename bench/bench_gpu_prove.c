@@ -43,8 +43,9 @@ typedef struct row {
     int real;
     double upload_key_s, best_s, median_s;
     cuzk_gpu_timing best;
-    uint64_t key_bytes;
-    int verified, failed;
+    uint64_t key_bytes, dev_peak;
+    unsigned batch;
+    int host, verified, failed;
 } row;
 
 /* Copy the key's five point arrays into one block (cuzk_gpu_key's host
@@ -80,7 +81,8 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curve, unsigned log2,
-                   int reps, int real, cuzk_gpu_eval_mode eval, int host_bases) {
+                   int reps, int real, cuzk_gpu_eval_mode eval, int host_bases, int mem_limit,
+                   unsigned batch) {
     cuzk_error err = {0};
     cuzk_synth_params sp;
     cuzk_synth_params_default(&sp, curve);
@@ -148,18 +150,33 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     fflush(stdout);
 
     cuzk_gpu_key *gk = NULL;
-    cuzk_gpu_prover *p = NULL;
+    cuzk_gpu_prover *p = NULL, *bp[CUZK_GPU_MSM_MAX_VECTORS] = {NULL};
     t0 = now_s();
     if (host_bases && !(block = pin_block(&key))) {
         fprintf(stderr, "host bases: out of memory\n");
         return 1;
     }
-    if (cuzk_gpu_key_create(&gk, ctx, &key, host_bases ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_DEVICE,
-                            &err) != CUZK_OK ||
+    cuzk_gpu_key_mode mode = host_bases ? CUZK_GPU_KEY_HOST
+                             : mem_limit    ? CUZK_GPU_KEY_AUTO
+                                            : CUZK_GPU_KEY_DEVICE;
+    if (mode == CUZK_GPU_KEY_AUTO && !(block = pin_block(&key))) {
+        fprintf(stderr, "host bases: out of memory\n");
+        return 1;
+    }
+    if (cuzk_gpu_key_create(&gk, ctx, &key, mode, &err) != CUZK_OK ||
         cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
         fprintf(stderr, "GPU key/prover: %s\n", err.msg);
         return 1;
     }
+    out->host = cuzk_gpu_key_host_streamed(gk);
+    out->batch = batch;
+    printf("  key: %s\n", cuzk_gpu_key_why(gk));
+    bp[0] = p;
+    for (unsigned b = 1; b < batch; b++)
+        if (cuzk_gpu_prover_create(&bp[b], ctx, pool, &err) != CUZK_OK) {
+            fprintf(stderr, "GPU prover: %s\n", err.msg);
+            return 1;
+        }
     cuzk_gpu_prover_set_eval(p, eval);
     out->upload_key_s = now_s() - t0;
     out->key_bytes = cuzk_gpu_key_device_bytes(gk);
@@ -171,8 +188,26 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         cuzk_proof proof;
         cuzk_gpu_timing t;
         double a = now_s();
-        st = cuzk_gpu_prove(p, gk, &w, &proof, &t, &err);
-        double el = now_s() - a;
+        if (batch <= 1) {
+            st = cuzk_gpu_prove(p, gk, &w, &proof, &t, &err);
+        } else {
+            /* |batch| partitions of the same witness in one pass; the time
+             * per partition is the batch's over |batch| */
+            cuzk_gpu_batch_item items[CUZK_GPU_MSM_MAX_VECTORS];
+            cuzk_proof proofs[CUZK_GPU_MSM_MAX_VECTORS];
+            st = CUZK_OK;
+            for (unsigned b = 0; b < batch && st == CUZK_OK; b++) {
+                items[b] = (cuzk_gpu_batch_item){.p = bp[b], .out = &proofs[b]};
+                st = cuzk_gpu_prove_upload(bp[b], gk, w.values, NULL, &err);
+            }
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_run_batch(items, batch, gk, &t, &err);
+            for (unsigned b = 0; b < batch && st == CUZK_OK; b++)
+                if (items[b].st != CUZK_OK)
+                    st = items[b].st, err = items[b].err;
+            proof = proofs[batch - 1];
+        }
+        double el = (now_s() - a) / batch;
         if (st != CUZK_OK) {
             fprintf(stderr, "prove: %s\n", err.msg);
             out->failed++;
@@ -202,7 +237,11 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     out->median_s = times[reps / 2];
     free(times);
-    cuzk_gpu_prover_free(p);
+    cuzk_gpu_mem_info mi;
+    cuzk_gpu_ctx_mem(ctx, &mi);
+    out->dev_peak = mi.peak_bytes;
+    for (unsigned b = 0; b < batch; b++)
+        cuzk_gpu_prover_free(bp[b]);
     cuzk_gpu_key_free(gk);
     free(block);
     if (have_vk)
@@ -230,6 +269,8 @@ int main(int argc, char **argv) {
     unsigned real_max = 20;
     cuzk_gpu_eval_mode eval = CUZK_GPU_EVAL_AUTO;
     int host_bases = 0;
+    unsigned batch = 1;
+    double limit_gib = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--curve") && i + 1 < argc)
             curves = argv[++i];
@@ -239,6 +280,10 @@ int main(int argc, char **argv) {
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--host-bases"))
             host_bases = 1;
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
+            batch = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--mem-limit-gib") && i + 1 < argc)
+            limit_gib = atof(argv[++i]);
         else if (!strcmp(argv[i], "--real-max-log") && i + 1 < argc)
             real_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eval") && i + 1 < argc) {
@@ -249,12 +294,17 @@ int main(int argc, char **argv) {
         } else {
             fprintf(stderr,
                     "usage: bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20] "
-                    "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu] [--host-bases]\n");
+                    "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu] [--host-bases]\n"
+                    "                       [--batch N] [--mem-limit-gib G]\n");
             return 2;
         }
     }
     if (reps < 1)
         reps = 1;
+    if (batch < 1 || batch > CUZK_GPU_MSM_MAX_VECTORS) {
+        fprintf(stderr, "bench_gpu_prove: --batch is 1..%d\n", CUZK_GPU_MSM_MAX_VECTORS);
+        return 2;
+    }
     if (cuzk_gpu_device_count() == 0) {
         printf("bench_gpu_prove: no GPU\n");
         return 77;
@@ -266,6 +316,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_gpu_prove: %s\n", err.msg);
         return 1;
     }
+    if (limit_gib > 0)
+        cuzk_gpu_ctx_set_mem_limit(ctx, (size_t)(limit_gib * 1073741824.0));
     row rows[64];
     int nrows = 0, fails = 0;
     for (const char *q = logs; *q && nrows < 62;) {
@@ -277,24 +329,29 @@ int main(int argc, char **argv) {
             if (strcmp(curves, "both") && strcmp(curves, cuzk_curve_snarkjs_name(cv)) &&
                 !(c == 0 && !strcmp(curves, "bn254")) && !(c == 1 && !strcmp(curves, "bls12_381")))
                 continue;
-            if (run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval, host_bases) ==
+            if (run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval, host_bases,
+                        limit_gib > 0, batch) ==
                 0)
                 fails += rows[nrows++].failed;
             else
                 fails++;
         }
     }
-    printf("\n%-10s %5s %-6s %10s %10s %10s %9s %8s %8s %8s %8s %8s %8s %8s\n", "curve", "log2",
-           "key", "key MB", "upload s", "best ms", "median", "eval", "ntt", "msm A", "msm B1",
-           "msm C", "msm H", "msm B2");
+    printf("\n(per partition; with --batch N the batch's time over N)\n");
+    printf("%-10s %5s %-6s %-6s %5s %10s %10s %10s %9s %8s %8s %8s %8s %8s %8s %8s %9s\n",
+           "curve", "log2", "key", "tier", "batch", "key MB", "upload s", "best ms", "median",
+           "eval", "ntt", "msm A", "msm B1", "msm C", "msm H", "msm B2", "dev peak");
     for (int i = 0; i < nrows; i++) {
         row *r = &rows[i];
-        printf("%-10s %5u %-6s %10.0f %10.2f %10.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f "
-               "%8.1f%s\n",
-               r->curve, r->log2, r->real ? "dev" : "timing", r->key_bytes / 1e6, r->upload_key_s,
-               r->best_s * 1e3, r->median_s * 1e3, r->best.evaluate_us / 1e3,
-               r->best.ntt_us / 1e3, r->best.msm_a_us / 1e3, r->best.msm_b1_us / 1e3,
-               r->best.msm_c_us / 1e3, r->best.msm_h_us / 1e3, r->best.msm_b2_us / 1e3,
+        double b = r->batch ? r->batch : 1; /* stage times cover the batch */
+        printf("%-10s %5u %-6s %-6s %5u %10.0f %10.2f %10.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f "
+               "%8.1f %8.1f %8.1fG%s\n",
+               r->curve, r->log2, r->real ? "dev" : "timing", r->host ? "pinned" : "device",
+               r->batch, r->key_bytes / 1e6, r->upload_key_s, r->best_s * 1e3, r->median_s * 1e3,
+               r->best.evaluate_us / 1e3 / b, r->best.ntt_us / 1e3 / b,
+               r->best.msm_a_us / 1e3 / b, r->best.msm_b1_us / 1e3 / b,
+               r->best.msm_c_us / 1e3 / b, r->best.msm_h_us / 1e3 / b,
+               r->best.msm_b2_us / 1e3 / b, r->dev_peak / 1073741824.0,
                r->real ? (r->failed ? "  VERIFY FAILED" : "  verified") : "  (not verifiable)");
     }
     cuzk_gpu_ctx_destroy(ctx);

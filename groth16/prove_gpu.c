@@ -28,10 +28,11 @@ struct cuzk_gpu_key {
     uint64_t device_bytes;
     int host_streamed;
     int registered; /* key->mem is page-locked by us */
+    char why[200];  /* why the bases live where they do */
 };
 
 enum { EV_START, EV_UPLOADED, EV_EVALUATED, EV_NTT, EV_MSM_A, EV_MSM_B1,
-       EV_MSM_C, EV_MSM_H, EV_DOWN, EV_B2_START, EV_B2_END, EV_COUNT };
+       EV_MSM_C, EV_MSM_H, EV_DOWN, EV_B2_START, EV_B2_END, EV_RUN, EV_COUNT };
 
 struct cuzk_gpu_prover {
     cuzk_gpu_ctx *ctx;
@@ -52,6 +53,9 @@ struct cuzk_gpu_prover {
     const cuzk_gpu_key *uploaded;
     int have_abc;
     double staging_us;
+    /* r and s fixed by cuzk_gpu_prover_fix_rs (tests only) */
+    int fixed_rs;
+    cuzk_fr fix_r, fix_s;
 };
 
 static double now_us(void) {
@@ -222,18 +226,32 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
 
     cuzk_status st = upload_csr(gk, &v, err);
     int host = mode == CUZK_GPU_KEY_HOST;
-    if (st == CUZK_OK && mode == CUZK_GPU_KEY_AUTO) {
-        /* Bases plus what one prover needs (witness x2, a/b/c, MSM scratch
-         * of about 3 KB per point at 2^24 for the windows' sort and
-         * buckets), against free memory with a 10% margin. */
-        size_t g1 = g1_affine_bytes(key->curve);
-        uint64_t bases = (uint64_t)g1 * (3 * v.n_vars + gk->n) + (uint64_t)2 * g1 * v.n_vars;
-        uint64_t work = (uint64_t)FR_BYTES * (2 * v.n_vars + 3 * gk->n) + (uint64_t)64 * gk->n;
-        cuzk_gpu_device_info info;
-        cuzk_error e2;
-        if (cuzk_gpu_device_query(cuzk_gpu_ctx_device(ctx), &info, &e2) == CUZK_OK &&
-            (double)(bases + work) > 0.9 * (double)info.free_mem_bytes)
-            host = 1;
+    /* Bases plus what one prover needs (witness x2, a/b/c, MSM scratch of
+     * about 3 KB per point at 2^24 for the windows' sort and buckets),
+     * against the free memory the context sees (a device-memory cap
+     * included) with a 10% margin. */
+    size_t g1 = g1_affine_bytes(key->curve);
+    uint64_t bases = (uint64_t)g1 * (3 * v.n_vars + gk->n) + (uint64_t)2 * g1 * v.n_vars;
+    uint64_t work = (uint64_t)FR_BYTES * (2 * v.n_vars + 3 * gk->n) + (uint64_t)64 * gk->n;
+    cuzk_gpu_mem_info mi;
+    cuzk_gpu_ctx_mem(ctx, &mi);
+    char cap[48] = "";
+    if (mi.limit_bytes)
+        snprintf(cap, sizeof cap, " (device cap %.1f GiB)", mi.limit_bytes / 1073741824.0);
+    if (mode == CUZK_GPU_KEY_HOST)
+        snprintf(gk->why, sizeof gk->why, "pinned host memory: asked for");
+    else if (st == CUZK_OK && mode == CUZK_GPU_KEY_AUTO &&
+             (double)(bases + work) > 0.9 * (double)mi.free_bytes) {
+        host = 1;
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: bases %.2f GiB + working set %.2f GiB exceed 90%% of "
+                 "the %.2f GiB free on the device%s",
+                 bases / 1073741824.0, work / 1073741824.0, mi.free_bytes / 1073741824.0, cap);
+    } else {
+        snprintf(gk->why, sizeof gk->why,
+                 "device memory: bases %.2f GiB + working set %.2f GiB fit in the %.2f GiB "
+                 "free%s",
+                 bases / 1073741824.0, work / 1073741824.0, mi.free_bytes / 1073741824.0, cap);
     }
     if (st == CUZK_OK && !host) {
         st = make_bases(gk, &v, 0, err);
@@ -242,6 +260,9 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
             free_bases(gk);
             host = 1;
             st = CUZK_OK;
+            snprintf(gk->why, sizeof gk->why,
+                     "pinned host memory: the device refused the %.2f GiB of bases%s",
+                     bases / 1073741824.0, cap);
         }
     }
     if (st == CUZK_OK && host) {
@@ -276,6 +297,7 @@ void cuzk_gpu_key_free(cuzk_gpu_key *gk) {
 
 uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk) { return gk->device_bytes; }
 int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk) { return gk->host_streamed; }
+const char *cuzk_gpu_key_why(const cuzk_gpu_key *gk) { return gk->why; }
 const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk) { return gk->key; }
 
 /* ---- prover ------------------------------------------------------------------ */
@@ -326,6 +348,14 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
 }
 
 void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode) { p->eval = mode; }
+
+void cuzk_gpu_prover_fix_rs(cuzk_gpu_prover *p, const cuzk_fr *r, const cuzk_fr *s) {
+    p->fixed_rs = r && s;
+    if (p->fixed_rs) {
+        p->fix_r = *r;
+        p->fix_s = *s;
+    }
+}
 
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p) {
     return (uint64_t)FR_BYTES * (2 * p->cap_vars + 3 * p->cap_n) +
@@ -386,12 +416,15 @@ static void copy_range(void *ctx, size_t begin, size_t end, unsigned worker) {
     memcpy(c->dst + begin * FR_BYTES, c->src + begin * FR_BYTES, (end - begin) * FR_BYTES);
 }
 
-/* The G2 MSM on stream 2, on a thread of its own (cuzk_gpu_msm blocks
- * until its result is on the host). */
+/* The G2 MSMs on stream 2, on a thread of its own (cuzk_gpu_msm blocks
+ * until its results are on the host): one pass over the B2 bases for the
+ * witnesses of every prover in the batch. */
 struct b2_job {
-    cuzk_gpu_prover *p;
+    cuzk_gpu_prover *p; /* streams and events: the batch's first prover */
     const cuzk_gpu_key *gk;
-    void *result;
+    const void *scalars[CUZK_GPU_MSM_MAX_VECTORS];
+    size_t np;
+    void *results;
     cuzk_status st;
     cuzk_error err;
 };
@@ -399,12 +432,12 @@ struct b2_job {
 static void *b2_main(void *arg) {
     struct b2_job *j = arg;
     cuzk_gpu_prover *p = j->p;
-    j->st = cuzk_gpu_stream_wait_event(p->s2, p->ev[EV_UPLOADED], &j->err);
+    j->st = cuzk_gpu_stream_wait_event(p->s2, p->ev[EV_RUN], &j->err);
     if (j->st == CUZK_OK)
         j->st = cuzk_gpu_event_record(p->ev[EV_B2_START], p->s2, &j->err);
     if (j->st == CUZK_OK)
-        j->st = cuzk_gpu_msm(p->s2, j->gk->b2, 0, j->gk->n_vars, p->d_w, CUZK_GPU_SCALARS_DEVICE,
-                             j->result, &j->err);
+        j->st = cuzk_gpu_msm_batch(p->s2, j->gk->b2, 0, j->gk->n_vars, j->np, j->scalars,
+                                   CUZK_GPU_SCALARS_DEVICE, j->results, &j->err);
     if (j->st == CUZK_OK)
         j->st = cuzk_gpu_event_record(p->ev[EV_B2_END], p->s2, &j->err);
     return NULL;
@@ -436,20 +469,24 @@ static cuzk_status evaluate_cpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk
     return st;
 }
 
-static cuzk_status evaluate_gpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
+/* a = A·w, b = B·w, c = a∘b for prover |p|'s witness, queued on |s|. */
+static cuzk_status evaluate_gpu(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                cuzk_error *err) {
     size_t n = gk->n;
     uint8_t *d = p->d_abc;
     cuzk_status st;
-    if ((st = cuzk_gpu_spmv(p->s1, gk->curve, gk->d_row_ptr[0], gk->d_cols[0], gk->d_vals[0], n,
+    if ((st = cuzk_gpu_spmv(s, gk->curve, gk->d_row_ptr[0], gk->d_cols[0], gk->d_vals[0], n,
                             p->d_wm, d, err)) ||
-        (st = cuzk_gpu_spmv(p->s1, gk->curve, gk->d_row_ptr[1], gk->d_cols[1], gk->d_vals[1], n,
+        (st = cuzk_gpu_spmv(s, gk->curve, gk->d_row_ptr[1], gk->d_cols[1], gk->d_vals[1], n,
                             p->d_wm, d + n * FR_BYTES, err)))
         return st;
-    return cuzk_gpu_fr_mul_sub(p->s1, gk->curve, d + 2 * n * FR_BYTES, d, d + n * FR_BYTES, NULL,
-                               n, err);
+    return cuzk_gpu_fr_mul_sub(s, gk->curve, d + 2 * n * FR_BYTES, d, d + n * FR_BYTES, NULL, n,
+                               err);
 }
 
-static cuzk_status compute_h(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
+/* h (into the first third of |p|'s a/b/c buffer), queued on |s|. */
+static cuzk_status compute_h(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                             cuzk_error *err) {
     size_t n = gk->n;
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < n)
@@ -464,12 +501,12 @@ static cuzk_status compute_h(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_er
     uint8_t *d = p->d_abc;
     for (int k = 0; k < 3; k++) {
         void *v = d + (size_t)k * n * FR_BYTES;
-        if ((st = cuzk_gpu_ntt(p->s1, gk->curve, v, log_n, CUZK_GPU_NTT_INVERSE, NULL, err)) ||
-            (st = cuzk_gpu_ntt(p->s1, gk->curve, v, log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift,
+        if ((st = cuzk_gpu_ntt(s, gk->curve, v, log_n, CUZK_GPU_NTT_INVERSE, NULL, err)) ||
+            (st = cuzk_gpu_ntt(s, gk->curve, v, log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift,
                                err)))
             return st;
     }
-    return cuzk_gpu_fr_mul_sub(p->s1, gk->curve, d, d, d + n * FR_BYTES, d + 2 * n * FR_BYTES, n,
+    return cuzk_gpu_fr_mul_sub(s, gk->curve, d, d, d + n * FR_BYTES, d + 2 * n * FR_BYTES, n,
                                err);
 }
 
@@ -527,60 +564,112 @@ cuzk_status cuzk_gpu_prove_upload(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
 
 cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_proof *out,
                                cuzk_gpu_timing *t, cuzk_error *err) {
+    cuzk_gpu_batch_item it = {.p = p, .out = out};
+    cuzk_status st = cuzk_gpu_prove_run_batch(&it, 1, gk, t, err);
+    if (st == CUZK_OK && it.st != CUZK_OK) {
+        if (err)
+            *err = it.err;
+        st = it.st;
+    }
+    return st;
+}
+
+cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
+                                     const cuzk_gpu_key *gk, cuzk_gpu_timing *t,
+                                     cuzk_error *err) {
     cuzk_gpu_timing local;
     if (!t)
         t = &local;
     memset(t, 0, sizeof *t);
     double t_start = now_us();
-    if (p->uploaded != gk)
-        return cuzk_fail(err, CUZK_EINVAL, "GPU prove: no witness uploaded for this key");
-    p->uploaded = NULL;
+    if (np == 0 || np > CUZK_GPU_MSM_MAX_VECTORS)
+        return cuzk_fail(err, CUZK_EINVAL, "GPU prove: a batch of %zu partitions (1..%d)", np,
+                         CUZK_GPU_MSM_MAX_VECTORS);
+    for (size_t i = 0; i < np; i++) {
+        items[i].st = CUZK_OK;
+        if (items[i].p->uploaded != gk)
+            return cuzk_fail(err, CUZK_EINVAL, "GPU prove: no witness uploaded for this key");
+        for (size_t j = 0; j < i; j++)
+            if (items[j].p == items[i].p)
+                return cuzk_fail(err, CUZK_EINVAL, "GPU prove: one prover twice in a batch");
+    }
+    /* streams and events of the first prover run the whole batch; every
+     * witness is already on the device (upload synchronises) */
+    cuzk_gpu_prover *p = items[0].p;
+    cuzk_gpu_stream *s1 = p->s1;
     const cuzk_key *k = gk->key;
     size_t n = gk->n, nv = gk->n_vars, first_private = gk->n_public + 1;
     t->eval_on_gpu = !p->have_abc;
-    cuzk_fr r, s;
-    cuzk_status st = random_rs(k->curve, &r, &s, err);
+    cuzk_fr r[CUZK_GPU_MSM_MAX_VECTORS], s[CUZK_GPU_MSM_MAX_VECTORS];
+    cuzk_status st = CUZK_OK;
+    for (size_t i = 0; i < np && st == CUZK_OK; i++) {
+        cuzk_gpu_prover *q = items[i].p;
+        q->uploaded = NULL;
+        if (q->fixed_rs)
+            r[i] = q->fix_r, s[i] = q->fix_s;
+        else
+            st = random_rs(k->curve, &r[i], &s[i], err);
+    }
     if (st != CUZK_OK)
         return st;
 
-    g1_result ra, rb1, rc, rh;
-    g2_result rb2;
-    struct b2_job b2 = {.p = p, .gk = gk, .result = &rb2};
+    g1_result ra[CUZK_GPU_MSM_MAX_VECTORS], rb1[CUZK_GPU_MSM_MAX_VECTORS],
+        rc[CUZK_GPU_MSM_MAX_VECTORS], rh[CUZK_GPU_MSM_MAX_VECTORS];
+    g2_result rb2[CUZK_GPU_MSM_MAX_VECTORS];
+    const void *sw[CUZK_GPU_MSM_MAX_VECTORS], *sc[CUZK_GPU_MSM_MAX_VECTORS],
+        *sh[CUZK_GPU_MSM_MAX_VECTORS];
+    struct b2_job b2 = {.p = p, .gk = gk, .np = np, .results = rb2};
+    for (size_t i = 0; i < np; i++) {
+        const uint8_t *dw = items[i].p->d_w;
+        sw[i] = b2.scalars[i] = dw;
+        sc[i] = dw + first_private * FR_BYTES;
+        sh[i] = items[i].p->d_abc;
+    }
+    /* B2 may start at once: every upload finished before this call */
+    if ((st = cuzk_gpu_event_record(p->ev[EV_RUN], s1, err)) != CUZK_OK)
+        return st;
     pthread_t th;
     int started = pthread_create(&th, NULL, b2_main, &b2) == 0;
     if (!started)
         b2_main(&b2); /* no thread: run it in line */
 
     /* evaluate (the range check of the witness runs in every mode) */
-    if (!(st = cuzk_gpu_fr_from_plain(p->s1, gk->curve, p->d_wm, p->d_w, nv, p->d_bad, err)) &&
-        !p->have_abc)
-        st = evaluate_gpu(p, gk, err);
+    for (size_t i = 0; i < np && !st; i++) {
+        cuzk_gpu_prover *q = items[i].p;
+        if (!(st = cuzk_gpu_fr_from_plain(s1, gk->curve, q->d_wm, q->d_w, nv, q->d_bad, err)) &&
+            !q->have_abc)
+            st = evaluate_gpu(s1, q, gk, err);
+    }
     if (!st)
-        st = cuzk_gpu_event_record(p->ev[EV_EVALUATED], p->s1, err);
-    if (!st && !(st = compute_h(p, gk, err)))
-        st = cuzk_gpu_event_record(p->ev[EV_NTT], p->s1, err);
+        st = cuzk_gpu_event_record(p->ev[EV_EVALUATED], s1, err);
+    for (size_t i = 0; i < np && !st; i++)
+        st = compute_h(s1, items[i].p, gk, err);
+    if (!st)
+        st = cuzk_gpu_event_record(p->ev[EV_NTT], s1, err);
     /* G1 MSMs: witness scalars are plain, h is Montgomery; all on device */
-    const uint8_t *dw = p->d_w;
-    if (!st && !(st = cuzk_gpu_msm(p->s1, gk->a, 0, nv, dw, CUZK_GPU_SCALARS_DEVICE, &ra, err)))
-        st = cuzk_gpu_event_record(p->ev[EV_MSM_A], p->s1, err);
-    if (!st && !(st = cuzk_gpu_msm(p->s1, gk->b1, 0, nv, dw, CUZK_GPU_SCALARS_DEVICE, &rb1, err)))
-        st = cuzk_gpu_event_record(p->ev[EV_MSM_B1], p->s1, err);
+    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->a, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, ra,
+                                         err)))
+        st = cuzk_gpu_event_record(p->ev[EV_MSM_A], s1, err);
+    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->b1, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, rb1,
+                                         err)))
+        st = cuzk_gpu_event_record(p->ev[EV_MSM_B1], s1, err);
     if (!st) {
         if (gk->c)
-            st = cuzk_gpu_msm(p->s1, gk->c, 0, nv - first_private, dw + first_private * FR_BYTES,
-                              CUZK_GPU_SCALARS_DEVICE, &rc, err);
+            st = cuzk_gpu_msm_batch(s1, gk->c, 0, nv - first_private, np, sc,
+                                    CUZK_GPU_SCALARS_DEVICE, rc, err);
         else
-            memset(&rc, 0, sizeof rc); /* infinity: Z = 0 */
+            memset(rc, 0, sizeof rc); /* infinity: Z = 0 */
         if (!st)
-            st = cuzk_gpu_event_record(p->ev[EV_MSM_C], p->s1, err);
+            st = cuzk_gpu_event_record(p->ev[EV_MSM_C], s1, err);
     }
-    if (!st &&
-        !(st = cuzk_gpu_msm(p->s1, gk->h, 0, n, p->d_abc,
-                            CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, &rh, err)))
-        st = cuzk_gpu_event_record(p->ev[EV_MSM_H], p->s1, err);
-    if (!st && !(st = cuzk_gpu_copy_to_host(p->s1, p->h_bad, p->d_bad, 4, err)) &&
-        !(st = cuzk_gpu_event_record(p->ev[EV_DOWN], p->s1, err)))
-        st = cuzk_gpu_stream_sync(p->s1, err);
+    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->h, 0, n, np, sh,
+                                         CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, rh,
+                                         err)))
+        st = cuzk_gpu_event_record(p->ev[EV_MSM_H], s1, err);
+    for (size_t i = 0; i < np && !st; i++)
+        st = cuzk_gpu_copy_to_host(s1, items[i].p->h_bad, items[i].p->d_bad, 4, err);
+    if (!st && !(st = cuzk_gpu_event_record(p->ev[EV_DOWN], s1, err)))
+        st = cuzk_gpu_stream_sync(s1, err);
 
     if (started)
         pthread_join(th, NULL);
@@ -592,27 +681,34 @@ cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_
     if (st != CUZK_OK) {
         /* leave the streams idle for the next proof */
         cuzk_error e2;
-        cuzk_gpu_stream_sync(p->s1, &e2);
+        cuzk_gpu_stream_sync(s1, &e2);
         cuzk_gpu_stream_sync(p->s2, &e2);
         return st;
     }
-    if (*p->h_bad != UINT32_MAX)
-        return cuzk_fail(err, CUZK_ERANGE, "witness value %u is not below the field order",
-                         *p->h_bad);
 
     double t_asm = now_us();
-    out->curve = k->curve;
-    if (k->curve == CUZK_CURVE_BLS12_381)
-        bls12_381_groth16_assemble(&out->p.bls12_381, &k->pk.bls12_381, &ra.bls12_381,
-                                   &rb1.bls12_381, &rb2.bls12_381, &rc.bls12_381, &rh.bls12_381,
-                                   &r.bls12_381, &s.bls12_381);
-    else
-        bn254_groth16_assemble(&out->p.bn254, &k->pk.bn254, &ra.bn254, &rb1.bn254, &rb2.bn254,
-                               &rc.bn254, &rh.bn254, &r.bn254, &s.bn254);
+    for (size_t i = 0; i < np; i++) {
+        cuzk_gpu_batch_item *it = &items[i];
+        if (*it->p->h_bad != UINT32_MAX) {
+            it->st = cuzk_fail(&it->err, CUZK_ERANGE,
+                               "witness value %u is not below the field order", *it->p->h_bad);
+            continue;
+        }
+        cuzk_proof *out = it->out;
+        out->curve = k->curve;
+        if (k->curve == CUZK_CURVE_BLS12_381)
+            bls12_381_groth16_assemble(&out->p.bls12_381, &k->pk.bls12_381, &ra[i].bls12_381,
+                                       &rb1[i].bls12_381, &rb2[i].bls12_381, &rc[i].bls12_381,
+                                       &rh[i].bls12_381, &r[i].bls12_381, &s[i].bls12_381);
+        else
+            bn254_groth16_assemble(&out->p.bn254, &k->pk.bn254, &ra[i].bn254, &rb1[i].bn254,
+                                   &rb2[i].bn254, &rc[i].bn254, &rh[i].bn254, &r[i].bn254,
+                                   &s[i].bn254);
+    }
     t->assemble_us = now_us() - t_asm;
 
     t->upload_us = p->staging_us + ev_us(p, EV_START, EV_UPLOADED);
-    t->evaluate_us = ev_us(p, EV_UPLOADED, EV_EVALUATED);
+    t->evaluate_us = ev_us(p, EV_RUN, EV_EVALUATED);
     t->ntt_us = ev_us(p, EV_EVALUATED, EV_NTT);
     t->msm_a_us = ev_us(p, EV_NTT, EV_MSM_A);
     t->msm_b1_us = ev_us(p, EV_MSM_A, EV_MSM_B1);

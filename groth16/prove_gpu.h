@@ -133,4 +133,36 @@ cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                cuzk_proof *out, cuzk_gpu_timing *t,
                                cuzk_error *err);
 
+/*
+ * Several partitions of one key in one pass (as Filecoin provers prove the
+ * 10 partitions of a PoRep together): each item's prover holds an uploaded
+ * witness for |gk|; H is computed per partition, then every MSM runs once
+ * over the bases for all of them (cuzk_gpu_msm_batch), so host-streamed
+ * bases cross PCIe once per batch instead of once per partition.  The
+ * first item's streams run the batch.  Returns CUZK_OK when the batch ran
+ * (then each item's |st|/|err| says whether its witness was in range and
+ * its proof written) or the error that stopped it all (CUZK_EINVAL,
+ * CUZK_EGPU, CUZK_EIO).  |t| covers the batch.  1 <= np <=
+ * CUZK_GPU_MSM_MAX_VECTORS, each prover at most once.
+ */
+typedef struct cuzk_gpu_batch_item {
+    cuzk_gpu_prover *p;
+    cuzk_proof *out;
+    cuzk_status st;
+    cuzk_error err;
+} cuzk_gpu_batch_item;
+cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
+                                     const cuzk_gpu_key *gk,
+                                     cuzk_gpu_timing *t, cuzk_error *err);
+
+/* Why the key's bases live where they do (for logs and status), e.g.
+ * "pinned host memory: bases 37.1 GiB + working set ... exceed ...". */
+const char *cuzk_gpu_key_why(const cuzk_gpu_key *gk);
+
+/* Tests only: fix the proof's r and s (NULL, NULL: fresh ones again), so
+ * that a proof is a function of key and witness and different tiers and
+ * batch sizes can be compared byte for byte. */
+void cuzk_gpu_prover_fix_rs(cuzk_gpu_prover *p, const cuzk_fr *r,
+                            const cuzk_fr *s);
+
 #endif

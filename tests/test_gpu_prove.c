@@ -12,6 +12,9 @@
  *   and uploaded again also give valid proofs; an unsatisfying witness gives
  *   a proof that fails; a value >= r, a wrong length and a wrong curve are
  *   refused with their status.
+ * - Tiers and batches (test_tiers_batches): with r and s fixed, identical
+ *   proof bytes from device-resident, host-streamed and device-capped keys
+ *   and from batches of 1..4 partitions.
  * Skipped (77) without CUDA or without a device.
  */
 #include <stdio.h>
@@ -258,6 +261,198 @@ out:
     free(wit);
     cuzk_r1cs_free(&r1cs);
 }
+/* Prove |w| on |p| with |gk| and fixed r, s. */
+static cuzk_status prove_fixed(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const cuzk_wtns *w,
+                               const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
+                               cuzk_error *err) {
+    cuzk_gpu_prover_fix_rs(p, r, s);
+    cuzk_status st = cuzk_gpu_prove(p, gk, w, out, NULL, err);
+    cuzk_gpu_prover_fix_rs(p, NULL, NULL);
+    return st;
+}
+
+/*
+ * Tiers and batches: with r and s fixed, a proof is a function of key and
+ * witness, so the device-resident key, the host-streamed key, a key that
+ * streams because a device-memory cap leaves no room for it, and batches
+ * of 1..4 partitions must all give the same bytes per witness.  The
+ * witnesses differ per batch item (a satisfying one, an unsatisfying one,
+ * the satisfying one with other r, s), so a mix-up of vectors shows; a
+ * value >= r fails its own item only.
+ */
+#define NB 4
+static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
+    const char *cname = cuzk_curve_snarkjs_name(curve);
+    cuzk_r1cs r1cs;
+    cuzk_fr *wit = NULL, *bad = NULL;
+    cuzk_error err = {0};
+    uint8_t *zbuf = NULL, *wbuf = NULL, *bbuf = NULL;
+    size_t zsize = 0, wsize = 0, bsize = 0;
+    if (!tu_gen_keyed(curve, log2, pool, &r1cs, &wit, &zbuf, &zsize, &err) ||
+        cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) != CUZK_OK) {
+        CHECK(0, "generate %s 2^%u: %s", cname, log2, err.msg);
+        return;
+    }
+    bad = malloc(r1cs.n_wires * sizeof *bad);
+    memcpy(bad, wit, r1cs.n_wires * sizeof *bad);
+    cuzk_fr one;
+    cuzk_fr_set_one(curve, &one);
+    cuzk_fr_add(curve, &bad[r1cs.n_wires - 1], &bad[r1cs.n_wires - 1], &one);
+    cuzk_zkey z;
+    cuzk_key key;
+    cuzk_vk vk;
+    cuzk_wtns w[3];
+    if (cuzk_wtns_write_mem(curve, bad, r1cs.n_wires, &bbuf, &bsize, &err) != CUZK_OK ||
+        cuzk_zkey_from_mem(&z, zbuf, zsize, &err) != CUZK_OK ||
+        cuzk_key_from_zkey(&key, &z, &err) != CUZK_OK || cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
+        cuzk_wtns_from_mem(&w[0], wbuf, wsize, &err) != CUZK_OK ||
+        cuzk_wtns_from_mem(&w[1], bbuf, bsize, &err) != CUZK_OK ||
+        cuzk_wtns_from_mem(&w[2], wbuf, wsize, &err) != CUZK_OK) {
+        CHECK(0, "%s 2^%u: load: %s", cname, log2, err.msg);
+        return;
+    }
+    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    const cuzk_fr *pub = wit + 1;
+    printf("%s 2^%u: tiers and batches, fixed r and s\n", cname, log2);
+    /* r_i, s_i: any field elements; witness values are */
+    const cuzk_fr *r = wit + 2, *s = wit + 2 + NB;
+    const cuzk_wtns *of[NB] = {&w[0], &w[1], &w[2], &w[0]};
+
+    cuzk_gpu_prover *ps[NB] = {NULL};
+    cuzk_gpu_key *gd = NULL, *gh = NULL;
+    for (int i = 0; i < NB; i++)
+        CHECK(cuzk_gpu_prover_create(&ps[i], ctx, pool, &err) == CUZK_OK, "prover: %s", err.msg);
+    CHECK(cuzk_gpu_key_create(&gd, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) == CUZK_OK &&
+              cuzk_gpu_key_create(&gh, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK,
+          "%s 2^%u: keys: %s", cname, log2, err.msg);
+    if (!gd || !gh || !ps[NB - 1])
+        goto out;
+    CHECK(!cuzk_gpu_key_host_streamed(gd) && cuzk_gpu_key_host_streamed(gh),
+          "%s 2^%u: tiers as asked", cname, log2);
+
+    /* the reference: one proof per item on the device-resident key */
+    cuzk_proof ref[NB], got[NB];
+    for (int i = 0; i < NB; i++)
+        CHECK(prove_fixed(ps[0], gd, of[i], &r[i], &s[i], &ref[i], &err) == CUZK_OK,
+              "%s 2^%u: reference proof %d: %s", cname, log2, i, err.msg);
+    CHECK(cuzk_vk_verify(&vk, pub, n_pub, &ref[0], &err) == CUZK_OK &&
+              cuzk_vk_verify(&vk, pub, n_pub, &ref[2], &err) == CUZK_OK &&
+              cuzk_vk_verify(&vk, pub, n_pub, &ref[1], &err) == CUZK_EVERIFY,
+          "%s 2^%u: fixed-r,s proofs verify (the unsatisfying one fails)", cname, log2);
+    CHECK(!proofs_equal(&ref[0], &ref[2]) && !proofs_equal(&ref[0], &ref[3]),
+          "%s 2^%u: other r, s give other proofs", cname, log2);
+    /* the same single proofs with the bases streamed from host memory */
+    for (int i = 0; i < NB; i++)
+        CHECK(prove_fixed(ps[1], gh, of[i], &r[i], &s[i], &got[i], &err) == CUZK_OK &&
+                  proofs_equal(&got[i], &ref[i]),
+              "%s 2^%u: host-streamed proof %d identical to the device one (%s)", cname, log2, i,
+              err.msg);
+    /* batches of 1..NB, both tiers */
+    for (int tier = 0; tier < 2; tier++)
+        for (int nb = 1; nb <= NB; nb++) {
+            const cuzk_gpu_key *gk = tier ? gh : gd;
+            cuzk_gpu_batch_item items[NB];
+            cuzk_status st = CUZK_OK;
+            for (int i = 0; i < nb && st == CUZK_OK; i++) {
+                cuzk_gpu_prover_fix_rs(ps[i], &r[i], &s[i]);
+                st = cuzk_gpu_prove_upload(ps[i], gk, of[i]->values, NULL, &err);
+                items[i] = (cuzk_gpu_batch_item){.p = ps[i], .out = &got[i]};
+            }
+            cuzk_gpu_timing t;
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_run_batch(items, (size_t)nb, gk, &t, &err);
+            int same = st == CUZK_OK;
+            for (int i = 0; i < nb && same; i++)
+                same = items[i].st == CUZK_OK && proofs_equal(&got[i], &ref[i]);
+            CHECK(same, "%s 2^%u: batch of %d (%s) gives the single proofs' bytes (%s)", cname,
+                  log2, nb, tier ? "host-streamed" : "device", err.msg);
+            if (nb == NB)
+                print_timing(tier ? "batch 4, host-streamed" : "batch 4, device", &t);
+            for (int i = 0; i < NB; i++)
+                cuzk_gpu_prover_fix_rs(ps[i], NULL, NULL);
+        }
+    /* a value >= r in a batch fails that item only */
+    {
+        uint8_t *rbuf = wtns_with_bad_last(wbuf, wsize, &w[0]);
+        cuzk_wtns rw;
+        if (cuzk_wtns_from_mem(&rw, rbuf, wsize, &err) == CUZK_OK) {
+            cuzk_gpu_batch_item items[2] = {{.p = ps[0], .out = &got[0]},
+                                            {.p = ps[1], .out = &got[1]}};
+            cuzk_gpu_prover_fix_rs(ps[0], &r[0], &s[0]);
+            cuzk_status st = cuzk_gpu_prove_upload(ps[0], gd, w[0].values, NULL, &err);
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_upload(ps[1], gd, rw.values, NULL, &err);
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_run_batch(items, 2, gd, NULL, &err);
+            CHECK(st == CUZK_OK && items[0].st == CUZK_OK && proofs_equal(&got[0], &ref[0]) &&
+                      items[1].st == CUZK_ERANGE,
+                  "%s 2^%u: a value >= r fails only its own batch item (%s / %s)", cname, log2,
+                  cuzk_status_name(items[0].st), cuzk_status_name(items[1].st));
+            cuzk_gpu_prover_fix_rs(ps[0], NULL, NULL);
+            cuzk_wtns_close(&rw);
+        }
+        free(rbuf);
+    }
+    /* A device-memory cap that leaves no room for the bases: a context
+     * whose scratch is already grown by one proof, capped at what it holds
+     * plus the matrices plus half the bases; AUTO must stream the key and
+     * the proof must not change; a DEVICE key must be refused. */
+    {
+        cuzk_gpu_ctx *cc = NULL;
+        cuzk_gpu_prover *pc = NULL;
+        cuzk_gpu_key *warm = NULL, *gc = NULL, *gx = NULL;
+        if (cuzk_gpu_ctx_create(cuzk_gpu_ctx_device(ctx), &cc, &err) == CUZK_OK &&
+            cuzk_gpu_prover_create(&pc, cc, pool, &err) == CUZK_OK &&
+            cuzk_gpu_key_create(&warm, cc, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
+            prove_fixed(pc, warm, &w[0], &r[0], &s[0], &got[0], &err) == CUZK_OK) {
+            cuzk_gpu_mem_info mi;
+            cuzk_gpu_ctx_mem(cc, &mi);
+            uint64_t csr = cuzk_gpu_key_device_bytes(warm);
+            uint64_t bases = cuzk_gpu_key_device_bytes(gd) - csr;
+            cuzk_gpu_ctx_set_mem_limit(cc, mi.used_bytes + csr + bases / 2);
+            cuzk_status sd = cuzk_gpu_key_create(&gx, cc, &key, CUZK_GPU_KEY_DEVICE, &err);
+            CHECK(sd != CUZK_OK, "%s 2^%u: a device-resident key over the cap is refused", cname,
+                  log2);
+            CHECK(cuzk_gpu_key_create(&gc, cc, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
+                      cuzk_gpu_key_host_streamed(gc) &&
+                      strstr(cuzk_gpu_key_why(gc), "pinned host memory") &&
+                      strstr(cuzk_gpu_key_why(gc), "cap"),
+                  "%s 2^%u: under the cap AUTO streams the key (%s; %s)", cname, log2,
+                  gc ? cuzk_gpu_key_why(gc) : "-", err.msg);
+            CHECK(gc && prove_fixed(pc, gc, &w[0], &r[0], &s[0], &got[0], &err) == CUZK_OK &&
+                      proofs_equal(&got[0], &ref[0]),
+                  "%s 2^%u: the capped, streamed key gives the same proof (%s)", cname, log2,
+                  err.msg);
+            cuzk_gpu_ctx_mem(cc, &mi);
+            CHECK(mi.peak_bytes <= mi.limit_bytes || mi.limit_bytes == 0,
+                  "%s 2^%u: device memory stayed under the cap (%zu of %zu)", cname, log2,
+                  mi.peak_bytes, mi.limit_bytes);
+        } else {
+            CHECK(0, "%s 2^%u: capped context: %s", cname, log2, err.msg);
+        }
+        cuzk_gpu_key_free(gx);
+        cuzk_gpu_key_free(gc);
+        cuzk_gpu_key_free(warm);
+        cuzk_gpu_prover_free(pc);
+        cuzk_gpu_ctx_destroy(cc);
+    }
+out:
+    for (int i = 0; i < NB; i++)
+        cuzk_gpu_prover_free(ps[i]);
+    cuzk_gpu_key_free(gd);
+    cuzk_gpu_key_free(gh);
+    for (int i = 0; i < 3; i++)
+        cuzk_wtns_close(&w[i]);
+    cuzk_vk_free(&vk);
+    cuzk_key_free(&key);
+    cuzk_zkey_close(&z);
+    free(zbuf);
+    free(wbuf);
+    free(bbuf);
+    free(wit);
+    free(bad);
+    cuzk_r1cs_free(&r1cs);
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -286,6 +481,8 @@ int main(int argc, char **argv) {
         if (lg >= 4 && lg <= 26) {
             test_generated(CUZK_CURVE_BN254, lg);
             test_generated(CUZK_CURVE_BLS12_381, lg);
+            test_tiers_batches(CUZK_CURVE_BN254, lg);
+            test_tiers_batches(CUZK_CURVE_BLS12_381, lg);
         }
         while (*q == ',' || *q == ' ')
             q++;
