@@ -19,6 +19,7 @@
  * worker's run (only key uploads serialise with each other).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,9 @@
 #include "groth16/prove_gpu.h"
 
 #define GPU_MAX_KEYS 32
-#define GPU_MAX_PROVERS 8
+/* Provers (witness and a/b/c buffers on the device): one per partition
+ * between upload and the end of run, so workers x batch_max at most. */
+#define GPU_MAX_PROVERS 32
 
 /* A slot of the device's key table.  |mem| (the host key's memory block,
  * unique per loaded key: an evicted and reloaded key gets a new one) names
@@ -75,6 +78,8 @@ static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
                          d->cfg.gpu_index, n);
     }
     cuzk_status st = cuzk_gpu_ctx_create(d->cfg.gpu_index, &s->ctx, err);
+    if (st == CUZK_OK && d->cfg.gpu_mem_limit)
+        cuzk_gpu_ctx_set_mem_limit(s->ctx, (size_t)d->cfg.gpu_mem_limit);
     if (st == CUZK_OK && !(s->pool = cuzk_pool_create(d->cfg.threads ? d->cfg.threads : 4, err)))
         st = err ? err->status : CUZK_EINTERNAL;
     if (st != CUZK_OK) {
@@ -228,23 +233,47 @@ static cuzk_status gpu_upload(engine_device *d, engine_dev_item *it, cuzk_error 
     return CUZK_OK;
 }
 
+/* Partitions of one key run as one batch (every MSM one pass over the
+ * bases for all of them: cuzk_gpu_prove_run_batch); a run of items with
+ * different keys is split into batches of consecutive equal keys. */
 static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     gpu_state *s = d->state;
     pthread_mutex_lock(&s->gpu_lock);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         engine_dev_item *it = items[i];
-        cuzk_gpu_prover *p = it->dev_prover;
-        if (!p) {
+        if (!it->dev_prover) {
             it->status = cuzk_fail(&it->err, CUZK_EINTERNAL, "GPU run without upload");
+            i++;
             continue;
         }
         gpu_key_slot *slot = it->dev_key;
+        cuzk_gpu_batch_item b[CUZK_GPU_MSM_MAX_VECTORS];
+        engine_dev_item *of[CUZK_GPU_MSM_MAX_VECTORS];
+        size_t m = 0;
+        while (i < n && m < CUZK_GPU_MSM_MAX_VECTORS && items[i]->dev_prover &&
+               items[i]->dev_key == slot) {
+            of[m] = items[i];
+            b[m] = (cuzk_gpu_batch_item){.p = items[i]->dev_prover, .out = &items[i]->proof};
+            m++, i++;
+        }
         cuzk_gpu_timing t;
-        it->status = cuzk_gpu_prove_run(p, slot->gk, &it->proof, &t, &it->err);
-        prover_put(s, p);
-        key_put(s, slot);
-        it->dev_prover = NULL;
-        it->dev_key = NULL;
+        cuzk_error err = {0};
+        cuzk_status st = cuzk_gpu_prove_run_batch(b, m, slot->gk, &t, &err);
+        for (size_t j = 0; j < m; j++) {
+            engine_dev_item *x = of[j];
+            if (st != CUZK_OK) {
+                x->status = st;
+                x->err = err;
+            } else {
+                x->status = b[j].st;
+                if (b[j].st != CUZK_OK)
+                    x->err = b[j].err;
+            }
+            prover_put(s, x->dev_prover);
+            key_put(s, slot);
+            x->dev_prover = NULL;
+            x->dev_key = NULL;
+        }
     }
     pthread_mutex_unlock(&s->gpu_lock);
 }
@@ -299,11 +328,30 @@ static int gpu_holds_key(engine_device *d, const cuzk_key *key) {
 }
 
 static uint64_t gpu_free_bytes(engine_device *d) {
-    cuzk_gpu_device_info info;
-    cuzk_error err;
-    if (cuzk_gpu_device_query(d->cfg.gpu_index, &info, &err) != CUZK_OK)
+    gpu_state *s = d->state;
+    if (!s)
         return 0;
-    return info.free_mem_bytes;
+    cuzk_gpu_mem_info mi;
+    cuzk_gpu_ctx_mem(s->ctx, &mi); /* within the device-memory cap */
+    return mi.free_bytes;
+}
+
+static int gpu_key_tier(engine_device *d, const cuzk_key *key, char *why, size_t why_len) {
+    gpu_state *s = d->state;
+    int tier = -1;
+    if (!s || !key->mem)
+        return -1;
+    pthread_mutex_lock(&s->keys_lock);
+    for (int i = 0; i < GPU_MAX_KEYS && tier < 0; i++) {
+        gpu_key_slot *k = &s->keys[i];
+        if (k->mem == key->mem && k->gk) {
+            tier = cuzk_gpu_key_host_streamed(k->gk) ? CUZK_TIER_PINNED : CUZK_TIER_DEVICE;
+            if (why && why_len)
+                snprintf(why, why_len, "%s", cuzk_gpu_key_why(k->gk));
+        }
+    }
+    pthread_mutex_unlock(&s->keys_lock);
+    return tier;
 }
 
 static void gpu_stats(engine_device *d, uint64_t *mem_bytes, unsigned *keys) {
@@ -336,6 +384,7 @@ const engine_device_ops engine_device_gpu_ops = {
     .stats = gpu_stats,
     .holds_key = gpu_holds_key,
     .free_bytes = gpu_free_bytes,
+    .key_tier = gpu_key_tier,
 };
 
 #else /* no CUDA in this build */

@@ -310,6 +310,10 @@ typedef struct engine_device_ops {
      * the device a newly loaded key is prepared on. */
     int (*holds_key)(engine_device *d, const cuzk_key *key);
     uint64_t (*free_bytes)(engine_device *d);
+    /* Optional: the tier of |key| on this device (CUZK_TIER_DEVICE or
+     * CUZK_TIER_PINNED) and why, or -1 when the device does not hold it.
+     * Takes the device's own lock only. */
+    int (*key_tier)(engine_device *d, const cuzk_key *key, char *why, size_t why_len);
 } engine_device_ops;
 
 extern const engine_device_ops engine_device_cpu_ops;

@@ -7,8 +7,11 @@
  * job names a .zkey) and never unregistered before the engine ends, so a
  * job may keep a plain pointer to it.  Its memory comes and goes: loading
  * charges the budget, eviction (only when nothing pins the key) releases
- * it.  On a CPU-only engine the tiers are HOST (loaded) and DISK; the GPU
- * tiers (DEVICE, PINNED) and MMAP (native key format) belong to later work.
+ * it.  Tiers: DISK (registered), HOST (loaded), and on a GPU device DEVICE
+ * (bases in device memory) or PINNED (bases page-locked in host memory,
+ * streamed per MSM), as the device decided from its free memory within
+ * its cap (cuzk_device_config.gpu_mem_limit) and logged when the key was
+ * prepared.  MMAP (a native key format) is not implemented.
  *
  * Must not: load or free a key while holding keys_lock, or evict a key
  * that has pins (partitions in flight).
@@ -291,8 +294,14 @@ done:
             if (!best || f > best_free)
                 best = d, best_free = f;
         }
-        if (best)
+        if (best) {
             best->ops->key_prepare(best, &k->key);
+            char why[200];
+            int t = best->ops->key_tier ? best->ops->key_tier(best, &k->key, why, sizeof why) : -1;
+            if (t >= 0)
+                engine_log(e, CUZK_LOG_INFO, "key %s on %s: tier %s, %s", k->id, best->name,
+                           cuzk_key_tier_name((cuzk_key_tier)t), why);
+        }
     }
     pthread_mutex_lock(&e->keys_lock);
     k->load_status = s;
@@ -476,6 +485,18 @@ size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max) {
         snprintf(i->id, sizeof i->id, "%s", k->id);
         snprintf(i->path, sizeof i->path, "%s", k->path);
         i->tier = k->state == KEY_RESIDENT ? CUZK_TIER_HOST : CUZK_TIER_DISK;
+        /* a GPU copy (device memory or pinned and streamed) is the better
+         * tier; device locks nest inside keys_lock (devices take no engine
+         * lock) */
+        for (unsigned d = 0; k->state == KEY_RESIDENT && d < e->n_devices; d++) {
+            engine_device *dv = &e->devices[d];
+            char why[sizeof i->tier_why - 24];
+            int t = dv->ops->key_tier ? dv->ops->key_tier(dv, &k->key, why, sizeof why) : -1;
+            if (t > (int)i->tier) {
+                i->tier = (cuzk_key_tier)t;
+                snprintf(i->tier_why, sizeof i->tier_why, "%s: %s", dv->name, why);
+            }
+        }
         i->loading = k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING;
         i->curve = k->key.curve; /* kept after eviction (take_locked) */
         i->log_n = k->log_n;

@@ -94,6 +94,11 @@ typedef struct cuzk_device_config {
     unsigned workers;
     /* GPU only: CUDA device index. */
     int gpu_index;
+    /* GPU only: a cap on the device memory the engine uses there, in bytes
+     * (0: none).  A large device then behaves like a smaller card: keys
+     * whose bases do not fit under the cap stay in pinned host memory and
+     * stream to the device per MSM (tier PINNED). */
+    uint64_t gpu_mem_limit;
     /* SIMULATED only: microseconds of the upload (runs concurrently with
      * another worker's compute), compute (one at a time per device) and
      * fetch steps of each partition. */
@@ -442,7 +447,10 @@ const char *cuzk_key_tier_name(cuzk_key_tier t);
 typedef struct cuzk_key_info {
     char id[CUZK_ID_MAX + 1];
     char path[4096];
-    cuzk_key_tier tier;
+    cuzk_key_tier tier;   /* the best tier it has: DEVICE on some GPU, else
+                             PINNED (host memory streamed to a GPU), else
+                             HOST, else DISK */
+    char tier_why[200];   /* for GPU tiers: the device and why there */
     int loading;          /* a load is queued or running */
     cuzk_curve curve;     /* CUZK_CURVE_NONE until first loaded */
     unsigned log_n;       /* domain size 2^log_n (0 until loaded) */

@@ -26,8 +26,10 @@ json_t *cuzkd_key_json(cuzkd_server *srv, const cuzk_key_info *k) {
                      "in_use", (json_int_t)k->in_use, "proofs", (json_int_t)k->proofs, "failures",
                      (json_int_t)k->failures, "loading", k->loading, "load_error",
                      jtext(k->load_status == CUZK_OK ? "" : k->load_msg));
-    if (j)
+    if (j) {
         json_object_set_new(j, "circuit", jtext(wasm));
+        json_object_set_new(j, "tier_why", jtext(k->tier_why));
+    }
     return j;
 }
 

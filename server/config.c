@@ -86,6 +86,10 @@ static const cuzkd_option options[] = {
      "cpu:threads=N, gpu (every GPU), gpu0, gpu1, ..., and for tests\n"
      "sim:upload_us=U,compute_us=C,fetch_us=F (a simulated device that makes\n"
      "no proofs). Any device takes workers=N."},
+    {"gpu_mem_limit", OPT_BYTES, F(gpu_mem_limit), "0", 0, 1ULL << 50, NULL,
+     "Device memory each GPU device may use (0: all). Keys whose bases do not\n"
+     "fit stay in pinned host memory and stream to the GPU (tier pinned), so a\n"
+     "large GPU can behave like a 16 or 24 GB card. Suffixes K, M, G, T."},
     {"synth_workers", OPT_UINT, F(synth_workers), "0", 0, 1024, NULL,
      "Partitions synthesized (witnesses computed) at once (0: from the core\n"
      "count: all but two cores when only GPUs prove, a quarter with a CPU device)."},
@@ -107,7 +111,10 @@ static const cuzkd_option options[] = {
     {"retain_jobs", OPT_UINT, F(retain_jobs), "0", 0, U32, NULL,
      "Finished jobs kept for status, results and request-id attach (0: 1024)."},
     {"batch_max", OPT_UINT, F(batch_max), "0", 0, 1024, NULL,
-     "Ready partitions of one key a device takes in one step (0: 1)."},
+     "Ready partitions of one key a device takes in one step (0: 1). A GPU\n"
+     "proves them in one pass over the key's bases (every MSM reads each\n"
+     "base once for all of them), which pays most when the key streams from\n"
+     "host memory."},
     {"self_verify", OPT_BOOL, F(self_verify), "false", 0, 0, NULL,
      "Verify every proof before publishing it (costs pairings)."},
     {"trace_events", OPT_UINT, F(trace_events), "0", 0, 1U << 26, NULL,
@@ -721,6 +728,9 @@ cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
     *upload_budget = up;
     ec->retain_jobs = c->retain_jobs;
     ec->batch_max = c->batch_max;
+    for (unsigned i = 0; i < ec->n_devices; i++)
+        if (ec->devices[i].kind == CUZK_DEVICE_GPU)
+            ec->devices[i].gpu_mem_limit = c->gpu_mem_limit;
     ec->self_verify = c->self_verify;
     ec->trace_events = c->trace_events;
     /* The string lives as long as the configuration, which outlives the

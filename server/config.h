@@ -46,6 +46,7 @@ typedef struct cuzkd_config {
     char *wc_cache_dir; /* "" : the witness layer's default */
     unsigned retain_jobs;
     unsigned batch_max;
+    uint64_t gpu_mem_limit; /* per GPU device, bytes (0: none) */
     int self_verify;
     unsigned trace_events;
     /* process */
