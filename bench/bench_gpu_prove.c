@@ -316,6 +316,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_gpu_prove: %s\n", err.msg);
         return 1;
     }
+    /* CUZK_GPU_PROFILE=1: per-phase MSM times on stderr */
+    if (getenv("CUZK_GPU_PROFILE") && atoi(getenv("CUZK_GPU_PROFILE")))
+        cuzk_gpu_ctx_tune(ctx, 0, 0, 1);
     if (limit_gib > 0)
         cuzk_gpu_ctx_set_mem_limit(ctx, (size_t)(limit_gib * 1073741824.0));
     row rows[64];
