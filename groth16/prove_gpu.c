@@ -613,12 +613,17 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     if (st != CUZK_OK)
         return st;
 
+    /* the MSMs write their |np| results packed at the curve's point size;
+     * unpacked into the unions before assembly */
     g1_result ra[CUZK_GPU_MSM_MAX_VECTORS], rb1[CUZK_GPU_MSM_MAX_VECTORS],
         rc[CUZK_GPU_MSM_MAX_VECTORS], rh[CUZK_GPU_MSM_MAX_VECTORS];
     g2_result rb2[CUZK_GPU_MSM_MAX_VECTORS];
+    g1_result pa[CUZK_GPU_MSM_MAX_VECTORS], pb1[CUZK_GPU_MSM_MAX_VECTORS],
+        pc[CUZK_GPU_MSM_MAX_VECTORS], ph[CUZK_GPU_MSM_MAX_VECTORS];
+    g2_result pb2[CUZK_GPU_MSM_MAX_VECTORS];
     const void *sw[CUZK_GPU_MSM_MAX_VECTORS], *sc[CUZK_GPU_MSM_MAX_VECTORS],
         *sh[CUZK_GPU_MSM_MAX_VECTORS];
-    struct b2_job b2 = {.p = p, .gk = gk, .np = np, .results = rb2};
+    struct b2_job b2 = {.p = p, .gk = gk, .np = np, .results = pb2};
     for (size_t i = 0; i < np; i++) {
         const uint8_t *dw = items[i].p->d_w;
         sw[i] = b2.scalars[i] = dw;
@@ -647,23 +652,23 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     if (!st)
         st = cuzk_gpu_event_record(p->ev[EV_NTT], s1, err);
     /* G1 MSMs: witness scalars are plain, h is Montgomery; all on device */
-    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->a, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, ra,
+    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->a, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, pa,
                                          err)))
         st = cuzk_gpu_event_record(p->ev[EV_MSM_A], s1, err);
-    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->b1, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, rb1,
+    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->b1, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, pb1,
                                          err)))
         st = cuzk_gpu_event_record(p->ev[EV_MSM_B1], s1, err);
     if (!st) {
         if (gk->c)
             st = cuzk_gpu_msm_batch(s1, gk->c, 0, nv - first_private, np, sc,
-                                    CUZK_GPU_SCALARS_DEVICE, rc, err);
+                                    CUZK_GPU_SCALARS_DEVICE, pc, err);
         else
-            memset(rc, 0, sizeof rc); /* infinity: Z = 0 */
+            memset(pc, 0, sizeof pc); /* infinity: Z = 0 */
         if (!st)
             st = cuzk_gpu_event_record(p->ev[EV_MSM_C], s1, err);
     }
     if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->h, 0, n, np, sh,
-                                         CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, rh,
+                                         CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, ph,
                                          err)))
         st = cuzk_gpu_event_record(p->ev[EV_MSM_H], s1, err);
     for (size_t i = 0; i < np && !st; i++)
@@ -687,6 +692,16 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     }
 
     double t_asm = now_us();
+    int bls = k->curve == CUZK_CURVE_BLS12_381;
+    size_t g1b = bls ? sizeof(bls12_381_g1) : sizeof(bn254_g1);
+    size_t g2b = bls ? sizeof(bls12_381_g2) : sizeof(bn254_g2);
+    for (size_t i = 0; i < np; i++) {
+        memcpy(&ra[i], (const uint8_t *)pa + i * g1b, g1b);
+        memcpy(&rb1[i], (const uint8_t *)pb1 + i * g1b, g1b);
+        memcpy(&rc[i], (const uint8_t *)pc + i * g1b, g1b);
+        memcpy(&rh[i], (const uint8_t *)ph + i * g1b, g1b);
+        memcpy(&rb2[i], (const uint8_t *)pb2 + i * g2b, g2b);
+    }
     for (size_t i = 0; i < np; i++) {
         cuzk_gpu_batch_item *it = &items[i];
         if (*it->p->h_bad != UINT32_MAX) {

@@ -62,7 +62,7 @@ if [ "${CUZK_SCALE_SKIP_BENCH:-0}" != 1 ]; then
             log=$OUTDIR/scale-bench-$lg-$mode-$batch.log
             timeout 500 "$B/bench_gpu_prove" $args >"$log" 2>&1
             rc=$?
-            row=$(grep -E "^bls12_381 +$lg " "$log" | tail -1)
+            row=$(grep -E "^bls12381 +$lg " "$log" | tail -1)
             printf 'bench 2^%s %-8s batch %-2s rc %d | %s\n' "$lg" "$mode" "$batch" $rc "$row" >>"$summary"
             [ $rc -eq 0 ] || fail=1
         done

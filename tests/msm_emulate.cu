@@ -240,8 +240,6 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
     std::vector<P> buckets(nbk + GUARD);
     memset((void *)buckets.data(), 0, nbk * sizeof(P)); /* the memset */
     memset((void *)(buckets.data() + nbk), POISON, GUARD * sizeof(P));
-    P ones_acc;
-    pt_set_inf(ones_acc);
     size_t batch = (n + nbatch - 1) / nbatch;
     for (size_t b0 = 0; b0 < n; b0 += batch) {
         size_t nb = n - b0 < batch ? n - b0 : batch;
@@ -258,22 +256,19 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
             offs.p()[q] = run;
             run += cnt.p()[q];
         }
-        size_t M = (size_t)(uint32_t)offs.p()[nb];
-        size_t n1 = (size_t)(offs.p()[nb] >> 32);
-        if (M > nb * nwin || n1 > nb) {
-            fprintf(stderr, "packed counts %zu digits, %zu ones for %zu "
-                    "scalars\n", M, n1, nb);
+        size_t M = (size_t)offs.p()[nb];
+        if (M > nb * nwin) {
+            fprintf(stderr, "packed count %zu digits for %zu scalars\n", M, nb);
             ok = false;
             M = 0;
-            n1 = 0;
         }
-        guarded<uint32_t> keys0(M), vals0(M), ones(n1);
+        guarded<uint32_t> keys0(M), vals0(M);
         for (size_t q = 0; q < nb; q++)
             msm_scatter_one<G>(v.backward ? nb - 1 - q : q, scalars + 8 * b0,
                                mont, c, nwin, shifted ? (uint32_t)N : 0u,
                                shifted ? (uint32_t)(off + b0) : 0u, offs.p(),
-                               keys0.p(), vals0.p(), ones.p());
-        ok = ok && keys0.guard_ok() && vals0.guard_ok() && ones.guard_ok();
+                               keys0.p(), vals0.p());
+        ok = ok && keys0.guard_ok() && vals0.guard_ok();
         for (size_t k = 0; k < M; k++) {
             uint32_t j = vals0.p()[k] & ~MSM_NEG_BIT;
             if (keys0.p()[k] >= nbk ||
@@ -282,36 +277,6 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
                         k, keys0.p()[k], j);
                 ok = false;
             }
-        }
-        for (size_t k = 0; k < n1; k++)
-            if (ones.p()[k] >= nb) {
-                fprintf(stderr, "one %zu: index %u out of range\n", k,
-                        ones.p()[k]);
-                ok = false;
-            }
-        /* 1b. the ones: rounds of batch-affine pair sums (K pairs per
-         * thread, the variant's first segment length), then the fold */
-        {
-            const A *batch_pts = bases + off + b0;
-            const uint32_t *idx = ones.p();
-            std::vector<A> src_keep;
-            const A *src = batch_pts;
-            size_t cntk = n1, K = v.l1 ? v.l1 : 3;
-            while (cntk > 1 || (cntk == 1 && idx)) {
-                size_t np = (cntk + 1) / 2, T = (np + K - 1) / K;
-                guarded<A> dst(np);
-                guarded<typename G::F> pre(np);
-                for (size_t q = 0; q < T; q++)
-                    msm_ones_pair_one<G>(v.backward ? T - 1 - q : q, idx, src,
-                                         cntk, K, pre.p(), dst.p());
-                ok = ok && dst.guard_ok() && pre.guard_ok();
-                src_keep.assign(dst.p(), dst.p() + np);
-                src = src_keep.data();
-                idx = NULL;
-                cntk = np;
-            }
-            if (cntk == 1)
-                msm_ones_fold_one<G>(src, &ones_acc);
         }
         /* 2. sort by the low key_bits bits of the key, as the radix sort;
          * the backward variants order equal keys by descending value,
@@ -403,12 +368,6 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
     P res;
     msm_combine_host<G>(res, seg->p(), nwb, c);
     delete seg;
-    if (!pt_is_inf(ones_acc)) {
-        if (pt_is_inf(res))
-            res = ones_acc;
-        else
-            pt_add(res, ones_acc);
-    }
     pt_to_jacobian(out, res);
     return ok;
 }

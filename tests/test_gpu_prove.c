@@ -397,6 +397,9 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
      * whose scratch is already grown by one proof, capped at what it holds
      * plus the matrices plus half the bases; AUTO must stream the key and
      * the proof must not change; a DEVICE key must be refused. */
+    /* one page-locking of the key memory at a time */
+    cuzk_gpu_key_free(gh);
+    gh = NULL;
     {
         cuzk_gpu_ctx *cc = NULL;
         cuzk_gpu_prover *pc = NULL;
@@ -409,7 +412,10 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             cuzk_gpu_ctx_mem(cc, &mi);
             uint64_t csr = cuzk_gpu_key_device_bytes(warm);
             uint64_t bases = cuzk_gpu_key_device_bytes(gd) - csr;
-            cuzk_gpu_ctx_set_mem_limit(cc, mi.used_bytes + csr + bases / 2);
+            /* the warm key's matrices make room for the next key's */
+            cuzk_gpu_key_free(warm);
+            warm = NULL;
+            cuzk_gpu_ctx_set_mem_limit(cc, mi.used_bytes + bases / 2);
             cuzk_status sd = cuzk_gpu_key_create(&gx, cc, &key, CUZK_GPU_KEY_DEVICE, &err);
             CHECK(sd != CUZK_OK, "%s 2^%u: a device-resident key over the cap is refused", cname,
                   log2);

@@ -7,11 +7,10 @@
  *
  * Memory per call (n points in one batch, W windows of c bits, V vectors):
  *   scalars 32n (host input only), sort pairs 16Wn, CUB temp, digit counts
- *   and offsets 16n, the ones' list and their pair sums ~n affine points,
- *   buckets V W 2^(c-1) XYZZ points, partial sums sized for any packed
- *   digit count (msm_max_threads).  The number of packed digits and of ones
- *   comes back to the host once per batch and vector (a stream
- *   synchronisation) to size the sort and the rounds over the ones.
+ *   and offsets 16n, buckets V W 2^(c-1) XYZZ points, partial sums sized
+ *   for any packed digit count (msm_max_threads).  The number of packed
+ *   digits comes back to the host once per batch and vector (a stream
+ *   synchronisation) to size the sort.
  * Points beyond CUZK_MSM_BATCH are processed in batches that add into the
  * same buckets, which bounds the scratch and keeps sort sizes in int range.
  *
@@ -55,29 +54,11 @@ template <class G>
 __global__ void k_msm_scatter(const uint32_t *scalars, size_t n, bool mont,
                               unsigned c, unsigned nwin, uint32_t vstride,
                               uint32_t vbase, const unsigned long long *off,
-                              uint32_t *keys, uint32_t *vals,
-                              uint32_t *ones) {
+                              uint32_t *keys, uint32_t *vals) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         msm_scatter_one<G>(i, scalars, mont, c, nwin, vstride, vbase, off,
-                           keys, vals, ones);
-}
-
-template <class G>
-__global__ void __launch_bounds__(MSM_ACC_THREADS)
-    k_msm_ones_pair(const uint32_t *idx, const typename G::affine *src,
-                    size_t cnt, size_t K, size_t T, typename G::F *pre,
-                    typename G::affine *dst) {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < T)
-        msm_ones_pair_one<G>(t, idx, src, cnt, K, pre, dst);
-}
-
-template <class G>
-__global__ void k_msm_ones_fold(const typename G::affine *p,
-                                typename G::xyzz *acc) {
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        msm_ones_fold_one<G>(p, acc);
+                           keys, vals);
 }
 
 template <class G, bool FIRST>
@@ -217,8 +198,7 @@ template <class G> struct msm_plan {
     size_t nvec;  /* scalar vectors summed over the same bases */
     size_t batch, M, T1, T2, nseg;
     size_t off_scalars, off_keys[2], off_vals[2], off_cub, cub_bytes;
-    size_t off_cnt, off_off, off_scan, scan_bytes, off_ones, off_od[2];
-    size_t off_pre, off_oacc;
+    size_t off_cnt, off_off, off_scan, scan_bytes;
     size_t off_buckets, off_pk[2], off_pp[2], off_seg[2], off_stage[2];
     size_t total;
 };
@@ -288,11 +268,6 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, size_t nvec,
     pl.off_cnt = cuzk_gpu_arena_take(&a, 8 * (pl.batch + 1));
     pl.off_off = cuzk_gpu_arena_take(&a, 8 * (pl.batch + 1));
     pl.off_scan = cuzk_gpu_arena_take(&a, pl.scan_bytes);
-    pl.off_ones = cuzk_gpu_arena_take(&a, 4 * pl.batch);
-    pl.off_od[0] = cuzk_gpu_arena_take(&a, sizeof(A) * (pl.batch / 2 + 1));
-    pl.off_od[1] = cuzk_gpu_arena_take(&a, sizeof(A) * (pl.batch / 4 + 1));
-    pl.off_pre = cuzk_gpu_arena_take(&a, sizeof(typename G::F) * (pl.batch / 2 + 1));
-    pl.off_oacc = cuzk_gpu_arena_take(&a, sizeof(P) * nvec);
     pl.off_buckets = cuzk_gpu_arena_take(
         &a, nvec * ((size_t)pl.nwb << pl.log_b) * sizeof(P));
     size_t slots[2] = {2 * pl.T1, 2 * pl.T2};
@@ -342,49 +317,6 @@ static void prof_report(cuzk_gpu_stream *s, size_t n, unsigned c) {
 
 /* ---- one MSM ------------------------------------------------------------ */
 
-/*
- * The sum of batch point list |ones| (|cnt| indices into |pts|) into
- * |acc| (device XYZZ), by rounds of batch-affine pair sums until one point
- * is left.  Rounds ping-pong between od[0] (cnt / 2 points) and od[1].
- */
-template <class G>
-static cuzk_status ones_sum(cudaStream_t cs, int sm_count,
-                            const typename G::affine *pts,
-                            const uint32_t *ones, size_t cnt,
-                            typename G::affine *od[2], typename G::F *pre,
-                            typename G::xyzz *acc, cuzk_error *err) {
-    typedef typename G::affine A;
-    const uint32_t *idx = ones;
-    const A *src = pts;
-    int cur = 0;
-    while (cnt > 1) {
-        size_t np = (cnt + 1) / 2;
-        /* pairs per thread: enough threads to fill the device, up to 32
-         * pairs sharing one inversion */
-        size_t K = np / ((size_t)sm_count * 256);
-        K = K < 1 ? 1 : K > 32 ? 32 : K;
-        size_t T = (np + K - 1) / K;
-        k_msm_ones_pair<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                             MSM_ACC_THREADS, 0, cs>>>(idx, src, cnt, K, T,
-                                                       pre, od[cur]);
-        CUZK_LAUNCHED(err);
-        idx = NULL;
-        src = od[cur];
-        cur ^= 1;
-        cnt = np;
-    }
-    if (cnt == 1) {
-        if (idx) { /* a single one: fold it from the list */
-            k_msm_ones_pair<G><<<1, 1, 0, cs>>>(idx, src, 1, 1, 1, pre, od[0]);
-            CUZK_LAUNCHED(err);
-            src = od[0];
-        }
-        k_msm_ones_fold<G><<<1, 1, 0, cs>>>(src, acc);
-        CUZK_LAUNCHED(err);
-    }
-    return CUZK_OK;
-}
-
 template <class G>
 static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                            size_t offset, size_t n, size_t nvec,
@@ -412,9 +344,9 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         st = cuzk_gpu_copy_stream(s, err);
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
-    /* host: per vector the window sums and the sum of ones; the packed
-     * totals of the current batch */
-    size_t hres = sizeof(P) * (pl.nwb + 1) * nvec;
+    /* host: per vector the window sums; the packed total of the current
+     * batch */
+    size_t hres = sizeof(P) * pl.nwb * nvec;
     if (st == CUZK_OK)
         st = cuzk_gpu_host_scratch(s, hres + 64, err);
     if (st != CUZK_OK)
@@ -431,12 +363,8 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     }
     size_t set_bk = (size_t)pl.nwb << pl.log_b; /* buckets per vector */
     P *buckets = (P *)(base + pl.off_buckets);
-    P *oacc = (P *)(base + pl.off_oacc);
     unsigned long long *cnt = (unsigned long long *)(base + pl.off_cnt);
     unsigned long long *off = (unsigned long long *)(base + pl.off_off);
-    uint32_t *ones = (uint32_t *)(base + pl.off_ones);
-    A *od[2] = {(A *)(base + pl.off_od[0]), (A *)(base + pl.off_od[1])};
-    F *pre = (F *)(base + pl.off_pre);
     const A *d_bases = (const A *)bases->d_points + offset;
     const A *h_bases = (const A *)bases->h_points + offset;
     A *stage[2] = {(A *)(base + pl.off_stage[0]), (A *)(base + pl.off_stage[1])};
@@ -447,7 +375,6 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     s->nev = 0;
     prof_mark(s, "start");
     CUZK_CUDA(err, cudaMemsetAsync(buckets, 0, nvec * set_bk * sizeof(P), cs));
-    CUZK_CUDA(err, cudaMemsetAsync(oacc, 0, nvec * sizeof(P), cs));
     for (size_t b0 = 0, bi = 0; b0 < n; b0 += pl.batch, bi++) {
         size_t nb = n - b0 < pl.batch ? n - b0 : pl.batch;
         const A *batch_bases = d_bases + b0;
@@ -495,20 +422,14 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                 d_sc, nb, mont, pl.c, pl.nwin,
                 shifted ? (uint32_t)bases->n : 0u,
                 shifted ? (uint32_t)(offset + b0) : 0u, off, keys[0],
-                vals[0], ones);
+                vals[0]);
             CUZK_LAUNCHED(err);
-            /* the sizes of what follows: pairs and ones */
+            /* the sort's size: the packed count */
             CUZK_CUDA(err, cudaMemcpyAsync(h_tot, off + nb, 8,
                                            cudaMemcpyDeviceToHost, cs));
             CUZK_CUDA(err, cudaStreamSynchronize(cs));
-            size_t M = (size_t)(uint32_t)*h_tot, n1 = (size_t)(*h_tot >> 32);
+            size_t M = (size_t)*h_tot;
             prof_mark(s, "digits");
-            /* the ones of this batch, from the batch's own points */
-            st = ones_sum<G>(cs, s->ctx->sm_count, batch_bases, ones, n1, od,
-                             pre, oacc + v, err);
-            if (st != CUZK_OK)
-                return st;
-            prof_mark(s, "ones");
             if (M == 0)
                 continue;
             size_t cub_bytes = pl.cub_bytes;
@@ -566,25 +487,16 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
             CUZK_LAUNCHED(err);
             cur ^= 1;
         }
-        P *h_v = h_res + v * (pl.nwb + 1);
+        P *h_v = h_res + v * pl.nwb;
         CUZK_CUDA(err, cudaMemcpyAsync(h_v, seg[cur], sizeof(P) * pl.nwb,
-                                       cudaMemcpyDeviceToHost, cs));
-        CUZK_CUDA(err, cudaMemcpyAsync(h_v + pl.nwb, oacc + v, sizeof(P),
                                        cudaMemcpyDeviceToHost, cs));
         prof_mark(s, "tree");
     }
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
     F *out = (F *)results;
     for (size_t v = 0; v < nvec; v++) {
-        P *h_v = h_res + v * (pl.nwb + 1);
-        P res, one = h_v[pl.nwb];
-        msm_combine_host<G>(res, h_v, pl.nwb, pl.c);
-        if (!pt_is_inf(one)) {
-            if (pt_is_inf(res))
-                res = one;
-            else
-                pt_add(res, one);
-        }
+        P res;
+        msm_combine_host<G>(res, h_res + v * pl.nwb, pl.nwb, pl.c);
         pt_to_jacobian(out + 3 * v, res);
     }
     prof_report(s, n, pl.c);

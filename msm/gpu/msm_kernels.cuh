@@ -11,9 +11,9 @@
  *   1. msm_count_one, an exclusive scan (cub), msm_scatter_one: each
  *      scalar's non-zero digits become (key, point index | sign<<31)
  *      pairs, packed, so zero digits and zero scalars cost nothing, not
- *      even a place in the sort (witness vectors are mostly 0 and 1).
- *      Scalars equal to 1 go to a list of their own, summed by
- *      batch-affine additions (msm_ones_pair_one) and added at the end.
+ *      even a place in the sort (witness vectors are mostly 0 and 1), and
+ *      a scalar 1 is one entry of bucket 0 of window 0: the ones of a
+ *      witness form one long run, which step 3 spreads over many threads.
  *   2. radix sort of the pairs by key (cub, in msm.cu): a bucket's entries
  *      become one run.
  *   3. msm_acc_one, level 1: thread t sums the entries [tL, tL+L) run by
@@ -87,17 +87,6 @@ CUZK_UNROLL
         f_from_mont(s, s);
 }
 
-/* 0 for the scalar 0, 1 for the scalar 1, 2 otherwise. */
-template <class S> CUZK_HD int msm_scalar_kind(const fp_t<S> &s) {
-    uint32_t high = 0;
-CUZK_UNROLL
-    for (int j = 1; j < 8; j++)
-        high |= s.v[j];
-    if (high)
-        return 2;
-    return s.v[0] > 1 ? 2 : (int)s.v[0];
-}
-
 /* Signed digit of window w (nwin * c >= R_BITS + 1 leaves room for the
  * last carry): bucket key |d| - 1 in *key (MSM_INVALID for d = 0) and
  * MSM_NEG_BIT in *neg for d < 0; |carry| runs from window to window. */
@@ -128,10 +117,9 @@ CUZK_HD void msm_digit(const fp_t<S> &s, unsigned w, unsigned c,
 }
 
 /*
- * Step 1a for scalar i < n: cnt[i] = its number of non-zero digits, plus
- * 2^32 if it is the scalar 1 (which then has no digits: it goes to the list
- * of ones).  Zeros count nothing.  Thread n writes cnt[n] = 0, so an
- * exclusive scan over n + 1 entries ends with the totals.
+ * Step 1a for scalar i < n: cnt[i] = its number of non-zero digits (0 for
+ * the scalar 0, 1 for the scalar 1).  Thread n writes cnt[n] = 0, so an
+ * exclusive scan over n + 1 entries ends with the total.
  */
 template <class G>
 CUZK_HD void msm_count_one(size_t i, const uint32_t *scalars, size_t n,
@@ -143,11 +131,6 @@ CUZK_HD void msm_count_one(size_t i, const uint32_t *scalars, size_t n,
     }
     fp_t<typename G::S> s;
     msm_scalar_load<G>(s, scalars, i, mont);
-    int kind = msm_scalar_kind(s);
-    if (kind < 2) {
-        cnt[i] = kind ? 1ull << 32 : 0;
-        return;
-    }
     uint32_t carry = 0, key, neg, d = 0;
     for (unsigned w = 0; w < nwin; w++) {
         msm_digit(s, w, c, carry, &key, &neg);
@@ -158,30 +141,22 @@ CUZK_HD void msm_count_one(size_t i, const uint32_t *scalars, size_t n,
 
 /*
  * Step 1b for scalar i, with off[] the exclusive scan of cnt[]: its
- * non-zero digits as (key, point index | sign) pairs at positions
- * (uint32_t)off[i] onward, or its index into ones[off[i] >> 32] if it is
- * the scalar 1.  |vstride| 0: key w*B + |d| - 1, value i (each window its
- * own buckets).  Otherwise the bases have shifted copies (copy w = 2^(c w)
- * P, stored |vstride| points apart, point i of this batch at |vbase| + i):
+ * non-zero digits as (key, point index | sign) pairs at positions off[i]
+ * onward.  |vstride| 0: key w*B + |d| - 1, value i (each window its own
+ * buckets).  Otherwise the bases have shifted copies (copy w = 2^(c w) P,
+ * stored |vstride| points apart, point i of this batch at |vbase| + i):
  * key |d| - 1 (one bucket set for all windows), value w*vstride + vbase + i.
- * The list of ones holds i (the batch's own point; copy 0 when shifted).
  */
 template <class G>
 CUZK_HD void msm_scatter_one(size_t i, const uint32_t *scalars, bool mont,
                              unsigned c, unsigned nwin, uint32_t vstride,
                              uint32_t vbase, const unsigned long long *off,
-                             uint32_t *keys, uint32_t *vals, uint32_t *ones) {
+                             uint32_t *keys, uint32_t *vals) {
     fp_t<typename G::S> s;
     msm_scalar_load<G>(s, scalars, i, mont);
-    int kind = msm_scalar_kind(s);
-    if (kind == 0)
-        return;
-    if (kind == 1) {
-        ones[off[i] >> 32] = (uint32_t)i;
-        return;
-    }
     uint32_t bucket_count = 1u << (c - 1);
-    uint32_t at = (uint32_t)off[i], carry = 0, key, neg;
+    size_t at = (size_t)off[i];
+    uint32_t carry = 0, key, neg;
     for (unsigned w = 0; w < nwin; w++) {
         msm_digit(s, w, c, carry, &key, &neg);
         if (key == MSM_INVALID)
@@ -195,115 +170,6 @@ CUZK_HD void msm_scatter_one(size_t i, const uint32_t *scalars, bool mont,
         vals[at] = idx | neg;
         at++;
     }
-}
-
-/*
- * The sum of the bases whose scalar is 1, by batch-affine additions: a
- * round turns cnt points into ceil(cnt / 2) sums of neighbours, thread t
- * doing pairs [tK, tK + K) with one inversion (Montgomery's trick over the
- * pairs' denominators, prefix products in pre[]).  Round one reads
- * src[idx[k]] (the list of ones), later rounds src[k] (idx NULL).  An
- * affine addition costs about 6 products against 10 for a mixed XYZZ one.
- * Cases: infinity on either side (no inversion); equal x with equal
- * non-zero y is a doubling (lambda = 3x^2 / 2y, a = 0 curves); equal x
- * otherwise sums to infinity.
- */
-template <class G>
-CUZK_HD void msm_aff_operands(const uint32_t *idx,
-                              const typename G::affine *src, size_t cnt,
-                              size_t j, typename G::affine &a,
-                              typename G::affine &b) {
-    size_t k = 2 * j;
-    a = src[idx ? idx[k] : k];
-    if (k + 1 < cnt) {
-        b = src[idx ? idx[k + 1] : k + 1];
-    } else {
-        f_set_zero(b.x);
-        f_set_zero(b.y);
-    }
-}
-
-/* 0: the sum is a (b infinity), 1: b, 2: infinity, 3: needs num / den. */
-template <class G>
-CUZK_HD int msm_aff_case(const typename G::affine &a,
-                         const typename G::affine &b, typename G::F &num,
-                         typename G::F &den) {
-    typedef typename G::F F;
-    if (aff_is_inf(b))
-        return 0;
-    if (aff_is_inf(a))
-        return 1;
-    if (f_eq(a.x, b.x)) {
-        if (!f_eq(a.y, b.y) || f_is_zero(a.y))
-            return 2;
-        F x2;
-        f_sqr_cold(x2, a.x);
-        f_add(num, x2, x2);
-        f_add(num, num, x2);
-        f_add(den, a.y, a.y);
-        return 3;
-    }
-    f_sub(num, b.y, a.y);
-    f_sub(den, b.x, a.x);
-    return 3;
-}
-
-template <class G>
-CUZK_HD void msm_ones_pair_one(size_t t, const uint32_t *idx,
-                               const typename G::affine *src, size_t cnt,
-                               size_t K, typename G::F *pre,
-                               typename G::affine *dst) {
-    typedef typename G::F F;
-    typedef typename G::affine A;
-    size_t np = (cnt + 1) / 2, b = t * K, e = b + K < np ? b + K : np;
-    F acc, num, den;
-    f_set_one(acc);
-    for (size_t j = b; j < e; j++) {
-        A p, q;
-        msm_aff_operands<G>(idx, src, cnt, j, p, q);
-        pre[j] = acc;
-        if (msm_aff_case<G>(p, q, num, den) == 3)
-            f_mul_cold(acc, acc, den);
-    }
-    f_inv(acc, acc); /* 1 / product of the denominators */
-    for (size_t j = e; j-- > b;) {
-        A p, q, r;
-        msm_aff_operands<G>(idx, src, cnt, j, p, q);
-        int kind = msm_aff_case<G>(p, q, num, den);
-        if (kind == 0) {
-            r = p;
-        } else if (kind == 1) {
-            r = q;
-        } else if (kind == 2) {
-            f_set_zero(r.x);
-            f_set_zero(r.y);
-        } else {
-            F inv, lam, t2;
-            f_mul_cold(inv, acc, pre[j]); /* 1 / den */
-            f_mul_cold(acc, acc, den);
-            f_mul_cold(lam, num, inv);
-            f_sqr_cold(t2, lam);
-            f_sub(t2, t2, p.x);
-            f_sub(r.x, t2, q.x);
-            f_sub(t2, p.x, r.x);
-            f_mul_cold(t2, lam, t2);
-            f_sub(r.y, t2, p.y);
-        }
-        dst[j] = r;
-    }
-}
-
-/* acc[0] += p[0] (one thread: folds a batch's sum of ones into the
- * total). */
-template <class G>
-CUZK_HD void msm_ones_fold_one(const typename G::affine *p,
-                               typename G::xyzz *acc) {
-    typename G::affine q = p[0];
-    if (aff_is_inf(q))
-        return;
-    typename G::xyzz r = acc[0];
-    pt_add_affine(r, q, false);
-    acc[0] = r;
 }
 
 /*
