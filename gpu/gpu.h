@@ -180,8 +180,9 @@ cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
  * Bases that stay in host memory: |affine_points| (n points, CPU layout)
  * must be page-locked (cuzk_gpu_host_alloc, or a range registered with
  * cuzk_gpu_host_register) and must outlive |*bases|.  MSMs stream them to
- * the device in batches of 2^22 points, double-buffered so that the copy of
- * one batch overlaps the accumulation of the previous one.  For keys larger
+ * the device in batches of an eighth of the points (2^16 to 2^22),
+ * double-buffered so that the copy of one batch overlaps the accumulation
+ * of the previous one, with the window chosen for the batch.  For keys larger
  * than device memory.  Holds no device memory (bytes() is 0).
  */
 cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
@@ -248,6 +249,13 @@ cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                                size_t offset, size_t n, size_t nvec,
                                const void *const *scalars, unsigned flags,
                                void *results, cuzk_error *err);
+
+/* Device scratch one MSM of n points of (curve, group) takes on a stream
+ * (resident bases without shifted copies, or |host_bases| streamed), one
+ * scalar vector, scalars on the device: for sizing decisions. */
+cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                       cuzk_gpu_group group, size_t n, int host_bases,
+                                       size_t *bytes, cuzk_error *err);
 
 /* Window size (bits) cuzk_gpu_msm uses for n points of |group| over bases
  * without shifted copies (with them, the copies' window is used). */

@@ -7,6 +7,7 @@
 #include "groth16/prove_gpu.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -226,32 +227,43 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
 
     cuzk_status st = upload_csr(gk, &v, err);
     int host = mode == CUZK_GPU_KEY_HOST;
-    /* Bases plus what one prover needs (witness x2, a/b/c, MSM scratch of
-     * about 3 KB per point at 2^24 for the windows' sort and buckets),
-     * against the free memory the context sees (a device-memory cap
-     * included) with a 10% margin. */
+    /* What the device must hold with the bases resident: the bases, one
+     * prover's buffers (witness x2, a/b/c) and the scratch of its two
+     * streams' largest MSMs (G1 over max(n, n_vars) points, G2 over
+     * n_vars); streamed, the bases stay on the host and the MSMs work in
+     * batches with smaller scratch.  Resident when that fits in 90% of the
+     * free memory the context sees (a device-memory cap included). */
     size_t g1 = g1_affine_bytes(key->curve);
     uint64_t bases = (uint64_t)g1 * (3 * v.n_vars + gk->n) + (uint64_t)2 * g1 * v.n_vars;
-    uint64_t work = (uint64_t)FR_BYTES * (2 * v.n_vars + 3 * gk->n) + (uint64_t)64 * gk->n;
+    uint64_t work = (uint64_t)FR_BYTES * (2 * v.n_vars + 3 * gk->n);
+    size_t big = v.n_vars > gk->n ? v.n_vars : gk->n, s1 = 0, s2 = 0, h1 = 0, h2 = 0;
+    cuzk_error e2;
+    if (st == CUZK_OK &&
+        (cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, &s1, &e2) ||
+         cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G2, v.n_vars, 0, &s2, &e2) ||
+         cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, &h1, &e2) ||
+         cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G2, v.n_vars, 1, &h2, &e2)))
+        s1 = s2 = h1 = h2 = 0; /* unknown: bases and buffers only */
+    uint64_t need_dev = bases + work + s1 + s2, need_host = work + h1 + h2;
     cuzk_gpu_mem_info mi;
     cuzk_gpu_ctx_mem(ctx, &mi);
     char cap[48] = "";
     if (mi.limit_bytes)
-        snprintf(cap, sizeof cap, " (device cap %.1f GiB)", mi.limit_bytes / 1073741824.0);
+        snprintf(cap, sizeof cap, " (device cap %.2f GiB)", mi.limit_bytes / 1073741824.0);
+    const double G = 1073741824.0;
     if (mode == CUZK_GPU_KEY_HOST)
         snprintf(gk->why, sizeof gk->why, "pinned host memory: asked for");
     else if (st == CUZK_OK && mode == CUZK_GPU_KEY_AUTO &&
-             (double)(bases + work) > 0.9 * (double)mi.free_bytes) {
+             (double)need_dev > 0.9 * (double)mi.free_bytes) {
         host = 1;
         snprintf(gk->why, sizeof gk->why,
-                 "pinned host memory: bases %.2f GiB + working set %.2f GiB exceed 90%% of "
-                 "the %.2f GiB free on the device%s",
-                 bases / 1073741824.0, work / 1073741824.0, mi.free_bytes / 1073741824.0, cap);
+                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
+                 "of the %.2f GiB free%s; streamed %.2f GiB",
+                 need_dev / G, bases / G, mi.free_bytes / G, cap, need_host / G);
     } else {
         snprintf(gk->why, sizeof gk->why,
-                 "device memory: bases %.2f GiB + working set %.2f GiB fit in the %.2f GiB "
-                 "free%s",
-                 bases / 1073741824.0, work / 1073741824.0, mi.free_bytes / 1073741824.0, cap);
+                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB free%s",
+                 need_dev / G, bases / G, mi.free_bytes / G, cap);
     }
     if (st == CUZK_OK && !host) {
         st = make_bases(gk, &v, 0, err);
@@ -403,6 +415,11 @@ static cuzk_status reserve(cuzk_gpu_prover *p, size_t n_vars, size_t n, int cpu_
         p->h_cap_n = n;
     }
     return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_prover_reserve(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                    cuzk_error *err) {
+    return reserve(p, gk->n_vars, gk->n, 0, err);
 }
 
 struct copy_ctx {

@@ -95,6 +95,11 @@ cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **p, cuzk_gpu_ctx *ctx,
                                    cuzk_pool *pool, cuzk_error *err);
 void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
 void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode);
+/* Grow the prover's device and pinned buffers to |gk|'s sizes now (the
+ * first proof would otherwise allocate them: about 0.5 s at 2^24, most
+ * of it page-locking the witness staging buffer). */
+cuzk_status cuzk_gpu_prover_reserve(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                    cuzk_error *err);
 /* Device bytes held by the prover's buffers and its streams' scratch. */
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p);
 

@@ -30,10 +30,11 @@
 
 /* Largest batch of points per sort (pairs: W * batch < 2^31). */
 #define CUZK_MSM_BATCH ((size_t)1 << 26)
-/* Batch when the bases stream from pinned host memory
- * (cuzk_gpu_bases_host): two staging buffers of this many points, one being
+/* Largest and smallest batch when the bases stream from pinned host memory
+ * (cuzk_gpu_bases_host): two staging buffers of a batch each, one being
  * filled over PCIe while the other is accumulated. */
 #define CUZK_MSM_STREAM_BATCH ((size_t)1 << 22)
+#define CUZK_MSM_STREAM_MIN ((size_t)1 << 16)
 
 /* Threads per block.  The accumulation kernels hold an XYZZ accumulator
  * and a point in registers (~130-200 registers), so 128-thread blocks keep
@@ -221,16 +222,34 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, size_t nvec,
                                  unsigned force_c, cuzk_error *err) {
     typedef typename G::xyzz P;
     typedef typename G::affine A;
+    size_t cap = CUZK_MSM_BATCH;
+    if (host_bases) {
+        /* an eighth of the points per batch, 2^16..2^22: the staging
+         * buffers, the sort and the buckets stay a fraction of what the
+         * bases would take on the device (at 2^22 points and below a
+         * whole-size batch needed as much as the bases themselves) */
+        cap = n / 8;
+        cap = cap < CUZK_MSM_STREAM_MIN ? CUZK_MSM_STREAM_MIN
+              : cap > CUZK_MSM_STREAM_BATCH ? CUZK_MSM_STREAM_BATCH
+                                           : cap;
+    }
+    pl.batch = n < cap ? n : cap;
+    /* Streamed bases: the window suits one batch, not all n points.
+     * Every batch after the first adds its bucket sums into the buckets
+     * (a load and a called XYZZ addition per finished bucket, at divergent
+     * moments in a warp); with the window for n (20 bits at 2^24, ~8
+     * entries per bucket and batch) that made the later batches 3x slower
+     * than the first (H200, 2026-12-03), with the window for the batch
+     * (~17 bits, ~60 entries per bucket) it is a small share, and the
+     * buckets take a seventh of the memory. */
     pl.c = shift_c      ? shift_c
            : force_c >= 2 ? force_c
-                          : msm_choose_c(G::R_BITS, n);
+                          : msm_choose_c(G::R_BITS, host_bases ? pl.batch : n);
     pl.nwin = msm_nwin(G::R_BITS, pl.c);
     pl.nwb = shift_c ? 1 : pl.nwin;
     pl.nvec = nvec;
     pl.log_b = pl.c - 1;
     pl.key_bits = ilog2((size_t)pl.nwb << pl.log_b) + 1;
-    size_t cap = host_bases ? CUZK_MSM_STREAM_BATCH : CUZK_MSM_BATCH;
-    pl.batch = n < cap ? n : cap;
     pl.M = pl.batch * pl.nwin;
     /* partial-sum slots sized for any packed count up to M (sizing them
      * for M itself overflowed when most digits were zero) */
@@ -738,6 +757,33 @@ extern "C" size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *b) {
 extern "C" size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *b) {
     size_t copies = b->d_shift ? (size_t)b->shift_w - 1 : 0;
     return b->d_points ? (1 + copies) * b->n * b->point_bytes : 0;
+}
+
+template <class G>
+static cuzk_status scratch_of(size_t n, bool host_bases, int sm_count, size_t *out,
+                              cuzk_error *err) {
+    msm_plan<G> pl;
+    cuzk_status st = msm_make_plan<G>(pl, n, 1, false, host_bases, 0, sm_count, 0, err);
+    *out = st == CUZK_OK ? pl.total : 0;
+    return st;
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                                  cuzk_gpu_group group, size_t n,
+                                                  int host_bases, size_t *bytes,
+                                                  cuzk_error *err) {
+    *bytes = 0;
+    if (n == 0)
+        return CUZK_OK;
+    bool h = host_bases != 0;
+    int sm = ctx->sm_count;
+    if (curve == CUZK_GPU_BLS12_381)
+        return group == CUZK_GPU_G2 ? scratch_of<gg_bls12_381_g2>(n, h, sm, bytes, err)
+                                    : scratch_of<gg_bls12_381_g1>(n, h, sm, bytes, err);
+    if (curve == CUZK_GPU_BN254)
+        return group == CUZK_GPU_G2 ? scratch_of<gg_bn254_g2>(n, h, sm, bytes, err)
+                                    : scratch_of<gg_bn254_g1>(n, h, sm, bytes, err);
+    return cuzk_gpu_fail(err, CUZK_EINVAL, "msm scratch: bad curve %d", (int)curve);
 }
 
 extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve,
