@@ -416,6 +416,7 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     else
         snprintf(d->name, sizeof d->name, "%s%u", d->ops->kind, same);
     d->n_workers = dc->workers ? dc->workers : 1;
+    d->batch_max = e->cfg.batch_max ? e->cfg.batch_max : 1;
     d->acct_state = ACCT_STARVED_IDLE;
     d->acct_last_ns = e->start_ns;
     d->workers = calloc(d->n_workers, sizeof *d->workers);
@@ -1111,6 +1112,8 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
         o->gpu_index = d->cfg.kind == CUZK_DEVICE_GPU ? d->cfg.gpu_index : -1;
         if (d->ops->stats)
             d->ops->stats(d, &o->device_mem_bytes, &o->device_keys);
+        if (d->ops->mem_peak)
+            o->device_mem_peak_bytes = d->ops->mem_peak(d);
     }
     pthread_mutex_lock(&e->keys_lock);
     for (engine_key *k = e->keys; k; k = k->next) {

@@ -314,6 +314,8 @@ typedef struct engine_device_ops {
      * CUZK_TIER_PINNED) and why, or -1 when the device does not hold it.
      * Takes the device's own lock only. */
     int (*key_tier)(engine_device *d, const cuzk_key *key, char *why, size_t why_len);
+    /* Optional: the most device memory in use at once so far. */
+    uint64_t (*mem_peak)(engine_device *d);
 } engine_device_ops;
 
 extern const engine_device_ops engine_device_cpu_ops;
@@ -350,6 +352,7 @@ struct engine_device {
     void *state;
     int has_upload, has_fetch;
     unsigned n_workers;
+    unsigned batch_max; /* partitions per device step (the engine's) */
     engine_worker *workers;
     _Atomic unsigned alive;
     _Atomic uint64_t proofs, failures;

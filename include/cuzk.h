@@ -540,6 +540,8 @@ typedef struct cuzk_device_status {
      * resident keys, and how many keys are resident there. */
     int gpu_index;
     uint64_t device_mem_bytes;
+    uint64_t device_mem_peak_bytes; /* GPU: the most device memory in use at
+                                       once (keys, buffers, scratch) */
     unsigned device_keys;
 } cuzk_device_status;
 
