@@ -16,7 +16,12 @@ static const char *help =
     "  --bool-share F            share of boolean signals, 0..1 (default 0.8)\n"
     "  --terms MIN-MAX           terms per linear combination (default 2-3)\n"
     "  --public-in N             public inputs (default 1)\n"
-    "  --seed S                  (default 1; the output is a function of it)\n";
+    "  --seed S                  (default 1; the output is a function of it)\n"
+    "  --profile NAME            start from a profile, then apply the other options:\n"
+    "                            default, porep (a Filecoin PoRep partition: BLS12-381,\n"
+    "                            2^27, 90% 0/1 wires, ~90 public inputs), snap\n"
+    "                            (SnapDeals); docs/FILES.md says where the numbers\n"
+    "                            come from\n";
 
 int cmd_gen(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
@@ -27,6 +32,15 @@ int cmd_gen(int argc, char **argv) {
     cuzk_synth_params_default(&p, CUZK_CURVE_BN254);
     const char *pos[2];
     int npos = 0;
+    /* the profile first, whatever its place: the other options refine it */
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--profile")) {
+            cuzk_error perr = {0};
+            if (cuzk_synth_params_profile(&p, argv[i + 1], &perr) != CUZK_OK) {
+                fprintf(stderr, "cuzk gen: %s\n", perr.msg);
+                return 2;
+            }
+        }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (a[0] != '-') {
@@ -57,6 +71,8 @@ int cmd_gen(int argc, char **argv) {
                 fprintf(stderr, "cuzk gen: --terms wants MIN-MAX\n");
                 return 2;
             }
+        } else if (!strcmp(a, "--profile")) {
+            /* applied above */
         } else if (!strcmp(a, "--public-in"))
             p.n_pub_in = (uint32_t)atoi(v);
         else if (!strcmp(a, "--seed"))

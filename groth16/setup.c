@@ -80,6 +80,37 @@ cuzk_status cuzk_setup_dev_zkey_mem(const cuzk_r1cs *r1cs, const uint64_t *seed,
     return setup_dispatch(r1cs, seed, pool, NULL, out, size, err);
 }
 
+/* A timing key of |r|'s shape written to |path|, for curve P. */
+#define TIMING_WRITE(P)                                                             \
+    static cuzk_status P##_timing_write(const cuzk_r1cs *r, uint64_t seed,          \
+                                        cuzk_pool *pool, const char *path,          \
+                                        cuzk_error *err) {                          \
+        P##_dev_key k;                                                              \
+        cuzk_status st = P##_setup_timing(&k, r, seed, pool, err);                  \
+        if (st != CUZK_OK)                                                          \
+            return st;                                                              \
+        st = P##_dev_key_write_file(&k, path, err);                                 \
+        P##_dev_key_free(&k);                                                       \
+        return st;                                                                  \
+    }
+TIMING_WRITE(bls12_381)
+TIMING_WRITE(bn254)
+#undef TIMING_WRITE
+
+cuzk_status cuzk_setup_timing_write(const char *r1cs_path, const char *zkey_path, uint64_t seed,
+                                    cuzk_pool *pool, cuzk_error *err) {
+    cuzk_r1cs r;
+    cuzk_status st = cuzk_r1cs_read_file(&r, r1cs_path, err);
+    if (st != CUZK_OK)
+        return st;
+    st = r.curve == CUZK_CURVE_BLS12_381 ? bls12_381_timing_write(&r, seed, pool, zkey_path, err)
+         : r.curve == CUZK_CURVE_BN254
+             ? bn254_timing_write(&r, seed, pool, zkey_path, err)
+             : cuzk_fail(err, CUZK_ECURVE, "timing key: the r1cs has no known curve");
+    cuzk_r1cs_free(&r);
+    return st;
+}
+
 cuzk_status cuzk_setup_dev_write(const char *r1cs_path, const char *zkey_path,
                                  const uint64_t *seed, cuzk_pool *pool,
                                  cuzk_error *err) {

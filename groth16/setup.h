@@ -127,5 +127,10 @@ cuzk_status cuzk_setup_dev_zkey_mem(const cuzk_r1cs *r1cs, const uint64_t *seed,
 cuzk_status cuzk_setup_dev_write(const char *r1cs_path, const char *zkey_path,
                                  const uint64_t *seed, cuzk_pool *pool,
                                  cuzk_error *err);
+/* A timing key (P_setup_timing: the right shape, repeated random points,
+ * proofs that do NOT verify) for |r1cs_path| written as |zkey_path|: for
+ * benchmarks at sizes where a development setup would take too long. */
+cuzk_status cuzk_setup_timing_write(const char *r1cs_path, const char *zkey_path, uint64_t seed,
+                                    cuzk_pool *pool, cuzk_error *err);
 
 #endif

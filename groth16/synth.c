@@ -146,6 +146,39 @@ void cuzk_synth_params_default(cuzk_synth_params *p, cuzk_curve curve) {
     p->seed = 1;
 }
 
+/*
+ * Filecoin-shaped profiles (docs/FILES.md says where each number comes
+ * from).  PoRep (32 GiB sector): a partition proves 18 challenges, each
+ * checking a node's labelling (SHA-256 over its parents, in bit-level
+ * circuits: every wire a bit) and Merkle inclusions hashed with Poseidon
+ * (full field elements); the SHA-256 part dominates the ~130 million
+ * constraints, hence a 0.9 share of 0/1 wires (an estimate from the
+ * circuit's structure, not a measured witness); SHA-256's constraints are
+ * short (XOR/AND of bits: 2-3 terms), Poseidon's are longer (rounds sum a
+ * state of width 9-12: up to 8 terms here).  Public inputs: replica id,
+ * comm_d, comm_r and the 18 challenges' packed indices and paths, about 90
+ * (an estimate).  SnapDeals (empty-sector update): 16 partitions of the
+ * same domain, more Poseidon and fewer bits (0.6, an estimate).
+ */
+cuzk_status cuzk_synth_params_profile(cuzk_synth_params *p, const char *name, cuzk_error *err) {
+    if (!strcmp(name, "default")) {
+        cuzk_synth_params_default(p, p->curve ? p->curve : CUZK_CURVE_BN254);
+        return CUZK_OK;
+    }
+    int porep = !strcmp(name, "porep"), snap = !strcmp(name, "snap");
+    if (!porep && !snap)
+        return cuzk_fail(err, CUZK_EINVAL, "unknown generator profile '%s' (default, porep, snap)",
+                         name);
+    cuzk_synth_params_default(p, CUZK_CURVE_BLS12_381);
+    p->log2_domain = 27;
+    p->bool_share = porep ? 0.9 : 0.6;
+    p->min_terms = 2;
+    p->max_terms = porep ? 3 : 8;
+    p->n_pub_out = 1;
+    p->n_pub_in = porep ? 89 : 15;
+    return CUZK_OK;
+}
+
 static cuzk_status synth_init(synth *s, const cuzk_synth_params *p, cuzk_error *err) {
     cuzk_error e;
     memset(s, 0, sizeof *s);

@@ -58,6 +58,15 @@ typedef struct cuzk_synth_params {
 void cuzk_synth_params_default(cuzk_synth_params *p, cuzk_curve curve);
 
 /*
+ * Fill |p| with a named profile: "default" (the defaults above), "porep"
+ * (a Filecoin PoRep partition: BLS12-381, 2^27, 90% 0/1 wires, about 90
+ * public inputs) or "snap" (a SnapDeals partition).  Keeps nothing of |p|
+ * but its curve for "default".  CUZK_EINVAL for another name.  The
+ * profiles' numbers and where they come from: docs/FILES.md.
+ */
+cuzk_status cuzk_synth_params_profile(cuzk_synth_params *p, const char *name, cuzk_error *err);
+
+/*
  * Number of constraints |p| asks for (resolving log2_domain), or 0 with
  * |err| set (CUZK_EINVAL) if the parameters are inconsistent: unknown
  * curve, bool_share outside [0, 1], bad term bounds, fewer constraints
