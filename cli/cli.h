@@ -27,6 +27,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_engine(int argc, char **argv); /* cuzk bench engine */
+int cmd_bench_filecoin(int argc, char **argv); /* cuzk bench filecoin */
 int cmd_wtns(int argc, char **argv);         /* cuzk wtns calculate */
 int cmd_fullprove(int argc, char **argv);    /* cuzk fullprove */
 /* Read a whole file into a NUL-terminated malloc'd buffer: 0, or -1 with

@@ -19,6 +19,7 @@
 
 static const char *help =
     "usage: cuzk bench engine --help   (the proving engine under load)\n"
+    "       cuzk bench filecoin --help   (PoRep / SnapDeals-shaped runs on the GPU)\n"
     "       cuzk bench single|batch|stress --help   (a running cuzkd under load)\n"
     "       cuzk bench prove [--curve bn254|bls12_381|both] [--log2 K]...\n"
     "                        [--bool-share F] [--threads N] [--reps R]\n"
@@ -103,6 +104,8 @@ static int bench_one(cuzk_curve curve, unsigned log2, double bool_share, int rep
 int cmd_bench(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "engine"))
         return cmd_bench_engine(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "filecoin"))
+        return cmd_bench_filecoin(argc - 1, argv + 1);
     if (argc >= 2 && (!strcmp(argv[1], "single") || !strcmp(argv[1], "batch") ||
                       !strcmp(argv[1], "stress")))
         return cmd_bench_daemon(argc - 1, argv + 1);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -29,6 +30,8 @@ static const char *help =
     "                         [--synth-workers W] [--synth-threads T] [--finalizers F]\n"
     "                         [--slow-finalize MS] [--verify] [--budget-mib M]\n"
     "                         [--trace FILE] [--metrics] [--dir DIR] [-v]\n"
+    "                         [--profile default|porep|snap] [--timing-key] [--batch N]\n"
+    "                         [--gpu-mem-limit-gib G]\n"
     "       cuzk bench engine --circuit X.wasm --zkey X.zkey --input X.input.json\n"
     "                         [-n JOBS] [-k PARTITIONS] [--device ...] [--synth-workers W] ...\n"
     "Generate a synthetic circuit of 2^K constraints (default 10) with an INSECURE\n"
@@ -43,7 +46,14 @@ static const char *help =
     "input.json and the engine's synthesis workers compute its witness with the\n"
     "circuit's witness calculator (compiled once and cached); the report then says\n"
     "when the devices starved because synthesis was behind.  --synth-workers sets\n"
-    "how many witnesses are computed at once (default: from the core count).\n";
+    "how many witnesses are computed at once (default: from the core count).\n"
+    "--profile picks the generator's profile (cuzk gen --profile); --timing-key\n"
+    "makes a key of the right shape from repeated random points in seconds at any\n"
+    "size (its proofs do not verify: not with --verify); --batch N lets a device\n"
+    "take N ready partitions of one key per step (a GPU proves them in one pass over\n"
+    "the bases); --gpu-mem-limit-gib caps each GPU's device memory (keys that do\n"
+    "not fit then stream from pinned host memory).  The report ends with the peak\n"
+    "resident memory of the process and each GPU's peak device memory.\n";
 
 typedef struct bench_opts {
     cuzk_curve curve;
@@ -52,6 +62,11 @@ typedef struct bench_opts {
     int sim, verify, metrics, verbose;
     unsigned sim_ms, slow_finalize_ms;
     uint64_t budget_mib;
+    unsigned batch;          /* the engine's batch_max */
+    double gpu_limit_gib;    /* device-memory cap per GPU */
+    int timing_key;          /* a timing key: fast to make, proofs do not verify */
+    const char *profile;     /* generator profile (cuzk gen --profile) */
+    const char *title;       /* the first word of messages */
     const char *trace, *dir;
     const char *circuit, *zkey, *input; /* the inputs mode */
 } bench_opts;
@@ -68,13 +83,16 @@ static int parse(bench_opts *o, int argc, char **argv) {
     o->log2 = 10, o->jobs = 16, o->parts = 4, o->devices = 1, o->sim_ms = 50;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int flag = !strcmp(a, "--verify") || !strcmp(a, "--metrics") || !strcmp(a, "-v");
+        int flag = !strcmp(a, "--verify") || !strcmp(a, "--metrics") || !strcmp(a, "-v") ||
+                   !strcmp(a, "--timing-key");
         if (!flag && !v) {
             fprintf(stderr, "cuzk bench engine: %s needs a value\n", a);
             return 2;
         }
         if (!strcmp(a, "--verify"))
             o->verify = 1;
+        else if (!strcmp(a, "--timing-key"))
+            o->timing_key = 1;
         else if (!strcmp(a, "--metrics"))
             o->metrics = 1;
         else if (!strcmp(a, "-v"))
@@ -109,6 +127,12 @@ static int parse(bench_opts *o, int argc, char **argv) {
             o->trace = v;
         else if (!strcmp(a, "--dir"))
             o->dir = v;
+        else if (!strcmp(a, "--batch"))
+            o->batch = (unsigned)atoi(v);
+        else if (!strcmp(a, "--gpu-mem-limit-gib"))
+            o->gpu_limit_gib = atof(v);
+        else if (!strcmp(a, "--profile"))
+            o->profile = v;
         else if (!strcmp(a, "--circuit"))
             o->circuit = v;
         else if (!strcmp(a, "--zkey"))
@@ -122,7 +146,8 @@ static int parse(bench_opts *o, int argc, char **argv) {
         i += !flag;
     }
     if (o->curve == CUZK_CURVE_NONE || o->sim < 0 || !o->jobs || !o->parts || !o->log2 ||
-        o->log2 > 24 || !o->devices || o->devices > CUZK_MAX_DEVICES - 1 || o->parts > 64) {
+        o->log2 > 27 || !o->devices || o->batch > 16 || (o->timing_key && o->verify) ||
+        o->devices > CUZK_MAX_DEVICES - 1 || o->parts > 64) {
         fputs(help, stderr);
         return 2;
     }
@@ -144,8 +169,13 @@ static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *
     snprintf(wtns, n, "%s/engine_%s_%u.wtns", dir, cn, o->log2);
     snprintf(zkey, n, "%s/engine_%s_%u.zkey", dir, cn, o->log2);
     cuzk_synth_params_default(&sp, o->curve);
+    if (o->profile && cuzk_synth_params_profile(&sp, o->profile, &err) != CUZK_OK)
+        return cli_fail("bench engine", "profile", &err);
+    sp.curve = o->curve;
     sp.log2_domain = o->log2;
-    fprintf(stderr, "bench engine: %s 2^%u: generating circuit and INSECURE dev key...\n", cn, o->log2);
+    fprintf(stderr, "bench engine: %s 2^%u%s%s: generating circuit and %s...\n", cn, o->log2,
+            o->profile ? ", profile " : "", o->profile ? o->profile : "",
+            o->timing_key ? "a timing key (proofs will not verify)" : "an INSECURE dev key");
     cuzk_pool *pool = cuzk_pool_create(0, &err);
     uint64_t seed = 1;
     int rc = 0;
@@ -153,7 +183,8 @@ static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *
         rc = cli_fail("bench engine", "thread pool", &err);
     else if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
         rc = cli_fail("bench engine", "gen", &err);
-    else if (cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
+    else if (o->timing_key ? cuzk_setup_timing_write(r1cs, zkey, seed, pool, &err) != CUZK_OK
+                           : cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
         rc = cli_fail("bench engine", "setup", &err);
     cuzk_pool_destroy(pool);
     unlink(r1cs);
@@ -168,6 +199,7 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
     cfg->self_verify = o->verify;
     cfg->log_level = o->verbose ? CUZK_LOG_INFO : CUZK_LOG_WARN;
     cfg->budget_bytes = o->budget_mib << 20;
+    cfg->batch_max = o->batch;
     cfg->n_devices = o->devices;
     for (unsigned d = 0; d < o->devices; d++) {
         cfg->devices[d].kind = o->sim == 1   ? CUZK_DEVICE_SIMULATED
@@ -178,6 +210,8 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
             cfg->devices[d].workers = 2; /* one uploads while the other computes */
         cfg->devices[d].threads = o->threads;
         cfg->devices[d].sim_compute_us = o->sim_ms * 1000;
+        if (o->sim == 2 && o->gpu_limit_gib > 0)
+            cfg->devices[d].gpu_mem_limit = (uint64_t)(o->gpu_limit_gib * 1073741824.0);
     }
     if (o->sim == 1)
         cfg->cpu_fallback = 0; /* nothing fails here; keep the split readable */
@@ -239,9 +273,24 @@ static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_
                    "(--synth-workers, now %u) or cores\n",
                    y->name, 100 * ss / tot, o->synth_workers_used);
     }
+    double busy_all = 0;
+    for (unsigned d = 0; d < b->n_devices; d++)
+        busy_all += b->devices[d].busy_s - a->devices[d].busy_s;
+    if (proofs)
+        printf("  device time per partition %.1f ms (busy over partitions); per job of %u "
+               "partitions %.3f s (wall over jobs)\n",
+               1e3 * busy_all / proofs, o->parts, wall / (o->jobs ? o->jobs : 1));
     printf("  memory: peak %.1f MiB of a %.1f MiB budget (keys %.1f MiB, buffers %.1f MiB)\n",
            b->mem_peak / 1048576.0, b->mem_budget / 1048576.0, b->mem_keys / 1048576.0,
            b->mem_buffers / 1048576.0);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        printf("  host: peak resident %.1f MiB (whole process, key generation included)\n",
+               ru.ru_maxrss / 1024.0);
+    for (unsigned d = 0; d < b->n_devices; d++)
+        if (b->devices[d].device_mem_peak_bytes)
+            printf("  %s: device memory peak %.1f MiB\n", b->devices[d].name,
+                   b->devices[d].device_mem_peak_bytes / 1048576.0);
 }
 
 static void write_exports(cuzk_engine *e, const bench_opts *o) {
@@ -402,4 +451,117 @@ int cmd_bench_engine(int argc, char **argv) {
         rmdir(dir);
     }
     return rc;
+}
+
+/* ---- cuzk bench filecoin --------------------------------------------------------------- */
+
+static const char *fil_help =
+    "usage: cuzk bench filecoin [--proof porep|snap] [--log2 K] [--proofs P] [--batch B]\n"
+    "                           [--gpu-mem-limit-gib G] [--devices D] [--dir DIR]\n"
+    "                           [--trace FILE] [-v]\n"
+    "A Filecoin-shaped run of the engine on the GPU: P whole proofs (default 2) of\n"
+    "10 partitions (porep) or 16 (snap), BLS12-381, the generator's porep or snap\n"
+    "profile (cuzk gen --profile), a timing key (the prover's work, proofs that do\n"
+    "not verify), the key resident on the GPU or, with --gpu-mem-limit-gib (16 for\n"
+    "a 16 GB card), wherever the cap lets it live, B ready partitions per device\n"
+    "step.  Default size 2^27; lowered to 2^26 (and below) when this machine's\n"
+    "memory cannot hold the key and the partitions' buffers (the line says so).\n"
+    "Prints the device time per partition, the time per whole proof, each\n"
+    "device's busy / starved / idle-with-work split, the peak host RSS and device\n"
+    "memory.  The key is generated on the host and written to DIR (default /tmp):\n"
+    "about 45 GB at 2^26.\n";
+
+/* Host bytes the run needs at 2^log2 with |parts| partitions in flight:
+ * the loaded key (A, B1, C, H in G1, B2 in G2, coefficients) and per
+ * partition a witness and a, b, c. */
+static uint64_t fil_host_need(unsigned log2, unsigned parts) {
+    uint64_t n = 1ULL << log2;
+    uint64_t key = n * (4 * 96 + 192) + n * 3 * 48;
+    uint64_t per_part = n * 32 * 4;
+    return key + parts * per_part;
+}
+
+int cmd_bench_filecoin(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(fil_help, stdout);
+        return 0;
+    }
+    const char *proof = "porep", *dir = NULL, *trace = NULL, *limit = NULL, *batch = "1",
+               *proofs = "2", *devices = "1";
+    unsigned log2 = 27;
+    int verbose = 0, explicit_log2 = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-v")) {
+            verbose = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "cuzk bench filecoin: %s needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--proof"))
+            proof = v;
+        else if (!strcmp(a, "--log2"))
+            log2 = (unsigned)atoi(v), explicit_log2 = 1;
+        else if (!strcmp(a, "--proofs"))
+            proofs = v;
+        else if (!strcmp(a, "--batch"))
+            batch = v;
+        else if (!strcmp(a, "--gpu-mem-limit-gib"))
+            limit = v;
+        else if (!strcmp(a, "--devices"))
+            devices = v;
+        else if (!strcmp(a, "--dir"))
+            dir = v;
+        else if (!strcmp(a, "--trace"))
+            trace = v;
+        else {
+            fprintf(stderr, "cuzk bench filecoin: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    unsigned parts = !strcmp(proof, "porep") ? 10 : !strcmp(proof, "snap") ? 16 : 0;
+    if (!parts || log2 < 10 || log2 > 27) {
+        fputs(fil_help, stderr);
+        return 2;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
+    unsigned want = log2;
+    /* two workers' partitions in flight plus what is queued behind them */
+    unsigned in_flight = 2 * (unsigned)atoi(batch) + 2;
+    while (!explicit_log2 && phys && log2 > 20 && fil_host_need(log2, in_flight) > phys / 10 * 8)
+        log2--;
+    if (log2 != want)
+        printf("cuzk bench filecoin: 2^%u needs about %.0f GiB of host memory, this machine has "
+               "%.0f GiB: running at 2^%u\n",
+               want, fil_host_need(want, in_flight) / 1073741824.0, phys / 1073741824.0, log2);
+    char lg[16];
+    snprintf(lg, sizeof lg, "%u", log2);
+    const char *av[40];
+    int ac = 0;
+    av[ac++] = "engine";
+    const char *fixed[] = {"--device", "gpu", "--curve", "bls12_381", "--timing-key",
+                           "--profile", proof, "--log2", lg, "-n", proofs, "--batch", batch,
+                           "--devices", devices};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+        av[ac++] = fixed[k];
+    char kparts[8];
+    snprintf(kparts, sizeof kparts, "%u", parts);
+    av[ac++] = "-k";
+    av[ac++] = kparts;
+    if (limit)
+        av[ac++] = "--gpu-mem-limit-gib", av[ac++] = limit;
+    if (dir)
+        av[ac++] = "--dir", av[ac++] = dir;
+    if (trace)
+        av[ac++] = "--trace", av[ac++] = trace;
+    if (verbose)
+        av[ac++] = "-v";
+    av[ac] = NULL;
+    printf("cuzk bench filecoin: %s, %u partitions per proof, 2^%u, batch %s, key %s\n", proof,
+           parts, log2, batch, limit ? "wherever the device cap lets it live" : "resident");
+    return cmd_bench_engine(ac, (char **)av);
 }
