@@ -4,17 +4,23 @@
  * checked by the CPU verifier; the key is resident on the device (status
  * reports it), evicting the key drops the device copy and the next job
  * uploads it again; a witness value >= r fails its job and the engine keeps
- * serving.  Skipped (77) without CUDA or without a device.
+ * serving.  With batch_max 4, a device step proves up to four partitions
+ * of one key in one pass and every proof verifies.  With a device-memory
+ * cap below what a 2^20 key needs resident (computed from the MSM scratch
+ * sizes), the key streams from pinned host memory (tier PINNED, with its
+ * reason), nothing fails and the device stays under the cap.  Skipped (77) without CUDA or without a device.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuzk.h"
 #include "groth16/setup.h"
 #include "groth16/synth.h"
 #include "testutil.h"
+#include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
 #endif
@@ -26,6 +32,8 @@ typedef struct circuit {
     cuzk_fr *pub;
     size_t n_pub;
 } circuit;
+
+static cuzk_pool *gen_pool; /* the dev setups of the larger circuits */
 
 static int make_circuit(circuit *c, cuzk_curve curve, unsigned log2, const char *dir) {
     cuzk_r1cs r1cs;
@@ -39,7 +47,7 @@ static int make_circuit(circuit *c, cuzk_curve curve, unsigned log2, const char 
     snprintf(c->bad, sizeof c->bad, "%s/%s-bad.wtns", dir, cn);
     cuzk_zkey z;
     cuzk_key key;
-    int ok = tu_gen_keyed(curve, log2, NULL, &r1cs, &wit, &zbuf, &zsize, &err) &&
+    int ok = tu_gen_keyed(curve, log2, gen_pool, &r1cs, &wit, &zbuf, &zsize, &err) &&
              cuzk_wtns_write_file(curve, wit, r1cs.n_wires, c->wtns, &err) == CUZK_OK &&
              cuzk_zkey_from_mem(&z, zbuf, zsize, &err) == CUZK_OK;
     if (ok) {
@@ -128,6 +136,8 @@ int main(int argc, char **argv) {
         return tu_finish();
     }
     circuit bn, bls;
+    cuzk_error gerr = {0};
+    gen_pool = cuzk_pool_create(0, &gerr);
     if (!make_circuit(&bn, CUZK_CURVE_BN254, 12, dir) ||
         !make_circuit(&bls, CUZK_CURVE_BLS12_381, 11, dir))
         return tu_finish();
@@ -181,6 +191,75 @@ int main(int argc, char **argv) {
     prove_job(e, &bls, "bls", 2, "bls12_381 after a failed job");
 
     cuzk_engine_destroy(e, 10000);
+
+    /* batches: four partitions of one key per device step */
+    {
+        cuzk_engine_config bc = cfg;
+        bc.batch_max = 4;
+        if (cuzk_engine_create(&e, &bc, &err) != CUZK_OK) {
+            CHECK(0, "engine with batch_max 4: %s", err.msg);
+        } else {
+            CHECK(cuzk_engine_key_preload(e, "bls", bls.zkey, &err) == CUZK_OK, "preload: %s",
+                  err.msg);
+            prove_job(e, &bls, "bls", 8, "bls12_381 x8, batch_max 4");
+            prove_job(e, &bn, bn.zkey, 5, "bn254 x5, batch_max 4");
+            cuzk_engine_destroy(e, 10000);
+        }
+    }
+
+    /* a device-memory cap the key does not fit under, resident */
+    {
+        char sub[300];
+        snprintf(sub, sizeof sub, "%s/big", dir);
+        circuit big;
+        cuzk_gpu_ctx *tmp = NULL;
+        if (mkdir(sub, 0700) == 0 && make_circuit(&big, CUZK_CURVE_BN254, 20, sub) &&
+            cuzk_gpu_ctx_create(0, &tmp, &err) == CUZK_OK) {
+            size_t n = (size_t)1 << 20, s1, s2, h1, h2;
+            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_GPU_BN254, CUZK_GPU_G1, n, 0, &s1, &err);
+            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_GPU_BN254, CUZK_GPU_G2, n, 0, &s2, &err);
+            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_GPU_BN254, CUZK_GPU_G1, n, 1, &h1, &err);
+            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_GPU_BN254, CUZK_GPU_G2, n, 1, &h2, &err);
+            cuzk_gpu_ctx_destroy(tmp);
+            /* as prove_gpu.c reckons: bases (G1 64 B, G2 128 B), a prover's
+             * buffers, the scratch of its two streams; plus the matrices
+             * (under 150 B a row here) and twiddle tables for the streamed
+             * run, with one worker */
+            uint64_t bases = 64 * 4 * (uint64_t)n + 128 * (uint64_t)n, work = 32 * 5 * (uint64_t)n;
+            uint64_t need_dev = bases + work + s1 + s2;
+            uint64_t need_host = work + h1 + h2 + 150 * (uint64_t)n + (64ULL << 20);
+            CHECK(need_host < 0.8 * need_dev,
+                  "a cap between streamed (%.0f MiB) and resident (%.0f MiB) exists",
+                  need_host / 1048576.0, need_dev / 1048576.0);
+            uint64_t cap = (need_host + (uint64_t)(0.8 * need_dev)) / 2;
+            cuzk_engine_config cc = cfg;
+            cc.devices[0].workers = 1;
+            cc.devices[0].gpu_mem_limit = cap;
+            if (cuzk_engine_create(&e, &cc, &err) != CUZK_OK) {
+                CHECK(0, "engine with a device cap: %s", err.msg);
+            } else {
+                CHECK(cuzk_engine_key_preload(e, "big", big.zkey, &err) == CUZK_OK,
+                      "preload under the cap: %s", err.msg);
+                cuzk_key_info ki;
+                memset(&ki, 0, sizeof ki);
+                cuzk_engine_keys(e, &ki, 1);
+                CHECK(ki.tier == CUZK_TIER_PINNED && strstr(ki.tier_why, "pinned host memory"),
+                      "under a %.0f MiB cap the 2^20 key streams (tier %s: %s)",
+                      cap / 1048576.0, cuzk_key_tier_name(ki.tier), ki.tier_why);
+                prove_job(e, &big, "big", 3, "bn254 2^20 x3 under the cap");
+                cuzk_engine_status_get(e, &st);
+                CHECK(st.devices[0].device_mem_peak_bytes > 0 &&
+                          st.devices[0].device_mem_peak_bytes <= cap,
+                      "device memory stayed under the cap (peak %.0f of %.0f MiB)",
+                      st.devices[0].device_mem_peak_bytes / 1048576.0, cap / 1048576.0);
+                cuzk_engine_destroy(e, 10000);
+            }
+            cuzk_vk_free(&big.vk);
+            free(big.pub);
+        } else {
+            CHECK(0, "the 2^20 circuit: %s", err.msg);
+        }
+    }
 
     /* a failed GPU step is retried on the CPU fallback, which evaluates */
     cfg.cpu_fallback = 1;
@@ -289,6 +368,7 @@ int main(int argc, char **argv) {
     cuzk_vk_free(&bls.vk);
     free(bn.pub);
     free(bls.pub);
+    cuzk_pool_destroy(gen_pool);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
