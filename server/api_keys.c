@@ -76,6 +76,10 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
         if (!found) {
             if (ref[0] != '/')
                 return cuzk_fail(err, CUZK_ENOTFOUND, "unknown key '%s'", ref);
+            /* The engine keeps every path it registers: only key files
+             * get there (paths.c). */
+            if ((s = cuzkd_key_file_check(ref, err)) != CUZK_OK)
+                return s;
             s = cuzk_engine_key_preload(srv->engine, NULL, ref, err);
         } else if (info->curve != CUZK_CURVE_NONE && info->n_vars) {
             return CUZK_OK;
@@ -142,6 +146,17 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
     if (bad) {
         json_decref(j);
         return http_error(r, 400, "EINVAL", "%s", bad);
+    }
+    if (!cuzkd_path_allowed(r, json_string_value(path), "key", &reply) ||
+        (circ && !cuzkd_path_allowed(r, json_string_value(circ), "circuit", &reply))) {
+        json_decref(j);
+        return reply;
+    }
+    cuzk_error ferr = {0};
+    cuzk_status fs = cuzkd_key_file_check(json_string_value(path), &ferr);
+    if (fs != CUZK_OK) {
+        json_decref(j);
+        return http_error_status(r, fs, ferr.msg);
     }
     char key_id[CUZK_ID_MAX + 1];
     snprintf(key_id, sizeof key_id, "%s", json_string_value(id));

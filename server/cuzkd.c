@@ -150,16 +150,25 @@ static void drain(cuzkd_server *srv, const cuzkd_config *c) {
         cuzk_engine_status_get(srv->engine, &st);
     }
     uint64_t ended = st.jobs_done + st.jobs_failed + st.jobs_cancelled + st.jobs_expired - done0;
-    if (st.jobs_active)
+    /* From here on a result wait answers at once: with its proof if the job
+     * finished, else 503 (api_jobs.c). */
+    atomic_store(&srv->stopping, 1);
+    if (st.jobs_active) {
+        /* Cancelled now, not when the engine stops: their partitions stop
+         * at the next stage boundary instead of being proved for nothing
+         * while the last responses are written. */
+        unsigned n = cuzkd_jobs_cancel_all(srv);
         LOG_WARN("cuzkd",
-                 "drain time (%u s) is up: cancelling %u job(s) still in flight "
+                 "drain time (%u s) is up: cancelled %u job(s) still in flight "
                  "(%llu finished meanwhile)",
-                 c->drain_timeout_s, st.jobs_active, (unsigned long long)ended);
-    else
+                 c->drain_timeout_s, n, (unsigned long long)ended);
+    } else {
         LOG_INFO("cuzkd", "drained: %llu job(s) finished in %.1f s", (unsigned long long)ended,
                  (cuzk_now_ns() - start) / 1e9);
-    /* Clients waiting on results of jobs that just ended are being
-     * answered now; give them a moment before connections close. */
+    }
+    /* Waiters answer within one await slice; results of jobs that just
+     * ended are being written: give them a moment before connections
+     * close. */
     for (unsigned waited = 0; atomic_load(&srv->requests) > 0 && waited < RESPONSE_GRACE_MS;
          waited += 20)
         sleep_ms(20);

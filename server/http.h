@@ -112,6 +112,17 @@ json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply);
 /* Count one response for /metrics (called by the completion callback). */
 void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len);
 
+/* ---- paths.c: files named by clients ------------------------------------------ */
+
+/* May request |r| name the file |path| (as |what|: "witness", "key",
+ * "circuit")?  Unix-socket clients may; TCP clients only under
+ * remote_paths.  0 after replying 403. */
+int cuzkd_path_allowed(cuzkd_request *r, const char *path, const char *what,
+                       enum MHD_Result *reply);
+/* |path| is a regular file that starts like a .zkey (opened non-blocking):
+ * CUZK_OK, CUZK_ENOTFOUND, CUZK_EINVAL (not a regular file) or CUZK_EFORMAT. */
+cuzk_status cuzkd_key_file_check(const char *path, cuzk_error *err);
+
 /* ---- handlers (api_*.c) ------------------------------------------------------ */
 
 enum MHD_Result api_jobs_submit(cuzkd_request *r);
