@@ -697,16 +697,16 @@ cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk *vk, cuzk_error *er
     memset(vk, 0, sizeof *vk);
     if (stat(key, &sb) == 0 && S_ISREG(sb.st_mode))
         return vk_from_file(key, vk, err);
-    json_t *j = cli_request_json(c, "GET", "/v1/keys", NULL, 30000, NULL, err);
+    /* The key's own entry: the daemon resolves another name of the key
+     * (an alias) to it. */
+    char url[512];
+    if (strlen(key) > 127 || strpbrk(key, "/?#% \"\\"))
+        return cuzk_fail(err, CUZK_ENOTFOUND, "key '%s': no such file, and not a key id", key);
+    snprintf(url, sizeof url, "/v1/keys/%s", key);
+    json_t *j = cli_request_json(c, "GET", url, NULL, 30000, NULL, err);
     if (!j)
         return err ? err->status : CUZK_EIO;
-    size_t i;
-    json_t *k;
-    const char *path = NULL;
-    json_array_foreach(json_object_get(j, "keys"), i, k) {
-        if (!strcmp(cli_json_str(k, "id", ""), key))
-            path = cli_json_str(k, "path", NULL);
-    }
+    const char *path = cli_json_str(j, "path", NULL);
     cuzk_status st = path ? vk_from_file(path, vk, err)
                           : cuzk_fail(err, CUZK_ENOTFOUND, "key '%s': no such file, and the "
                                       "daemon knows no key of that id", key);

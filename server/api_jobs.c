@@ -998,7 +998,10 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
                               "client %s already has %u jobs in flight (max_jobs_per_client)",
                               r->client, srv->cfg->max_jobs_per_client);
     }
-    cuzk_submit_opts o = {.key = attach ? q->key : key.id,
+    char attach_key[CUZK_ID_MAX + 1] = "";
+    if (attach && q->key[0] != '/')
+        cuzkd_key_unalias(srv, q->key, attach_key);
+    cuzk_submit_opts o = {.key = attach ? (attach_key[0] ? attach_key : q->key) : key.id,
                           .request_id = q->request_id,
                           .priority = q->priority,
                           .deadline_ms = q->deadline_ms,

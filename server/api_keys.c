@@ -28,6 +28,16 @@ json_t *cuzkd_key_json(cuzkd_server *srv, const cuzk_key_info *k) {
                      jtext(k->load_status == CUZK_OK ? "" : k->load_msg));
     if (j)
         json_object_set_new(j, "circuit", jtext(wasm));
+    json_t *names = json_array();
+    pthread_mutex_lock(&srv->circuits_lock);
+    for (cuzkd_alias *a = srv->aliases; a; a = a->next)
+        if (!strcmp(a->target, k->id))
+            json_array_append_new(names, jtext(a->id));
+    pthread_mutex_unlock(&srv->circuits_lock);
+    if (j)
+        json_object_set_new(j, "aliases", names);
+    else
+        json_decref(names);
     return j;
 }
 
@@ -47,8 +57,53 @@ static cuzk_key_info *all_keys(cuzk_engine *e, size_t *n) {
     return k;
 }
 
+void cuzkd_key_unalias(cuzkd_server *srv, const char *id, char *out) {
+    snprintf(out, CUZK_ID_MAX + 1, "%s", id);
+    pthread_mutex_lock(&srv->circuits_lock);
+    for (cuzkd_alias *a = srv->aliases; a; a = a->next)
+        if (!strcmp(a->id, id)) {
+            snprintf(out, CUZK_ID_MAX + 1, "%s", a->target);
+            break;
+        }
+    pthread_mutex_unlock(&srv->circuits_lock);
+}
+
+void cuzkd_aliases_free(cuzkd_server *srv) {
+    while (srv->aliases) {
+        cuzkd_alias *a = srv->aliases;
+        srv->aliases = a->next;
+        free(a);
+    }
+}
+
+/* Record |id| as another name of engine key |target|: 1, or 0 when |id|
+ * already names something else. */
+static int alias_add(cuzkd_server *srv, const char *id, const char *target) {
+    int ok = 1;
+    pthread_mutex_lock(&srv->circuits_lock);
+    cuzkd_alias *a = srv->aliases;
+    while (a && strcmp(a->id, id))
+        a = a->next;
+    if (a)
+        ok = !strcmp(a->target, target);
+    else if ((a = calloc(1, sizeof *a))) {
+        snprintf(a->id, sizeof a->id, "%s", id);
+        snprintf(a->target, sizeof a->target, "%s", target);
+        a->next = srv->aliases;
+        srv->aliases = a;
+    } else
+        ok = 0;
+    pthread_mutex_unlock(&srv->circuits_lock);
+    return ok;
+}
+
 /* Key with id |id| (or, if |path| is not NULL, with that real path). */
 static int key_lookup(cuzkd_server *srv, const char *id, const char *path, cuzk_key_info *out) {
+    char real_id[CUZK_ID_MAX + 1];
+    if (id) {
+        cuzkd_key_unalias(srv, id, real_id);
+        id = real_id;
+    }
     size_t n;
     cuzk_key_info *k = all_keys(srv->engine, &n);
     int found = 0;
@@ -162,6 +217,23 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
     snprintf(key_id, sizeof key_id, "%s", json_string_value(id));
     cuzk_error err = {0};
     int load = !pre || json_is_true(pre);
+    /* A file the engine already knows under another id (first used by its
+     * path): the new id becomes another name of that key. */
+    cuzk_key_info known, same;
+    char *rp = realpath(json_string_value(path), NULL);
+    int have = rp && key_lookup(r->srv, NULL, rp, &known) && strcmp(known.id, key_id) &&
+               !key_lookup(r->srv, key_id, NULL, &same);
+    free(rp);
+    if (have) {
+        if (!alias_add(r->srv, key_id, known.id)) {
+            json_decref(j);
+            return http_error(r, 409, "EMISMATCH", "key id '%s' already names another key",
+                              key_id);
+        }
+        LOG_INFO("keys", "key %s: another name of key %s (%s), by client %s", key_id, known.id,
+                 known.path, r->client);
+        snprintf(key_id, sizeof key_id, "%s", known.id);
+    }
     uint64_t t0 = cuzk_now_ns();
     cuzk_status s =
         load ? cuzk_engine_key_preload(r->srv->engine, key_id, json_string_value(path), &err)

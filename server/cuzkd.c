@@ -272,6 +272,7 @@ out:
     cuzkd_jobs_stop(srv);
     /* After the engine: it gives upload buffers back as it frees jobs. */
     cuzkd_intake_destroy(srv);
+    cuzkd_aliases_free(srv);
     cuzkd_circuits_free(srv);
     if (pid_written)
         unlink(cfg.pid_file);

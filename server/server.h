@@ -116,6 +116,13 @@ typedef struct cuzkd_intake_counts {
     uint64_t budget, held, in_use, idle, gets, waits, maps;
 } cuzkd_intake_counts;
 
+/* A second id for a key the engine knows under another (api_keys.c): a
+ * .zkey first used by its path can still be registered under a name. */
+typedef struct cuzkd_alias {
+    char id[CUZK_ID_MAX + 1], target[CUZK_ID_MAX + 1];
+    struct cuzkd_alias *next;
+} cuzkd_alias;
+
 /* A circuit registered with a key (circuit.c). */
 typedef struct cuzkd_circuit cuzkd_circuit;
 
@@ -164,6 +171,9 @@ typedef struct cuzkd_server {
      * compile) happen outside it. */
     pthread_mutex_t circuits_lock;
     cuzkd_circuit *circuits;
+
+    /* Key aliases (api_keys.c), under circuits_lock. */
+    cuzkd_alias *aliases;
 } cuzkd_server;
 
 /* ---- api_jobs.c ---------------------------------------------------------- */
@@ -220,6 +230,13 @@ struct cuzk_wc_circuit;
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
                               const struct cuzk_wc_circuit **c, cuzk_error *err);
 void cuzkd_circuits_init(cuzkd_server *srv);
+/* ---- api_keys.c ------------------------------------------------------------ */
+
+/* The engine's id for key id |id| (|id| itself unless it is an alias):
+ * into |out| (CUZK_ID_MAX + 1 bytes). */
+void cuzkd_key_unalias(cuzkd_server *srv, const char *id, char *out);
+void cuzkd_aliases_free(cuzkd_server *srv);
+
 void cuzkd_circuits_free(cuzkd_server *srv);
 
 #endif
