@@ -135,6 +135,11 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
              * get there (paths.c). */
             if ((s = cuzkd_key_file_check(ref, err)) != CUZK_OK)
                 return s;
+            if (cuzk_engine_keys(srv->engine, NULL, 0) >= srv->cfg->max_keys)
+                return cuzk_fail(err, CUZK_EBUSY,
+                                 "the daemon knows %u keys already (max_keys): name a key it "
+                                 "knows, or ask its operator",
+                                 srv->cfg->max_keys);
             s = cuzk_engine_key_preload(srv->engine, NULL, ref, err);
         } else if (info->curve != CUZK_CURVE_NONE && info->n_vars) {
             return CUZK_OK;
@@ -215,6 +220,7 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
     }
     char key_id[CUZK_ID_MAX + 1];
     snprintf(key_id, sizeof key_id, "%s", json_string_value(id));
+
     cuzk_error err = {0};
     int load = !pre || json_is_true(pre);
     /* A file the engine already knows under another id (first used by its
@@ -224,6 +230,13 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
     int have = rp && key_lookup(r->srv, NULL, rp, &known) && strcmp(known.id, key_id) &&
                !key_lookup(r->srv, key_id, NULL, &same);
     free(rp);
+    cuzk_key_info existing;
+    if (!have && !key_lookup(r->srv, key_id, NULL, &existing) &&
+        cuzk_engine_keys(r->srv->engine, NULL, 0) >= r->srv->cfg->max_keys) {
+        json_decref(j);
+        return http_error(r, 503, "EBUSY", "the daemon knows %u keys already (max_keys)",
+                          r->srv->cfg->max_keys);
+    }
     if (have) {
         if (!alias_add(r->srv, key_id, known.id)) {
             json_decref(j);

@@ -98,6 +98,11 @@ static const cuzkd_option options[] = {
      "lie under one of them once links are resolved. Empty: TCP clients send\n"
      "witness bytes and name keys by id only. Unix socket clients may name\n"
      "any file the daemon can read."},
+    {"max_keys", OPT_UINT, F(max_keys), "256", 1, 1000000, NULL,
+     "Keys the daemon may know, by id or by path. The engine keeps every key\n"
+     "it was given until it stops (its memory is freed by eviction, its entry\n"
+     "is not), so a key id or .zkey path not yet known gets 503 once this\n"
+     "many are. Only files that look like .zkey files are ever added."},
     {"devices", OPT_STRING, F(devices), "auto", 0, 0, check_devices,
      "Proving devices, comma separated: auto (every GPU, else the CPU), cpu,\n"
      "cpu:threads=N, gpu (every GPU), gpu0, gpu1, ..., and for tests\n"

@@ -41,6 +41,7 @@ typedef struct cuzkd_config {
     unsigned max_connections_per_ip; /* TCP; 0: no per-address limit */
     unsigned request_timeout_s;      /* headers, then the whole body, of one request */
     char *remote_paths; /* folders TCP clients may name files in ("": none) */
+    unsigned max_keys;  /* keys the engine may know (ids and paths) */
     /* engine */
     char *devices;
     unsigned synth_workers, synth_threads, finalize_threads;

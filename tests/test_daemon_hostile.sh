@@ -80,7 +80,7 @@ tcp_port() {
 }
 
 start_daemon main --listen=127.0.0.1:0 --token=tok --request_timeout_s=2 \
-  --max_connections_per_ip=8 --threads=32 || exit 1
+  --max_connections_per_ip=8 --threads=32 --max_keys=3 || exit 1
 PORT=$(tcp_port "$tmp/main.log")
 [ -n "$PORT" ] || { echo "no TCP port in the log"; exit 1; }
 TCP=127.0.0.1:$PORT
@@ -105,6 +105,12 @@ for k in "$tmp/fifo" "$tmp/dir" /dev/zero / "$W"; do
 done
 expect 404 -- -X POST -d "{\"key\":\"$tmp/none.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
 check "key table after non-keys" "$(nkeys)" "$keys0"
+# the key table is bounded: max_keys=3, c.zkey is one of them
+for k in 2 3 4; do cp "$tmp/c.zkey" "$tmp/k$k.zkey"; done
+expect 202 -- -X POST -d "{\"key\":\"$tmp/k2.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 202 -- -X POST -d "{\"key\":\"$tmp/k3.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 503 EBUSY -- -X POST -d "{\"key\":\"$tmp/k4.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+check "key table at max_keys" "$(nkeys)" 3
 alive "keys that are not key files (the key loader still loads)"
 
 # ---- a socket planted by another user --------------------------------------------
