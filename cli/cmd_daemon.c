@@ -34,7 +34,7 @@ const char *cli_prove_daemon_help =
     "  -v                also print the job's per-stage times\n"
     "  --verify          check the returned proof with the key's vk here (done\n"
     "                    anyway when the key is a file on this machine); the\n"
-    "                    public signals are always checked against the witness\n"
+    "                    public signals are always checked against a witness file\n"
     "  With --input in.json (then there is no witness argument) the inputs are\n"
     "  sent and the daemon computes the witness with --circuit c.wasm, or with\n"
     "  the circuit registered with the key when --circuit is absent.\n"

@@ -649,11 +649,14 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                               "request body of %s bytes is larger than the limit of %zu bytes", cl,
                               r->body_max);
     }
-    /* The body's deadline: request_timeout_s, or a second per MiB. */
+    /* The body's deadline: request_timeout_s, or a second per MiB.  It
+     * starts once this call returns (on_request): a key load or a wait for
+     * upload room below is the daemon's time, not the client's. */
     uint64_t body_s = (cl ? declared : r->body_max) >> 20;
     if (body_s < srv->cfg->request_timeout_s)
         body_s = srv->cfg->request_timeout_s;
-    conn_set_phase(r->conn, PHASE_BODY, seconds_ns(body_s));
+    r->body_allow_ns = seconds_ns(body_s);
+    conn_set_phase(r->conn, PHASE_HANDLER, 0);
     /* From here on, a refusal waits for the body (see defer_ok). */
     const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     const char *expect = http_header(r, MHD_HTTP_HEADER_EXPECT);
@@ -701,6 +704,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         atomic_fetch_add(&l->srv->requests, 1);
         enum MHD_Result ret = first_call(r, l, url);
         r->defer_ok = 0;
+        conn_set_phase(conn, PHASE_BODY,
+                       r->body_allow_ns ? r->body_allow_ns
+                                        : seconds_ns(l->srv->cfg->request_timeout_s));
         return ret;
     }
     if (r->handled) { /* answered early: read and drop the body, then answer */

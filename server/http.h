@@ -59,6 +59,7 @@ typedef struct cuzkd_request {
     struct MHD_Response *deferred;
     unsigned deferred_code;
     size_t drained;
+    uint64_t body_allow_ns; /* the body's deadline, from the end of the first call */
 } cuzkd_request;
 
 typedef enum MHD_Result (*cuzkd_handler)(cuzkd_request *r);
