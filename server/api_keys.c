@@ -152,6 +152,25 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
     return cuzk_fail(err, CUZK_EINTERNAL, "key '%s' loaded but its size is not known", ref);
 }
 
+void cuzkd_keys_sweep(cuzkd_server *srv) {
+    uint64_t idle = (uint64_t)srv->cfg->key_idle_s * 1000000000ULL, now = cuzk_now_ns();
+    if (!idle)
+        return;
+    size_t n;
+    cuzk_key_info *k = all_keys(srv->engine, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* Ids a client chose never hold '/': this one was named by path. */
+        if (!strchr(k[i].id, '/') || k[i].tier == CUZK_TIER_DISK || k[i].loading ||
+            k[i].in_use || !k[i].last_used_ns || now - k[i].last_used_ns < idle)
+            continue;
+        cuzk_error err = {0};
+        if (cuzk_engine_key_evict(srv->engine, k[i].id, &err) == CUZK_OK)
+            LOG_INFO("keys", "key %s evicted: named by path and unused for %.0f s (key_idle_s)",
+                     k[i].id, (now - k[i].last_used_ns) / 1e9);
+    }
+    free(k);
+}
+
 /* The key named by the path, or 0 after replying 404. */
 static int path_key(cuzkd_request *r, cuzk_key_info *k, enum MHD_Result *reply) {
     if (key_lookup(r->srv, r->param, NULL, k))

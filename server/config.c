@@ -103,6 +103,11 @@ static const cuzkd_option options[] = {
      "it was given until it stops (its memory is freed by eviction, its entry\n"
      "is not), so a key id or .zkey path not yet known gets 503 once this\n"
      "many are. Only files that look like .zkey files are ever added."},
+    {"key_idle_s", OPT_UINT, F(key_idle_s), "600", 0, 31536000, NULL,
+     "Seconds a key that a client named by its path (not a key id) may stay\n"
+     "in memory unused before it is evicted (its file is read again by its\n"
+     "next job). Keys registered under an id are only evicted when memory\n"
+     "is needed. 0: never."},
     {"devices", OPT_STRING, F(devices), "auto", 0, 0, check_devices,
      "Proving devices, comma separated: auto (every GPU, else the CPU), cpu,\n"
      "cpu:threads=N, gpu (every GPU), gpu0, gpu1, ..., and for tests\n"

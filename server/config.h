@@ -42,6 +42,7 @@ typedef struct cuzkd_config {
     unsigned request_timeout_s;      /* headers, then the whole body, of one request */
     char *remote_paths; /* folders TCP clients may name files in ("": none) */
     unsigned max_keys;  /* keys the engine may know (ids and paths) */
+    unsigned key_idle_s; /* keys named by path: evicted after this idle; 0 never */
     /* engine */
     char *devices;
     unsigned synth_workers, synth_threads, finalize_threads;

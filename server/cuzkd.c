@@ -32,6 +32,8 @@
 /* How long a stopping daemon waits for responses being written (results
  * of jobs that just finished) before it closes the connections. */
 #define RESPONSE_GRACE_MS 2000
+/* How often idle keys named by path are looked for (key_idle_s). */
+#define KEY_SWEEP_S 5
 
 static cuzkd_server g_srv;
 /* The pid file to remove on the immediate-exit path (signal thread), kept
@@ -255,9 +257,20 @@ int main(int argc, char **argv) {
     atomic_store(&srv->ready, 1);
     LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
 
+    /* Serving: main looks for idle keys named by path every few seconds
+     * (here, because main alone decides when the engine goes away). */
     pthread_mutex_lock(&g_stop.lock);
-    while (!g_stop.requested)
-        pthread_cond_wait(&g_stop.cv, &g_stop.lock);
+    while (!g_stop.requested) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += KEY_SWEEP_S;
+        pthread_cond_timedwait(&g_stop.cv, &g_stop.lock, &ts);
+        if (g_stop.requested)
+            break;
+        pthread_mutex_unlock(&g_stop.lock);
+        cuzkd_keys_sweep(srv);
+        pthread_mutex_lock(&g_stop.lock);
+    }
     pthread_mutex_unlock(&g_stop.lock);
     drain(srv, &cfg);
     rc = 0;

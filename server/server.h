@@ -236,6 +236,9 @@ void cuzkd_circuits_init(cuzkd_server *srv);
  * into |out| (CUZK_ID_MAX + 1 bytes). */
 void cuzkd_key_unalias(cuzkd_server *srv, const char *id, char *out);
 void cuzkd_aliases_free(cuzkd_server *srv);
+/* Evict keys named by path that have been idle for key_idle_s (main
+ * calls it every few seconds while serving). */
+void cuzkd_keys_sweep(cuzkd_server *srv);
 
 void cuzkd_circuits_free(cuzkd_server *srv);
 

@@ -262,7 +262,8 @@ check "exit status of the first daemon" "$rc" 0
 mkdir -p "$tmp/shared"
 cp "$tmp/c.zkey" "$W" "$tmp/shared/"
 ln -s "$tmp/c.wtns" "$tmp/shared/out.wtns" # a link that leaves the folder
-start_daemon rp --listen=127.0.0.1:0 --token=tok --remote_paths="$tmp/shared" || exit 1
+start_daemon rp --listen=127.0.0.1:0 --token=tok --remote_paths="$tmp/shared" --key_idle_s=1 ||
+  exit 1
 TCP=127.0.0.1:$(tcp_port "$tmp/rp.log")
 out=$(tcurl -X POST -d "{\"key\":\"$tmp/shared/c.zkey\",\"witness_paths\":[\"$tmp/shared/c.wtns\"]}" \
   "http://$TCP/v1/jobs")
@@ -274,6 +275,11 @@ out=$(tcurl -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$tmp/share
   "http://$TCP/v1/jobs")
 case "$out" in *forbidden*) ok ;; *) bad "TCP key outside remote_paths: $out" ;; esac
 alive "remote_paths"
+# keys named by path leave memory once idle for key_idle_s (1 s here)
+wait_for 30 status_is 'j.keys.length >= 1 && j.keys.every(k => k.tier == "disk")' /v1/keys &&
+  grep -q "evicted: named by path and unused" "$tmp/rp.log" && ok ||
+  bad "idle keys named by path stayed resident: $(curl -s --unix-socket "$SOCK" http://cuzkd/v1/keys)"
+alive "idle eviction"
 load "after the cases"
 stop_daemon "$DPID"
 check "exit status" "$rc" 0
