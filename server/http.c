@@ -791,6 +791,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
             if (n)
                 snprintf(more, sizeof more, " (and %llu more 401s not logged)",
                          (unsigned long long)n);
+        } else { /* another thread logs this round */
+            atomic_fetch_add(&unlogged, 1);
+            lvl = CUZK_LOG_DEBUG;
         }
     }
     cuzkd_log(lvl, "http", "%s %s %u %.1fms client=%s%s%s", r->method, r->path, code, ns / 1e6,
