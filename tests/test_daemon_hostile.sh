@@ -135,23 +135,11 @@ ln -s "$pub/cuzkd.sock" "$pub/link.sock"
   >"$tmp/pl2.log" 2>&1 && bad "prove through a link in a shared folder succeeded" || ok
 wait "$plant"
 check "bytes the planted socket received" "$(cat "$tmp/plant.out")" "connections 0 bytes 0"
-# the default socket without XDG_RUNTIME_DIR: /tmp/cuzkd-<uid>.sock (only
-# when no daemon of this user has it now)
-dflt=/tmp/cuzkd-$(id -u).sock
-if [ ! -e "$dflt" ]; then
-  as_nobody "$nobody_py" "$pub/h.py" plant "$dflt" 6 >"$tmp/plant2.out" 2>&1 &
-  plant=$!
-  wait_for 5 test -S "$dflt" || bad "the planted default socket did not appear"
-  env -u XDG_RUNTIME_DIR -u CUZK_ADDR "$cuzk" prove "$tmp/c.zkey" "$W" "$tmp/pl.json" \
-    "$tmp/pl.pub.json" >"$tmp/pl3.log" 2>&1
-  rc=$?
-  [ $rc -ne 0 ] && grep -q "refusing socket" "$tmp/pl3.log" && [ ! -e "$tmp/pl.json" ] && ok ||
-    bad "prove through a planted default socket: exit $rc: $(cat "$tmp/pl3.log")"
-  wait "$plant"
-  rm -f "$dflt"
-  check "bytes the planted default socket received" "$(cat "$tmp/plant2.out")" \
-    "connections 0 bytes 0"
-fi
+# The default path itself (/tmp/cuzkd-<uid>.sock without XDG_RUNTIME_DIR)
+# is not planted here: every other client of this user on the machine,
+# other tests running at the same time included, would find it.  The
+# check is the same for every unix address (cli_conn_open), and the
+# folder above is writable by all, as /tmp is.
 rm -rf "$pub"
 # A daemon that answers with the proof of another witness (a private
 # folder: the socket is trusted, the answer is not): a real result whose
