@@ -200,8 +200,50 @@ static struct curl_slist *headers(const char *const *lines, int n, const char *e
     return l;
 }
 
+/*
+ * Whoever answers on a unix socket receives the key path and the witness
+ * and returns the proof this client writes, so the socket must be one the
+ * caller can trust.  In a folder other users may write to (/tmp, where the
+ * default socket lives without XDG_RUNTIME_DIR) anybody could have created
+ * the name first: there the socket itself (not a link) must belong to the
+ * caller or to root.  In any other folder its owner decides what is in it
+ * (the caller's runtime folder, or /run/cuzk made by the service set-up for
+ * the daemon's own user), and it is trusted as the operator arranged it.
+ */
+cuzk_status cli_unix_socket_trusted(const char *path, cuzk_error *err) {
+    char dir[sizeof ((cli_addr *)0)->path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    struct stat ds, ss;
+    if (stat(dir, &ds) != 0)
+        return CUZK_OK; /* nothing there: the connection fails on its own */
+    if (lstat(path, &ss) != 0)
+        return CUZK_OK;
+    uid_t me = geteuid();
+    if (S_ISLNK(ss.st_mode) && (ds.st_mode & S_IWOTH))
+        return cuzk_fail(err, CUZK_EIO,
+                         "refusing socket %s: a symbolic link in a folder every user may write to",
+                         path);
+    if (!S_ISSOCK(ss.st_mode) && !S_ISLNK(ss.st_mode))
+        return cuzk_fail(err, CUZK_EINVAL, "%s is not a socket", path);
+    if ((ds.st_mode & S_IWOTH) && ss.st_uid != me && ss.st_uid != 0)
+        return cuzk_fail(err, CUZK_EIO,
+                         "refusing socket %s: owned by uid %u, not you or root, in a folder "
+                         "anyone may write to (another user may have planted it)",
+                         path, (unsigned)ss.st_uid);
+    return CUZK_OK;
+}
+
 cli_conn *cli_conn_open(const cli_addr *addr, const char *token, const char *client_id,
                         cuzk_error *err) {
+    if (addr->kind == CLI_ADDR_UNIX && cli_unix_socket_trusted(addr->path, err) != CUZK_OK)
+        return NULL;
     pthread_once(&curl_once, curl_init);
     if (curl_init_rc != CURLE_OK) {
         cuzk_fail(err, CUZK_EINTERNAL, "libcurl: %s", curl_easy_strerror(curl_init_rc));
@@ -655,16 +697,16 @@ cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk *vk, cuzk_error *er
     memset(vk, 0, sizeof *vk);
     if (stat(key, &sb) == 0 && S_ISREG(sb.st_mode))
         return vk_from_file(key, vk, err);
-    json_t *j = cli_request_json(c, "GET", "/v1/keys", NULL, 30000, NULL, err);
+    /* The key's own entry: the daemon resolves another name of the key
+     * (an alias) to it. */
+    char url[512];
+    if (strlen(key) > 127 || strpbrk(key, "/?#% \"\\"))
+        return cuzk_fail(err, CUZK_ENOTFOUND, "key '%s': no such file, and not a key id", key);
+    snprintf(url, sizeof url, "/v1/keys/%s", key);
+    json_t *j = cli_request_json(c, "GET", url, NULL, 30000, NULL, err);
     if (!j)
         return err ? err->status : CUZK_EIO;
-    size_t i;
-    json_t *k;
-    const char *path = NULL;
-    json_array_foreach(json_object_get(j, "keys"), i, k) {
-        if (!strcmp(cli_json_str(k, "id", ""), key))
-            path = cli_json_str(k, "path", NULL);
-    }
+    const char *path = cli_json_str(j, "path", NULL);
     cuzk_status st = path ? vk_from_file(path, vk, err)
                           : cuzk_fail(err, CUZK_ENOTFOUND, "key '%s': no such file, and the "
                                       "daemon knows no key of that id", key);

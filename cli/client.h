@@ -114,6 +114,11 @@ typedef struct cli_conn cli_conn;
  * Nothing is sent until the first request.  Returns NULL with |err| set
  * (CUZK_ENOMEM, CUZK_EINTERNAL) on failure.  Free with cli_conn_free.
  */
+/* May this client talk to the unix socket |path|?  In a folder every user
+ * may write to, the socket (not a link) must belong to the caller or root;
+ * elsewhere the folder's owner is trusted.  CUZK_OK, else CUZK_EIO or
+ * CUZK_EINVAL with the reason.  cli_conn_open checks it. */
+cuzk_status cli_unix_socket_trusted(const char *path, cuzk_error *err);
 cli_conn *cli_conn_open(const cli_addr *addr, const char *token, const char *client_id,
                         cuzk_error *err);
 void cli_conn_free(cli_conn *c);

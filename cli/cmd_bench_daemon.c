@@ -397,8 +397,11 @@ static void progress(const bench_opts *o, bench_sink *s, uint64_t t0, uint64_t t
     double el = (cli_now_ns() - t0) / 1e9;
     if (!cli_stderr_tty()) {
         if (last)
-            fprintf(stderr, "bench %s: %zu jobs done, %llu failed, %.2f s\n", o->mode, done,
-                    (unsigned long long)s->failed, el);
+            fprintf(stderr, "bench %s: %zu jobs done, %llu failed, %llu never reached the daemon, "
+                            "%.2f s\n",
+                    o->mode, done - (size_t)s->unreached,
+                    (unsigned long long)(s->failed - s->unreached),
+                    (unsigned long long)s->unreached, el);
         return;
     }
     int stress = !strcmp(o->mode, "stress");
@@ -710,8 +713,10 @@ static int report(const bench_opts *o, bench_sink *s, double wall, uint64_t subm
     json_object_set_new(j, "failures", fails);
     if (o->verify)
         printf("verified: %zu valid, %llu invalid\n", all.n, (unsigned long long)s->invalid);
-    printf("request ids: %llu unique submitted, %zu duplicate job ids, %llu retries after 429\n",
-           (unsigned long long)submitted, dup, (unsigned long long)s->retries);
+    printf("request ids: %llu unique submitted (%llu of them reached the daemon), %zu duplicate "
+           "job ids, %llu retries after 429\n",
+           (unsigned long long)submitted, (unsigned long long)(submitted - s->unreached), dup,
+           (unsigned long long)s->retries);
     if (before && after)
         daemon_split(before, after, j);
     int rc = 0;
@@ -748,6 +753,36 @@ static int gen_pair(bench_opts *o, cuzk_curve curve, unsigned log2, const char *
         return cli_fail("bench", "setup", &err);
     o->n_pairs++;
     return 0;
+}
+
+/* Circuits are named by their key file's name; two keys of one name in
+ * different folders (a/circuit.zkey, b/circuit.zkey) would share a line of
+ * the report, so those are named by their whole path (its last 63 bytes
+ * when longer), and keys that still share a label get "#n" added. */
+static void unique_labels(bench_opts *o) {
+    unsigned char clash[MAX_PAIRS] = {0};
+    for (unsigned i = 0; i < o->n_pairs; i++)
+        for (unsigned j = 0; j < o->n_pairs; j++)
+            if (i != j && !strcmp(o->pairs[i].label, o->pairs[j].label) &&
+                strcmp(o->pairs[i].key, o->pairs[j].key))
+                clash[i] = 1;
+    for (unsigned i = 0; i < o->n_pairs; i++) {
+        bench_pair *a = &o->pairs[i];
+        size_t n = strlen(a->key);
+        if (clash[i])
+            fmt_trunc(a->label, sizeof a->label, "%s%s",
+                      n >= sizeof a->label ? a->key + n - (sizeof a->label - 1) : a->key,
+                      a->is_input ? " (inputs)" : "");
+    }
+    for (unsigned i = 0; i < o->n_pairs; i++)
+        for (unsigned j = 0; j < i; j++)
+            if (!strcmp(o->pairs[i].label, o->pairs[j].label) &&
+                strcmp(o->pairs[i].key, o->pairs[j].key)) {
+                char base[sizeof o->pairs[i].label];
+                snprintf(base, sizeof base, "%s", o->pairs[i].label);
+                fmt_trunc(o->pairs[i].label, sizeof o->pairs[i].label, "%.56s #%u", base, i + 1);
+                break;
+            }
 }
 
 /* Everything a pair needs before the run: absolute paths, the witness
@@ -1052,6 +1087,8 @@ int cmd_bench_daemon(int argc, char **argv) {
     int upload = o.upload || cli_conn_addr(c)->kind == CLI_ADDR_TCP;
     for (unsigned i = 0; i < o.n_pairs && !rc; i++)
         rc = prepare_pair(&o, &o.pairs[i], c, upload);
+    if (!rc)
+        unique_labels(&o);
     if (!rc)
         rc = bench_run(&o, c);
 out:

@@ -20,6 +20,7 @@
 #include "cli/client.h"
 #include "groth16/json.h"
 #include "groth16/key.h"
+#include "groth16/wtns.h"
 
 const char *cli_prove_daemon_help =
     "through a daemon (when --addr, CUZK_ADDR or the default socket names one):\n"
@@ -31,7 +32,9 @@ const char *cli_prove_daemon_help =
     "  --upload          send the witness file's bytes even on a unix socket\n"
     "                    (always done over TCP; locally its path is sent)\n"
     "  -v                also print the job's per-stage times\n"
-    "  --verify          check the returned proof with the key's vk here\n"
+    "  --verify          check the returned proof with the key's vk here (done\n"
+    "                    anyway when the key is a file on this machine); the\n"
+    "                    public signals are always checked against a witness file\n"
     "  With --input in.json (then there is no witness argument) the inputs are\n"
     "  sent and the daemon computes the witness with --circuit c.wasm, or with\n"
     "  the circuit registered with the key when --circuit is absent.\n"
@@ -234,18 +237,52 @@ static void print_stages(cli_conn *c, const char *rid, double submit_s, double w
     json_decref(j);
 }
 
-/* Verify (when asked) and write the proof files as the in-process path does. */
-static int write_result(cli_conn *c, const prove_args *a, const char *key, json_t *result) {
+/* The public signals the daemon returned are the witness's own (values 1 ..
+ * n_pub of the .wtns): a proof of another witness (a request id reused
+ * with other content, a daemon that is not what it seems) is refused. */
+static cuzk_status check_public(const char *wtns, const cuzk_proof *proof, const cuzk_fr *pub,
+                                size_t n_pub, cuzk_error *err) {
+    cuzk_wtns w;
+    cuzk_status st = cuzk_wtns_open(&w, wtns, err);
+    if (st != CUZK_OK)
+        return st;
+    cuzk_fr *mine = calloc(n_pub ? n_pub : 1, sizeof *mine);
+    if (!mine)
+        st = cuzk_fail(err, CUZK_ENOMEM, "out of memory");
+    else if (w.curve != proof->curve || n_pub + 1 > w.n_witness)
+        st = cuzk_fail(err, CUZK_EMISMATCH,
+                       "the daemon's proof is for another circuit than witness %s", wtns);
+    else if ((st = cuzk_wtns_to_mont(&w, mine, 1, n_pub, err)) == CUZK_OK &&
+             memcmp(mine, pub, n_pub * sizeof *mine))
+        st = cuzk_fail(err, CUZK_EMISMATCH,
+                       "the daemon's public signals are not those of witness %s (the request "
+                       "id may belong to another job)",
+                       wtns);
+    free(mine);
+    cuzk_wtns_close(&w);
+    return st;
+}
+
+/* Check, verify (when asked, or whenever the key is a file here) and write
+ * the proof files as the in-process path does.  |wtns|: the witness file,
+ * or NULL (inputs). */
+static int write_result(cli_conn *c, const prove_args *a, const char *key, const char *wtns,
+                        json_t *result) {
     cuzk_error err = {0};
     cuzk_proof proof;
     cuzk_fr *pub = NULL;
     size_t n_pub = 0;
     int rc = 1;
+    struct stat ks;
     if (cli_result_proof(result, 0, &proof, &pub, &n_pub, &err) != CUZK_OK) {
         cli_fail("prove", "daemon's proof", &err);
         goto out;
     }
-    if (a->verify) {
+    if (wtns && check_public(wtns, &proof, pub, n_pub, &err) != CUZK_OK) {
+        cli_fail("prove", "check of the daemon's proof", &err);
+        goto out;
+    }
+    if (a->verify || (stat(key, &ks) == 0 && S_ISREG(ks.st_mode))) {
         cuzk_vk vk;
         cuzk_status st = cli_key_vk(c, key, &vk, &err);
         if (st == CUZK_OK)
@@ -333,7 +370,7 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     if (st != CUZK_OK)
         return cli_fail("prove", "daemon", &err);
     uint64_t t2 = cli_now_ns();
-    rc = write_result(c, a, key, result);
+    rc = write_result(c, a, key, a->input ? NULL : wtns, result);
     json_decref(result);
     if (rc == 0 && a->verbose)
         print_stages(c, ref.request_id, (t1 - t0) / 1e9, (t2 - t1) / 1e9,

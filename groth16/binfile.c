@@ -123,13 +123,15 @@ cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path,
                               unsigned flags, cuzk_error *err) {
     struct stat sb;
     memset(bf, 0, sizeof *bf);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO (or a device) named as a file must not block the
+     * caller in open(); it is refused by the fstat below, unread. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return cuzk_fail(err, CUZK_EIO, "%s: cannot open %s: %s", magic, path,
                          strerror(errno));
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
-        return cuzk_fail(err, CUZK_EIO, "%s: %s is not a regular file", magic, path);
+        return cuzk_fail(err, CUZK_EINVAL, "%s: %s is not a regular file", magic, path);
     }
     if ((uint64_t)sb.st_size > SIZE_MAX || sb.st_size < (off_t)HEADER_BYTES) {
         close(fd);

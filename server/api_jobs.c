@@ -27,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "curve/encode.h"
 #include "groth16/wtns.h"
 #include "server/http.h"
 #include "server/log.h"
+#include "util/sha256.h"
 #include "witness/wc.h"
 
 /* Most partitions one submit may carry. */
@@ -41,6 +43,14 @@
 #define WATCH_INTERVAL_MS 50
 /* A result wait checks for shutdown this often. */
 #define AWAIT_SLICE_MS 200
+/* Longest deadline_ms accepted: a year.  Larger values would overflow the
+ * engine's nanosecond clock arithmetic (a job that expires at once). */
+#define MAX_DEADLINE_MS (365ULL * 24 * 3600 * 1000)
+/* The request-id table is pruned against the engine when it reaches this
+ * size, then when it doubles. */
+#define RID_PRUNE_MIN 4096
+
+static void rid_free_all(cuzkd_server *srv);
 
 static const char *const priority_names[] = {"low", "normal", "high", "critical"};
 
@@ -214,9 +224,21 @@ void cuzkd_jobs_stop(cuzkd_server *srv) {
         client_release_locked(srv, t->client);
     srv->tracked = NULL;
     srv->n_tracked = 0;
+    rid_free_all(srv);
     pthread_mutex_unlock(&srv->jobs_lock);
     release_list(all);
     release_list(rest);
+}
+
+unsigned cuzkd_jobs_cancel_all(cuzkd_server *srv) {
+    unsigned n = 0;
+    pthread_mutex_lock(&srv->jobs_lock);
+    /* cuzk_job_cancel only marks the job and wakes the scheduler; engine
+     * threads never take jobs_lock, so calling it here cannot deadlock. */
+    for (cuzkd_tracked *t = srv->tracked; t; t = t->next)
+        n += cuzk_job_cancel(t->job) == CUZK_OK;
+    pthread_mutex_unlock(&srv->jobs_lock);
+    return n;
 }
 
 void cuzkd_jobs_counts(cuzkd_server *srv, unsigned *jobs, unsigned *clients) {
@@ -256,6 +278,69 @@ json_t *cuzkd_jobs_json(cuzkd_server *srv, size_t max_active) {
     }
     pthread_mutex_unlock(&srv->jobs_lock);
     return json_pack("{s:o, s:o}", "active", active, "recent", recent);
+}
+
+/* ---- request ids and their content ----------------------------------------------- */
+
+static unsigned rid_bucket(const char *id) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 16777619u;
+    return h % CUZKD_RID_BUCKETS;
+}
+
+/* jobs_lock held: forget ids whose job the engine no longer keeps. */
+static void rid_prune_locked(cuzkd_server *srv) {
+    for (unsigned b = 0; b < CUZKD_RID_BUCKETS; b++)
+        for (cuzkd_rid **pp = &srv->rids[b]; *pp;) {
+            cuzk_job *job;
+            if (cuzk_job_find(srv->engine, &job, (*pp)->request_id, NULL) == CUZK_OK) {
+                cuzk_job_release(job);
+                pp = &(*pp)->next;
+                continue;
+            }
+            cuzkd_rid *dead = *pp;
+            *pp = dead->next;
+            free(dead);
+            srv->n_rids--;
+        }
+    srv->rids_prune_at = srv->n_rids * 2 > RID_PRUNE_MIN ? srv->n_rids * 2 : RID_PRUNE_MIN;
+}
+
+/* Record |digest| for |id| (a new job), or compare it with the recorded
+ * one (an attach).  Returns 0 when an attach carries other content. */
+static int rid_record(cuzkd_server *srv, const char *id, const uint8_t digest[32], int attach) {
+    unsigned b = rid_bucket(id);
+    int same = 1;
+    pthread_mutex_lock(&srv->jobs_lock);
+    cuzkd_rid *e = srv->rids[b];
+    while (e && strcmp(e->request_id, id))
+        e = e->next;
+    if (e && attach) {
+        same = !memcmp(e->digest, digest, 32);
+    } else if (!attach) {
+        if (!e && (e = calloc(1, sizeof *e))) {
+            snprintf(e->request_id, sizeof e->request_id, "%s", id);
+            e->next = srv->rids[b];
+            srv->rids[b] = e;
+            if (++srv->n_rids >= (srv->rids_prune_at ? srv->rids_prune_at : RID_PRUNE_MIN))
+                rid_prune_locked(srv);
+        }
+        if (e)
+            memcpy(e->digest, digest, 32);
+    }
+    pthread_mutex_unlock(&srv->jobs_lock);
+    return same;
+}
+
+static void rid_free_all(cuzkd_server *srv) {
+    for (unsigned b = 0; b < CUZKD_RID_BUCKETS; b++)
+        while (srv->rids[b]) {
+            cuzkd_rid *e = srv->rids[b];
+            srv->rids[b] = e->next;
+            free(e);
+        }
+    srv->n_rids = 0;
 }
 
 /* ---- job JSON --------------------------------------------------------------------- */
@@ -552,8 +637,9 @@ static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *r
         bad = "\"priority\" must be low, normal, high or critical";
     else if (rid && (!json_is_string(rid) || !http_valid_id(json_string_value(rid))))
         bad = "\"request_id\" must be 1..127 printable bytes without spaces or / ? # %";
-    else if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0))
-        bad = "\"deadline_ms\" must be a non-negative integer";
+    else if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0 ||
+                    (uint64_t)json_integer_value(dl) > MAX_DEADLINE_MS))
+        bad = "\"deadline_ms\" must be an integer from 0 (none) to 31536000000 (a year)";
     if (bad) {
         *reply = http_error(r, 400, "EINVAL", "%s", bad);
         return 0;
@@ -562,6 +648,10 @@ static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *r
     q->request_id = rid ? json_string_value(rid) : NULL;
     q->deadline_ms = dl ? (uint64_t)json_integer_value(dl) : 0;
     q->circuit = circ ? json_string_value(circ) : NULL;
+    if (q->key[0] == '/' && !cuzkd_path_allowed(r, q->key, "key", reply))
+        return 0;
+    if (q->circuit && !cuzkd_path_allowed(r, q->circuit, "circuit", reply))
+        return 0;
     if (n_in) {
         long n = is_array ? array_spans(in, NULL, MAX_PARTITIONS) : 1;
         if (n < 0 || (is_array && n == 0)) {
@@ -602,33 +692,44 @@ static int parse_json_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *r
             return 0;
         }
         q->w[i].path = json_string_value(p);
+        if (!cuzkd_path_allowed(r, q->w[i].path, "witness", reply))
+            return 0;
     }
     return 1;
 }
 
-/* Fills |q| from the query and the uploaded body; 0 after replying 400. */
-static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *reply) {
+/* The query of an upload submit: fills |q|'s key, priority, request id
+ * and deadline; NULL, or what is wrong with it.  Called before the body
+ * is read (precheck) and again with it. */
+static const char *upload_query_bad(cuzkd_request *r, submit_req *q) {
     const char *prio = http_query(r, "priority"), *rid = http_query(r, "request_id");
-    const char *sizes = http_query(r, "sizes");
     uint64_t dl = 0;
     q->key = http_query(r, "key");
-    const char *bad = NULL;
+    q->request_id = rid;
     if (!q->key || !*q->key)
-        bad = "query parameter key= is required";
-    else if (prio && !parse_priority(prio, &q->priority))
-        bad = "priority must be low, normal, high or critical";
-    else if (rid && !http_valid_id(rid))
-        bad = "request_id must be 1..127 printable bytes without spaces or / ? # %";
-    else if (http_query_u64(r, "deadline_ms", &dl) < 0)
-        bad = "deadline_ms must be a non-negative integer";
-    else if (!r->body_len)
+        return "query parameter key= is required";
+    if (prio && !parse_priority(prio, &q->priority))
+        return "priority must be low, normal, high or critical";
+    if (rid && !http_valid_id(rid))
+        return "request_id must be 1..127 printable bytes without spaces or / ? # %";
+    if (http_query_u64(r, "deadline_ms", &dl) < 0 || dl > MAX_DEADLINE_MS)
+        return "deadline_ms must be an integer from 0 (none) to 31536000000 (a year)";
+    q->deadline_ms = dl;
+    return NULL;
+}
+
+/* Fills |q| from the query and the uploaded body; 0 after replying 400. */
+static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result *reply) {
+    const char *sizes = http_query(r, "sizes");
+    const char *bad = upload_query_bad(r, q);
+    if (!bad && !r->body_len)
         bad = "the body is empty: expected one or more .wtns images";
     if (bad) {
         *reply = http_error(r, 400, "EINVAL", "%s", bad);
         return 0;
     }
-    q->request_id = rid;
-    q->deadline_ms = dl;
+    if (q->key[0] == '/' && !cuzkd_path_allowed(r, q->key, "key", reply))
+        return 0;
     size_t n = 1;
     for (const char *p = sizes; p && *p; p++)
         n += *p == ',';
@@ -773,6 +874,42 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
     return 1;
 }
 
+/* What a job proves: the key as named, the circuit, and every witness
+ * (the bytes of an upload or of an input; a file by its path, identity,
+ * size and modification time, which is what can be known without reading
+ * it again).  Two submits with one request id must agree on it. */
+static void submit_digest(const submit_req *q, uint8_t out[32]) {
+    cuzk_sha256 h;
+    cuzk_sha256_init(&h);
+    uint64_t head[2] = {q->n, (uint64_t)q->inputs};
+    cuzk_sha256_update(&h, head, sizeof head);
+    cuzk_sha256_update(&h, q->key, strlen(q->key) + 1);
+    const char *c = q->circuit ? q->circuit : "";
+    cuzk_sha256_update(&h, c, strlen(c) + 1);
+    for (size_t i = 0; i < q->n; i++) {
+        const cuzk_witness *w = &q->w[i];
+        if (w->path) {
+            struct stat st;
+            uint64_t id[5] = {0};
+            if (stat(w->path, &st) == 0) {
+                id[0] = (uint64_t)st.st_dev, id[1] = (uint64_t)st.st_ino;
+                id[2] = (uint64_t)st.st_size, id[3] = (uint64_t)st.st_mtim.tv_sec;
+                id[4] = (uint64_t)st.st_mtim.tv_nsec;
+            }
+            cuzk_sha256_update(&h, "P", 1);
+            cuzk_sha256_update(&h, w->path, strlen(w->path) + 1);
+            cuzk_sha256_update(&h, id, sizeof id);
+        } else {
+            const void *p = w->data ? w->data : (const void *)w->input_json;
+            uint64_t n = w->data ? w->size : w->input_len;
+            cuzk_sha256_update(&h, w->data ? "D" : "I", 1);
+            cuzk_sha256_update(&h, &n, sizeof n);
+            cuzk_sha256_update(&h, p, (size_t)n);
+        }
+    }
+    cuzk_sha256_final(&h, out);
+}
+
 static int refuse_draining(cuzkd_request *r, enum MHD_Result *reply) {
     if (!atomic_load(&r->srv->draining))
         return 0;
@@ -796,14 +933,38 @@ static int attaches(cuzkd_server *srv, const char *request_id) {
 int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply) {
     if (refuse_draining(r, reply))
         return 1;
-    /* An upload over the client's limit is refused before its (possibly
-     * large) body is read; a JSON body is small, and its request id, which
-     * may attach instead, is only known once it has been read. */
-    if (r->body_kind == BODY_UPLOAD && !attaches(r->srv, http_query(r, "request_id")) &&
-        !cuzkd_jobs_client_has_room(r->srv, r->client)) {
+    /* A JSON body is small, and its request id and key are only known once
+     * it has been read.  An upload's query says everything but the
+     * witnesses: it is checked before a byte of the (possibly large) body
+     * is taken, so a bad parameter, a client over its limit or an unknown
+     * key costs no upload memory. */
+    if (r->body_kind != BODY_UPLOAD)
+        return 0;
+    submit_req q = {.priority = CUZK_PRIORITY_NORMAL};
+    const char *bad = upload_query_bad(r, &q);
+    if (bad) {
+        *reply = http_error(r, 400, "EINVAL", "%s", bad);
+        return 1;
+    }
+    if (q.key[0] == '/' && !cuzkd_path_allowed(r, q.key, "key", reply))
+        return 1;
+    if (attaches(r->srv, q.request_id))
+        return 0;
+    if (!cuzkd_jobs_client_has_room(r->srv, r->client)) {
         *reply = http_error(r, 429, "too_many_jobs",
                             "client %s already has %u jobs in flight (max_jobs_per_client)",
                             r->client, r->srv->cfg->max_jobs_per_client);
+        return 1;
+    }
+    cuzk_key_info key;
+    cuzk_error err = {0};
+    cuzk_status s = cuzkd_key_ready(r->srv, q.key, &key, &err);
+    if (s != CUZK_OK) {
+        *reply = s == CUZK_ENOTFOUND ? http_error(r, 404, "ENOTFOUND",
+                                                  "unknown key '%s': neither a key id nor a "
+                                                  "readable .zkey path",
+                                                  q.key)
+                                     : http_error_status(r, s, err.msg);
         return 1;
     }
     return 0;
@@ -837,7 +998,10 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
                               "client %s already has %u jobs in flight (max_jobs_per_client)",
                               r->client, srv->cfg->max_jobs_per_client);
     }
-    cuzk_submit_opts o = {.key = attach ? q->key : key.id,
+    char attach_key[CUZK_ID_MAX + 1] = "";
+    if (attach && q->key[0] != '/')
+        cuzkd_key_unalias(srv, q->key, attach_key);
+    cuzk_submit_opts o = {.key = attach ? (attach_key[0] ? attach_key : q->key) : key.id,
                           .request_id = q->request_id,
                           .priority = q->priority,
                           .deadline_ms = q->deadline_ms,
@@ -868,6 +1032,21 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
         if (c)
             client_release(srv, c);
         return http_error_status(r, s, err.msg);
+    }
+    if (q->request_id) {
+        uint8_t digest[32];
+        submit_digest(q, digest);
+        if (!rid_record(srv, q->request_id, digest, attached)) {
+            /* The engine attached (nothing was submitted): only the handle
+             * and the slot taken for a new job are given back. */
+            if (c)
+                client_release(srv, c);
+            cuzk_job_release(job);
+            return http_error(r, 409, "request_id_reused",
+                              "request id '%s' belongs to a job with other content (key, "
+                              "circuit or witnesses differ): use a new request id",
+                              q->request_id);
+        }
     }
     cuzk_job_info info;
     cuzk_job_status(job, &info, NULL, 0);
@@ -999,13 +1178,17 @@ enum MHD_Result api_jobs_result(cuzkd_request *r) {
     }
     cuzk_job_info info;
     cuzk_job_status(job, &info, NULL, 0);
+    /* A stopping daemon cancels what is left: a waiter whose job did not
+     * finish gets 503, whether it saw the job still running or cancelled. */
+    if (s != CUZK_OK && atomic_load(&srv->stopping)) {
+        cuzk_job_release(job);
+        return http_error(r, 503, "draining",
+                          "cuzkd is stopping; the job did not finish (resubmit it, with the "
+                          "same request id, once the daemon is back)");
+    }
     if (s == CUZK_EBUSY) {
         json_t *j = job_json(job);
         cuzk_job_release(job);
-        if (atomic_load(&srv->stopping)) {
-            json_decref(j);
-            return http_error(r, 503, "draining", "cuzkd is stopping; the job did not finish");
-        }
         return http_json(r, 202, j);
     }
     if (s == CUZK_OK)

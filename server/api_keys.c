@@ -30,6 +30,16 @@ json_t *cuzkd_key_json(cuzkd_server *srv, const cuzk_key_info *k) {
         json_object_set_new(j, "circuit", jtext(wasm));
         json_object_set_new(j, "tier_why", jtext(k->tier_why));
     }
+    json_t *names = json_array();
+    pthread_mutex_lock(&srv->circuits_lock);
+    for (cuzkd_alias *a = srv->aliases; a; a = a->next)
+        if (!strcmp(a->target, k->id))
+            json_array_append_new(names, jtext(a->id));
+    pthread_mutex_unlock(&srv->circuits_lock);
+    if (j)
+        json_object_set_new(j, "aliases", names);
+    else
+        json_decref(names);
     return j;
 }
 
@@ -49,8 +59,53 @@ static cuzk_key_info *all_keys(cuzk_engine *e, size_t *n) {
     return k;
 }
 
+void cuzkd_key_unalias(cuzkd_server *srv, const char *id, char *out) {
+    snprintf(out, CUZK_ID_MAX + 1, "%s", id);
+    pthread_mutex_lock(&srv->circuits_lock);
+    for (cuzkd_alias *a = srv->aliases; a; a = a->next)
+        if (!strcmp(a->id, id)) {
+            snprintf(out, CUZK_ID_MAX + 1, "%s", a->target);
+            break;
+        }
+    pthread_mutex_unlock(&srv->circuits_lock);
+}
+
+void cuzkd_aliases_free(cuzkd_server *srv) {
+    while (srv->aliases) {
+        cuzkd_alias *a = srv->aliases;
+        srv->aliases = a->next;
+        free(a);
+    }
+}
+
+/* Record |id| as another name of engine key |target|: 1, or 0 when |id|
+ * already names something else. */
+static int alias_add(cuzkd_server *srv, const char *id, const char *target) {
+    int ok = 1;
+    pthread_mutex_lock(&srv->circuits_lock);
+    cuzkd_alias *a = srv->aliases;
+    while (a && strcmp(a->id, id))
+        a = a->next;
+    if (a)
+        ok = !strcmp(a->target, target);
+    else if ((a = calloc(1, sizeof *a))) {
+        snprintf(a->id, sizeof a->id, "%s", id);
+        snprintf(a->target, sizeof a->target, "%s", target);
+        a->next = srv->aliases;
+        srv->aliases = a;
+    } else
+        ok = 0;
+    pthread_mutex_unlock(&srv->circuits_lock);
+    return ok;
+}
+
 /* Key with id |id| (or, if |path| is not NULL, with that real path). */
 static int key_lookup(cuzkd_server *srv, const char *id, const char *path, cuzk_key_info *out) {
+    char real_id[CUZK_ID_MAX + 1];
+    if (id) {
+        cuzkd_key_unalias(srv, id, real_id);
+        id = real_id;
+    }
     size_t n;
     cuzk_key_info *k = all_keys(srv->engine, &n);
     int found = 0;
@@ -78,6 +133,15 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
         if (!found) {
             if (ref[0] != '/')
                 return cuzk_fail(err, CUZK_ENOTFOUND, "unknown key '%s'", ref);
+            /* The engine keeps every path it registers: only key files
+             * get there (paths.c). */
+            if ((s = cuzkd_key_file_check(ref, err)) != CUZK_OK)
+                return s;
+            if (cuzk_engine_keys(srv->engine, NULL, 0) >= srv->cfg->max_keys)
+                return cuzk_fail(err, CUZK_EBUSY,
+                                 "the daemon knows %u keys already (max_keys): name a key it "
+                                 "knows, or ask its operator",
+                                 srv->cfg->max_keys);
             s = cuzk_engine_key_preload(srv->engine, NULL, ref, err);
         } else if (info->curve != CUZK_CURVE_NONE && info->n_vars) {
             return CUZK_OK;
@@ -88,6 +152,25 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
             return s;
     }
     return cuzk_fail(err, CUZK_EINTERNAL, "key '%s' loaded but its size is not known", ref);
+}
+
+void cuzkd_keys_sweep(cuzkd_server *srv) {
+    uint64_t idle = (uint64_t)srv->cfg->key_idle_s * 1000000000ULL, now = cuzk_now_ns();
+    if (!idle)
+        return;
+    size_t n;
+    cuzk_key_info *k = all_keys(srv->engine, &n);
+    for (size_t i = 0; i < n; i++) {
+        /* Ids a client chose never hold '/': this one was named by path. */
+        if (!strchr(k[i].id, '/') || k[i].tier == CUZK_TIER_DISK || k[i].loading ||
+            k[i].in_use || !k[i].last_used_ns || now - k[i].last_used_ns < idle)
+            continue;
+        cuzk_error err = {0};
+        if (cuzk_engine_key_evict(srv->engine, k[i].id, &err) == CUZK_OK)
+            LOG_INFO("keys", "key %s evicted: named by path and unused for %.0f s (key_idle_s)",
+                     k[i].id, (now - k[i].last_used_ns) / 1e9);
+    }
+    free(k);
 }
 
 /* The key named by the path, or 0 after replying 404. */
@@ -145,10 +228,46 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
         json_decref(j);
         return http_error(r, 400, "EINVAL", "%s", bad);
     }
+    if (!cuzkd_path_allowed(r, json_string_value(path), "key", &reply) ||
+        (circ && !cuzkd_path_allowed(r, json_string_value(circ), "circuit", &reply))) {
+        json_decref(j);
+        return reply;
+    }
+    cuzk_error ferr = {0};
+    cuzk_status fs = cuzkd_key_file_check(json_string_value(path), &ferr);
+    if (fs != CUZK_OK) {
+        json_decref(j);
+        return http_error_status(r, fs, ferr.msg);
+    }
     char key_id[CUZK_ID_MAX + 1];
     snprintf(key_id, sizeof key_id, "%s", json_string_value(id));
+
     cuzk_error err = {0};
     int load = !pre || json_is_true(pre);
+    /* A file the engine already knows under another id (first used by its
+     * path): the new id becomes another name of that key. */
+    cuzk_key_info known, same;
+    char *rp = realpath(json_string_value(path), NULL);
+    int have = rp && key_lookup(r->srv, NULL, rp, &known) && strcmp(known.id, key_id) &&
+               !key_lookup(r->srv, key_id, NULL, &same);
+    free(rp);
+    cuzk_key_info existing;
+    if (!have && !key_lookup(r->srv, key_id, NULL, &existing) &&
+        cuzk_engine_keys(r->srv->engine, NULL, 0) >= r->srv->cfg->max_keys) {
+        json_decref(j);
+        return http_error(r, 503, "EBUSY", "the daemon knows %u keys already (max_keys)",
+                          r->srv->cfg->max_keys);
+    }
+    if (have) {
+        if (!alias_add(r->srv, key_id, known.id)) {
+            json_decref(j);
+            return http_error(r, 409, "EMISMATCH", "key id '%s' already names another key",
+                              key_id);
+        }
+        LOG_INFO("keys", "key %s: another name of key %s (%s), by client %s", key_id, known.id,
+                 known.path, r->client);
+        snprintf(key_id, sizeof key_id, "%s", known.id);
+    }
     uint64_t t0 = cuzk_now_ns();
     cuzk_status s =
         load ? cuzk_engine_key_preload(r->srv->engine, key_id, json_string_value(path), &err)

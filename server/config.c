@@ -44,6 +44,7 @@ typedef struct cuzkd_option {
 static int check_listen(const char *v, char *msg, size_t cap);
 static int check_devices(const char *v, char *msg, size_t cap);
 static int check_keys(const char *v, char *msg, size_t cap);
+static int check_remote_paths(const char *v, char *msg, size_t cap);
 
 #define F(field) offsetof(cuzkd_config, field)
 #define U32 4294967295ULL
@@ -62,10 +63,20 @@ static const cuzkd_option options[] = {
      "File whose first line is the bearer token."},
     {"threads", OPT_UINT, F(threads), "64", 1, 4096, NULL,
      "HTTP connections served at once per listener; each open connection\n"
-     "has a thread of its own, so a long result wait holds only its own."},
+     "has a thread of its own, so a long result wait holds only its own.\n"
+     "Further connections are closed at once."},
+    {"max_connections_per_ip", OPT_UINT, F(max_connections_per_ip), "16", 0, 4096, NULL,
+     "TCP connections one client address may hold open at once (further ones\n"
+     "are closed at once), so that no one address can take every connection\n"
+     "of the TCP listener. 0: no per-address limit."},
     {"connection_timeout_s", OPT_UINT, F(connection_timeout_s), "30", 1, 86400, NULL,
      "Seconds a client may stay silent (while sending a request or idle\n"
      "between requests) before its connection is closed."},
+    {"request_timeout_s", OPT_UINT, F(request_timeout_s), "10", 1, 86400, NULL,
+     "Seconds a connection has to send a request's headers, counted from its\n"
+     "opening or from the end of its previous request, however steadily the\n"
+     "bytes trickle in; the body then has max(this, body bytes / 1 MiB)\n"
+     "seconds more. A client that takes longer is disconnected."},
     {"max_body_bytes", OPT_BYTES, F(max_body_bytes), "1G", 1024, 1ULL << 50, NULL,
      "Largest request body (uploaded witnesses); larger requests get 413\n"
      "before their body is read. Suffixes K, M, G, T (powers of 1024)."},
@@ -81,6 +92,22 @@ static const cuzkd_option options[] = {
      "Jobs one client may have in flight; further submits get 429. 0: no limit."},
     {"max_await_ms", OPT_UINT, F(max_await_ms), "300000", 0, U32, NULL,
      "Longest a result request waits for its job (timeout_ms is capped to it)."},
+    {"remote_paths", OPT_STRING, F(remote_paths), "", 0, 0, check_remote_paths,
+     "Folders whose files TCP clients may name (witness_paths, a key or\n"
+     "circuit path), colon separated: /data/keys:/data/wtns. A named file must\n"
+     "lie under one of them once links are resolved. Empty: TCP clients send\n"
+     "witness bytes and name keys by id only. Unix socket clients may name\n"
+     "any file the daemon can read."},
+    {"max_keys", OPT_UINT, F(max_keys), "256", 1, 1000000, NULL,
+     "Keys the daemon may know, by id or by path. The engine keeps every key\n"
+     "it was given until it stops (its memory is freed by eviction, its entry\n"
+     "is not), so a key id or .zkey path not yet known gets 503 once this\n"
+     "many are. Only files that look like .zkey files are ever added."},
+    {"key_idle_s", OPT_UINT, F(key_idle_s), "600", 0, 31536000, NULL,
+     "Seconds a key that a client named by its path (not a key id) may stay\n"
+     "in memory unused before it is evicted (its file is read again by its\n"
+     "next job). Keys registered under an id are only evicted when memory\n"
+     "is needed. 0: never."},
     {"devices", OPT_STRING, F(devices), "auto", 0, 0, check_devices,
      "Proving devices, comma separated: auto (every GPU, else the CPU), cpu,\n"
      "cpu:threads=N, gpu (every GPU), gpu0, gpu1, ..., and for tests\n"
@@ -463,6 +490,19 @@ static int parse_keys(const char *v, cuzkd_config *c, char *msg, size_t cap) {
 
 static int check_keys(const char *v, char *msg, size_t cap) {
     return parse_keys(v, NULL, msg, cap);
+}
+
+static int check_remote_paths(const char *v, char *msg, size_t cap) {
+    for (const char *p = v; *p;) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!n || *p != '/') {
+            snprintf(msg, cap, "expected absolute folders separated by ':'");
+            return 0;
+        }
+        p += n + (e != NULL);
+    }
+    return 1;
 }
 
 /* ---- sources ------------------------------------------------------------------ */

@@ -38,6 +38,11 @@ typedef struct cuzkd_config {
     unsigned upload_wait_ms; /* wait for room in it before 503 */
     unsigned max_jobs_per_client; /* 0: unlimited */
     unsigned max_await_ms;
+    unsigned max_connections_per_ip; /* TCP; 0: no per-address limit */
+    unsigned request_timeout_s;      /* headers, then the whole body, of one request */
+    char *remote_paths; /* folders TCP clients may name files in ("": none) */
+    unsigned max_keys;  /* keys the engine may know (ids and paths) */
+    unsigned key_idle_s; /* keys named by path: evicted after this idle; 0 never */
     /* engine */
     char *devices;
     unsigned synth_workers, synth_threads, finalize_threads;

@@ -32,6 +32,8 @@
 /* How long a stopping daemon waits for responses being written (results
  * of jobs that just finished) before it closes the connections. */
 #define RESPONSE_GRACE_MS 2000
+/* How often idle keys named by path are looked for (key_idle_s). */
+#define KEY_SWEEP_S 5
 
 static cuzkd_server g_srv;
 /* The pid file to remove on the immediate-exit path (signal thread), kept
@@ -150,16 +152,25 @@ static void drain(cuzkd_server *srv, const cuzkd_config *c) {
         cuzk_engine_status_get(srv->engine, &st);
     }
     uint64_t ended = st.jobs_done + st.jobs_failed + st.jobs_cancelled + st.jobs_expired - done0;
-    if (st.jobs_active)
+    /* From here on a result wait answers at once: with its proof if the job
+     * finished, else 503 (api_jobs.c). */
+    atomic_store(&srv->stopping, 1);
+    if (st.jobs_active) {
+        /* Cancelled now, not when the engine stops: their partitions stop
+         * at the next stage boundary instead of being proved for nothing
+         * while the last responses are written. */
+        unsigned n = cuzkd_jobs_cancel_all(srv);
         LOG_WARN("cuzkd",
-                 "drain time (%u s) is up: cancelling %u job(s) still in flight "
+                 "drain time (%u s) is up: cancelled %u job(s) still in flight "
                  "(%llu finished meanwhile)",
-                 c->drain_timeout_s, st.jobs_active, (unsigned long long)ended);
-    else
+                 c->drain_timeout_s, n, (unsigned long long)ended);
+    } else {
         LOG_INFO("cuzkd", "drained: %llu job(s) finished in %.1f s", (unsigned long long)ended,
                  (cuzk_now_ns() - start) / 1e9);
-    /* Clients waiting on results of jobs that just ended are being
-     * answered now; give them a moment before connections close. */
+    }
+    /* Waiters answer within one await slice; results of jobs that just
+     * ended are being written: give them a moment before connections
+     * close. */
     for (unsigned waited = 0; atomic_load(&srv->requests) > 0 && waited < RESPONSE_GRACE_MS;
          waited += 20)
         sleep_ms(20);
@@ -246,9 +257,20 @@ int main(int argc, char **argv) {
     atomic_store(&srv->ready, 1);
     LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
 
+    /* Serving: main looks for idle keys named by path every few seconds
+     * (here, because main alone decides when the engine goes away). */
     pthread_mutex_lock(&g_stop.lock);
-    while (!g_stop.requested)
-        pthread_cond_wait(&g_stop.cv, &g_stop.lock);
+    while (!g_stop.requested) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += KEY_SWEEP_S;
+        pthread_cond_timedwait(&g_stop.cv, &g_stop.lock, &ts);
+        if (g_stop.requested)
+            break;
+        pthread_mutex_unlock(&g_stop.lock);
+        cuzkd_keys_sweep(srv);
+        pthread_mutex_lock(&g_stop.lock);
+    }
     pthread_mutex_unlock(&g_stop.lock);
     drain(srv, &cfg);
     rc = 0;
@@ -263,6 +285,7 @@ out:
     cuzkd_jobs_stop(srv);
     /* After the engine: it gives upload buffers back as it frees jobs. */
     cuzkd_intake_destroy(srv);
+    cuzkd_aliases_free(srv);
     cuzkd_circuits_free(srv);
     if (pid_written)
         unlink(cfg.pid_file);

@@ -11,6 +11,13 @@
  *   3. last call: the route's handler replies.
  * on_completed logs the request, counts it and frees its state.
  *
+ * Slow clients: every connection has a deadline for its request's headers
+ * and body (request_timeout_s) that trickled bytes do not extend, enforced
+ * by a reaper thread, and TCP connections are limited per client address
+ * (max_connections_per_ip); see "connection deadlines" below.  Measured:
+ * 300 trickling connections from one address used to leave an authorised
+ * client 2 answers in 15 tries; now 15 of 15 (docs/PERFORMANCE.md).
+ *
  * Must not: hold any lock while calling a handler, or let a handler's
  * failure stop the listener (every failure is a reply or a closed
  * connection).
@@ -45,6 +52,8 @@
 /* Stack of each connection thread: handlers are shallow (JSON, engine
  * calls); the default 8 MiB per connection would be mostly waste. */
 #define CONNECTION_STACK_BYTES ((size_t)512 << 10)
+/* At most one log line per this many ns for refused tokens (401). */
+#define UNAUTH_LOG_NS (10ULL * 1000000000ULL)
 
 struct cuzkd_listener {
     cuzkd_server *srv;
@@ -52,6 +61,82 @@ struct cuzkd_listener {
     int fd;
     int is_tcp;
 };
+
+/* ---- connection deadlines ------------------------------------------------------
+ *
+ * libmicrohttpd's connection timeout restarts with every byte received, so
+ * a client trickling one byte a second keeps a connection (and, with a
+ * thread per connection, a thread) forever; a few hundred such clients
+ * used to take every connection of a listener.  Each connection therefore
+ * has a deadline for its request's headers (request_timeout_s from its
+ * opening or from the end of its previous request) and one for the body
+ * (request_timeout_s more, or one second per MiB declared if that is
+ * longer).  A reaper thread shuts down the socket of a connection past its
+ * deadline; the connection's own thread then sees the end of the stream and
+ * MHD closes it.  No deadline applies while a handler runs (a result wait
+ * or a key load may be long) or while the response is sent (MHD's idle
+ * timeout covers a client that stops reading).
+ *
+ * The reaper acts on its own duplicate of the socket descriptor, so a
+ * descriptor number reused after MHD closed the connection can never be
+ * shut down by mistake. */
+
+enum { PHASE_HEADERS = 0, PHASE_BODY = 1, PHASE_HANDLER = 2 };
+
+typedef struct conn_ctx {
+    int fd; /* our duplicate of the connection's socket, or -1 */
+    int phase;
+    uint64_t deadline_ns; /* PHASE_HEADERS, PHASE_BODY */
+    struct conn_ctx *prev, *next;
+} conn_ctx;
+
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static conn_ctx *conns;
+static pthread_t reaper;
+static int reaper_started, reaper_stop;
+static pthread_cond_t reaper_cv = PTHREAD_COND_INITIALIZER;
+#define REAPER_INTERVAL_MS 250
+
+static uint64_t seconds_ns(uint64_t s) { return s * 1000000000ULL; }
+
+static void conn_set_phase(struct MHD_Connection *conn, int phase, uint64_t allow_ns) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_ctx *c = ci ? ci->socket_context : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns_lock);
+    c->phase = phase;
+    c->deadline_ns = cuzk_now_ns() + allow_ns;
+    pthread_mutex_unlock(&conns_lock);
+}
+
+static void *reaper_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&conns_lock);
+    while (!reaper_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += REAPER_INTERVAL_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&reaper_cv, &conns_lock, &ts);
+        uint64_t now = cuzk_now_ns();
+        for (conn_ctx *c = conns; c; c = c->next)
+            if (c->phase != PHASE_HANDLER && c->fd >= 0 && now > c->deadline_ns) {
+                LOG_INFO("http", "connection closed: no complete request %s within its deadline "
+                                 "(request_timeout_s)",
+                         c->phase == PHASE_HEADERS ? "head" : "body");
+                shutdown(c->fd, SHUT_RDWR);
+                close(c->fd);
+                c->fd = -1;
+            }
+    }
+    pthread_mutex_unlock(&conns_lock);
+    return NULL;
+}
 
 /* ---- routes ------------------------------------------------------------------ */
 
@@ -285,8 +370,8 @@ json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply) {
 
 /* ---- HTTP counters ------------------------------------------------------------- */
 
-static const unsigned counted_codes[CUZKD_HTTP_CODES] = {200, 202, 400, 401, 404, 405, 408,
-                                                         409, 413, 429, 500, 503, 0,   0};
+static const unsigned counted_codes[CUZKD_HTTP_CODES] = {200, 202, 400, 401, 403, 404, 405,
+                                                         408, 409, 413, 429, 500, 503, 0};
 static const double bucket_s[CUZKD_HTTP_BUCKETS] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
                                                     0.25,  0.5,   1,    2.5,   10,   60};
 
@@ -473,6 +558,15 @@ static int body_append(cuzkd_request *r, const char *data, size_t n) {
     return 1;
 }
 
+static enum MHD_Result count_length_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                           const char *value) {
+    (void)kind;
+    (void)value;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+        ++*(unsigned *)cls;
+    return MHD_YES;
+}
+
 /* Phase 1: everything that can be decided before the body arrives. */
 static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url) {
     cuzkd_server *srv = r->srv;
@@ -484,6 +578,29 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
     if (l->is_tcp && !public_page && !authorized(r))
         return http_error(r, 401, "unauthorized",
                           "TCP requests need the header Authorization: Bearer <token>");
+    /* Two Content-Length headers, or one with chunked encoding, make the
+     * body's end ambiguous (a proxy in front may read it otherwise): the
+     * request is refused, and the connection with it. */
+    unsigned n_cl = 0;
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_length_header, &n_cl);
+    const char *te0 = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (n_cl > 1 || (n_cl && te0)) {
+        struct MHD_Response *resp = NULL;
+        char *text = NULL;
+        json_t *j = json_pack("{s:s, s:s}", "error",
+                              n_cl > 1 ? "more than one Content-Length header"
+                                       : "Content-Length together with Transfer-Encoding",
+                              "code", "bad_request");
+        if (j && (text = json_dumps(j, JSON_COMPACT)))
+            resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        json_decref(j);
+        if (resp)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        else
+            free(text);
+        r->defer_ok = 0;
+        return queue(r, 400, resp, "application/json");
+    }
     const cuzkd_route *shape;
     r->route = route_find(r->method, url, r->param, sizeof r->param, &shape);
     if (!r->route) {
@@ -532,6 +649,14 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                               "request body of %s bytes is larger than the limit of %zu bytes", cl,
                               r->body_max);
     }
+    /* The body's deadline: request_timeout_s, or a second per MiB.  It
+     * starts once this call returns (on_request): a key load or a wait for
+     * upload room below is the daemon's time, not the client's. */
+    uint64_t body_s = (cl ? declared : r->body_max) >> 20;
+    if (body_s < srv->cfg->request_timeout_s)
+        body_s = srv->cfg->request_timeout_s;
+    r->body_allow_ns = seconds_ns(body_s);
+    conn_set_phase(r->conn, PHASE_HANDLER, 0);
     /* From here on, a refusal waits for the body (see defer_ok). */
     const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     const char *expect = http_header(r, MHD_HTTP_HEADER_EXPECT);
@@ -579,6 +704,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         atomic_fetch_add(&l->srv->requests, 1);
         enum MHD_Result ret = first_call(r, l, url);
         r->defer_ok = 0;
+        conn_set_phase(conn, PHASE_BODY,
+                       r->body_allow_ns ? r->body_allow_ns
+                                        : seconds_ns(l->srv->cfg->request_timeout_s));
         return ret;
     }
     if (r->handled) { /* answered early: read and drop the body, then answer */
@@ -616,19 +744,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     r->handled = 1;
+    conn_set_phase(conn, PHASE_HANDLER, 0);
     return r->route->fn(r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
     (void)cls;
-    (void)conn;
     cuzkd_request *r = *con_cls;
     if (!r)
         return;
     *con_cls = NULL;
     if (r->deferred) /* the client left before its body was in */
         MHD_destroy_response(r->deferred);
+    conn_set_phase(conn, PHASE_HEADERS, seconds_ns(r->srv->cfg->request_timeout_s));
     uint64_t ns = cuzk_now_ns() - r->start_ns;
     unsigned code = r->code;
     const char *why = "";
@@ -648,8 +777,27 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     cuzk_log_level lvl = code >= 500 && code != 503       ? CUZK_LOG_WARN
                          : r->quiet && code && code < 400 ? CUZK_LOG_DEBUG
                                                           : CUZK_LOG_INFO;
-    cuzkd_log(lvl, "http", "%s %s %u %.1fms client=%s%s", r->method, r->path, code, ns / 1e6,
-              r->client[0] ? r->client : "-", why);
+    /* Refused tokens are logged at most once per UNAUTH_LOG_NS (a page
+     * left open without a token, a scanner), with the count left out. */
+    char more[64] = "";
+    if (code == 401) {
+        static _Atomic uint64_t last_ns, unlogged;
+        uint64_t now = cuzk_now_ns(), last = atomic_load(&last_ns);
+        if (last && now - last < UNAUTH_LOG_NS) {
+            atomic_fetch_add(&unlogged, 1);
+            lvl = CUZK_LOG_DEBUG;
+        } else if (atomic_compare_exchange_strong(&last_ns, &last, now)) {
+            uint64_t n = atomic_exchange(&unlogged, 0);
+            if (n)
+                snprintf(more, sizeof more, " (and %llu more 401s not logged)",
+                         (unsigned long long)n);
+        } else { /* another thread logs this round */
+            atomic_fetch_add(&unlogged, 1);
+            lvl = CUZK_LOG_DEBUG;
+        }
+    }
+    cuzkd_log(lvl, "http", "%s %s %u %.1fms client=%s%s%s", r->method, r->path, code, ns / 1e6,
+              r->client[0] ? r->client : "-", why, more);
     atomic_fetch_sub(&r->srv->requests, 1);
     if (r->upload)
         cuzkd_intake_put(r->upload);
@@ -662,13 +810,42 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
  * handler ever reads another listener's daemon while it is being stopped. */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
                           enum MHD_ConnectionNotificationCode toe) {
-    (void)conn;
-    (void)socket_ctx;
     cuzkd_server *srv = cls;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&srv->connections, 1);
-    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+        conn_ctx *c = calloc(1, sizeof *c);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!c)
+            return;
+        c->fd = ci ? fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
+        c->phase = PHASE_HEADERS;
+        c->deadline_ns = cuzk_now_ns() + seconds_ns(srv->cfg->request_timeout_s);
+        pthread_mutex_lock(&conns_lock);
+        c->next = conns;
+        if (conns)
+            conns->prev = c;
+        conns = c;
+        pthread_mutex_unlock(&conns_lock);
+        *socket_ctx = c;
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_fetch_sub(&srv->connections, 1);
+        conn_ctx *c = *socket_ctx;
+        if (!c)
+            return;
+        pthread_mutex_lock(&conns_lock);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        pthread_mutex_unlock(&conns_lock);
+        if (c->fd >= 0)
+            close(c->fd);
+        free(c);
+        *socket_ctx = NULL;
+    }
 }
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap) {
@@ -804,7 +981,8 @@ static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuz
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg->connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES, MHD_OPTION_THREAD_STACK_SIZE,
         CONNECTION_STACK_BYTES, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        l->is_tcp ? (unsigned)srv->cfg->max_connections_per_ip : 0u, MHD_OPTION_END);
     if (!l->d)
         return cuzk_fail(err, CUZK_EIO, "libmicrohttpd could not start on %s",
                          l->is_tcp ? srv->cfg->listen : srv->cfg->socket);
@@ -824,6 +1002,12 @@ static void listener_free(cuzkd_listener *l) {
 cuzk_status cuzkd_http_start(cuzkd_server *srv, cuzk_error *err) {
     const cuzkd_config *c = srv->cfg;
     cuzk_status s = CUZK_OK;
+    if (!reaper_started) {
+        reaper_stop = 0;
+        if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0)
+            return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the connection reaper thread");
+        reaper_started = 1;
+    }
     if (*c->socket) {
         cuzkd_listener *l = calloc(1, sizeof *l);
         if (!l)
@@ -868,6 +1052,14 @@ void cuzkd_http_stop(cuzkd_server *srv) {
     listener_free(srv->unix_l);
     listener_free(srv->tcp_l);
     srv->unix_l = srv->tcp_l = NULL;
+    if (reaper_started) {
+        pthread_mutex_lock(&conns_lock);
+        reaper_stop = 1;
+        pthread_cond_broadcast(&reaper_cv);
+        pthread_mutex_unlock(&conns_lock);
+        pthread_join(reaper, NULL);
+        reaper_started = 0;
+    }
 }
 
 unsigned cuzkd_http_connections(cuzkd_server *srv) {

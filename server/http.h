@@ -59,6 +59,7 @@ typedef struct cuzkd_request {
     struct MHD_Response *deferred;
     unsigned deferred_code;
     size_t drained;
+    uint64_t body_allow_ns; /* the body's deadline, from the end of the first call */
 } cuzkd_request;
 
 typedef enum MHD_Result (*cuzkd_handler)(cuzkd_request *r);
@@ -111,6 +112,17 @@ json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply);
 
 /* Count one response for /metrics (called by the completion callback). */
 void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len);
+
+/* ---- paths.c: files named by clients ------------------------------------------ */
+
+/* May request |r| name the file |path| (as |what|: "witness", "key",
+ * "circuit")?  Unix-socket clients may; TCP clients only under
+ * remote_paths.  0 after replying 403. */
+int cuzkd_path_allowed(cuzkd_request *r, const char *path, const char *what,
+                       enum MHD_Result *reply);
+/* |path| is a regular file that starts like a .zkey (opened non-blocking):
+ * CUZK_OK, CUZK_ENOTFOUND, CUZK_EINVAL (not a regular file) or CUZK_EFORMAT. */
+cuzk_status cuzkd_key_file_check(const char *path, cuzk_error *err);
 
 /* ---- handlers (api_*.c) ------------------------------------------------------ */
 

@@ -16,6 +16,7 @@
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
  *   page.c        the status page's HTML
  *   log.c         the logger (log.h)
+ *   paths.c       files named by clients: remote_paths, key file checks
  *
  * The daemon is a thin layer over the engine (include/cuzk.h): HTTP
  * threads call only the engine's thread-safe API, and the daemon's own
@@ -46,6 +47,16 @@ typedef struct cuzkd_client {
 } cuzkd_client;
 
 /* A job this daemon submitted, until it ends. */
+/* What a request id was first submitted with (api_jobs.c): a resubmit with
+ * the same id must carry the same content to attach to the job. */
+typedef struct cuzkd_rid {
+    char request_id[CUZK_ID_MAX + 1];
+    uint8_t digest[32];
+    struct cuzkd_rid *next;
+} cuzkd_rid;
+
+#define CUZKD_RID_BUCKETS 1024
+
 typedef struct cuzkd_tracked {
     cuzk_job *job;
     cuzkd_client *client;
@@ -105,6 +116,13 @@ typedef struct cuzkd_intake_counts {
     uint64_t budget, held, in_use, idle, gets, waits, maps;
 } cuzkd_intake_counts;
 
+/* A second id for a key the engine knows under another (api_keys.c): a
+ * .zkey first used by its path can still be registered under a name. */
+typedef struct cuzkd_alias {
+    char id[CUZK_ID_MAX + 1], target[CUZK_ID_MAX + 1];
+    struct cuzkd_alias *next;
+} cuzkd_alias;
+
 /* A circuit registered with a key (circuit.c). */
 typedef struct cuzkd_circuit cuzkd_circuit;
 
@@ -139,6 +157,10 @@ typedef struct cuzkd_server {
     unsigned n_recent; /* total ever added; ring index = n % CUZKD_RECENT */
     pthread_t watcher;
     int watcher_started, watcher_stop;
+    /* Request id -> content digest, for the jobs the engine still knows
+     * (pruned against it as the table grows). */
+    cuzkd_rid *rids[CUZKD_RID_BUCKETS];
+    size_t n_rids, rids_prune_at;
 
     cuzkd_http_stats http;
 
@@ -149,6 +171,9 @@ typedef struct cuzkd_server {
      * compile) happen outside it. */
     pthread_mutex_t circuits_lock;
     cuzkd_circuit *circuits;
+
+    /* Key aliases (api_keys.c), under circuits_lock. */
+    cuzkd_alias *aliases;
 } cuzkd_server;
 
 /* ---- api_jobs.c ---------------------------------------------------------- */
@@ -156,6 +181,9 @@ typedef struct cuzkd_server {
 cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err);
 /* Stops the watcher and releases every tracked handle. */
 void cuzkd_jobs_stop(cuzkd_server *srv);
+/* Cancel every job this daemon submitted that is still in flight (the
+ * drain's end); returns how many were cancelled. */
+unsigned cuzkd_jobs_cancel_all(cuzkd_server *srv);
 /* Jobs tracked now, and clients with jobs in flight. */
 void cuzkd_jobs_counts(cuzkd_server *srv, unsigned *jobs, unsigned *clients);
 /* Ask whether |client| may submit one more job (1) or is at its limit (0);
@@ -202,6 +230,16 @@ struct cuzk_wc_circuit;
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
                               const struct cuzk_wc_circuit **c, cuzk_error *err);
 void cuzkd_circuits_init(cuzkd_server *srv);
+/* ---- api_keys.c ------------------------------------------------------------ */
+
+/* The engine's id for key id |id| (|id| itself unless it is an alias):
+ * into |out| (CUZK_ID_MAX + 1 bytes). */
+void cuzkd_key_unalias(cuzkd_server *srv, const char *id, char *out);
+void cuzkd_aliases_free(cuzkd_server *srv);
+/* Evict keys named by path that have been idle for key_idle_s (main
+ * calls it every few seconds while serving). */
+void cuzkd_keys_sweep(cuzkd_server *srv);
+
 void cuzkd_circuits_free(cuzkd_server *srv);
 
 #endif

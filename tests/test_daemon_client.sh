@@ -218,9 +218,11 @@ curl -s --unix-socket "$ssock" -o "$tmp/job.json" http://cuzkd/v1/jobs/to-1
 
 # --- TCP with a token ----------------------------------------------------------
 # Port 0: the daemon picks a free port and logs it (no port is released by
-# one process and reused by another).
+# one process and reused by another).  TCP clients may name the key's file
+# because its folder is in remote_paths.
 export CUZK_TOKEN=s3cret
-"$CUZKD" --socket= --listen=127.0.0.1:0 --token=s3cret --devices=cpu >"$tmp/t.log" 2>&1 &
+"$CUZKD" --socket= --listen=127.0.0.1:0 --token=s3cret --devices=cpu --remote_paths="$d" \
+  >"$tmp/t.log" 2>&1 &
 dpid=$!
 pids="$pids $dpid"
 port=""

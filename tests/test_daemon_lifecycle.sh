@@ -64,9 +64,22 @@ fi
 start_daemon bounded --devices=sim:compute_us=3000000 --drain_timeout_s=1 || exit 1
 for i in 1 2 3; do expect 202 -- -X POST -d "$(sub b$i)" /v1/jobs; done
 wait_for 10 status_is 'j.in_flight.proving >= 1' || bad "no job reached the device"
+# Clients waiting for results when the drain time runs out: every one is
+# answered 503 (none is left without an answer when the listener closes).
+for i in 1 2 3; do
+  curl -s --max-time 30 --unix-socket "$SOCK" -o "$tmp/bw$i.json" -w '%{http_code}' \
+    "http://cuzkd/v1/jobs/b$i/result?timeout_ms=60000" >"$tmp/bw$i.code" &
+  eval "bw$i=\$!"
+done
+sleep 0.3
 stop_daemon "$DPID"
 check "exit status after a bounded drain" "$rc" 0
-grep -q "drain time (1 s) is up: cancelling" "$tmp/bounded.log" && ok || bad "no cancel line in the log"
+for i in 1 2 3; do
+  eval "wait \$bw$i"
+  [ "$(cat "$tmp/bw$i.code")" = 503 ] && [ "$(jget "$tmp/bw$i.json" code)" = draining ] && ok ||
+    bad "waiter $i at the end of a bounded drain: HTTP $(cat "$tmp/bw$i.code") $(cat "$tmp/bw$i.json")"
+done
+grep -q "drain time (1 s) is up: cancelled [1-9]" "$tmp/bounded.log" && ok || bad "no cancel line in the log"
 [ ! -e "$SOCK" ] && ok || bad "socket not removed after a bounded drain"
 
 # ---- SIGINT twice ----------------------------------------------------------

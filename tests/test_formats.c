@@ -1043,7 +1043,19 @@ static void check_files(void) {
     cuzk_zkey z;
     EXPECT_REJECT(cuzk_r1cs_read_file(&r, "/nonexistent/x.r1cs", &err), err, CUZK_EIO,
                   "missing r1cs file");
-    EXPECT_REJECT(cuzk_wtns_open(&w, "/", &err), err, CUZK_EIO, "directory as wtns");
+    EXPECT_REJECT(cuzk_wtns_open(&w, "/", &err), err, CUZK_EINVAL, "directory as wtns");
+    EXPECT_REJECT(cuzk_zkey_open(&z, "/dev/zero", &err), err, CUZK_EINVAL, "device as zkey");
+    /* A FIFO with no writer: opening it for reading used to block for good. */
+    char fifo[] = "/tmp/cuzk_fifo_XXXXXX";
+    int tfd = mkstemp(fifo);
+    CHECK(tfd >= 0, "mkstemp for the fifo name");
+    if (tfd >= 0) {
+        close(tfd);
+        unlink(fifo);
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+        EXPECT_REJECT(cuzk_wtns_open(&w, fifo, &err), err, CUZK_EINVAL, "fifo as wtns");
+        unlink(fifo);
+    }
     char path[] = "/tmp/cuzk_formats_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0, "mkstemp");

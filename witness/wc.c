@@ -98,14 +98,14 @@ cuzk_status cuzk_wc_circuit_load(cuzk_wc_circuit **c, const char *path, const cu
                                  cuzk_error *err) {
     *c = NULL;
     /* O_NONBLOCK: a FIFO named as a circuit must not block the caller */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return cuzk_fail(err, errno == ENOENT ? CUZK_ENOTFOUND : CUZK_EIO, "%s: %s", path,
                          strerror(errno));
     struct stat st;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         close(fd);
-        return cuzk_fail(err, CUZK_EIO, "%s: not a regular file", path);
+        return cuzk_fail(err, CUZK_EINVAL, "%s: not a regular file", path);
     }
     if (st.st_size == 0) {
         close(fd);

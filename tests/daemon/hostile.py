@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Raw-socket clients for tests/test_daemon_hostile.sh: what curl will not
+do (trickle bytes, send conflicting headers, stop in the middle of a body)
+and small servers that pose as a daemon.  Every operation is bounded in
+time.  Addresses: unix:/path or host:port.
+
+  raw ADDR                      send stdin as is; print the answer
+  trickle ADDR SRC N SECONDS    N connections from source address SRC, each
+                                sending a request head one byte per 0.5 s;
+                                print "accepted A closed C" after SECONDS
+  partial ADDR TOKEN PATH CL K  send the head of a POST with Content-Length
+                                CL and K body bytes, then read /metrics on
+                                a second connection: print the upload bytes
+                                in use, then close both
+  plant PATH SECONDS            listen on the unix socket PATH (mode 0777)
+                                for SECONDS; print "connections N bytes B"
+  fake PATH RESULT SECONDS      a daemon on PATH that accepts any job and
+                                answers every result request with the JSON
+                                file RESULT
+"""
+import os
+import select
+import socket
+import sys
+import time
+
+
+def connect(addr, src=None, timeout=10):
+    if addr.startswith("unix:"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(addr[5:])
+        return s
+    host, port = addr.rsplit(":", 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    if src:
+        s.bind((src, 0))
+    s.connect((host, int(port)))
+    return s
+
+
+def read_all(s, limit=1 << 20):
+    out = b""
+    try:
+        while len(out) < limit:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return out
+
+
+def cmd_raw(addr):
+    s = connect(addr)
+    s.sendall(sys.stdin.buffer.read())
+    sys.stdout.buffer.write(read_all(s))
+
+
+def closed_by_peer(s):
+    """True if the server closed (or reset) the connection."""
+    try:
+        r, _, _ = select.select([s], [], [], 0)
+        if not r:
+            return False
+        return s.recv(4096) == b""
+    except (ConnectionResetError, BrokenPipeError, OSError):
+        return True
+
+
+def cmd_trickle(addr, src, n, seconds):
+    head = b"GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 4000
+    conns = []
+    for _ in range(int(n)):
+        try:
+            conns.append([connect(addr, src, timeout=2), 0, False])
+        except OSError:
+            pass
+    end = time.time() + float(seconds)
+    while time.time() < end:
+        for c in conns:
+            if c[2]:
+                continue
+            if closed_by_peer(c[0]):
+                c[2] = True
+                continue
+            try:
+                c[0].send(head[c[1] % len(head):c[1] % len(head) + 1])
+                c[1] += 1
+            except OSError:
+                c[2] = True
+        time.sleep(0.5)
+    closed = sum(1 for c in conns if c[2] or closed_by_peer(c[0]))
+    # connections refused at once count as accepted and closed
+    print("accepted %d closed %d" % (len(conns), closed))
+
+
+def http_get(addr, path, token):
+    s = connect(addr)
+    auth = ("Authorization: Bearer %s\r\n" % token) if token != "-" else ""
+    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n\r\n" % (path, auth)).encode())
+    return read_all(s).decode("latin-1")
+
+
+def cmd_partial(addr, token, path, cl, k):
+    s = connect(addr)
+    auth = ("Authorization: Bearer %s\r\n" % token) if token != "-" else ""
+    s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/octet-stream\r\n"
+               "Content-Length: %s\r\n\r\n" % (path, auth, cl)).encode())
+    s.sendall(b"\0" * int(k))
+    time.sleep(0.5)
+    m = http_get(addr, "/metrics", token)
+    for line in m.splitlines():
+        if line.startswith('cuzkd_upload_bytes{state="in_use"}'):
+            print(line.split()[-1])
+            break
+    else:
+        print("no-metrics")
+    s.close()
+
+
+def cmd_plant(path, seconds):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    os.chmod(path, 0o777)
+    s.listen(8)
+    s.settimeout(0.2)
+    n = got = 0
+    end = time.time() + float(seconds)
+    while time.time() < end:
+        try:
+            c, _ = s.accept()
+        except socket.timeout:
+            continue
+        n += 1
+        c.settimeout(1)
+        got += len(read_all(c, 1 << 16))
+        c.sendall(b"HTTP/1.1 500 x\r\nContent-Length: 0\r\n\r\n")
+        c.close()
+    print("connections %d bytes %d" % (n, got), flush=True)
+
+
+def cmd_fake(path, result, seconds):
+    body_result = open(result, "rb").read()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen(8)
+    s.settimeout(0.2)
+    end = time.time() + float(seconds)
+    while time.time() < end:
+        try:
+            c, _ = s.accept()
+        except socket.timeout:
+            continue
+        c.settimeout(5)
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    b = c.recv(65536)
+                    if not b:
+                        raise EOFError
+                    buf += b
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                lines = head.decode("latin-1").split("\r\n")
+                method, target = lines[0].split()[:2]
+                cl = 0
+                for l in lines[1:]:
+                    if l.lower().startswith("content-length:"):
+                        cl = int(l.split(":", 1)[1])
+                while len(buf) < cl:
+                    b = c.recv(65536)
+                    if not b:
+                        raise EOFError
+                    buf += b
+                buf = buf[cl:]
+                if method == "POST" and target.startswith("/v1/jobs"):
+                    code, body = 202, b'{"job_id":1,"request_id":"fake","attached":false,"partitions":1}'
+                elif "/result" in target:
+                    code, body = 200, body_result
+                elif target.startswith("/v1/keys"):
+                    code, body = 200, b'{"keys":[]}'
+                else:
+                    code, body = 200, b'{"state":"done"}'
+                c.sendall(b"HTTP/1.1 %d x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                          % (code, len(body)) + body)
+        except (EOFError, OSError, ValueError):
+            pass
+        c.close()
+
+
+if __name__ == "__main__":
+    cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
+            "fake": cmd_fake}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        sys.exit(__doc__)
+    cmds[sys.argv[1]](*sys.argv[2:])

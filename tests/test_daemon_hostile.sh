@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# cuzkd against hostile clients, one class of attack after another, over
+# the unix socket and loopback TCP.  After every case the daemon's answer is
+# checked AND that it still serves: a real proof through it verifies.  A
+# small load before and after the cases must verify every proof.
+#
+#   files       a FIFO, a directory, a device, / and a witness named as key
+#               or witness: 400 at once, and none of them enters the key
+#               table; the key loader still works afterwards
+#   socket      a socket planted by another user (nobody) in a folder every
+#               user may write to: `cuzk prove` refuses it, sends nothing
+#               and writes nothing; a daemon that answers with another
+#               witness's proof: `cuzk prove` refuses the proof
+#   slow        a hundred connections trickling header bytes from one
+#               address: capped per address, closed at their deadline,
+#               while an authorised client proves through TCP
+#   uploads     a large upload for an unknown key is refused before its
+#               body takes memory
+#   request id  the same id with other content: 409; same content attaches
+#   edges       deadline_ms overflow, conflicting Content-Length, JSON
+#               errors for 404/405, 401 lines rate-limited
+#   TCP paths   files named over TCP: 403 unless under remote_paths
+#
+# Needs root (CI runs as root) to drop privileges for the planted socket;
+# otherwise it fails under CUZK_REQUIRE_ALL=1 and skips without it.
+set -u
+. "$(dirname "$0")/daemon/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is not installed"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+[ "$(id -u)" = 0 ] || skip "the planted-socket case needs root to act as user nobody"
+nobody_uid=$(id -u nobody 2>/dev/null) || skip "there is no user nobody"
+as_nobody() { setpriv --reuid="$nobody_uid" --regid="$(id -g nobody)" --clear-groups "$@"; }
+# a python3 that user nobody can run (a per-user install may not be)
+nobody_py=""
+for p in $(type -aP python3) /usr/bin/python3; do
+  if as_nobody "$p" -c 'pass' 2>/dev/null; then nobody_py=$p; break; fi
+done
+[ -n "$nobody_py" ] || skip "no python3 that user nobody can run"
+PY="python3 $src/tests/daemon/hostile.py"
+
+gen_circuit c bn254 6
+gen_circuit o bn254 6 # another circuit: its proof is "another witness's"
+W=$tmp/c.wtns
+# the same witness with one value changed: other content, same shape
+cp "$W" "$tmp/c2.wtns"
+printf '\x07' | dd of="$tmp/c2.wtns" bs=1 seek=$(($(stat -c %s "$W") - 5)) conv=notrunc 2>/dev/null
+
+# alive WHAT: a real proof through the daemon ($SOCK) verifies.
+n_alive=0
+alive() {
+  n_alive=$((n_alive + 1))
+  rm -f "$tmp/alive.json" "$tmp/alive.pub.json"
+  if timeout 120 "$cuzk" prove --addr "$SOCK" "$tmp/c.zkey" "$W" "$tmp/alive.json" \
+    "$tmp/alive.pub.json" >"$tmp/alive.log" 2>&1 &&
+    "$cuzk" verify "$tmp/c.vk.json" "$tmp/alive.pub.json" "$tmp/alive.json" >/dev/null 2>&1; then
+    ok
+  else
+    bad "after $1: no verified proof through the daemon: $(tail -3 "$tmp/alive.log")"
+  fi
+}
+
+# load WHAT: eight jobs from two clients, every proof verified.
+load() {
+  timeout 300 "$cuzk" bench batch --addr "$SOCK" --key "$tmp/c.zkey" --witness "$W" -n 8 -j 2 \
+    --verify >"$tmp/load.log" 2>&1
+  grep -q "verified: 8 valid, 0 invalid" "$tmp/load.log" && ok ||
+    bad "load $1: $(grep -E 'verified|failures|bench batch' "$tmp/load.log" | tr '\n' ' ')"
+}
+
+# tcp_port LOG: the port a daemon started with --listen=127.0.0.1:0 logged.
+tcp_port() {
+  local p=""
+  for _ in $(seq 150); do
+    p=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1)
+    [ -n "$p" ] && break
+    sleep 0.1
+  done
+  echo "$p"
+}
+
+start_daemon main --listen=127.0.0.1:0 --token=tok --request_timeout_s=2 \
+  --max_connections_per_ip=8 --threads=32 --max_keys=3 || exit 1
+PORT=$(tcp_port "$tmp/main.log")
+[ -n "$PORT" ] || { echo "no TCP port in the log"; exit 1; }
+TCP=127.0.0.1:$PORT
+tcurl() { curl -s --max-time 30 -H "Authorization: Bearer tok" "$@"; }
+
+load "before the cases"
+alive "start"
+
+# ---- files that are not regular files ----------------------------------------
+mkfifo "$tmp/fifo"
+mkdir "$tmp/dir"
+nkeys() { curl -s --unix-socket "$SOCK" http://cuzkd/v1/keys | node -e \
+  'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).keys.length))'; }
+keys0=$(nkeys)
+for w in "$tmp/fifo" "$tmp/dir" /dev/zero; do
+  expect 400 -- -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$w\"]}" /v1/jobs
+  alive "witness $w"
+done
+for k in "$tmp/fifo" "$tmp/dir" /dev/zero / "$W"; do
+  expect 400 -- -X POST -d "{\"key\":\"$k\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+  expect 400 -- -X POST -d "{\"id\":\"bad\",\"path\":\"$k\"}" /v1/keys
+done
+expect 404 -- -X POST -d "{\"key\":\"$tmp/none.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+check "key table after non-keys" "$(nkeys)" "$keys0"
+# the key table is bounded: max_keys=3, c.zkey is one of them
+for k in 2 3 4; do cp "$tmp/c.zkey" "$tmp/k$k.zkey"; done
+expect 202 -- -X POST -d "{\"key\":\"$tmp/k2.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 202 -- -X POST -d "{\"key\":\"$tmp/k3.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 503 EBUSY -- -X POST -d "{\"key\":\"$tmp/k4.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+check "key table at max_keys" "$(nkeys)" 3
+alive "keys that are not key files (the key loader still loads)"
+
+# ---- a socket planted by another user --------------------------------------------
+pub=$(mktemp -d /tmp/cuzkd-pub.XXXXXX)
+chmod 1777 "$pub"
+cp "$src/tests/daemon/hostile.py" "$pub/h.py"
+chmod 644 "$pub/h.py"
+as_nobody "$nobody_py" "$pub/h.py" plant "$pub/cuzkd.sock" 6 >"$tmp/plant.out" 2>&1 &
+plant=$!
+wait_for 5 test -S "$pub/cuzkd.sock" || bad "the planted socket did not appear"
+check "planted socket owner" "$(stat -c %u "$pub/cuzkd.sock")" "$nobody_uid"
+rm -f "$tmp/pl.json" "$tmp/pl.pub.json"
+"$cuzk" prove --addr "$pub/cuzkd.sock" "$tmp/c.zkey" "$W" "$tmp/pl.json" "$tmp/pl.pub.json" \
+  >"$tmp/pl.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "refusing socket" "$tmp/pl.log" && ok ||
+  bad "prove through a planted socket: exit $rc: $(cat "$tmp/pl.log")"
+[ ! -e "$tmp/pl.json" ] && [ ! -e "$tmp/pl.pub.json" ] && ok || bad "planted socket: files written"
+# a link in such a folder, even to a socket that would pass
+ln -s "$pub/cuzkd.sock" "$pub/link.sock"
+"$cuzk" prove --addr "$pub/link.sock" "$tmp/c.zkey" "$W" "$tmp/pl.json" "$tmp/pl.pub.json" \
+  >"$tmp/pl2.log" 2>&1 && bad "prove through a link in a shared folder succeeded" || ok
+wait "$plant"
+check "bytes the planted socket received" "$(cat "$tmp/plant.out")" "connections 0 bytes 0"
+# The default path itself (/tmp/cuzkd-<uid>.sock without XDG_RUNTIME_DIR)
+# is not planted here: every other client of this user on the machine,
+# other tests running at the same time included, would find it.  The
+# check is the same for every unix address (cli_conn_open), and the
+# folder above is writable by all, as /tmp is.
+rm -rf "$pub"
+# A daemon that answers with the proof of another witness (a private
+# folder: the socket is trusted, the answer is not): a real result whose
+# first public signal differs from the witness's.
+curl -s --unix-socket "$SOCK" -o /dev/null -X POST \
+  -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"other\"}" \
+  http://cuzkd/v1/jobs
+curl -s --unix-socket "$SOCK" -o "$tmp/real.json" "http://cuzkd/v1/jobs/other/result?timeout_ms=60000"
+node -e '
+  const fs = require("fs"), j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+  const p = j.proofs[0].public;
+  p[0] = (BigInt(p[0]) + 1n).toString();
+  fs.writeFileSync(process.argv[2], JSON.stringify(j));
+' "$tmp/real.json" "$tmp/other.json"
+$PY fake "$tmp/fake.sock" "$tmp/other.json" 20 &
+fake=$!
+wait_for 5 test -S "$tmp/fake.sock"
+"$cuzk" prove --addr "$tmp/fake.sock" "$tmp/c.zkey" "$W" "$tmp/fk.json" "$tmp/fk.pub.json" \
+  >"$tmp/fk.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "public signals" "$tmp/fk.log" && [ ! -e "$tmp/fk.json" ] && ok ||
+  bad "another witness's proof accepted: exit $rc: $(cat "$tmp/fk.log")"
+kill "$fake" 2>/dev/null; wait "$fake" 2>/dev/null
+alive "planted and fake sockets"
+
+# ---- slow clients ----------------------------------------------------------------
+expect 200 -- -X POST -d "{\"id\":\"ck\",\"path\":\"$tmp/c.zkey\"}" /v1/keys
+$PY trickle "$TCP" 127.0.0.2 100 8 >"$tmp/trickle.out" &
+trickle=$!
+sleep 1
+# an authorised client from another address proves through TCP meanwhile
+# (the key by its id: TCP clients name no files here)
+"$cuzk" prove --addr "http://$TCP" --token tok --verify ck "$W" "$tmp/t.json" "$tmp/t.pub.json" \
+  >"$tmp/t.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] && "$cuzk" verify "$tmp/c.vk.json" "$tmp/t.pub.json" "$tmp/t.json" >/dev/null &&
+  ok || bad "TCP prove while a hundred connections trickle: exit $rc: $(tail -2 "$tmp/t.log")"
+wait "$trickle"
+read -r _ acc _ closed <"$tmp/trickle.out"
+# every trickling connection was closed: refused beyond the per-address
+# limit, or cut at its deadline however steadily it sent
+[ "${acc:-0}" -ge 1 ] && [ "$acc" = "$closed" ] && ok ||
+  bad "trickling connections still open: $(cat "$tmp/trickle.out")"
+alive "slow clients"
+
+# ---- uploads for a key that does not exist -----------------------------------------
+inuse=$($PY partial "$TCP" tok "/v1/jobs?key=nope" 67108864 1048576)
+check "upload memory while a 64 MiB body for an unknown key arrives" "$inuse" 0
+out=$(curl -s --max-time 10 -H "Authorization: Bearer tok" -H "Expect: 100-continue" \
+  -H "Content-Type: application/octet-stream" -H "Content-Length: 67108864" -X POST \
+  -w ' %{http_code}' "http://$TCP/v1/jobs?key=nope" --data-binary @/dev/null 2>/dev/null)
+case "$out" in *ENOTFOUND*404) ok ;; *) bad "unknown key with Expect: 100-continue: $out" ;; esac
+expect 400 EINVAL -- -X POST -H "Content-Type: application/octet-stream" --data-binary @"$W" \
+  "/v1/jobs?key=x&priority=urgent"
+alive "uploads for unknown keys"
+
+# ---- request ids ---------------------------------------------------------------
+sub() { echo "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$1\"],\"request_id\":\"$2\"}"; }
+expect 202 -- -X POST -d "$(sub "$W" rid1)" /v1/jobs
+expect 409 request_id_reused -- -X POST -d "$(sub "$tmp/c2.wtns" rid1)" /v1/jobs
+expect 202 -- -X POST -d "$(sub "$W" rid1)" /v1/jobs
+check "same content attaches" "$(jget "$tmp/body" attached)" true
+up() { curl -s --unix-socket "$SOCK" -o "$tmp/body" -w '%{http_code}' -X POST \
+  -H "Content-Type: application/octet-stream" --data-binary @"$1" \
+  "http://cuzkd/v1/jobs?key=$tmp/c.zkey&request_id=$2"; }
+check "upload with a new id" "$(up "$W" rid2)" 202
+check "upload, same id, other bytes" "$(up "$tmp/c2.wtns" rid2)" 409
+check "upload, same id, same bytes" "$(up "$W" rid2)" 202
+"$cuzk" prove --addr "$SOCK" --request-id rid1 "$tmp/c.zkey" "$tmp/c2.wtns" "$tmp/r.json" \
+  "$tmp/r.pub.json" >"$tmp/r.log" 2>&1 && bad "cuzk prove with a reused request id succeeded" ||
+  { grep -q "409\|other content" "$tmp/r.log" && ok || bad "reused id: $(cat "$tmp/r.log")"; }
+alive "request ids"
+
+# ---- edges -----------------------------------------------------------------------
+expect 400 EINVAL -- -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"deadline_ms\":18446744073709551}" /v1/jobs
+expect 400 EINVAL -- -X POST -H "Content-Type: application/octet-stream" --data-binary @"$W" \
+  "/v1/jobs?key=$tmp/c.zkey&deadline_ms=99999999999999999"
+printf 'POST /v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}' |
+  $PY raw "unix:$SOCK" >"$tmp/cl.out"
+head -1 "$tmp/cl.out" | grep -q " 400 " && grep -q '"code":"bad_request"' "$tmp/cl.out" && ok ||
+  bad "two Content-Length headers: $(head -c 300 "$tmp/cl.out")"
+printf 'POST /v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n' |
+  $PY raw "unix:$SOCK" >"$tmp/te.out"
+head -1 "$tmp/te.out" | grep -q " 400 " && ok || bad "Content-Length with chunked: $(head -c 300 "$tmp/te.out")"
+expect 404 -- /nothing/here
+check "404 is JSON" "$ctype" application/json
+expect 405 -- -X PUT /v1/jobs
+check "405 is JSON" "$ctype" application/json
+for _ in $(seq 30); do curl -s -o /dev/null "http://$TCP/v1/status"; done
+n401=$(grep -c "INFO http: GET /v1/status 401" "$tmp/main.log")
+[ "$n401" -ge 1 ] && [ "$n401" -le 3 ] && ok || bad "30 requests without a token logged $n401 lines"
+alive "edges"
+
+# ---- files named over TCP ----------------------------------------------------------
+out=$(tcurl -X POST -d "$(sub "$W" tcp1)" "http://$TCP/v1/jobs")
+case "$out" in *forbidden*) ok ;; *) bad "TCP witness path: $out" ;; esac
+out=$(tcurl -X POST -d "{\"key\":\"k\",\"witness_paths\":[\"/etc/passwd\"]}" "http://$TCP/v1/jobs")
+out2=$(tcurl -X POST -d "{\"key\":\"k\",\"witness_paths\":[\"/no/such/file\"]}" "http://$TCP/v1/jobs")
+check "TCP: an existing and an absent file look alike" \
+  "$(echo "$out" | sed 's/witness [^:]*:/W:/')" "$(echo "$out2" | sed 's/witness [^:]*:/W:/')"
+out=$(tcurl -X POST -d "{\"id\":\"t\",\"path\":\"$tmp/c.zkey\"}" "http://$TCP/v1/keys")
+case "$out" in *forbidden*) ok ;; *) bad "TCP key import by path: $out" ;; esac
+alive "TCP paths"
+stop_daemon "$DPID"
+check "exit status of the first daemon" "$rc" 0
+
+# remote_paths: a folder TCP clients may name files in
+mkdir -p "$tmp/shared"
+cp "$tmp/c.zkey" "$W" "$tmp/shared/"
+ln -s "$tmp/c.wtns" "$tmp/shared/out.wtns" # a link that leaves the folder
+start_daemon rp --listen=127.0.0.1:0 --token=tok --remote_paths="$tmp/shared" --key_idle_s=1 ||
+  exit 1
+TCP=127.0.0.1:$(tcp_port "$tmp/rp.log")
+out=$(tcurl -X POST -d "{\"key\":\"$tmp/shared/c.zkey\",\"witness_paths\":[\"$tmp/shared/c.wtns\"]}" \
+  "http://$TCP/v1/jobs")
+case "$out" in *job_id*) ok ;; *) bad "TCP path under remote_paths: $out" ;; esac
+out=$(tcurl -X POST -d "{\"key\":\"$tmp/shared/c.zkey\",\"witness_paths\":[\"$tmp/shared/out.wtns\"]}" \
+  "http://$TCP/v1/jobs")
+case "$out" in *forbidden*) ok ;; *) bad "TCP path through a link out of remote_paths: $out" ;; esac
+out=$(tcurl -X POST -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$tmp/shared/c.wtns\"]}" \
+  "http://$TCP/v1/jobs")
+case "$out" in *forbidden*) ok ;; *) bad "TCP key outside remote_paths: $out" ;; esac
+alive "remote_paths"
+# keys named by path leave memory once idle for key_idle_s (1 s here)
+wait_for 30 status_is 'j.keys.length >= 1 && j.keys.every(k => k.tier == "disk")' /v1/keys &&
+  grep -q "evicted: named by path and unused" "$tmp/rp.log" && ok ||
+  bad "idle keys named by path stayed resident: $(curl -s --unix-socket "$SOCK" http://cuzkd/v1/keys)"
+alive "idle eviction"
+load "after the cases"
+stop_daemon "$DPID"
+check "exit status" "$rc" 0
+echo "$n_alive liveness proofs"
+finish
