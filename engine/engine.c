@@ -410,7 +410,8 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     d->fallback_only = fallback;
     d->ops = dc->kind == CUZK_DEVICE_CPU   ? &engine_device_cpu_ops
              : dc->kind == CUZK_DEVICE_GPU ? &engine_device_gpu_ops
-                                           : &engine_device_sim_ops;
+             : dc->sim_evaluates                 ? &engine_device_sim_eval_ops
+                                                 : &engine_device_sim_ops;
     if (fallback)
         snprintf(d->name, sizeof d->name, "cpu-fallback");
     else

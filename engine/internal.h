@@ -320,6 +320,7 @@ typedef struct engine_device_ops {
 
 extern const engine_device_ops engine_device_cpu_ops;
 extern const engine_device_ops engine_device_sim_ops;
+extern const engine_device_ops engine_device_sim_eval_ops;
 extern const engine_device_ops engine_device_gpu_ops;
 
 /* What a device is doing.  Idle with nothing it could take is split by

@@ -197,6 +197,8 @@ static void prefill_buffers(cuzk_engine *e, size_t witness_bytes, size_t abc_byt
         if (engine_buf_get(&e->mem, &held[n], witness_bytes, NULL) != CUZK_OK)
             break;
         n++;
+        if (!abc_bytes) /* devices that evaluate a, b, c themselves */
+            continue;
         if (engine_buf_get(&e->mem, &held[n], abc_bytes, NULL) != CUZK_OK)
             break;
         n++;
@@ -270,7 +272,9 @@ done:
         /* Before the key is announced: buffers held here are invisible to
          * the scheduler's room accounting, so it must not see the key yet. */
         prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr),
-                        3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr));
+                        e->synth_skips_eval
+                            ? 0
+                            : 3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr));
     }
     if (s == CUZK_OK) {
         /* A device with memory of its own (a GPU) takes its copy now, on

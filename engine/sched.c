@@ -226,8 +226,13 @@ static int admit_one(cuzk_engine *e) {
     atomic_fetch_add(&e->in_flight, 1);
     engine_part *p = &j->parts[j->next_dispatch];
     cuzk_error err = {0};
+    /* a, b, c only where synthesis evaluates them: GPU devices evaluate
+     * their own, and at 2^27 the buffer is 12 GiB a partition (a CPU
+     * retry takes one when it runs, stages.c) */
+    size_t abc_bytes = e->synth_skips_eval ? 0 : k->abc_bytes;
     cuzk_status s = engine_buf_get(&e->mem, &p->wbuf, k->witness_bytes, &err);
-    if (s == CUZK_OK && (s = engine_buf_get(&e->mem, &p->abcbuf, k->abc_bytes, &err)) != CUZK_OK) {
+    if (s == CUZK_OK && abc_bytes &&
+        (s = engine_buf_get(&e->mem, &p->abcbuf, abc_bytes, &err)) != CUZK_OK) {
         engine_buf_put(&e->mem, p->wbuf);
         p->wbuf = NULL;
     }
@@ -236,7 +241,7 @@ static int admit_one(cuzk_engine *e) {
         pthread_mutex_unlock(&e->sched_lock);
         unsigned c;
         uint64_t need = engine_buf_class_bytes(k->witness_bytes, &c) +
-                        engine_buf_class_bytes(k->abc_bytes, &c);
+                        (abc_bytes ? engine_buf_class_bytes(abc_bytes, &c) : 0);
         int again = 1;
         if (s == CUZK_EBUSY && engine_make_room(e, need, k))
             again = 1;

@@ -555,7 +555,15 @@ static int device_step(cuzk_engine *e, engine_worker *w, engine_part **parts, si
         memset(it, 0, sizeof *it);
         it->key = &p->job->key->key;
         it->witness = p->wbuf->p;
-        it->abc = p->abcbuf->p;
+        /* a device that does not evaluate (a CPU retry of a partition
+         * meant for a GPU) takes its a, b, c buffer now */
+        if (!p->abcbuf && !d->ops->self_evaluates &&
+            (it->status = engine_buf_get(&e->mem, &p->abcbuf, p->job->key->abc_bytes,
+                                         &it->err)) != CUZK_OK) {
+            p->abcbuf = NULL;
+            continue; /* handed off below as a failed attempt */
+        }
+        it->abc = p->abcbuf ? p->abcbuf->p : NULL;
         it->abc_ready = p->abc_ready;
         cuzk_fault f;
         cuzk_fault_action a = engine_fault(e, CUZK_FAULT_DEVICE, p, d->index, &f);

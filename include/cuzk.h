@@ -103,6 +103,10 @@ typedef struct cuzk_device_config {
      * another worker's compute), compute (one at a time per device) and
      * fetch steps of each partition. */
     uint32_t sim_upload_us, sim_compute_us, sim_fetch_us;
+    /* SIMULATED only: behave like a GPU that evaluates a, b, c itself, so
+     * that synthesis leaves them out and partitions carry no a, b, c buffer
+     * (what a CPU retry must then make for itself). */
+    int sim_evaluates;
 } cuzk_device_config;
 
 /* Stages at which the fault hook is consulted (tests). */

@@ -57,7 +57,7 @@ static void hook(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
     }
 }
 
-static cuzk_engine *make_engine(hook_ctx *h, int n_sim, int fallback) {
+static cuzk_engine *make_engine_ev(hook_ctx *h, int n_sim, int fallback, int evaluates) {
     cuzk_engine_config cfg;
     eu_config(&cfg, NULL);
     cfg.log_level = getenv("CUZK_TEST_LOG") ? CUZK_LOG_INFO : CUZK_LOG_ERROR;
@@ -67,9 +67,15 @@ static cuzk_engine *make_engine(hook_ctx *h, int n_sim, int fallback) {
     cfg.cpu_fallback = fallback;
     if (n_sim == 0)
         eu_cpu_device(&cfg, 1);
-    for (int i = 0; i < n_sim; i++)
+    for (int i = 0; i < n_sim; i++) {
         eu_sim_device(&cfg, (unsigned)i, 5000);
+        cfg.devices[i].sim_evaluates = evaluates;
+    }
     return eu_create(&cfg);
+}
+
+static cuzk_engine *make_engine(hook_ctx *h, int n_sim, int fallback) {
+    return make_engine_ev(h, n_sim, fallback, 0);
 }
 
 /* Await |j|; check the outcome and, for a failure, that |needle| is in the
@@ -178,10 +184,11 @@ static void stage_faults(const eu_circuit *c, const eu_circuit *other, const cha
 }
 
 /* Retry of a failed device step: on the other device (two simulated ones),
- * or on the CPU fallback when the simulated device is alone. */
-static void retry_elsewhere(const eu_circuit *c, int fallback) {
+ * or on the CPU fallback when the simulated device is alone; |evaluates|:
+ * the simulated device claims to evaluate a, b, c itself. */
+static void retry_elsewhere(const eu_circuit *c, int fallback, int evaluates) {
     hook_ctx h = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    cuzk_engine *e = make_engine(&h, fallback ? 1 : 2, fallback);
+    cuzk_engine *e = make_engine_ev(&h, fallback ? 1 : 2, fallback, evaluates);
     cuzk_error err = {0};
     enum { P = 4 };
     cuzk_job *j = eu_submit(e, c, NULL, P, CUZK_PRIORITY_NORMAL, "fail-dev-once-sim", &err);
@@ -213,6 +220,28 @@ static void retry_elsewhere(const eu_circuit *c, int fallback) {
     cuzk_engine_destroy(e, -1);
 }
 
+/* Devices that evaluate a, b, c themselves: partitions hold no buffer for
+ * them, so the same jobs take less buffer memory (12 GiB a partition at
+ * 2^27). */
+static void no_abc_buffers(const eu_circuit *c) {
+    uint64_t peak[2] = {0, 0};
+    for (int ev = 0; ev < 2; ev++) {
+        hook_ctx h = {.lock = PTHREAD_MUTEX_INITIALIZER};
+        cuzk_engine *e = make_engine_ev(&h, 1, 0, ev);
+        cuzk_error err = {0};
+        cuzk_job *j = eu_submit(e, c, NULL, 4, CUZK_PRIORITY_NORMAL, "plain", &err);
+        expect(j, CUZK_OK, NULL, ev ? "evaluating device" : "plain device");
+        cuzk_engine_status st;
+        cuzk_engine_status_get(e, &st);
+        peak[ev] = st.mem_buffers;
+        cuzk_job_release(j);
+        cuzk_engine_destroy(e, -1);
+    }
+    CHECK(peak[1] > 0 && peak[1] < peak[0],
+          "no a, b, c buffers for a device that evaluates (%llu bytes against %llu)",
+          (unsigned long long)peak[1], (unsigned long long)peak[0]);
+}
+
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_engine_faults");
     char *dir = eu_tmpdir();
@@ -220,8 +249,14 @@ int main(int argc, char **argv) {
     eu_make(&bn, dir, "bn", CUZK_CURVE_BN254, 8, 21);
     eu_make(&bls, dir, "bls", CUZK_CURVE_BLS12_381, 8, 22);
     stage_faults(&bn, &bls, dir);
-    retry_elsewhere(&bn, 0);
-    retry_elsewhere(&bls, 1);
+    retry_elsewhere(&bn, 0, 0);
+    retry_elsewhere(&bls, 1, 0);
+    /* a device that evaluates a, b, c itself, as GPUs do: synthesis makes
+     * no a, b, c and partitions hold no buffer for them; the CPU retry
+     * takes one and evaluates (its proofs verify) */
+    retry_elsewhere(&bn, 1, 1);
+    retry_elsewhere(&bls, 1, 1);
+    no_abc_buffers(&bn);
     eu_free(&bn);
     eu_free(&bls);
     eu_rmdir(dir);
