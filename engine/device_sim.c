@@ -88,16 +88,3 @@ const engine_device_ops engine_device_sim_ops = {
     .fetch = sim_fetch,
     .reset = sim_reset,
 };
-
-/* The same device claiming to evaluate a, b, c itself (sim_evaluates). */
-const engine_device_ops engine_device_sim_eval_ops = {
-    .kind = "sim",
-    .simulated = 1,
-    .self_evaluates = 1,
-    .open = sim_open,
-    .close = sim_close,
-    .upload = sim_upload,
-    .run = sim_run,
-    .fetch = sim_fetch,
-    .reset = sim_reset,
-};

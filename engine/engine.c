@@ -410,14 +410,15 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     d->fallback_only = fallback;
     d->ops = dc->kind == CUZK_DEVICE_CPU   ? &engine_device_cpu_ops
              : dc->kind == CUZK_DEVICE_GPU ? &engine_device_gpu_ops
-             : dc->sim_evaluates                 ? &engine_device_sim_eval_ops
-                                                 : &engine_device_sim_ops;
+                                           : &engine_device_sim_ops;
     if (fallback)
         snprintf(d->name, sizeof d->name, "cpu-fallback");
     else
         snprintf(d->name, sizeof d->name, "%s%u", d->ops->kind, same);
     d->n_workers = dc->workers ? dc->workers : 1;
     d->batch_max = e->cfg.batch_max ? e->cfg.batch_max : 1;
+    d->self_evaluates = d->ops->self_evaluates ||
+                        (dc->kind == CUZK_DEVICE_SIMULATED && dc->sim_evaluates);
     d->acct_state = ACCT_STARVED_IDLE;
     d->acct_last_ns = e->start_ns;
     d->workers = calloc(d->n_workers, sizeof *d->workers);
@@ -607,7 +608,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
     e->synth_skips_eval = 1;
     for (unsigned i = 0; i < e->n_devices; i++) {
         workers += e->devices[i].fallback_only ? 0 : e->devices[i].n_workers;
-        if (!e->devices[i].fallback_only && !e->devices[i].ops->self_evaluates)
+        if (!e->devices[i].fallback_only && !e->devices[i].self_evaluates)
             e->synth_skips_eval = 0;
     }
     e->batch_max = e->cfg.batch_max;

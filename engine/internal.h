@@ -320,7 +320,6 @@ typedef struct engine_device_ops {
 
 extern const engine_device_ops engine_device_cpu_ops;
 extern const engine_device_ops engine_device_sim_ops;
-extern const engine_device_ops engine_device_sim_eval_ops;
 extern const engine_device_ops engine_device_gpu_ops;
 
 /* What a device is doing.  Idle with nothing it could take is split by
@@ -354,6 +353,7 @@ struct engine_device {
     int has_upload, has_fetch;
     unsigned n_workers;
     unsigned batch_max; /* partitions per device step (the engine's) */
+    int self_evaluates; /* ops->self_evaluates, or a simulated device told to */
     engine_worker *workers;
     _Atomic unsigned alive;
     _Atomic uint64_t proofs, failures;

@@ -557,7 +557,7 @@ static int device_step(cuzk_engine *e, engine_worker *w, engine_part **parts, si
         it->witness = p->wbuf->p;
         /* a device that does not evaluate (a CPU retry of a partition
          * meant for a GPU) takes its a, b, c buffer now */
-        if (!p->abcbuf && !d->ops->self_evaluates &&
+        if (!p->abcbuf && !d->self_evaluates &&
             (it->status = engine_buf_get(&e->mem, &p->abcbuf, p->job->key->abc_bytes,
                                          &it->err)) != CUZK_OK) {
             p->abcbuf = NULL;

@@ -179,12 +179,7 @@ static void *watcher_main(void *arg) {
     pthread_mutex_lock(&srv->jobs_lock);
     while (!srv->watcher_stop) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += WATCH_INTERVAL_MS * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        cuzkd_deadline_in(&ts, CLOCK_MONOTONIC, WATCH_INTERVAL_MS);
         pthread_cond_timedwait(&srv->jobs_cv, &srv->jobs_lock, &ts);
         cuzkd_tracked *done = sweep_locked(srv);
         pthread_mutex_unlock(&srv->jobs_lock);

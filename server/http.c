@@ -116,12 +116,7 @@ static void *reaper_main(void *arg) {
     pthread_mutex_lock(&conns_lock);
     while (!reaper_stop) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += REAPER_INTERVAL_MS * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        cuzkd_deadline_in(&ts, CLOCK_REALTIME, REAPER_INTERVAL_MS);
         pthread_cond_timedwait(&reaper_cv, &conns_lock, &ts);
         uint64_t now = cuzk_now_ns();
         for (conn_ctx *c = conns; c; c = c->next)

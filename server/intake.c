@@ -143,11 +143,7 @@ cuzk_status cuzkd_intake_get(cuzkd_server *srv, size_t bytes, uint64_t wait_ms,
                          "a body of %zu bytes does not fit in the upload budget (%llu bytes)",
                          bytes, (unsigned long long)in->budget);
     struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += (time_t)(wait_ms / 1000);
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L)
-        until.tv_sec++, until.tv_nsec -= 1000000000L;
+    cuzkd_deadline_in(&until, CLOCK_MONOTONIC, wait_ms);
     cuzkd_upload *b = NULL;
     int waited = 0;
     pthread_mutex_lock(&in->lock);

@@ -30,6 +30,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cuzk.h"
 #include "server/config.h"
@@ -241,5 +242,17 @@ void cuzkd_aliases_free(cuzkd_server *srv);
 void cuzkd_keys_sweep(cuzkd_server *srv);
 
 void cuzkd_circuits_free(cuzkd_server *srv);
+
+/* *ts = now on |clock| plus |ms| milliseconds: the absolute deadline a
+ * timed condition wait takes (the clock its condition variable uses). */
+static inline void cuzkd_deadline_in(struct timespec *ts, clockid_t clock, uint64_t ms) {
+    clock_gettime(clock, ts);
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
 
 #endif
