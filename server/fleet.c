@@ -145,7 +145,7 @@ typedef struct key_use {
     char key_id[CUZK_ID_MAX + 1];
     char sha[65];
     char ref[4096];
-    int ok;
+    int ok, warned;
     uint64_t checked_ns;
     struct key_use *next;
 } key_use;
@@ -940,8 +940,11 @@ static const char *key_ref(cuzkd_fleet *f, const char *key_id, const char *sha) 
     if (!path[0] || !key_sha(f, path, mine))
         return NULL; /* not a key of this node: quietly leave its jobs to others */
     if (strcmp(mine, sha)) {
-        LOG_WARN("fleet", "key %s: %s differs from the fleet's (SHA-256 %.16s..., job's %.16s...): "
-                 "not claiming its jobs", key_id, path, mine, sha);
+        if (!u->warned++)
+            LOG_WARN("fleet",
+                     "key %s: %s differs from the fleet's (SHA-256 %.16s..., job's %.16s...): "
+                     "not claiming its jobs",
+                     key_id, path, mine, sha);
         return NULL;
     }
     snprintf(u->ref, sizeof u->ref, "%s", key_id);

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# A fleet of cuzkd nodes on one private PostgreSQL server (docs/DAEMON.md,
+# "Running a fleet").  Four nodes start at once on an empty database (they
+# race to create the schema):
+#   A, B  CPU device, key "a"
+#   C     CPU device, key "a" from another setup of the same circuit (its
+#         file's SHA-256 differs: it must never claim the fleet's "a" jobs)
+#   D     a simulated device taking 1.5 s a proof, key "slow" (only D has it)
+# Then: 300 jobs from 4 client processes through A, every proof verified,
+# B proves some; duplicate request ids across nodes (attach, 409); status,
+# result and cancel from nodes other than the one submitted to; priorities
+# and deadlines across the fleet; a node stopped (SIGSTOP) past its lease
+# and a node killed (SIGKILL) in the middle of a batch, and a PostgreSQL
+# restart in the middle of one: every job is done exactly once (one commit
+# row per job, a job count that matches what was submitted).
+# Usage: test_fleet.sh <cuzk> <source dir>; env CUZKD=<cuzkd>.
+set -u
+. "$2/tests/daemon/lib.sh"
+if "$cuzk" status --help 2>&1 | grep -q "built without libcurl"; then
+  skip "cuzk built without libcurl"
+fi
+if grep -q "built without libpq" "$CUZKD"; then
+  skip "cuzkd built without libpq (no fleet support)"
+fi
+. "$2/tests/fleet/pg.sh"
+
+lease=3
+pg_start
+gen_circuit a bn254 6
+"$cuzk" setup --dev --seed 7 "$tmp/a.r1cs" "$tmp/a_other.zkey" >/dev/null 2>&1 || { echo "FAIL: setup"; exit 1; }
+cmp -s "$tmp/a.zkey" "$tmp/a_other.zkey" && { echo "FAIL: two setups gave one key"; exit 1; }
+gen_circuit s bn254 5
+
+declare -A pid sock
+# launch NAME FLAGS...: a fleet node (not waited for).
+launch() {
+  local n=$1
+  shift
+  sock[$n]=$tmp/$n.sock
+  "$CUZKD" --socket="${sock[$n]}" --log_level=debug --fleet_db="$pg_dsn" --node_name="$n" \
+    --fleet_lease_s=$lease --drain_timeout_s=5 "$@" >>"$tmp/$n.log" 2>&1 &
+  pid[$n]=$!
+  daemon_pids="$daemon_pids ${pid[$n]}"
+}
+healthy() {
+  wait_for 60 curl -sf --unix-socket "${sock[$1]}" http://cuzkd/healthz ||
+    { echo "FAIL: node $1 did not start; its log:"; cat "$tmp/$1.log"; exit 1; }
+}
+flags_A=(--devices=cpu --keys=a="$tmp/a.zkey")
+flags_B=(--devices=cpu --keys=a="$tmp/a.zkey")
+flags_C=(--devices=cpu --keys=a="$tmp/a_other.zkey")
+flags_D=(--devices=sim:compute_us=1500000 --keys=slow="$tmp/s.zkey")
+
+# ---- schema creation raced by the nodes ---------------------------------
+for n in A B C D; do
+  eval 'launch $n "${flags_'$n'[@]}"'
+done
+for n in A B C D; do healthy $n; done
+check "schema versions recorded" "$(psql_q 'SELECT count(*) FROM cuzk_fleet_schema')" 1
+check "fleet tables" "$(psql_q "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk_fleet_%'")" 5
+for n in A B C D; do
+  grep -q "node $n joined the fleet" "$tmp/$n.log" || bad "node $n did not join: $(grep fleet "$tmp/$n.log" | tail -3)"
+done
+SOCK=${sock[B]}
+wait_for 10 status_is 'j.fleet && j.fleet.connected && j.fleet.nodes.length == 4' ||
+  bad "B's status does not show 4 nodes: $(head -c 600 "$tmp/poll.json")"
+
+# exactly_once WHAT EXPECTED_DONE: the database's record of every job.
+exactly_once() {
+  local dup missing done
+  dup=$(psql_q "SELECT count(*) FROM (SELECT job_id FROM cuzk_fleet_commits GROUP BY job_id
+                HAVING count(*) > 1) x")
+  missing=$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs j WHERE state IN ('done', 'failed')
+                    AND (SELECT count(*) FROM cuzk_fleet_commits c WHERE c.job_id = j.id) <> 1")
+  done=$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'done' AND key_id = 'a'")
+  check "$1: jobs committed twice" "$dup" 0
+  check "$1: done jobs without exactly one commit" "$missing" 0
+  check "$1: done jobs of key a" "$done" "$2"
+}
+
+# batch NODE N OUT: N jobs of key a from 4 client processes through NODE,
+# every proof verified.
+batch() {
+  "$cuzk" bench batch -n "$2" -j 8 --procs 4 --verify --key a --witness "$tmp/a.wtns" \
+    --timeout 120 --addr "unix:${sock[$1]}" >"$tmp/$3" 2>&1
+}
+batch_ok() {
+  grep -q "failures: 0" "$tmp/$1" && grep -q "verified: $2 valid, 0 invalid" "$tmp/$1" ||
+    { bad "$1: not every proof came back valid"; tail -8 "$tmp/$1"; }
+}
+
+# ---- 300 jobs through A; the other nodes prove some ----------------------
+batch A 300 load.out || bad "batch through A exited $?"
+batch_ok load.out 300
+total=300
+exactly_once "load" $total
+byB=$(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'B'")
+[ "$byB" -gt 0 ] || bad "node B proved none of the 300 jobs"
+echo "load: A proved $(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'A'"), B $byB"
+check "node C (other key file) claimed" "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE attempts > 0 AND key_id = 'a' AND (done_by = 'C' OR lease_owner = 'C')")" 0
+grep -q "key a: .* differs from the fleet's" "$tmp/C.log" || bad "C did not say its key a differs"
+check "node D (no key a) claimed" "$(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'D'")" 0
+
+# ---- request ids across nodes ---------------------------------------------
+body() { printf '{"key":"a","witness_paths":[%s],"request_id":"%s"%s}' "$1" "$2" "${3:-}"; }
+one="\"$tmp/a.wtns\""
+SOCK=${sock[A]}
+expect 202 -- -H 'Content-Type: application/json' -d "$(body "$one" dup-1)" /v1/jobs
+jid=$(jget "$tmp/body" job_id)
+check "first submit attached" "$(jget "$tmp/body" attached)" false
+SOCK=${sock[B]}
+expect 202 -- -H 'Content-Type: application/json' -d "$(body "$one" dup-1)" /v1/jobs
+check "resubmit on B attached" "$(jget "$tmp/body" attached)" true
+check "resubmit on B: same job" "$(jget "$tmp/body" job_id)" "$jid"
+expect 409 EMISMATCH -- -H 'Content-Type: application/json' -d "$(body "$one,$one" dup-1)" /v1/jobs
+# an upload with the same bytes is the same content
+expect 202 -- -H 'Content-Type: application/octet-stream' --data-binary "@$tmp/a.wtns" \
+  '/v1/jobs?key=a&request_id=dup-1'
+check "upload resubmit attached" "$(jget "$tmp/body" attached)" true
+SOCK=${sock[C]}
+expect 200 -- '/v1/jobs/dup-1/result?timeout_ms=30000'
+check "result read on C" "$(jget "$tmp/body" state)" done
+jsave "$tmp/body" proofs.0.proof "$tmp/dup.proof.json"
+jsave "$tmp/body" proofs.0.public "$tmp/dup.public.json"
+"$cuzk" verify "$tmp/a.vk.json" "$tmp/dup.public.json" "$tmp/dup.proof.json" >/dev/null 2>&1 &&
+  ok || bad "the proof of dup-1 read on C does not verify"
+expect 200 -- '/v1/jobs/dup-1/result?format=raw'
+check "raw result size" "$(stat -c %s "$tmp/body")" 256
+expect 200 -- /v1/jobs/dup-1
+check "status on C: node that proved it" "$(jget "$tmp/body" node | grep -cE '^(A|B)$')" 1
+expect 404 ENOTFOUND -- /v1/jobs/no-such-job
+total=$((total + 1))
+exactly_once "request ids" $total
+
+# ---- priorities, deadlines and cancel across the fleet (D, 1.5 s a job) -----
+SOCK=${sock[D]}
+slow() { # slow ID PRIORITY [extra JSON]
+  expect 202 -- -H 'Content-Type: application/json' \
+    -d "{\"key\":\"slow\",\"witness_paths\":[\"$tmp/s.wtns\"],\"request_id\":\"$1\",\"priority\":\"$2\"${3:-}}" /v1/jobs
+}
+for i in 1 2 3 4 5 6; do slow "s-$i" normal; done
+slow s-late normal ',"deadline_ms":800'
+slow s-crit critical
+# D holds 4 (slots); the rest are queued
+SOCK=${sock[A]}
+wait_for 10 status_is 'j.fleet.running_by_priority.normal == 4' ||
+  bad "D does not hold 4 jobs: $(jget "$tmp/poll.json" fleet.running_by_priority)"
+expect 200 -- -X DELETE /v1/jobs/s-6
+check "queued job cancelled from A" "$(jget "$tmp/body" cancelled)/$(jget "$tmp/body" state)" true/cancelled
+running=$(psql_q "SELECT request_id FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'D' ORDER BY id DESC LIMIT 1")
+SOCK=${sock[C]}
+expect 200 -- -X DELETE "/v1/jobs/$running"
+check "running job cancelled from C" "$(jget "$tmp/body" cancelled)/$(jget "$tmp/body" state)" true/cancelled
+wait_for 10 grep -q "job $running: no longer ours" "$tmp/D.log" || bad "D did not stop cancelled job $running"
+SOCK=${sock[B]}
+expect 200 -- '/v1/jobs/s-late/result?timeout_ms=20000'
+check "deadline passed in the queue" "$(jget "$tmp/body" state)" expired
+expect 200 -- '/v1/jobs/s-crit/result?timeout_ms=30000'
+check "critical job done" "$(jget "$tmp/body" state)/$(jget "$tmp/body" simulated)" done/true
+for i in 1 2 3 4 5; do
+  [ "s-$i" = "$running" ] && continue
+  expect 200 -- "/v1/jobs/s-$i/result?timeout_ms=30000"
+done
+# the critical job, submitted last, was claimed before the queued normal one
+check "critical claimed before a queued normal job" \
+  "$(psql_q "SELECT (SELECT finished FROM cuzk_fleet_jobs WHERE request_id = 's-crit') <
+                    (SELECT finished FROM cuzk_fleet_jobs WHERE request_id = 's-5')")" t
+check "cancelled jobs never committed" \
+  "$(psql_q "SELECT count(*) FROM cuzk_fleet_commits c JOIN cuzk_fleet_jobs j ON j.id = c.job_id
+             WHERE j.request_id IN ('s-6', '$running')")" 0
+
+# holding NODE: the node holds a lease on some job now.
+holding() { [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = '$1'")" -gt 0 ]; }
+
+# ---- a node stopped past its lease: its jobs go elsewhere ------------------
+batch A 80 stop.out &
+bpid=$!
+wait_for 30 holding B || bad "B never held a job"
+kill -STOP "${pid[B]}"
+sleep $((lease + 2))
+kill -CONT "${pid[B]}"
+wait $bpid || bad "batch around the stopped node exited $?"
+batch_ok stop.out 80
+total=$((total + 80))
+wait_for 10 grep -qE "no longer ours|result dropped" "$tmp/B.log" ||
+  bad "B, back after its lease ran out, did not drop its jobs"
+exactly_once "SIGSTOP" $total
+check "jobs re-claimed after the lease ran out" \
+  "$([ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE attempts > 1")" -gt 0 ] && echo yes)" yes
+
+# ---- a node killed: its jobs are proved elsewhere, exactly once ----------------
+batch A 80 kill.out &
+bpid=$!
+wait_for 30 holding B || bad "B never held a job"
+kill -KILL "${pid[B]}"
+wait "${pid[B]}" 2>/dev/null
+wait $bpid || bad "batch around the killed node exited $?"
+batch_ok kill.out 80
+total=$((total + 80))
+exactly_once "SIGKILL" $total
+check "leases of the dead node left" "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'B'")" 0
+launch B "${flags_B[@]}"
+healthy B
+
+# ---- PostgreSQL restarts in the middle of a batch ---------------------------
+batch A 80 pg.out &
+bpid=$!
+wait_for 30 holding B || bad "B never held a job"
+pg_restart || bad "PostgreSQL did not restart"
+wait $bpid || bad "batch across the database restart exited $?"
+batch_ok pg.out 80
+total=$((total + 80))
+exactly_once "PostgreSQL restart" $total
+for n in A B; do
+  grep -q "database connection lost" "$tmp/$n.log" || bad "$n did not notice the restart"
+  grep -q "database connection back" "$tmp/$n.log" || bad "$n did not reconnect"
+done
+
+# ---- status, metrics, and a clean stop ------------------------------------------
+SOCK=${sock[A]}
+wait_for 10 status_is 'j.fleet.connected && j.fleet.nodes.length >= 4' ||
+  bad "A's fleet status after the restart: $(head -c 400 "$tmp/poll.json")"
+"$cuzk" status --addr "unix:${sock[A]}" >"$tmp/status.txt" 2>&1 || bad "cuzk status exited $?"
+grep -q "^fleet" "$tmp/status.txt" || bad "cuzk status does not print the fleet: $(cat "$tmp/status.txt")"
+expect 200 -- /metrics
+grep -q '^cuzk_fleet_queue_jobs{state="queued",priority="normal"}' "$tmp/body" || bad "no fleet queue gauge"
+grep -q '^cuzk_fleet_connected 1' "$tmp/body" || bad "fleet_connected is not 1"
+for n in A B C D; do
+  stop_daemon "${pid[$n]}"
+  check "node $n exit status" "$rc" 0
+done
+check "leases left after every node stopped" "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running'")" 0
+
+# ---- without its database a node still starts and says so ---------------------
+launch E --devices=cpu --fleet_db="host=$tmp/nowhere dbname=cuzk user=cuzk"
+healthy E
+SOCK=${sock[E]}
+wait_for 10 status_is 'j.fleet && j.fleet.connected === false && j.fleet.db_error.length > 0' ||
+  bad "E's status does not say its database is unreachable: $(head -c 400 "$tmp/poll.json")"
+stop_daemon "${pid[E]}"
+check "node E exit status" "$rc" 0
+finish
