@@ -1277,8 +1277,13 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     PGresult *parts = tq(f, "partitions",
                          "SELECT data FROM cuzk_fleet_parts WHERE job_id = $1::bigint ORDER BY idx",
                          1, &v, NULL, NULL, 1);
-    if (!parts)
-        return; /* the lease runs out and the job is claimed again */
+    if (!parts) { /* the lease runs out, or goes back now, and the job is claimed again */
+        if (f->conn)
+            release_lease(f, h);
+        held_unlink(f, h);
+        held_free(h);
+        return;
+    }
     if (PQntuples(parts) != n || n < 1) {
         PQclear(parts);
         set_outcome(h, "failed", CUZK_EINTERNAL, "the job's partitions are missing");
