@@ -81,6 +81,7 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #else
 
 #include <libpq-fe.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,9 +93,9 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #define POOL_MAX 16
 /* How long a handler keeps trying an unreachable database. */
 #define DB_WAIT_MS 20000
-/* Fleet thread tick while it holds jobs (their outcome is polled) / idle. */
-#define TICK_BUSY_MS 20
-#define TICK_IDLE_MS 250
+/* Fleet thread tick: the longest it sleeps when nothing wakes it (a job
+ * ending wakes it through its pipe, the database through NOTIFY). */
+#define TICK_MS 250
 /* Reconnect backoff. */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
@@ -103,6 +104,10 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #define SLOTS_PER_DEVICE 4
 /* A key found unusable is looked at again after this long. */
 #define KEY_RECHECK_NS 5000000000ULL
+/* Claims look for jobs whose lease ran out (no NOTIFY says so) this often. */
+#define CLAIM_POLL_NS 500000000ULL
+/* How long the list of key hashes a node can serve is used for claims. */
+#define KEYS_FRESH_NS 1000000000ULL
 /* A result wait re-reads the job at least this often. */
 #define WAIT_POLL_MS 1000
 /* Nodes whose heartbeat is older than this are left out of the status. */
@@ -112,6 +117,9 @@ static const char *const prio_names[] = {"low", "normal", "high", "critical"};
 
 /* A job this node claimed and handed to its engine. */
 typedef struct held {
+    cuzkd_fleet *f;
+    pthread_t waiter; /* waits for the engine's outcome, then wakes the thread */
+    int waiter_started;
     int64_t id;
     int epoch;
     char request_id[CUZK_ID_MAX + 1];
@@ -175,11 +183,15 @@ struct cuzkd_fleet {
     pthread_mutex_t hash_lock;
     key_hash *hashes;
 
-    /* the fleet thread's own */
+    /* the fleet thread's own; wake[]: a pipe that held jobs' waiters write
+     * to when their job ends */
+    int wake[2];
     PGconn *conn;
     held *held;
     unsigned n_held;
     key_use *keys;
+    char *shas; /* servable key hashes (claim), and when they were read */
+    uint64_t shas_ns;
     uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
     int want_claim, want_renew, ever_connected;
 
@@ -1009,7 +1021,20 @@ static uint8_t *proofs_raw(cuzk_job *job, size_t *len) {
     return buf;
 }
 
+/* One per held job: the fleet thread learns of the job's end at once
+ * instead of at its next tick. */
+static void *waiter_main(void *arg) {
+    held *h = arg;
+    cuzk_job_await(h->job, -1, NULL);
+    ssize_t w = write(h->f->wake[1], "x", 1);
+    (void)w; /* a full pipe already says "look" */
+    return NULL;
+}
+
+/* Free |h|; a job not ended yet must have been cancelled. */
 static void held_free(held *h) {
+    if (h->waiter_started)
+        pthread_join(h->waiter, NULL);
     if (h->job)
         cuzk_job_release(h->job);
     free(h->result_json);
@@ -1145,6 +1170,10 @@ static void commit_ended(cuzkd_fleet *f) {
         PQclear(res);
         if (ok) {
             atomic_fetch_add(&f->committed, 1);
+            pthread_mutex_lock(&f->wait_lock);
+            f->done_gen++;
+            pthread_cond_broadcast(&f->wait_cv);
+            pthread_mutex_unlock(&f->wait_lock);
             LOG_DEBUG("fleet", "job %s %s (epoch %d)", h->request_id, h->state, h->epoch);
         } else {
             atomic_fetch_add(&f->lost, 1);
@@ -1248,6 +1277,7 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     held *h = calloc(1, sizeof *h);
     if (!h)
         return;
+    h->f = f;
     h->id = atoll(PQgetvalue(cl, row, 0));
     h->epoch = atoi(PQgetvalue(cl, row, 1));
     snprintf(h->request_id, sizeof h->request_id, "%s", PQgetvalue(cl, row, 2));
@@ -1328,6 +1358,7 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     free(w);
     PQclear(parts);
     if (s == CUZK_OK) {
+        h->waiter_started = pthread_create(&h->waiter, NULL, waiter_main, h) == 0;
         LOG_DEBUG("fleet", "job %s claimed (epoch %d, %d partition(s))", h->request_id, h->epoch,
                   n);
         return;
@@ -1343,61 +1374,86 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     set_outcome(h, "failed", s, err.msg);
 }
 
-/* Claim what this node has room for. */
-static void claim(cuzkd_fleet *f) {
-    if (f->n_held >= f->slots)
-        return;
+/* The key hashes of open jobs that this node can prove with, as a
+ * PostgreSQL array literal (malloc'd), or NULL on a database failure. */
+static char *servable_keys(cuzkd_fleet *f) {
     PGresult *keys = tq(f, "claim",
                         "SELECT DISTINCT key_id, key_sha FROM cuzk_fleet_jobs WHERE state = 'queued'"
                         " OR (state = 'running' AND lease_until < now())",
                         0, NULL, NULL, NULL, 0);
     if (!keys)
-        return;
+        return NULL;
     size_t cap = 8 + (size_t)PQntuples(keys) * 68, len = 0;
     char *shas = malloc(cap);
     if (!shas) {
         PQclear(keys);
-        return;
+        return NULL;
     }
     shas[len++] = '{';
     for (int i = 0; i < PQntuples(keys); i++) {
         const char *sha = PQgetvalue(keys, i, 1);
-        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, PQgetvalue(keys, i, 0), sha))
+        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, PQgetvalue(keys, i, 0), sha) ||
+            strstr(shas, sha))
             continue;
         len += (size_t)snprintf(shas + len, cap - len, "%s%s", len > 1 ? "," : "", sha);
     }
     PQclear(keys);
     snprintf(shas + len, cap - len, "}");
-    if (len == 1) {
-        free(shas);
-        return;
+    return shas;
+}
+
+/* Claim what this node has room for.  The list of key hashes it can
+ * serve is kept for a second (a claim is then one statement); a claim
+ * that finds nothing with a list not fresh from the database looks again
+ * with a fresh one, so a job of a key new to the queue waits no longer. */
+static void claim(cuzkd_fleet *f) {
+    f->want_claim = 0; /* set again below when more may be waiting */
+    for (int round = 0; round < 2 && f->conn && f->n_held < f->slots; round++) {
+        uint64_t now = cuzk_now_ns();
+        int fresh = 0;
+        if (!f->shas || now - f->shas_ns > KEYS_FRESH_NS) {
+            free(f->shas);
+            if (!(f->shas = servable_keys(f)))
+                return;
+            f->shas_ns = now;
+            fresh = 1;
+        }
+        if (!strcmp(f->shas, "{}")) {
+            if (fresh)
+                return;
+            f->shas_ns = 0;
+            continue;
+        }
+        char lease[16], lim[16];
+        unsigned asked = f->slots - f->n_held;
+        snprintf(lease, sizeof lease, "%u", f->lease_s);
+        snprintf(lim, sizeof lim, "%u", asked);
+        const char *v[4] = {f->node, lease, f->shas, lim};
+        PGresult *cl = tq(
+            f, "claim",
+            "WITH c AS (SELECT id FROM cuzk_fleet_jobs"
+            "  WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))"
+            "  AND key_sha = ANY ($3::text[])"
+            "  ORDER BY priority DESC, id LIMIT $4::int FOR UPDATE SKIP LOCKED)"
+            " UPDATE cuzk_fleet_jobs j SET state = 'running', lease_owner = $1,"
+            "  lease_epoch = j.lease_epoch + 1, lease_until = now() + $2::int * interval '1 s',"
+            "  attempts = j.attempts + 1"
+            " FROM c WHERE j.id = c.id"
+            " RETURNING j.id, j.lease_epoch, j.request_id, j.key_id, j.key_sha, j.priority,"
+            "  j.inputs, j.circuit, j.n_partitions, CASE WHEN j.deadline IS NULL THEN -1 ELSE"
+            "  greatest(0, (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END",
+            4, v, NULL, NULL, 0);
+        if (!cl)
+            return;
+        unsigned got = (unsigned)PQntuples(cl);
+        for (unsigned i = 0; i < got; i++)
+            start_claimed(f, cl, (int)i);
+        PQclear(cl);
+        f->want_claim = got == asked; /* the queue may hold more */
+        if (got || fresh)
+            return;
+        f->shas_ns = 0; /* nothing with an old list: look again with a fresh one */
     }
-    char lease[16], lim[16];
-    snprintf(lease, sizeof lease, "%u", f->lease_s);
-    snprintf(lim, sizeof lim, "%u", f->slots - f->n_held);
-    const char *v[4] = {f->node, lease, shas, lim};
-    PGresult *cl = tq(
-        f, "claim",
-        "WITH c AS (SELECT id FROM cuzk_fleet_jobs"
-        "  WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))"
-        "  AND key_sha = ANY ($3::text[])"
-        "  ORDER BY priority DESC, id LIMIT $4::int FOR UPDATE SKIP LOCKED)"
-        " UPDATE cuzk_fleet_jobs j SET state = 'running', lease_owner = $1,"
-        "  lease_epoch = j.lease_epoch + 1, lease_until = now() + $2::int * interval '1 s',"
-        "  attempts = j.attempts + 1"
-        " FROM c WHERE j.id = c.id"
-        " RETURNING j.id, j.lease_epoch, j.request_id, j.key_id, j.key_sha, j.priority, j.inputs,"
-        "  j.circuit, j.n_partitions, CASE WHEN j.deadline IS NULL THEN -1 ELSE"
-        "  greatest(0, (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END",
-        4, v, NULL, NULL, 0);
-    free(shas);
-    if (!cl)
-        return;
-    for (int i = 0; i < PQntuples(cl); i++)
-        start_claimed(f, cl, i);
-    if (PQntuples(cl) == 0)
-        f->want_claim = 0;
-    PQclear(cl);
 }
 
 /* Heartbeat row, expired deadlines, status snapshot. */
@@ -1524,18 +1580,21 @@ static void try_connect(cuzkd_fleet *f) {
     f->last_beat_ns = 0;
 }
 
-/* Wait for a notification or |ms|; handle those that came. */
-static void wait_notify(cuzkd_fleet *f, unsigned ms) {
-    if (!f->conn) {
-        sleep_ms(ms);
-        return;
-    }
+/* Wait up to |ms| for a held job to end, or a notification; handle the
+ * notifications that came. */
+static void wait_events(cuzkd_fleet *f, unsigned ms) {
     /* Notifications read along with a statement's result wait in libpq,
      * not on the socket: look there before sleeping on the socket. */
-    PGnotify *n = PQnotifies(f->conn);
-    struct pollfd p = {.fd = PQsocket(f->conn), .events = POLLIN};
-    if (!n && p.fd >= 0)
-        poll(&p, 1, (int)ms);
+    PGnotify *n = f->conn ? PQnotifies(f->conn) : NULL;
+    struct pollfd p[2] = {{.fd = f->wake[0], .events = POLLIN},
+                          {.fd = f->conn ? PQsocket(f->conn) : -1, .events = POLLIN}};
+    if (!n)
+        poll(p, 2, (int)ms);
+    char buf[64];
+    while (read(f->wake[0], buf, sizeof buf) > 0) {
+    }
+    if (!f->conn)
+        return;
     if (!PQconsumeInput(f->conn)) {
         PQfreemem(n);
         char why[256];
@@ -1574,10 +1633,9 @@ static void *fleet_main(void *arg) {
         poll_held(f);
         if (!f->conn) {
             expire_unrenewed(f);
-            sleep_ms(f->held ? TICK_BUSY_MS : 50);
+            wait_events(f, 50);
             continue;
         }
-        size_t before = f->n_held;
         commit_ended(f);
         now = cuzk_now_ns();
         if (f->conn && (f->want_renew || now - f->last_beat_ns >= beat_ns)) {
@@ -1588,13 +1646,15 @@ static void *fleet_main(void *arg) {
             f->last_beat_ns = now;
         }
         int may_claim = atomic_load(&srv->ready) && !atomic_load(&srv->draining);
+        /* On a NOTIFY of a new job (kept while all slots are taken), after
+         * a claim that filled every free slot, and twice a second for
+         * leases that ran out. */
         if (f->conn && may_claim && f->n_held < f->slots &&
-            (f->want_claim || f->n_held < before || now - f->last_claim_ns >= 500000000ULL)) {
+            (f->want_claim || now - f->last_claim_ns >= CLAIM_POLL_NS)) {
             f->last_claim_ns = now;
             claim(f);
         }
-        if (f->conn)
-            wait_notify(f, f->held ? TICK_BUSY_MS : TICK_IDLE_MS);
+        wait_events(f, f->want_claim && f->n_held < f->slots ? 0 : TICK_MS);
     }
     /* Stopping: commit what ended; hand back the rest. */
     poll_held(f);
@@ -1644,6 +1704,11 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
         nd += !st.devices[i].fallback_only;
     f->slots = SLOTS_PER_DEVICE * (nd ? nd : 1);
     f->backoff_ms = BACKOFF_MIN_MS;
+    if (pipe2(f->wake, O_NONBLOCK | O_CLOEXEC) != 0) {
+        free(f->conninfo);
+        free(f);
+        return cuzk_fail(err, CUZK_EIO, "fleet: cannot make a pipe: %s", strerror(errno));
+    }
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1661,6 +1726,8 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
     if (pthread_create(&f->thread, NULL, fleet_main, f) != 0) {
         if (f->conn)
             PQfinish(f->conn);
+        close(f->wake[0]);
+        close(f->wake[1]);
         free(f->conninfo);
         free(f);
         return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the fleet thread");
@@ -1678,6 +1745,8 @@ void cuzkd_fleet_stop(cuzkd_server *srv) {
     if (f->thread_started)
         pthread_join(f->thread, NULL);
     srv->fleet = NULL;
+    close(f->wake[0]);
+    close(f->wake[1]);
     for (unsigned i = 0; i < f->n_idle; i++)
         PQfinish(f->idle[i]);
     while (f->hashes) {
@@ -1692,6 +1761,7 @@ void cuzkd_fleet_stop(cuzkd_server *srv) {
         free(u);
     }
     json_decref(f->nodes);
+    free(f->shas);
     LOG_INFO("fleet", "node %s left the fleet: %llu job(s) committed, %llu lease(s) lost", f->node,
              (unsigned long long)atomic_load(&f->committed),
              (unsigned long long)atomic_load(&f->lost));
