@@ -501,20 +501,47 @@ static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, cuzkd_request *r, const cu
     snprintf(dl, sizeof dl, "%llu", (unsigned long long)j->deadline_ms);
     snprintf(np, sizeof np, "%zu", j->n);
     int inputs = j->n && j->w[0].input_json;
-    const char *ins =
-        "WITH n AS (SELECT nextval(pg_get_serial_sequence('cuzk_fleet_jobs', 'id')) AS id) "
-        "INSERT INTO cuzk_fleet_jobs (id, request_id, content_sha, key_id, key_path, key_sha, "
-        "  priority, deadline, n_partitions, inputs, circuit, submitted_by, client) "
-        "SELECT n.id, coalesce($1::text, 'fleet-' || n.id), $2::text, $3::text, $4::text, $5::text,"
-        "  $6::int, CASE WHEN $7::bigint > 0 THEN now() + $7::bigint * interval '1 millisecond' END,"
-        "  $8::int, $9::bool, $10::text, $11::text, $12::text FROM n "
-        "ON CONFLICT (request_id) DO NOTHING RETURNING id, request_id";
-    const char *v[12] = {j->request_id, content,   j->key->id, j->key->path,
+#define INSERT_JOB                                                                                 \
+    "INSERT INTO cuzk_fleet_jobs (id, request_id, content_sha, key_id, key_path, key_sha, "       \
+    "  priority, deadline, n_partitions, inputs, circuit, submitted_by, client) "                 \
+    "SELECT n.id, coalesce($1::text, 'fleet-' || n.id), $2::text, $3::text, $4::text, $5::text,"  \
+    "  $6::int, CASE WHEN $7::bigint > 0 THEN now() + $7::bigint * interval '1 millisecond' END," \
+    "  $8::int, $9::bool, $10::text, $11::text, $12::text FROM n "                                \
+    "ON CONFLICT (request_id) DO NOTHING RETURNING id, request_id"
+#define NEXT_ID "n AS (SELECT nextval(pg_get_serial_sequence('cuzk_fleet_jobs', 'id')) AS id)"
+    const char *ins = "WITH " NEXT_ID " " INSERT_JOB;
+    const char *v[13] = {j->request_id, content,   j->key->id, j->key->path,
                          ksha,          prio,      dl,         np,
-                         inputs ? "t" : "f", j->circuit ? j->circuit : "", f->node, r->client};
+                         inputs ? "t" : "f", j->circuit ? j->circuit : "", f->node, r->client,
+                         parts[0].p};
+    PGresult *res = NULL;
+    if (j->n == 1) {
+        /* One partition and a new id (the usual case): one statement, its
+         * own transaction: job, partition and NOTIFY in one round trip. */
+        int len[13] = {0}, fmt[13] = {0};
+        len[12] = (int)parts[0].n, fmt[12] = 1;
+        res = db_exec(c,
+                      "WITH " NEXT_ID ", j AS (" INSERT_JOB "),"
+                      " p AS (INSERT INTO cuzk_fleet_parts (job_id, idx, data)"
+                      "  SELECT id, 0, $13::bytea FROM j),"
+                      " t AS (SELECT pg_notify('cuzk_fleet', 'n') FROM j)"
+                      " SELECT id, request_id, (SELECT count(*) FROM t) FROM j",
+                      13, v, len, fmt, 0, why, why_n);
+        if (!res)
+            return conn_bad(c) ? TX_RETRY : TX_FAIL;
+        if (PQntuples(res) == 1) {
+            o->id = atoll(PQgetvalue(res, 0, 0));
+            snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(res, 0, 1));
+            PQclear(res);
+            return TX_OK;
+        }
+        PQclear(res); /* the id is taken: decided below */
+        res = NULL;
+    }
+#undef INSERT_JOB
+#undef NEXT_ID
     if (!db_cmd(c, "BEGIN", why, why_n))
         return TX_RETRY;
-    PGresult *res = NULL;
     for (int round = 0; round < 2; round++) {
         if (!(res = db_exec(c, ins, 12, v, NULL, NULL, 0, why, why_n)))
             goto fail;
