@@ -1299,8 +1299,9 @@ static void release_free(void *ctx, const void *data) {
     free(ctx);
 }
 
-/* Prove a claimed job: its partitions from the database into the engine. */
-static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
+/* Prove a claimed job: its partitions (rows |row| .. |row| + |rows| - 1 of
+ * the claim, column 10) into the engine. */
+static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
     held *h = calloc(1, sizeof *h);
     if (!h)
         return;
@@ -1330,34 +1331,22 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
         held_free(h);
         return;
     }
-    const char *v = PQgetvalue(cl, row, 0);
-    PGresult *parts = tq(f, "partitions",
-                         "SELECT data FROM cuzk_fleet_parts WHERE job_id = $1::bigint ORDER BY idx",
-                         1, &v, NULL, NULL, 1);
-    if (!parts) { /* the lease runs out, or goes back now, and the job is claimed again */
-        if (f->conn)
-            release_lease(f, h);
-        held_unlink(f, h);
-        held_free(h);
-        return;
-    }
-    if (PQntuples(parts) != n || n < 1) {
-        PQclear(parts);
+    if (rows != n || n < 1 || PQgetisnull(cl, row, 10)) {
         set_outcome(h, "failed", CUZK_EINTERNAL, "the job's partitions are missing");
         return;
     }
     cuzk_witness *w = calloc((size_t)n, sizeof *w);
     int ok = w != NULL;
     for (int i = 0; ok && i < n; i++) {
-        size_t len = (size_t)PQgetlength(parts, i, 0);
+        size_t len = (size_t)PQgetlength(cl, row + i, 10);
         if (inputs) {
-            w[i].input_json = PQgetvalue(parts, i, 0);
+            w[i].input_json = PQgetvalue(cl, row + i, 10);
             w[i].input_len = len;
         } else {
             void *copy = malloc(len ? len : 1);
             ok = copy != NULL;
             if (ok) {
-                memcpy(copy, PQgetvalue(parts, i, 0), len);
+                memcpy(copy, PQgetvalue(cl, row + i, 10), len);
                 w[i].data = copy;
                 w[i].size = len;
                 w[i].release = release_free;
@@ -1383,7 +1372,6 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
             if (w[i].release)
                 free((void *)w[i].data);
     free(w);
-    PQclear(parts);
     if (s == CUZK_OK) {
         h->waiter_started = pthread_create(&h->waiter, NULL, waiter_main, h) == 0;
         LOG_DEBUG("fleet", "job %s claimed (epoch %d, %d partition(s))", h->request_id, h->epoch,
@@ -1456,25 +1444,36 @@ static void claim(cuzkd_fleet *f) {
         snprintf(lease, sizeof lease, "%u", f->lease_s);
         snprintf(lim, sizeof lim, "%u", asked);
         const char *v[4] = {f->node, lease, f->shas, lim};
+        /* The claim and the claimed jobs' partitions in one statement; the
+         * result is binary (the partitions' bytes as they are), so every
+         * other column is sent as text. */
         PGresult *cl = tq(
             f, "claim",
             "WITH c AS (SELECT id FROM cuzk_fleet_jobs"
             "  WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))"
             "  AND key_sha = ANY ($3::text[])"
-            "  ORDER BY priority DESC, id LIMIT $4::int FOR UPDATE SKIP LOCKED)"
-            " UPDATE cuzk_fleet_jobs j SET state = 'running', lease_owner = $1,"
+            "  ORDER BY priority DESC, id LIMIT $4::int FOR UPDATE SKIP LOCKED),"
+            " u AS (UPDATE cuzk_fleet_jobs j SET state = 'running', lease_owner = $1,"
             "  lease_epoch = j.lease_epoch + 1, lease_until = now() + $2::int * interval '1 s',"
             "  attempts = j.attempts + 1"
-            " FROM c WHERE j.id = c.id"
-            " RETURNING j.id, j.lease_epoch, j.request_id, j.key_id, j.key_sha, j.priority,"
+            "  FROM c WHERE j.id = c.id"
+            "  RETURNING j.id, j.lease_epoch, j.request_id, j.key_id, j.key_sha, j.priority,"
             "  j.inputs, j.circuit, j.n_partitions, CASE WHEN j.deadline IS NULL THEN -1 ELSE"
-            "  greatest(0, (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END",
-            4, v, NULL, NULL, 0);
+            "  greatest(0, (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END AS left_ms)"
+            " SELECT u.id::text, u.lease_epoch::text, u.request_id, u.key_id, u.key_sha,"
+            "  u.priority::text, u.inputs::text, u.circuit, u.n_partitions::text, u.left_ms::text,"
+            "  p.data FROM u LEFT JOIN cuzk_fleet_parts p ON p.job_id = u.id ORDER BY u.id, p.idx",
+            4, v, NULL, NULL, 1);
         if (!cl)
             return;
-        unsigned got = (unsigned)PQntuples(cl);
-        for (unsigned i = 0; i < got; i++)
-            start_claimed(f, cl, (int)i);
+        unsigned got = 0;
+        for (int i = 0, rows; i < PQntuples(cl); i += rows, got++) {
+            for (rows = 1; i + rows < PQntuples(cl) &&
+                           !strcmp(PQgetvalue(cl, i + rows, 0), PQgetvalue(cl, i, 0));
+                 rows++) {
+            }
+            start_claimed(f, cl, i, rows);
+        }
         PQclear(cl);
         f->want_claim = got == asked; /* the queue may hold more */
         if (got || fresh)

@@ -129,7 +129,20 @@ check "raw result size" "$(stat -c %s "$tmp/body")" 256
 expect 200 -- /v1/jobs/dup-1
 check "status on C: node that proved it" "$(jget "$tmp/body" node | grep -cE '^(A|B)$')" 1
 expect 404 ENOTFOUND -- /v1/jobs/no-such-job
-total=$((total + 1))
+# a job of three partitions, submitted on B, read on A
+SOCK=${sock[B]}
+expect 202 -- -H 'Content-Type: application/json' -d "$(body "$one,$one,$one" multi-1)" /v1/jobs
+check "partitions of multi-1" "$(jget "$tmp/body" partitions)" 3
+SOCK=${sock[A]}
+expect 200 -- '/v1/jobs/multi-1/result?timeout_ms=30000'
+check "multi-1 done with 3 proofs" "$(jget "$tmp/body" state)/$(jget "$tmp/body" proofs.length)" done/3
+jsave "$tmp/body" proofs.2.proof "$tmp/m.proof.json"
+jsave "$tmp/body" proofs.2.public "$tmp/m.public.json"
+"$cuzk" verify "$tmp/a.vk.json" "$tmp/m.public.json" "$tmp/m.proof.json" >/dev/null 2>&1 &&
+  ok || bad "the third proof of multi-1 does not verify"
+expect 200 -- '/v1/jobs/multi-1/result?format=raw'
+check "multi-1 raw result size" "$(stat -c %s "$tmp/body")" 768
+total=$((total + 2))
 exactly_once "request ids" $total
 
 # ---- priorities, deadlines and cancel across the fleet (D, 1.5 s a job) -----
