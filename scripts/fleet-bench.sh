@@ -8,6 +8,8 @@
 #   2. throughput of 3 fleet nodes against 1, every node one simulated
 #      device of 20 ms a proof, jobs submitted to one node.
 # Usage: scripts/fleet-bench.sh <build dir> [jobs]   (root or not)
+# PostgreSQL runs without fsync (as in the tests); PG_DURABLE=1 keeps its
+# durable defaults.
 set -u
 build=${1:?usage: scripts/fleet-bench.sh <build dir> [jobs]}
 n=${2:-600}

@@ -2,10 +2,11 @@
 # tests/daemon/lib.sh (uses $tmp, skip, and adds to the cleanup).
 #
 # pg_start: initdb in $tmp/pg, a unix socket in that folder and no TCP
-# (listen_addresses=''), trust authentication (only this folder's owner can
-# reach the socket).  initdb refuses to run as root, so as root (CI) the
-# server runs as `nobody`.  Sets $pg_dsn (a libpq connection string for the
-# role cuzk on the database cuzk, as the daemons use it) and $pg_admin.
+# (listen_addresses=''), trust authentication (a throwaway server for one
+# test), no fsync unless PG_DURABLE=1.  initdb refuses to run as root, so
+# as root (CI) the server runs as `nobody`.  Sets $pg_dsn (a libpq
+# connection string for the role cuzk on the database cuzk, as the daemons
+# use it) and $pg_admin.
 # pg_stop / pg_restart: stop (fast) / restart the server.
 # psql_q SQL: one value, as text.
 
@@ -31,10 +32,11 @@ pg_start() {
 listen_addresses = ''
 unix_socket_directories = '$pg_dir'
 max_connections = 200
-fsync = off
-synchronous_commit = off
-full_page_writes = off
 CONF
+  # Tests need no durability; PG_DURABLE=1 keeps PostgreSQL's defaults
+  # (scripts/fleet-bench.sh measures both).
+  [ "${PG_DURABLE:-0}" = 1 ] ||
+    printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' >>"$pg_dir/data/postgresql.conf"
   pg_run "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w -t 60 start >/dev/null ||
     { echo "FAIL: postgres did not start"; cat "$pg_dir/log"; exit 1; }
   pg_admin="host=$pg_dir dbname=postgres user=postgres"
