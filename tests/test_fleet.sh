@@ -5,7 +5,7 @@
 #   A, B  CPU device, key "a"
 #   C     CPU device, key "a" from another setup of the same circuit (its
 #         file's SHA-256 differs: it must never claim the fleet's "a" jobs)
-#   D     a simulated device taking 1.5 s a proof, key "slow" (only D has it)
+#   D     a simulated device taking 2.5 s a proof, key "slow" (only D has it)
 # Then: 300 jobs from 4 client processes through A, every proof verified,
 # B proves some; duplicate request ids across nodes (attach, 409); status,
 # result and cancel from nodes other than the one submitted to; priorities
@@ -49,7 +49,7 @@ healthy() {
 flags_A=(--devices=cpu --keys=a="$tmp/a.zkey")
 flags_B=(--devices=cpu --keys=a="$tmp/a.zkey")
 flags_C=(--devices=cpu --keys=a="$tmp/a_other.zkey")
-flags_D=(--devices=sim:compute_us=1500000 --keys=slow="$tmp/s.zkey")
+flags_D=(--devices=sim:compute_us=2500000 --keys=slow="$tmp/s.zkey")
 
 # ---- schema creation raced by the nodes ---------------------------------
 for n in A B C D; do
@@ -145,7 +145,7 @@ check "multi-1 raw result size" "$(stat -c %s "$tmp/body")" 768
 total=$((total + 2))
 exactly_once "request ids" $total
 
-# ---- priorities, deadlines and cancel across the fleet (D, 1.5 s a job) -----
+# ---- priorities, deadlines and cancel across the fleet (D, 2.5 s a job) -----
 SOCK=${sock[D]}
 slow() { # slow ID PRIORITY [extra JSON]
   expect 202 -- -H 'Content-Type: application/json' \
@@ -160,7 +160,7 @@ wait_for 10 status_is 'j.fleet.running_by_priority.normal == 4' ||
   bad "D does not hold 4 jobs: $(jget "$tmp/poll.json" fleet.running_by_priority)"
 expect 200 -- -X DELETE /v1/jobs/s-6
 check "queued job cancelled from A" "$(jget "$tmp/body" cancelled)/$(jget "$tmp/body" state)" true/cancelled
-# the last of the first four (the device proves one at a time: it has ~4.5 s left)
+# the last of the first four (the device proves one at a time: it has ~7.5 s left)
 running=$(psql_q "SELECT request_id FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'D'
                   AND request_id IN ('s-1', 's-2', 's-3', 's-4') ORDER BY id DESC LIMIT 1")
 [ -n "$running" ] || bad "none of the first four slow jobs is running on D"
@@ -204,7 +204,9 @@ freeze() {
 batch A 80 stop.out &
 bpid=$!
 freeze B
-sleep $((lease + 2))
+frozen=$(psql_q "SELECT string_agg(id::text, ',') FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'B'")
+taken_over() { [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE id IN ($frozen) AND lease_owner = 'B'")" = 0 ]; }
+wait_for 60 taken_over || bad "the jobs of the stopped node ($frozen) were not taken over"
 kill -CONT "${pid[B]}"
 wait $bpid || bad "batch around the stopped node exited $?"
 batch_ok stop.out 80
