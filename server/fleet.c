@@ -1405,6 +1405,7 @@ static char *servable_keys(cuzkd_fleet *f) {
         return NULL;
     }
     shas[len++] = '{';
+    shas[len] = 0;
     for (int i = 0; i < PQntuples(keys); i++) {
         const char *sha = PQgetvalue(keys, i, 1);
         if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, PQgetvalue(keys, i, 0), sha) ||
