@@ -46,7 +46,7 @@ healthy() {
   wait_for 60 curl -sf --unix-socket "${sock[$1]}" http://cuzkd/healthz ||
     { echo "FAIL: node $1 did not start; its log:"; cat "$tmp/$1.log"; exit 1; }
 }
-flags_A=(--devices=cpu --keys=a="$tmp/a.zkey")
+flags_A=(--devices=cpu --keys=a="$tmp/a.zkey" --listen=127.0.0.1:0 --token=fleet-token)
 flags_B=(--devices=cpu --keys=a="$tmp/a.zkey")
 flags_C=(--devices=cpu --keys=a="$tmp/a_other.zkey")
 flags_D=(--devices=sim:compute_us=2500000 --keys=slow="$tmp/s.zkey")
@@ -253,6 +253,21 @@ grep -q "^fleet" "$tmp/status.txt" || bad "cuzk status does not print the fleet:
 expect 200 -- /metrics
 grep -q '^cuzk_fleet_queue_jobs{state="queued",priority="normal"}' "$tmp/body" || bad "no fleet queue gauge"
 grep -q '^cuzk_fleet_connected 1' "$tmp/body" || bad "fleet_connected is not 1"
+# the status page lists the fleet's nodes (headless Chromium, as in
+# test_daemon_page.sh; CI installs it)
+chromium=""
+for c in /usr/bin/chromium chromium chromium-browser google-chrome; do
+  command -v "$c" >/dev/null 2>&1 && { chromium=$(command -v "$c"); break; }
+done
+[ -n "$chromium" ] || skip "no chromium for the status page"
+port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/A.log" | head -1)
+HOME=$tmp timeout 90 "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run \
+  --disable-dev-shm-usage --user-data-dir="$tmp/profile" --virtual-time-budget=4000 --dump-dom \
+  "http://127.0.0.1:$port/#token=fleet-token" >"$tmp/dom.html" 2>"$tmp/chrome.err" ||
+  bad "chromium failed: $(tail -3 "$tmp/chrome.err")"
+grep -q 'data-errors' "$tmp/dom.html" && bad "page script errors: $(grep -o '<div id="errors">[^<]*' "$tmp/dom.html")"
+grep -q 'Fleet: node A' "$tmp/dom.html" && grep -q '>D<' "$tmp/dom.html" && ok ||
+  bad "the status page does not show the fleet: $(grep -o "<div id=.fleetbox[^>]*>.\{0,300\}" "$tmp/dom.html")"
 for n in A B C D; do
   stop_daemon "${pid[$n]}"
   check "node $n exit status" "$rc" 0
