@@ -123,12 +123,14 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 
 static const char *const prio_names[] = {"low", "normal", "high", "critical"};
 
-/* A job this node claimed and handed to its engine. */
+/* A partition this node claimed and handed to its engine (as a job of
+ * one partition). */
 typedef struct held {
     cuzkd_fleet *f;
     pthread_t waiter; /* waits for the engine's outcome, then wakes the thread */
     int waiter_started;
-    int64_t id;
+    int64_t id; /* the fleet job */
+    int idx;    /* its partition */
     int epoch;
     char request_id[CUZK_ID_MAX + 1];
     cuzk_job *job;
@@ -299,6 +301,24 @@ static const char *const migrations[] = {
     "  devices text NOT NULL DEFAULT '', busy real NOT NULL DEFAULT 0,"
     "  proofs bigint NOT NULL DEFAULT 0, jobs_done bigint NOT NULL DEFAULT 0,"
     "  held int NOT NULL DEFAULT 0);",
+    /* 2: claims per partition.  A partition row carries its own lease and
+     * result; the job row counts the partitions left.  Jobs a version-1
+     * node was proving go back to the queue (its commit needs the job
+     * lease, which is cleared here), and a job row can no longer take a
+     * lease, so a version-1 node still running claims nothing. */
+    "ALTER TABLE cuzk_fleet_parts ADD COLUMN state text NOT NULL DEFAULT 'queued',"
+    "  ADD COLUMN lease_owner text, ADD COLUMN lease_epoch int NOT NULL DEFAULT 0,"
+    "  ADD COLUMN lease_until timestamptz, ADD COLUMN attempts int NOT NULL DEFAULT 0,"
+    "  ADD COLUMN done_by text, ADD COLUMN simulated bool NOT NULL DEFAULT false,"
+    "  ADD COLUMN proof_json text, ADD COLUMN proof_raw bytea, ADD COLUMN finished timestamptz;"
+    "CREATE INDEX cuzk_fleet_parts_open ON cuzk_fleet_parts (job_id, idx)"
+    "  WHERE state IN ('queued', 'running');"
+    "ALTER TABLE cuzk_fleet_jobs ADD COLUMN parts_left int;"
+    "UPDATE cuzk_fleet_jobs SET state = 'queued', lease_until = NULL WHERE state = 'running';"
+    "UPDATE cuzk_fleet_jobs SET lease_owner = NULL WHERE lease_owner IS NOT NULL;"
+    "ALTER TABLE cuzk_fleet_jobs ADD CONSTRAINT cuzk_fleet_jobs_lease_per_partition"
+    "  CHECK (lease_owner IS NULL);"
+    "ALTER TABLE cuzk_fleet_commits ADD COLUMN idx int;",
 };
 #define SCHEMA_VERSION (int)(sizeof migrations / sizeof migrations[0])
 
@@ -713,16 +733,29 @@ out:
 
 /* ---- status, result, cancel ------------------------------------------------------------ */
 
+/* A job's row with what its partitions say: the node (the one that ended
+ * it, else one proving a partition), the most claims of a partition, and
+ * the partitions done. */
+#define PARTS "FROM cuzk_fleet_parts p WHERE p.job_id = cuzk_fleet_jobs.id"
 #define JOB_COLS                                                                              \
     "id, request_id, key_id, state, priority, status, error, n_partitions,"                   \
-    " (extract(epoch FROM now() - created) * 1000)::bigint, coalesce(done_by, lease_owner, ''),"\
-    " attempts, simulated, submitted_by"
+    " (extract(epoch FROM now() - created) * 1000)::bigint, coalesce(done_by,"               \
+    " (SELECT min(p.lease_owner) " PARTS " AND p.state = 'running'), ''),"                   \
+    " greatest(attempts, (SELECT max(p.attempts) " PARTS ")), simulated, submitted_by,"      \
+    " (SELECT count(*) " PARTS " AND p.state = 'done')"
+/* A done job's proofs, in partition order (a job ended before claims
+ * were per partition keeps them in its own row). */
+#define RESULT_JSON                                                                           \
+    "coalesce(result_json, '[' || (SELECT string_agg(p.proof_json, ',' ORDER BY p.idx) " PARTS \
+    ") || ']')"
+#define RESULT_RAW                                                                            \
+    "coalesce(result_raw, (SELECT string_agg(p.proof_raw, ''::bytea ORDER BY p.idx) " PARTS "))"
 
 /* The job row of |rid| (JOB_COLS), retrying a lost database until
  * |until_ns|.  *res NULL and 1: no such job; 0: the database failed (why). */
 static int job_row(cuzkd_fleet *f, const char *rid, const char *cols, int bin, uint64_t until_ns,
                    PGresult **res, char *why, size_t why_n) {
-    char sql[512];
+    char sql[2048];
     snprintf(sql, sizeof sql, "SELECT %s FROM cuzk_fleet_jobs WHERE request_id = $1", cols);
     *res = NULL;
     for (;;) {
@@ -760,13 +793,13 @@ static int terminal(const char *state) {
 static json_t *row_json(const PGresult *q) {
     const char *state = PQgetvalue(q, 0, 3);
     int n = atoi(PQgetvalue(q, 0, 7));
-    int done = !strcmp(state, "done");
+    int done = !strcmp(state, "done") ? n : atoi(PQgetvalue(q, 0, 13));
     json_t *j = json_pack(
         "{s:I, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:I, s:o, s:i, s:o, s:[]}", "job_id",
         (json_int_t)atoll(PQgetvalue(q, 0, 0)), "request_id", jtext(PQgetvalue(q, 0, 1)), "key",
         jtext(PQgetvalue(q, 0, 2)), "state", state, "priority",
         prio_names[atoi(PQgetvalue(q, 0, 4)) & 3], "status", PQgetvalue(q, 0, 5), "error",
-        jtext(PQgetvalue(q, 0, 6)), "partitions", n, "partitions_done", done ? n : 0,
+        jtext(PQgetvalue(q, 0, 6)), "partitions", n, "partitions_done", done,
         "partitions_failed", !strcmp(state, "failed") ? n : 0, "submit_ms_ago",
         (json_int_t)atoll(PQgetvalue(q, 0, 8)), "node", jtext(PQgetvalue(q, 0, 9)), "attempts",
         atoi(PQgetvalue(q, 0, 10)), "submitted_by", jtext(PQgetvalue(q, 0, 12)), "partition");
@@ -870,7 +903,7 @@ enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) {
         return http_json(r, 200, head);
     }
     uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    if (!job_row(f, r->param, raw ? "result_raw" : "result_json", raw, until, &q, why,
+    if (!job_row(f, r->param, raw ? RESULT_RAW : RESULT_JSON, raw, until, &q, why,
                  sizeof why)) {
         json_decref(head);
         return db_failed(r, why);
@@ -1001,12 +1034,13 @@ static const char *key_ref(cuzkd_fleet *f, const char *key_id, const char *sha) 
 
 /* ---- the fleet thread: results -------------------------------------------------------------- */
 
+/* The proof of a one-partition engine job as the element of a result's
+ * "proofs" array: {"proof":...,"public":...}. */
 static char *proofs_json(cuzk_job *job) {
     size_t n = cuzk_job_partitions(job), cap = 256, len = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
-    s[len++] = '[';
     for (size_t i = 0; i < n; i++) {
         const char *pj = cuzk_job_proof_json(job, i), *pub = cuzk_job_public_json(job, i);
         if (!pj || !pub) {
@@ -1024,7 +1058,6 @@ static char *proofs_json(cuzk_job *job) {
         }
         len += (size_t)sprintf(s + len, "%s{\"proof\":%s,\"public\":%s}", i ? "," : "", pj, pub);
     }
-    s[len++] = ']';
     s[len] = 0;
     return s;
 }
@@ -1163,8 +1196,13 @@ static PGresult *tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
     return res;
 }
 
-/* Commit ended jobs.  A commit that matches no row means the lease is
- * gone (cancelled, or another node took the job): the result is dropped. */
+/* Commit ended partitions.  A commit that matches no row means the lease
+ * is gone (the job cancelled, ended by another partition, or this one
+ * taken over by another node): the result is dropped.  The job row's
+ * UPDATE counts the partitions left; PostgreSQL re-reads a row updated
+ * concurrently before it updates it again, so of two partitions committed
+ * at once only one sees the count reach zero (or the job still open), and
+ * the job ends exactly once, in the transaction of that partition. */
 static void commit_ended(cuzkd_fleet *f) {
     for (held *h = f->held, *next; h && f->conn; h = next) {
         next = h->next;
@@ -1175,24 +1213,40 @@ static void commit_ended(cuzkd_fleet *f) {
             held_free(h);
             continue;
         }
-        char id[24], ep[16];
+        char id[24], ep[16], ix[16];
         snprintf(id, sizeof id, "%lld", (long long)h->id);
         snprintf(ep, sizeof ep, "%d", h->epoch);
-        const char *v[9] = {id, ep, f->node, h->state, h->status, h->error,
-                            h->simulated ? "t" : "f", h->result_json, (const char *)h->raw};
-        int len[9] = {0, 0, 0, 0, 0, 0, 0, 0, (int)h->raw_len}, fmt[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
-        PGresult *res = tq(f, "commit",
-                           "WITH u AS (UPDATE cuzk_fleet_jobs SET state = $4, status = $5,"
-                           "  error = $6, simulated = $7::bool, result_json = $8,"
-                           "  result_raw = $9::bytea, done_by = $3, finished = now(),"
-                           "  lease_until = NULL"
-                           "  WHERE id = $1::bigint AND lease_epoch = $2::int AND lease_owner = $3"
-                           "  AND state = 'running' RETURNING id),"
-                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                           "  SELECT id, $3, $2::int, $4 FROM u),"
-                           " d AS (DELETE FROM cuzk_fleet_parts WHERE job_id IN (SELECT id FROM u))"
-                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u) FROM u",
-                           9, v, len, fmt, 0);
+        snprintf(ix, sizeof ix, "%d", h->idx);
+        const char *v[10] = {id, ep, f->node, h->state, h->status, h->error,
+                             h->simulated ? "t" : "f", h->result_json, (const char *)h->raw, ix};
+        int len[10] = {0, 0, 0, 0, 0, 0, 0, 0, (int)h->raw_len, 0};
+        int fmt[10] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+#define LAST "coalesce(parts_left, n_partitions) <= 1"
+        PGresult *res = tq(
+            f, "commit",
+            "WITH u AS (UPDATE cuzk_fleet_parts SET state = $4, simulated = $7::bool,"
+            "  proof_json = $8, proof_raw = $9::bytea, done_by = $3, finished = now(),"
+            "  lease_until = NULL, data = ''::bytea"
+            "  WHERE job_id = $1::bigint AND idx = $10::int AND lease_epoch = $2::int"
+            "  AND lease_owner = $3 AND state = 'running' AND EXISTS (SELECT 1 FROM"
+            "  cuzk_fleet_jobs WHERE id = $1::bigint AND state IN ('queued', 'running'))"
+            "  RETURNING job_id),"
+            " j AS (UPDATE cuzk_fleet_jobs SET parts_left = coalesce(parts_left, n_partitions) - 1,"
+            "  state = CASE WHEN $4 <> 'done' THEN $4 WHEN " LAST " THEN 'done' ELSE state END,"
+            "  status = CASE WHEN $4 <> 'done' THEN $5 ELSE status END,"
+            "  error = CASE WHEN $4 <> 'done' THEN $6 ELSE error END,"
+            "  simulated = simulated OR $7::bool,"
+            "  done_by = CASE WHEN $4 <> 'done' OR " LAST " THEN $3 ELSE done_by END,"
+            "  finished = CASE WHEN $4 <> 'done' OR " LAST " THEN now() END"
+            "  WHERE id IN (SELECT job_id FROM u) AND state IN ('queued', 'running')"
+            "  RETURNING id, state),"
+            " c AS (INSERT INTO cuzk_fleet_commits (job_id, idx, node, epoch, state)"
+            "  SELECT id, $10::int, $3, $2::int, $4 FROM j UNION ALL"
+            "  SELECT id, NULL, $3, $2::int, state FROM j WHERE state NOT IN ('queued', 'running'))"
+            " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM j"
+            "  WHERE state NOT IN ('queued', 'running')) FROM j",
+            10, v, len, fmt, 0);
+#undef LAST
         if (!res) {
             if (!f->conn)
                 return; /* retried after the reconnect */
@@ -1209,56 +1263,71 @@ static void commit_ended(cuzkd_fleet *f) {
             f->done_gen++;
             pthread_cond_broadcast(&f->wait_cv);
             pthread_mutex_unlock(&f->wait_lock);
-            LOG_DEBUG("fleet", "job %s %s (epoch %d)", h->request_id, h->state, h->epoch);
+            LOG_DEBUG("fleet", "job %s partition %d %s (epoch %d)", h->request_id, h->idx,
+                      h->state, h->epoch);
         } else {
             atomic_fetch_add(&f->lost, 1);
-            LOG_INFO("fleet", "job %s: lease %d no longer ours (cancelled, or taken over "
-                     "after it ran out): result dropped", h->request_id, h->epoch);
+            LOG_INFO("fleet", "job %s partition %d: lease %d no longer ours (cancelled, ended, "
+                     "or taken over after it ran out): result dropped", h->request_id, h->idx,
+                     h->epoch);
         }
         held_unlink(f, h);
         held_free(h);
     }
 }
 
-/* Hand back the lease of |h| (the job goes back to the queue). */
+/* Hand back the lease of |h| (the partition goes back to the queue). */
 static void release_lease(cuzkd_fleet *f, held *h) {
-    char id[24], ep[16];
+    char id[24], ep[16], ix[16];
     snprintf(id, sizeof id, "%lld", (long long)h->id);
     snprintf(ep, sizeof ep, "%d", h->epoch);
-    const char *v[3] = {id, ep, f->node};
+    snprintf(ix, sizeof ix, "%d", h->idx);
+    const char *v[4] = {id, ep, f->node, ix};
     PGresult *res = tq(f, "release",
-                       "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'queued', lease_owner = NULL,"
-                       "  lease_until = NULL WHERE id = $1::bigint AND lease_epoch = $2::int"
-                       "  AND lease_owner = $3 AND state = 'running' RETURNING id)"
+                       "WITH u AS (UPDATE cuzk_fleet_parts SET state = 'queued', lease_owner = NULL,"
+                       "  lease_until = NULL WHERE job_id = $1::bigint AND idx = $4::int"
+                       "  AND lease_epoch = $2::int AND lease_owner = $3 AND state = 'running'"
+                       "  RETURNING job_id)"
                        " SELECT (SELECT pg_notify('cuzk_fleet', 'n') FROM u LIMIT 1)",
-                       3, v, NULL, NULL, 0);
+                       4, v, NULL, NULL, 0);
     PQclear(res);
 }
 
-/* Renew the leases of every held job.  A running one whose lease is no
- * longer ours (cancelled by a client, or taken over after it ran out) is
- * cancelled in the engine and dropped. */
+/* Renew the leases of every held partition.  A running one whose lease
+ * is no longer ours (its job cancelled or ended, or the partition taken
+ * over after its lease ran out) is cancelled in the engine and dropped. */
 static void renew(cuzkd_fleet *f) {
     if (!f->held)
         return;
     size_t cap = 16 + (size_t)f->n_held * 24;
-    char *ids = malloc(cap), lease[16];
-    if (!ids)
+    char *ids = malloc(cap), *idxs = malloc(cap), lease[16];
+    if (!ids || !idxs) {
+        free(ids);
+        free(idxs);
         return;
-    size_t len = 0;
+    }
+    size_t len = 0, ilen = 0;
     ids[len++] = '{';
-    for (held *h = f->held; h; h = h->next)
+    idxs[ilen++] = '{';
+    for (held *h = f->held; h; h = h->next) {
         len += (size_t)snprintf(ids + len, cap - len, "%s%lld", len > 1 ? "," : "",
                                 (long long)h->id);
+        ilen += (size_t)snprintf(idxs + ilen, cap - ilen, "%s%d", ilen > 1 ? "," : "", h->idx);
+    }
     snprintf(ids + len, cap - len, "}");
+    snprintf(idxs + ilen, cap - ilen, "}");
     snprintf(lease, sizeof lease, "%u", f->lease_s);
-    const char *v[3] = {f->node, lease, ids};
+    const char *v[4] = {f->node, lease, ids, idxs};
     PGresult *res = tq(f, "lease renewal",
-                       "UPDATE cuzk_fleet_jobs SET lease_until = now() + $2::int * interval '1 s'"
-                       " WHERE lease_owner = $1 AND state = 'running' AND id = ANY ($3::bigint[])"
-                       " RETURNING id, lease_epoch",
-                       3, v, NULL, NULL, 0);
+                       "UPDATE cuzk_fleet_parts p SET lease_until = now() + $2::int * interval '1 s'"
+                       " FROM cuzk_fleet_jobs j WHERE j.id = p.job_id"
+                       " AND j.state IN ('queued', 'running') AND p.lease_owner = $1"
+                       " AND p.state = 'running' AND (p.job_id, p.idx) IN"
+                       " (SELECT * FROM unnest($3::bigint[], $4::int[]))"
+                       " RETURNING p.job_id, p.idx, p.lease_epoch",
+                       4, v, NULL, NULL, 0);
     free(ids);
+    free(idxs);
     if (!res)
         return;
     uint64_t now = cuzk_now_ns();
@@ -1266,7 +1335,8 @@ static void renew(cuzkd_fleet *f) {
         next = h->next;
         int mine = 0;
         for (int i = 0; i < PQntuples(res) && !mine; i++)
-            mine = atoll(PQgetvalue(res, i, 0)) == h->id && atoi(PQgetvalue(res, i, 1)) == h->epoch;
+            mine = atoll(PQgetvalue(res, i, 0)) == h->id && atoi(PQgetvalue(res, i, 1)) == h->idx &&
+                   atoi(PQgetvalue(res, i, 2)) == h->epoch;
         if (mine) {
             h->lease_ok_ns = now;
             continue;
@@ -1275,8 +1345,8 @@ static void renew(cuzkd_fleet *f) {
             /* its commit will find out; keep it for that */
             continue;
         }
-        LOG_INFO("fleet", "job %s: no longer ours (cancelled, or taken over): stopping it",
-                 h->request_id);
+        LOG_INFO("fleet", "job %s: no longer ours (cancelled, ended, or partition %d taken "
+                 "over): stopping it", h->request_id, h->idx);
         cuzk_job_cancel(h->job);
         atomic_fetch_add(&f->lost, 1);
         held_unlink(f, h);
@@ -1293,8 +1363,8 @@ static void expire_unrenewed(cuzkd_fleet *f) {
         next = h->next;
         if (h->ended || now - h->lease_ok_ns < lease)
             continue;
-        LOG_WARN("fleet", "job %s: lease ran out without the database: stopping it (another "
-                 "node may prove it)", h->request_id);
+        LOG_WARN("fleet", "job %s partition %d: lease ran out without the database: stopping "
+                 "it (another node may prove it)", h->request_id, h->idx);
         cuzk_job_cancel(h->job);
         atomic_fetch_add(&f->lost, 1);
         held_unlink(f, h);
@@ -1307,9 +1377,9 @@ static void release_free(void *ctx, const void *data) {
     free(ctx);
 }
 
-/* Prove a claimed job: its partitions (rows |row| .. |row| + |rows| - 1 of
- * the claim, column 10) into the engine. */
-static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
+/* Prove a claimed partition (row |row| of the claim; its bytes in column
+ * 11) as an engine job of one partition. */
+static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     held *h = calloc(1, sizeof *h);
     if (!h)
         return;
@@ -1321,7 +1391,7 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
     const char *key_id = PQgetvalue(cl, row, 3), *sha = PQgetvalue(cl, row, 4);
     int prio = atoi(PQgetvalue(cl, row, 5)) & 3, inputs = PQgetvalue(cl, row, 6)[0] == 't';
     const char *circuit = PQgetvalue(cl, row, 7);
-    int n = atoi(PQgetvalue(cl, row, 8));
+    h->idx = atoi(PQgetvalue(cl, row, 8));
     long long left = atoll(PQgetvalue(cl, row, 9));
     h->next = f->held;
     f->held = h;
@@ -1339,8 +1409,9 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
         held_free(h);
         return;
     }
-    if (rows != n || n < 1 || PQgetisnull(cl, row, 10)) {
-        set_outcome(h, "failed", CUZK_EINTERNAL, "the job's partitions are missing");
+    const int n = 1;
+    if (PQgetisnull(cl, row, 10)) {
+        set_outcome(h, "failed", CUZK_EINTERNAL, "the partition's witness is missing");
         return;
     }
     cuzk_witness *w = calloc((size_t)n, sizeof *w);
@@ -1363,7 +1434,7 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
         }
     }
     char local_id[CUZK_ID_MAX + 1];
-    snprintf(local_id, sizeof local_id, "fleet.%lld.%d", (long long)h->id, h->epoch);
+    snprintf(local_id, sizeof local_id, "fleet.%lld.%d.%d", (long long)h->id, h->idx, h->epoch);
     cuzk_submit_opts o = {.key = ref,
                           .request_id = local_id,
                           .priority = (cuzk_priority)prio,
@@ -1382,13 +1453,13 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
     free(w);
     if (s == CUZK_OK) {
         h->waiter_started = pthread_create(&h->waiter, NULL, waiter_main, h) == 0;
-        LOG_DEBUG("fleet", "job %s claimed (epoch %d, %d partition(s))", h->request_id, h->epoch,
-                  n);
+        LOG_DEBUG("fleet", "job %s partition %d claimed (epoch %d)", h->request_id, h->idx,
+                  h->epoch);
         return;
     }
     if (s == CUZK_EBUSY || s == CUZK_ENOMEM || s == CUZK_ECANCELLED) {
-        LOG_INFO("fleet", "job %s: not taken here (%s: %s): back to the queue", h->request_id,
-                 cuzk_status_name(s), err.msg);
+        LOG_INFO("fleet", "job %s partition %d: not taken here (%s: %s): back to the queue",
+                 h->request_id, h->idx, cuzk_status_name(s), err.msg);
         release_lease(f, h);
         held_unlink(f, h);
         held_free(h);
@@ -1401,8 +1472,8 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row, int rows) {
  * PostgreSQL array literal (malloc'd), or NULL on a database failure. */
 static char *servable_keys(cuzkd_fleet *f) {
     PGresult *keys = tq(f, "claim",
-                        "SELECT DISTINCT key_id, key_sha FROM cuzk_fleet_jobs WHERE state = 'queued'"
-                        " OR (state = 'running' AND lease_until < now())",
+                        "SELECT DISTINCT key_id, key_sha FROM cuzk_fleet_jobs"
+                        " WHERE state IN ('queued', 'running')",
                         0, NULL, NULL, NULL, 0);
     if (!keys)
         return NULL;
@@ -1453,36 +1524,38 @@ static void claim(cuzkd_fleet *f) {
         snprintf(lease, sizeof lease, "%u", f->lease_s);
         snprintf(lim, sizeof lim, "%u", asked);
         const char *v[4] = {f->node, lease, f->shas, lim};
-        /* The claim and the claimed jobs' partitions in one statement; the
+        /* The claim of partitions of open jobs (job priority, then
+         * submit order, then partition index), their bytes, and the
+         * first claim's mark of the job as running, in one statement; the
          * result is binary (the partitions' bytes as they are), so every
          * other column is sent as text. */
         PGresult *cl = tq(
             f, "claim",
-            "WITH c AS (SELECT id FROM cuzk_fleet_jobs"
-            "  WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))"
-            "  AND key_sha = ANY ($3::text[])"
-            "  ORDER BY priority DESC, id LIMIT $4::int FOR UPDATE SKIP LOCKED),"
-            " u AS (UPDATE cuzk_fleet_jobs j SET state = 'running', lease_owner = $1,"
-            "  lease_epoch = j.lease_epoch + 1, lease_until = now() + $2::int * interval '1 s',"
-            "  attempts = j.attempts + 1"
-            "  FROM c WHERE j.id = c.id"
-            "  RETURNING j.id, j.lease_epoch, j.request_id, j.key_id, j.key_sha, j.priority,"
-            "  j.inputs, j.circuit, j.n_partitions, CASE WHEN j.deadline IS NULL THEN -1 ELSE"
-            "  greatest(0, (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END AS left_ms)"
-            " SELECT u.id::text, u.lease_epoch::text, u.request_id, u.key_id, u.key_sha,"
-            "  u.priority::text, u.inputs::text, u.circuit, u.n_partitions::text, u.left_ms::text,"
-            "  p.data FROM u LEFT JOIN cuzk_fleet_parts p ON p.job_id = u.id ORDER BY u.id, p.idx",
+            "WITH c AS (SELECT p.job_id, p.idx FROM cuzk_fleet_parts p"
+            "  JOIN cuzk_fleet_jobs j ON j.id = p.job_id"
+            "  WHERE j.state IN ('queued', 'running') AND j.key_sha = ANY ($3::text[])"
+            "  AND (p.state = 'queued' OR (p.state = 'running' AND p.lease_until < now()))"
+            "  ORDER BY j.priority DESC, j.created, j.id, p.idx LIMIT $4::int"
+            "  FOR UPDATE OF p SKIP LOCKED),"
+            " u AS (UPDATE cuzk_fleet_parts p SET state = 'running', lease_owner = $1,"
+            "  lease_epoch = p.lease_epoch + 1, lease_until = now() + $2::int * interval '1 s',"
+            "  attempts = p.attempts + 1"
+            "  FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx"
+            "  RETURNING p.job_id, p.idx, p.lease_epoch, p.data),"
+            " r AS (UPDATE cuzk_fleet_jobs j SET state = 'running', attempts = j.attempts + 1"
+            "  WHERE j.id IN (SELECT job_id FROM u) AND j.state = 'queued')"
+            " SELECT j.id::text, u.lease_epoch::text, j.request_id, j.key_id, j.key_sha,"
+            "  j.priority::text, j.inputs::text, j.circuit, u.idx::text,"
+            "  (CASE WHEN j.deadline IS NULL THEN -1 ELSE greatest(0,"
+            "  (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END)::text, u.data"
+            " FROM u JOIN cuzk_fleet_jobs j ON j.id = u.job_id"
+            " ORDER BY j.priority DESC, j.created, j.id, u.idx",
             4, v, NULL, NULL, 1);
         if (!cl)
             return;
         unsigned got = 0;
-        for (int i = 0, rows; i < PQntuples(cl); i += rows, got++) {
-            for (rows = 1; i + rows < PQntuples(cl) &&
-                           !strcmp(PQgetvalue(cl, i + rows, 0), PQgetvalue(cl, i, 0));
-                 rows++) {
-            }
-            start_claimed(f, cl, i, rows);
-        }
+        for (int i = 0; i < PQntuples(cl); i++, got++)
+            start_claimed(f, cl, i);
         PQclear(cl);
         f->want_claim = got == asked; /* the queue may hold more */
         if (got || fresh)
@@ -1521,8 +1594,9 @@ static void beat(cuzkd_fleet *f) {
     res = tq(f, "deadlines",
              "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'expired', status = 'ETIMEOUT',"
              "  error = 'the deadline passed before a node took the job', finished = now(),"
-             "  lease_until = NULL WHERE deadline < now() AND (state = 'queued' OR"
-             "  (state = 'running' AND lease_until < now())) RETURNING id)"
+             "  lease_until = NULL WHERE deadline < now() AND state IN ('queued', 'running')"
+             "  AND NOT EXISTS (SELECT 1 FROM cuzk_fleet_parts p WHERE p.job_id = cuzk_fleet_jobs.id"
+             "  AND p.state = 'running' AND p.lease_until >= now()) RETURNING id)"
              " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1) FROM u",
              0, NULL, NULL, NULL, 0);
     PQclear(res);
@@ -1598,11 +1672,11 @@ static void try_connect(cuzkd_fleet *f) {
     if (!f->ever_connected) {
         const char *v = f->node;
         PGresult *res = tq(f, "orphans",
-                           "UPDATE cuzk_fleet_jobs SET state = 'queued', lease_owner = NULL,"
+                           "UPDATE cuzk_fleet_parts SET state = 'queued', lease_owner = NULL,"
                            " lease_until = NULL WHERE lease_owner = $1 AND state = 'running'",
                            1, &v, NULL, NULL, 0);
         if (res && atoi(PQcmdTuples(res)) > 0)
-            LOG_INFO("fleet", "%s job(s) held by an earlier process of node %s: back to the queue",
+            LOG_INFO("fleet", "%s partition(s) held by an earlier process of node %s: back to the queue",
                      PQcmdTuples(res), f->node);
         PQclear(res);
         LOG_INFO("fleet", "node %s joined the fleet (lease %u s, up to %u job(s) at once)",

@@ -12,7 +12,9 @@
 # and deadlines across the fleet; a node stopped (SIGSTOP) past its lease
 # and a node killed (SIGKILL) in the middle of a batch, and a PostgreSQL
 # restart in the middle of one: every job is done exactly once (one commit
-# row per job, a job count that matches what was submitted).
+# row per partition and one per job, a job count that matches what was
+# submitted).  Claims are per partition: a job of six partitions is proved
+# by A and B together.
 # Usage: test_fleet.sh <cuzk> <source dir>; env CUZKD=<cuzkd>.
 set -u
 . "$2/tests/daemon/lib.sh"
@@ -56,7 +58,7 @@ for n in A B C D; do
   eval 'launch $n "${flags_'$n'[@]}"'
 done
 for n in A B C D; do healthy $n; done
-check "schema versions recorded" "$(psql_q 'SELECT count(*) FROM cuzk_fleet_schema')" 1
+check "schema versions recorded" "$(psql_q 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2
 check "fleet tables" "$(psql_q "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk_fleet_%'")" 5
 for n in A B C D; do
   grep -q "node $n joined the fleet" "$tmp/$n.log" || bad "node $n did not join: $(grep fleet "$tmp/$n.log" | tail -3)"
@@ -65,17 +67,31 @@ SOCK=${sock[B]}
 wait_for 10 status_is 'j.fleet && j.fleet.connected && j.fleet.nodes.length == 4' ||
   bad "B's status does not show 4 nodes: $(head -c 600 "$tmp/poll.json")"
 
-# exactly_once WHAT EXPECTED_DONE: the database's record of every job.
+# exactly_once WHAT EXPECTED_DONE: the database's record of every job
+# (commit rows: one per partition, idx set; one per job, idx NULL).
 exactly_once() {
-  local dup missing done
-  dup=$(psql_q "SELECT count(*) FROM (SELECT job_id FROM cuzk_fleet_commits GROUP BY job_id
-                HAVING count(*) > 1) x")
+  local dup duppart missing parts done
+  dup=$(psql_q "SELECT count(*) FROM (SELECT job_id FROM cuzk_fleet_commits WHERE idx IS NULL
+                GROUP BY job_id HAVING count(*) > 1) x")
+  duppart=$(psql_q "SELECT count(*) FROM (SELECT job_id, idx FROM cuzk_fleet_commits
+                    WHERE idx IS NOT NULL GROUP BY job_id, idx HAVING count(*) > 1) x")
   missing=$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs j WHERE state IN ('done', 'failed')
-                    AND (SELECT count(*) FROM cuzk_fleet_commits c WHERE c.job_id = j.id) <> 1")
+                    AND (SELECT count(*) FROM cuzk_fleet_commits c WHERE c.job_id = j.id
+                         AND c.idx IS NULL) <> 1")
+  parts=$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs j WHERE state = 'done'
+                  AND (SELECT count(*) FROM cuzk_fleet_commits c WHERE c.job_id = j.id
+                       AND c.idx IS NOT NULL AND c.state = 'done') <> j.n_partitions")
   done=$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'done' AND key_id = 'a'")
   check "$1: jobs committed twice" "$dup" 0
+  check "$1: partitions committed twice" "$duppart" 0
   check "$1: done jobs without exactly one commit" "$missing" 0
+  check "$1: done jobs without one commit per partition" "$parts" 0
   check "$1: done jobs of key a" "$done" "$2"
+}
+# running_parts COND: partitions of open jobs under a lease, filtered by COND.
+running_parts() {
+  psql_q "SELECT count(*) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+          WHERE j.state IN ('queued', 'running') AND p.state = 'running' AND $1"
 }
 
 # batch NODE N OUT: N jobs of key a from 4 client processes through NODE,
@@ -94,10 +110,10 @@ batch A 300 load.out || bad "batch through A exited $?"
 batch_ok load.out 300
 total=300
 exactly_once "load" $total
-byB=$(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'B'")
+byB=$(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'B' AND idx IS NULL")
 [ "$byB" -gt 0 ] || bad "node B proved none of the 300 jobs"
-echo "load: A proved $(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'A'"), B $byB"
-check "node C (other key file) claimed" "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE attempts > 0 AND key_id = 'a' AND (done_by = 'C' OR lease_owner = 'C')")" 0
+echo "load: A proved $(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'A' AND idx IS NULL"), B $byB"
+check "node C (other key file) claimed" "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id WHERE j.key_id = 'a' AND (j.done_by = 'C' OR p.done_by = 'C' OR p.lease_owner = 'C')")" 0
 grep -q "key a: .* differs from the fleet's" "$tmp/C.log" || bad "C did not say its key a differs"
 check "node D (no key a) claimed" "$(psql_q "SELECT count(*) FROM cuzk_fleet_commits WHERE node = 'D'")" 0
 
@@ -143,6 +159,39 @@ jsave "$tmp/body" proofs.2.public "$tmp/m.public.json"
 expect 200 -- '/v1/jobs/multi-1/result?format=raw'
 check "multi-1 raw result size" "$(stat -c %s "$tmp/body")" 768
 total=$((total + 2))
+# a job of six partitions: a node claims at most its slots (4) at once,
+# so the partitions go to A and B; each partition row records who proved
+# it.  A job whose six partitions happened to fall to one node anyway
+# (the other busy) is retried, at most three times.
+six="$one,$one,$one,$one,$one,$one"
+spread=0
+for try in 1 2 3; do
+  SOCK=${sock[B]}
+  expect 202 -- -H 'Content-Type: application/json' -d "$(body "$six" "six-$try")" /v1/jobs
+  check "partitions of six-$try" "$(jget "$tmp/body" partitions)" 6
+  SOCK=${sock[A]}
+  expect 200 -- "/v1/jobs/six-$try/result?timeout_ms=60000"
+  check "six-$try done with 6 proofs" "$(jget "$tmp/body" state)/$(jget "$tmp/body" proofs.length)" done/6
+  for i in 0 5; do
+    jsave "$tmp/body" proofs.$i.proof "$tmp/six.proof.json"
+    jsave "$tmp/body" proofs.$i.public "$tmp/six.public.json"
+    "$cuzk" verify "$tmp/a.vk.json" "$tmp/six.public.json" "$tmp/six.proof.json" >/dev/null 2>&1 &&
+      ok || bad "proof $i of six-$try does not verify"
+  done
+  expect 200 -- "/v1/jobs/six-$try/result?format=raw"
+  check "six-$try raw result size" "$(stat -c %s "$tmp/body")" 1536
+  total=$((total + 1))
+  owners=$(psql_q "SELECT string_agg(DISTINCT p.done_by, ',') FROM cuzk_fleet_parts p
+                   JOIN cuzk_fleet_jobs j ON j.id = p.job_id WHERE j.request_id = 'six-$try'")
+  echo "six-$try: partitions proved by $owners"
+  check "six-$try: partitions proved by A or B" "$(echo "$owners" | tr ',' '\n' | grep -cvE '^(A|B)$')" 0
+  case $owners in *,*) spread=1; break ;; esac
+done
+check "a six-partition job proved by more than one node" "$spread" 1
+check "six-partition commits: one per partition, then the job" \
+  "$(psql_q "SELECT string_agg(coalesce(c.idx::text, 'job'), ',' ORDER BY c.idx NULLS LAST)
+             FROM cuzk_fleet_commits c JOIN cuzk_fleet_jobs j ON j.id = c.job_id
+             WHERE j.request_id = 'six-$try'")" 0,1,2,3,4,5,job
 exactly_once "request ids" $total
 
 # ---- priorities, deadlines and cancel across the fleet (D, 2.5 s a job) -----
@@ -155,15 +204,16 @@ for i in 1 2 3 4 5 6; do slow "s-$i" normal; done
 slow s-late normal ',"deadline_ms":800'
 slow s-crit critical
 # D holds 4 (its slots: s-1 to s-4); the rest stay queued for seconds
-held_by_D() { [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'D'")" = 4 ]; }
+held_by_D() { [ "$(running_parts "p.lease_owner = 'D'")" = 4 ]; }
 wait_for 20 held_by_D || bad "D does not hold 4 jobs"
 check "s-6 queued" "$(psql_q "SELECT state FROM cuzk_fleet_jobs WHERE request_id = 's-6'")" queued
 SOCK=${sock[A]}
 expect 200 -- -X DELETE /v1/jobs/s-6
 check "queued job cancelled from A" "$(jget "$tmp/body" cancelled)/$(jget "$tmp/body" state)" true/cancelled
 # the last of the first four (the device proves one at a time: it has ~7.5 s left)
-running=$(psql_q "SELECT request_id FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'D'
-                  AND request_id IN ('s-1', 's-2', 's-3', 's-4') ORDER BY id DESC LIMIT 1")
+running=$(psql_q "SELECT j.request_id FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+                  WHERE j.state = 'running' AND p.state = 'running' AND p.lease_owner = 'D'
+                  AND j.request_id IN ('s-1', 's-2', 's-3', 's-4') ORDER BY j.id DESC LIMIT 1")
 [ -n "$running" ] || bad "none of the first four slow jobs is running on D"
 SOCK=${sock[C]}
 expect 200 -- -X DELETE "/v1/jobs/$running"
@@ -186,8 +236,8 @@ check "cancelled jobs never committed" \
   "$(psql_q "SELECT count(*) FROM cuzk_fleet_commits c JOIN cuzk_fleet_jobs j ON j.id = c.job_id
              WHERE j.request_id IN ('s-6', '$running')")" 0
 
-# holding NODE: the node holds a lease on some job now.
-holding() { [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = '$1'")" -gt 0 ]; }
+# holding NODE: the node holds a lease on some partition now.
+holding() { [ "$(running_parts "p.lease_owner = '$1'")" -gt 0 ]; }
 # freeze NODE: SIGSTOP the node at a moment it holds a lease (checked while
 # it is stopped, so it cannot commit in between).
 freeze() {
@@ -205,8 +255,9 @@ freeze() {
 batch A 80 stop.out &
 bpid=$!
 freeze B
-frozen=$(psql_q "SELECT string_agg(id::text, ',') FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'B'")
-taken_over() { [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE id IN ($frozen) AND lease_owner = 'B'")" = 0 ]; }
+frozen=$(psql_q "SELECT string_agg(p.job_id::text, ',') FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+                 WHERE j.state IN ('queued', 'running') AND p.state = 'running' AND p.lease_owner = 'B'")
+taken_over() { [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts WHERE job_id IN ($frozen) AND lease_owner = 'B' AND state = 'running'")" = 0 ]; }
 wait_for 60 taken_over || bad "the jobs of the stopped node ($frozen) were not taken over"
 kill -CONT "${pid[B]}"
 wait $bpid || bad "batch around the stopped node exited $?"
@@ -216,7 +267,7 @@ wait_for 10 grep -qE "no longer ours|result dropped" "$tmp/B.log" ||
   bad "B, back after its lease ran out, did not drop its jobs"
 exactly_once "SIGSTOP" $total
 check "jobs re-claimed after the lease ran out" \
-  "$([ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE attempts > 1")" -gt 0 ] && echo yes)" yes
+  "$([ "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts WHERE attempts > 1")" -gt 0 ] && echo yes)" yes
 
 # ---- a node killed: its jobs are proved elsewhere, exactly once ----------------
 batch A 80 kill.out &
@@ -227,7 +278,7 @@ wait $bpid || bad "batch around the killed node exited $?"
 batch_ok kill.out 80
 total=$((total + 80))
 exactly_once "SIGKILL" $total
-check "leases of the dead node left" "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running' AND lease_owner = 'B'")" 0
+check "leases of the dead node left" "$(running_parts "p.lease_owner = 'B'")" 0
 launch B "${flags_B[@]}"
 healthy B
 
@@ -273,7 +324,7 @@ for n in A B C D; do
   stop_daemon "${pid[$n]}"
   check "node $n exit status" "$rc" 0
 done
-check "leases left after every node stopped" "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE state = 'running'")" 0
+check "leases left after every node stopped" "$(running_parts true)" 0
 
 # ---- without its database a node still starts and says so ---------------------
 launch E --devices=cpu --fleet_db="host=$tmp/nowhere dbname=cuzk user=cuzk"
