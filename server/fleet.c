@@ -11,21 +11,29 @@
  *     a resubmit whose content hash (key hash, partitions, their bytes,
  *     circuit) matches attaches, any other is refused 409.
  *   - Each node's fleet thread, on a connection of its own, claims queued
- *     jobs (and running ones whose lease ran out) with SELECT ... FOR
- *     UPDATE SKIP LOCKED, highest priority first, only for keys it can
- *     prove with: a key of that id (or that path) whose file has the
- *     SHA-256 recorded at submit.  A claim bumps lease_epoch; the result is
- *     written by one UPDATE ... WHERE lease_owner = me AND lease_epoch = e
- *     AND state = 'running', so a node that lost its lease (killed, stopped,
- *     cut off) can never commit over the node that took the job after it:
- *     every job ends exactly once.  Every commit also leaves a row in
- *     cuzk_fleet_commits, which is how the tests see that.  The claim
- *     statement also returns the claimed jobs' partitions.
- *   - The claim unit is the job, not the partition: the engine takes a job
- *     with all its partitions in one cuzk_submit and keeps them together
- *     (one outcome, one result), so a partition claimed on its own could
- *     not be proved without inventing a job per partition.  A many-
- *     partition job is therefore proved by one node.
+ *     partitions (and running ones whose lease ran out) of open jobs with
+ *     SELECT ... FOR UPDATE SKIP LOCKED, job priority first, then submit
+ *     order, then partition index, only for keys it can prove with: a key
+ *     of that id (or that path) whose file has the SHA-256 recorded at
+ *     submit.  It proves each claimed partition as an engine job of one
+ *     partition (that partition's witness or input), so one job's
+ *     partitions run on several nodes at once.  A claim bumps the
+ *     partition's lease_epoch; its result is written by one UPDATE ...
+ *     WHERE lease_owner = me AND lease_epoch = e AND state = 'running', so
+ *     a node that lost its lease (killed, stopped, cut off) can never
+ *     commit over the node that took the partition after it.  The same
+ *     statement decrements the job row's count of partitions left; the
+ *     update that takes it to zero (or records a failed partition) ends
+ *     the job.  PostgreSQL re-reads a row another transaction updated
+ *     before updating it, so of concurrent partition commits exactly one
+ *     ends the job, and none after the job was cancelled or ended.  Every
+ *     commit leaves rows in cuzk_fleet_commits (one per partition, one per
+ *     job), which is how the tests see that.  The claim statement also
+ *     returns the claimed partitions' bytes.  Results stay in the
+ *     partition rows and are assembled in partition order when read.
+ *   - Schema version 1 leased whole jobs; version 2 sends the jobs a
+ *     version-1 node was proving back to the queue and forbids a lease on
+ *     a job row, so a version-1 node left running claims nothing.
  *   - Leases are renewed every lease/3 (and at most every second, with the
  *     node's heartbeat row and the status snapshot).  A node that loses
  *     the database stops claiming, keeps proving what it holds until the
@@ -107,7 +115,7 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 /* Reconnect backoff. */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
-/* Jobs a node holds per proving device: enough to keep synthesis ahead of
+/* Partitions a node holds per proving device: enough to keep synthesis ahead of
  * the device, few enough to leave work for the other nodes. */
 #define SLOTS_PER_DEVICE 4
 /* A key found unusable is looked at again after this long. */
@@ -1926,9 +1934,9 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
         "# TYPE cuzk_fleet_nodes_alive gauge\ncuzk_fleet_nodes_alive %zu\n"
         "# HELP cuzk_fleet_connected 1 while this node reaches the fleet database.\n"
         "# TYPE cuzk_fleet_connected gauge\ncuzk_fleet_connected %d\n"
-        "# HELP cuzk_fleet_held_jobs Fleet jobs this node holds a lease on.\n"
+        "# HELP cuzk_fleet_held_jobs Fleet job partitions this node holds a lease on.\n"
         "# TYPE cuzk_fleet_held_jobs gauge\ncuzk_fleet_held_jobs %llu\n"
-        "# HELP cuzk_fleet_committed_total Fleet jobs this node committed.\n"
+        "# HELP cuzk_fleet_committed_total Fleet job partitions this node committed.\n"
         "# TYPE cuzk_fleet_committed_total counter\ncuzk_fleet_committed_total %llu\n"
         "# HELP cuzk_fleet_leases_lost_total Leases this node lost (cancelled or taken over).\n"
         "# TYPE cuzk_fleet_leases_lost_total counter\ncuzk_fleet_leases_lost_total %llu\n",
