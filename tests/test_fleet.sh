@@ -14,7 +14,8 @@
 # restart in the middle of one: every job is done exactly once (one commit
 # row per partition and one per job, a job count that matches what was
 # submitted).  Claims are per partition: a job of six partitions is proved
-# by A and B together.
+# by A and B together.  Last, two nodes started at once migrate a database
+# of schema version 1 (job leases) with jobs in it, and prove them.
 # Usage: test_fleet.sh <cuzk> <source dir>; env CUZKD=<cuzkd>.
 set -u
 . "$2/tests/daemon/lib.sh"
@@ -325,6 +326,65 @@ for n in A B C D; do
   check "node $n exit status" "$rc" 0
 done
 check "leases left after every node stopped" "$(running_parts true)" 0
+
+# ---- a version-1 database, migrated by two nodes starting at once -------------
+# Version 1 leased whole jobs.  The database holds a queued job of two
+# partitions, a job "running" under the lease of a node that is gone (the
+# lease would hold for an hour), and a done job with its result in the job
+# row.  After the migration the first two are proved here, the third still
+# reads, and a job row refuses a lease (what a version-1 node would take).
+psql -q -v ON_ERROR_STOP=1 "$pg_admin" -c "CREATE DATABASE cuzk_v1 OWNER cuzk" >/dev/null ||
+  bad "cannot create the version-1 database"
+dsn1="host=$pg_dir dbname=cuzk_v1 user=cuzk"
+psql -X -q -v ON_ERROR_STOP=1 "$dsn1" -f "$2/tests/fleet/schema_v1.sql" >/dev/null ||
+  bad "cannot load the version-1 schema"
+ksha=$(sha256sum "$tmp/a.zkey" | cut -c1-64)
+whex=$(od -An -v -tx1 "$tmp/a.wtns" | tr -d ' \n')
+proof=$(cat "$tmp/dup.proof.json") public=$(cat "$tmp/dup.public.json")
+psql -X -q -v ON_ERROR_STOP=1 "$dsn1" >/dev/null <<SQL || bad "cannot fill the version-1 database"
+INSERT INTO cuzk_fleet_jobs (request_id, content_sha, key_id, key_path, key_sha, priority,
+  n_partitions, inputs, submitted_by) VALUES ('v1-queued', 'x', 'a', '$tmp/a.zkey', '$ksha', 1, 2, false, 'old');
+INSERT INTO cuzk_fleet_parts SELECT id, i, '\\x$whex'::bytea FROM cuzk_fleet_jobs, generate_series(0, 1) i
+  WHERE request_id = 'v1-queued';
+INSERT INTO cuzk_fleet_jobs (request_id, content_sha, key_id, key_path, key_sha, priority,
+  n_partitions, inputs, submitted_by, state, lease_owner, lease_epoch, lease_until, attempts)
+  VALUES ('v1-running', 'y', 'a', '$tmp/a.zkey', '$ksha', 1, 1, false, 'old', 'running', 'gone', 1,
+          now() + interval '1 hour', 1);
+INSERT INTO cuzk_fleet_parts SELECT id, 0, '\\x$whex'::bytea FROM cuzk_fleet_jobs WHERE request_id = 'v1-running';
+INSERT INTO cuzk_fleet_jobs (request_id, content_sha, key_id, key_path, key_sha, priority,
+  n_partitions, inputs, submitted_by, state, lease_owner, lease_epoch, done_by, result_json,
+  result_raw, finished)
+  VALUES ('v1-done', 'z', 'a', '$tmp/a.zkey', '$ksha', 1, 1, false, 'old', 'done', 'gone', 1, 'gone',
+          '[{"proof":$proof,"public":$public}]', '\\x00', now());
+SQL
+dsn_main=$pg_dsn
+pg_dsn=$dsn1
+launch F "${flags_B[@]}"
+launch G "${flags_B[@]}"
+pg_dsn=$dsn_main
+healthy F
+healthy G
+check "version-1 database migrated" \
+  "$(psql -X -A -t -q "$dsn1" -c 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2
+SOCK=${sock[F]}
+for id in v1-queued v1-running v1-done; do
+  expect 200 -- "/v1/jobs/$id/result?timeout_ms=60000"
+  check "$id done after the migration" "$(jget "$tmp/body" state)" done
+  jsave "$tmp/body" proofs.0.proof "$tmp/v1.proof.json"
+  jsave "$tmp/body" proofs.0.public "$tmp/v1.public.json"
+  "$cuzk" verify "$tmp/a.vk.json" "$tmp/v1.public.json" "$tmp/v1.proof.json" >/dev/null 2>&1 &&
+    ok || bad "the proof of $id does not verify"
+done
+expect 200 -- "/v1/jobs/v1-queued/result"
+check "v1-queued: two proofs" "$(jget "$tmp/body" proofs.length)" 2
+check "v1-running: proved by F or G" \
+  "$(psql -X -A -t -q "$dsn1" -c "SELECT done_by IN ('F', 'G') FROM cuzk_fleet_jobs WHERE request_id = 'v1-running'")" t
+psql -X -q "$dsn1" -c "UPDATE cuzk_fleet_jobs SET lease_owner = 'old' WHERE request_id = 'v1-queued'" \
+  >/dev/null 2>&1 && bad "a job row took a lease after the migration" || ok
+for n in F G; do
+  stop_daemon "${pid[$n]}"
+  check "node $n exit status" "$rc" 0
+done
 
 # ---- without its database a node still starts and says so ---------------------
 launch E --devices=cpu --fleet_db="host=$tmp/nowhere dbname=cuzk user=cuzk"
