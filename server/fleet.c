@@ -212,6 +212,7 @@ struct cuzkd_fleet {
     uint64_t shas_ns;
     uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
     int want_claim, want_renew, ever_connected;
+    unsigned prepared; /* the statements (PREP_*) prepared on conn */
 
     _Atomic uint64_t claimed, committed, lost, held_now;
 
@@ -1187,14 +1188,43 @@ static void db_lost(cuzkd_fleet *f, const char *what, const char *why) {
     f->backoff_ms = f->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : f->backoff_ms * 2;
 }
 
-/* A statement on the thread's connection; on failure the connection is
+/* The statements of every job (claim, commit, renewal) are prepared once
+ * per connection: planning them each time cost about as much as running
+ * them (docs/PERFORMANCE.md). */
+enum { PREP_NONE = -1, PREP_CLAIM, PREP_COMMIT, PREP_RENEW };
+
+/* A statement on the thread's connection (|prep|: one of PREP_*, prepared
+ * on its first use on this connection); on failure the connection is
  * dropped if it broke.  NULL on failure. */
-static PGresult *tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
-                    const char *const *v, const int *len, const int *fmt, int bin) {
-    char why[256] = "";
+static PGresult *tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql, int n,
+                     const char *const *v, const int *len, const int *fmt, int bin) {
+    char why[256] = "", name[16];
     if (!f->conn)
         return NULL;
-    PGresult *res = db_exec(f->conn, sql, n, v, len, fmt, bin, why, sizeof why);
+    PGresult *res = NULL;
+    if (prep == PREP_NONE) {
+        res = db_exec(f->conn, sql, n, v, len, fmt, bin, why, sizeof why);
+    } else {
+        snprintf(name, sizeof name, "cuzk_fleet_%d", prep);
+        if (!(f->prepared & (1u << prep))) {
+            PGresult *p = PQprepare(f->conn, name, sql, n, NULL);
+            if (p && PQresultStatus(p) == PGRES_COMMAND_OK)
+                f->prepared |= 1u << prep;
+            else
+                oneline(why, sizeof why, p ? PQresultErrorMessage(p) : PQerrorMessage(f->conn));
+            PQclear(p);
+        }
+        if (f->prepared & (1u << prep)) {
+            res = PQexecPrepared(f->conn, name, n, v, len, fmt, bin);
+            ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+            if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+                oneline(why, sizeof why,
+                        res ? PQresultErrorMessage(res) : PQerrorMessage(f->conn));
+                PQclear(res);
+                res = NULL;
+            }
+        }
+    }
     if (!res) {
         if (conn_bad(f->conn))
             db_lost(f, what, why);
@@ -1202,6 +1232,11 @@ static PGresult *tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
             LOG_WARN("fleet", "%s: %s", what, why);
     }
     return res;
+}
+
+static PGresult *tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
+                    const char *const *v, const int *len, const int *fmt, int bin) {
+    return tqp(f, PREP_NONE, what, sql, n, v, len, fmt, bin);
 }
 
 /* Commit ended partitions.  A commit that matches no row means the lease
@@ -1230,8 +1265,8 @@ static void commit_ended(cuzkd_fleet *f) {
         int len[10] = {0, 0, 0, 0, 0, 0, 0, 0, (int)h->raw_len, 0};
         int fmt[10] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 #define LAST "coalesce(parts_left, n_partitions) <= 1"
-        PGresult *res = tq(
-            f, "commit",
+        PGresult *res = tqp(
+            f, PREP_COMMIT, "commit",
             "WITH u AS (UPDATE cuzk_fleet_parts SET state = $4, simulated = $7::bool,"
             "  proof_json = $8, proof_raw = $9::bytea, done_by = $3, finished = now(),"
             "  lease_until = NULL, data = ''::bytea"
@@ -1326,7 +1361,7 @@ static void renew(cuzkd_fleet *f) {
     snprintf(idxs + ilen, cap - ilen, "}");
     snprintf(lease, sizeof lease, "%u", f->lease_s);
     const char *v[4] = {f->node, lease, ids, idxs};
-    PGresult *res = tq(f, "lease renewal",
+    PGresult *res = tqp(f, PREP_RENEW, "lease renewal",
                        "UPDATE cuzk_fleet_parts p SET lease_until = now() + $2::int * interval '1 s'"
                        " FROM cuzk_fleet_jobs j WHERE j.id = p.job_id"
                        " AND j.state IN ('queued', 'running') AND p.lease_owner = $1"
@@ -1537,8 +1572,8 @@ static void claim(cuzkd_fleet *f) {
          * first claim's mark of the job as running, in one statement; the
          * result is binary (the partitions' bytes as they are), so every
          * other column is sent as text. */
-        PGresult *cl = tq(
-            f, "claim",
+        PGresult *cl = tqp(
+            f, PREP_CLAIM, "claim",
             "WITH c AS (SELECT p.job_id, p.idx FROM cuzk_fleet_parts p"
             "  JOIN cuzk_fleet_jobs j ON j.id = p.job_id"
             "  WHERE j.state IN ('queued', 'running') AND j.key_sha = ANY ($3::text[])"
@@ -1675,6 +1710,7 @@ static void try_connect(cuzkd_fleet *f) {
         return;
     }
     f->conn = c;
+    f->prepared = 0;
     f->backoff_ms = BACKOFF_MIN_MS;
     atomic_store(&f->connected, 1);
     if (!f->ever_connected) {
