@@ -14,7 +14,7 @@
 # restart in the middle of one: every job is done exactly once (one commit
 # row per partition and one per job, a job count that matches what was
 # submitted).  Claims are per partition: a job of six partitions is proved
-# by A and B together.  Last, two nodes started at once migrate a database
+# by two nodes together (H and I, simulated devices, started for it).  Last, two nodes started at once migrate a database
 # of schema version 1 (job leases) with jobs in it, and prove them.
 # Usage: test_fleet.sh <cuzk> <source dir>; env CUZKD=<cuzkd>.
 set -u
@@ -160,40 +160,67 @@ jsave "$tmp/body" proofs.2.public "$tmp/m.public.json"
 expect 200 -- '/v1/jobs/multi-1/result?format=raw'
 check "multi-1 raw result size" "$(stat -c %s "$tmp/body")" 768
 total=$((total + 2))
-# a job of six partitions: a node claims at most its slots (4) at once,
-# so the partitions go to A and B; each partition row records who proved
-# it.  A job whose six partitions happened to fall to one node anyway
-# (the other busy) is retried, at most three times.
+# a job of six partitions, proved here with real proofs: in partition
+# order in the result, each partition row naming the node that proved it.
 six="$one,$one,$one,$one,$one,$one"
-spread=0
-for try in 1 2 3; do
-  SOCK=${sock[B]}
-  expect 202 -- -H 'Content-Type: application/json' -d "$(body "$six" "six-$try")" /v1/jobs
-  check "partitions of six-$try" "$(jget "$tmp/body" partitions)" 6
-  SOCK=${sock[A]}
-  expect 200 -- "/v1/jobs/six-$try/result?timeout_ms=60000"
-  check "six-$try done with 6 proofs" "$(jget "$tmp/body" state)/$(jget "$tmp/body" proofs.length)" done/6
-  for i in 0 5; do
-    jsave "$tmp/body" proofs.$i.proof "$tmp/six.proof.json"
-    jsave "$tmp/body" proofs.$i.public "$tmp/six.public.json"
-    "$cuzk" verify "$tmp/a.vk.json" "$tmp/six.public.json" "$tmp/six.proof.json" >/dev/null 2>&1 &&
-      ok || bad "proof $i of six-$try does not verify"
-  done
-  expect 200 -- "/v1/jobs/six-$try/result?format=raw"
-  check "six-$try raw result size" "$(stat -c %s "$tmp/body")" 1536
-  total=$((total + 1))
-  owners=$(psql_q "SELECT string_agg(DISTINCT p.done_by, ',') FROM cuzk_fleet_parts p
-                   JOIN cuzk_fleet_jobs j ON j.id = p.job_id WHERE j.request_id = 'six-$try'")
-  echo "six-$try: partitions proved by $owners"
-  check "six-$try: partitions proved by A or B" "$(echo "$owners" | tr ',' '\n' | grep -cvE '^(A|B)$')" 0
-  case $owners in *,*) spread=1; break ;; esac
+SOCK=${sock[B]}
+expect 202 -- -H 'Content-Type: application/json' -d "$(body "$six" six-1)" /v1/jobs
+check "partitions of six-1" "$(jget "$tmp/body" partitions)" 6
+SOCK=${sock[A]}
+expect 200 -- "/v1/jobs/six-1/result?timeout_ms=60000"
+check "six-1 done with 6 proofs" "$(jget "$tmp/body" state)/$(jget "$tmp/body" proofs.length)" done/6
+for i in 0 1 2 3 4 5; do
+  jsave "$tmp/body" proofs.$i.proof "$tmp/six.proof.json"
+  jsave "$tmp/body" proofs.$i.public "$tmp/six.public.json"
+  "$cuzk" verify "$tmp/a.vk.json" "$tmp/six.public.json" "$tmp/six.proof.json" >/dev/null 2>&1 &&
+    ok || bad "proof $i of six-1 does not verify"
 done
-check "a six-partition job proved by more than one node" "$spread" 1
-check "six-partition commits: one per partition, then the job" \
+expect 200 -- "/v1/jobs/six-1/result?format=raw"
+check "six-1 raw result size" "$(stat -c %s "$tmp/body")" 1536
+total=$((total + 1))
+check "six-1: every partition proved by A or B" \
+  "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+             WHERE j.request_id = 'six-1' AND p.state = 'done' AND p.done_by IN ('A', 'B')")" 6
+check "six-1 commits: one per partition, then the job" \
   "$(psql_q "SELECT string_agg(coalesce(c.idx::text, 'job'), ',' ORDER BY c.idx NULLS LAST)
              FROM cuzk_fleet_commits c JOIN cuzk_fleet_jobs j ON j.id = c.job_id
-             WHERE j.request_id = 'six-$try'")" 0,1,2,3,4,5,job
-exactly_once "request ids" $total
+             WHERE j.request_id = 'six-1'")" 0,1,2,3,4,5,job
+
+# ---- one job's partitions on two nodes --------------------------------------
+# H and I, simulated devices of 1 s a proof, are the only nodes with key m.
+# A node claims at most its slots (4) at once and proves one partition at
+# a time, so the six partitions of a job go to both: the second node has a
+# whole proof's time to claim the two the first could not take.
+gen_circuit m bn254 5
+for n in H I; do launch $n --devices=sim:compute_us=1000000 --keys=m="$tmp/m.zkey"; done
+for n in H I; do healthy $n; done
+SOCK=${sock[H]}
+mw="\"$tmp/m.wtns\""
+expect 202 -- -H 'Content-Type: application/json' \
+  -d "{\"key\":\"m\",\"witness_paths\":[$mw,$mw,$mw,$mw,$mw,$mw],\"request_id\":\"spread-1\"}" /v1/jobs
+SOCK=${sock[I]}
+expect 200 -- "/v1/jobs/spread-1/result?timeout_ms=60000"
+check "spread-1 done" "$(jget "$tmp/body" state)/$(jget "$tmp/body" simulated)" done/true
+owners=$(psql_q "SELECT string_agg(x.node || ':' || x.n, ',' ORDER BY x.node) FROM
+                 (SELECT p.done_by AS node, count(*) AS n FROM cuzk_fleet_parts p
+                  JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+                  WHERE j.request_id = 'spread-1' AND p.state = 'done' GROUP BY p.done_by) x")
+echo "spread-1: partitions proved by $owners"
+case $owners in
+  H:[1-5],I:[1-5]) ok ;;
+  *) bad "spread-1: the six partitions were not proved by H and I together: '$owners'" ;;
+esac
+check "spread-1: lease owners recorded per partition" \
+  "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+             WHERE j.request_id = 'spread-1' AND p.lease_owner = p.done_by")" 6
+check "spread-1 commits: one per partition, then the job" \
+  "$(psql_q "SELECT string_agg(coalesce(c.idx::text, 'job'), ',' ORDER BY c.idx NULLS LAST)
+             FROM cuzk_fleet_commits c JOIN cuzk_fleet_jobs j ON j.id = c.job_id
+             WHERE j.request_id = 'spread-1'")" 0,1,2,3,4,5,job
+for n in H I; do
+  stop_daemon "${pid[$n]}"
+  check "node $n exit status" "$rc" 0
+done
 
 # ---- priorities, deadlines and cancel across the fleet (D, 2.5 s a job) -----
 SOCK=${sock[D]}
@@ -270,14 +297,37 @@ exactly_once "SIGSTOP" $total
 check "jobs re-claimed after the lease ran out" \
   "$([ "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts WHERE attempts > 1")" -gt 0 ] && echo yes)" yes
 
-# ---- a node killed: its jobs are proved elsewhere, exactly once ----------------
+# multi_submit TAG: four jobs of four partitions through A, among a batch.
+# multi_check TAG: each done with four proofs, the last one verified.
+multi_submit() {
+  SOCK=${sock[A]}
+  for i in 1 2 3 4; do
+    expect 202 -- -H 'Content-Type: application/json' -d "$(body "$one,$one,$one,$one" "$1-$i")" /v1/jobs
+  done
+}
+multi_check() {
+  SOCK=${sock[A]}
+  for i in 1 2 3 4; do
+    expect 200 -- "/v1/jobs/$1-$i/result?timeout_ms=60000"
+    check "$1-$i done with 4 proofs" "$(jget "$tmp/body" state)/$(jget "$tmp/body" proofs.length)" done/4
+    jsave "$tmp/body" proofs.3.proof "$tmp/mc.proof.json"
+    jsave "$tmp/body" proofs.3.public "$tmp/mc.public.json"
+    "$cuzk" verify "$tmp/a.vk.json" "$tmp/mc.public.json" "$tmp/mc.proof.json" >/dev/null 2>&1 &&
+      ok || bad "the last proof of $1-$i does not verify"
+  done
+  total=$((total + 4))
+}
+
+# ---- a node killed: its partitions are proved elsewhere, exactly once ------------
 batch A 80 kill.out &
 bpid=$!
+multi_submit kill
 freeze B && kill -KILL "${pid[B]}"
 { wait "${pid[B]}"; } 2>/dev/null
 wait $bpid || bad "batch around the killed node exited $?"
 batch_ok kill.out 80
 total=$((total + 80))
+multi_check kill
 exactly_once "SIGKILL" $total
 check "leases of the dead node left" "$(running_parts "p.lease_owner = 'B'")" 0
 launch B "${flags_B[@]}"
@@ -286,11 +336,13 @@ healthy B
 # ---- PostgreSQL restarts in the middle of a batch ---------------------------
 batch A 80 pg.out &
 bpid=$!
+multi_submit pgr
 wait_for 30 holding B || bad "B never held a job"
 pg_restart || bad "PostgreSQL did not restart"
 wait $bpid || bad "batch across the database restart exited $?"
 batch_ok pg.out 80
 total=$((total + 80))
+multi_check pgr
 exactly_once "PostgreSQL restart" $total
 for n in A B; do
   grep -q "database connection lost" "$tmp/$n.log" || bad "$n did not notice the restart"
