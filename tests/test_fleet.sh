@@ -217,6 +217,34 @@ check "spread-1 commits: one per partition, then the job" \
   "$(psql_q "SELECT string_agg(coalesce(c.idx::text, 'job'), ',' ORDER BY c.idx NULLS LAST)
              FROM cuzk_fleet_commits c JOIN cuzk_fleet_jobs j ON j.id = c.job_id
              WHERE j.request_id = 'spread-1'")" 0,1,2,3,4,5,job
+# cancel a job of ten partitions while H and I hold eight of them: the
+# two never claimed stay so (a job submitted after it, which claims take
+# later, is proved first), the held ones are stopped, the job never ends
+# but as cancelled.
+ten="$mw,$mw,$mw,$mw,$mw,$mw,$mw,$mw,$mw,$mw"
+SOCK=${sock[H]}
+expect 202 -- -H 'Content-Type: application/json' \
+  -d "{\"key\":\"m\",\"witness_paths\":[$ten],\"request_id\":\"spread-2\"}" /v1/jobs
+claimed8() { [ "$(running_parts "j.request_id = 'spread-2'")" = 8 ]; }
+wait_for 20 claimed8 || bad "H and I do not hold eight partitions of spread-2"
+SOCK=${sock[I]}
+expect 200 -- -X DELETE /v1/jobs/spread-2
+check "spread-2 cancelled" "$(jget "$tmp/body" cancelled)/$(jget "$tmp/body" state)" true/cancelled
+for n in H I; do
+  wait_for 10 grep -q "job spread-2: no longer ours" "$tmp/$n.log" || bad "$n did not stop its partitions of spread-2"
+done
+SOCK=${sock[H]}
+expect 202 -- -H 'Content-Type: application/json' \
+  -d "{\"key\":\"m\",\"witness_paths\":[$mw,$mw],\"request_id\":\"spread-3\"}" /v1/jobs
+expect 200 -- "/v1/jobs/spread-3/result?timeout_ms=60000"
+check "spread-3 done after the cancel" "$(jget "$tmp/body" state)" done
+check "spread-2: partitions never claimed" \
+  "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
+             WHERE j.request_id = 'spread-2' AND p.attempts = 0")" 2
+check "spread-2: state and job commits" \
+  "$(psql_q "SELECT j.state || '/' || (SELECT count(*) FROM cuzk_fleet_commits c
+             WHERE c.job_id = j.id AND c.idx IS NULL) FROM cuzk_fleet_jobs j
+             WHERE j.request_id = 'spread-2'")" cancelled/0
 for n in H I; do
   stop_daemon "${pid[$n]}"
   check "node $n exit status" "$rc" 0
