@@ -978,6 +978,22 @@ enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
             sleep_ms(200);
         }
     }
+    if (cancelled > 0) {
+        /* Its partitions no node took are marked, so that they leave the
+         * index of open partitions (claims skip them anyway: they look at
+         * the job's state).  A statement of its own, after the job's: it
+         * takes no job lock while holding partition locks, as claims and
+         * commits do the other way round.  Best effort. */
+        PGconn *c = pool_get(f, until, why, sizeof why);
+        if (c) {
+            PQclear(db_exec(c,
+                            "UPDATE cuzk_fleet_parts SET state = 'cancelled' WHERE state = 'queued'"
+                            " AND job_id = (SELECT id FROM cuzk_fleet_jobs WHERE request_id = $1"
+                            " AND state = 'cancelled')",
+                            1, &rid, NULL, NULL, 0, why, sizeof why));
+            pool_put(f, c);
+        }
+    }
     PGresult *q;
     if (!job_row(f, rid, "request_id, state", 0, until, &q, why, sizeof why))
         return db_failed(r, why);

@@ -240,7 +240,7 @@ expect 200 -- "/v1/jobs/spread-3/result?timeout_ms=60000"
 check "spread-3 done after the cancel" "$(jget "$tmp/body" state)" done
 check "spread-2: partitions never claimed" \
   "$(psql_q "SELECT count(*) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
-             WHERE j.request_id = 'spread-2' AND p.attempts = 0")" 2
+             WHERE j.request_id = 'spread-2' AND p.attempts = 0 AND p.state = 'cancelled'")" 2
 check "spread-2: state and job commits" \
   "$(psql_q "SELECT j.state || '/' || (SELECT count(*) FROM cuzk_fleet_commits c
              WHERE c.job_id = j.id AND c.idx IS NULL) FROM cuzk_fleet_jobs j
