@@ -4,9 +4,9 @@
  *
  * With `fleet_db` set, POST /v1/jobs on any node commits the job (and its
  * witnesses or inputs) to the database before answering, and every node's
- * fleet thread claims queued jobs it can prove, under a lease it renews,
- * hands them to its own engine, and commits the result only while it still
- * holds the lease.  Status, result and cancel read and write the database,
+ * fleet thread claims queued partitions of jobs it can prove, under a lease
+ * it renews, hands each to its own engine, and commits its proof only while
+ * it still holds the lease (the last partition's commit ends the job).  Status, result and cancel read and write the database,
  * so they work from any node.  Without `fleet_db` nothing here runs and
  * srv->fleet stays NULL: the daemon keeps its jobs in memory as before.
  *
