@@ -551,6 +551,7 @@ static void print_status(const json_t *s, const cli_addr *addr) {
     printf("keys: %zu\n", json_array_size(keys));
     if (json_array_size(keys))
         print_keys(keys);
+    cli_print_fleet(json_object_get(s, "fleet"));
 }
 
 int cmd_status(int argc, char **argv) {

@@ -6,7 +6,7 @@
 #   scripts/deps.sh --browser  also Chromium, for the daemon's status-page test
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgmp-dev libjansson-dev libmicrohttpd-dev libinih-dev
-      libcurl4-openssl-dev curl wabt python3 util-linux)
+      libcurl4-openssl-dev curl wabt python3 util-linux libpq-dev postgresql)
 for a in "$@"; do
   case "$a" in
     --interop) command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm) ;;

@@ -32,6 +32,7 @@
 
 #include "curve/encode.h"
 #include "groth16/wtns.h"
+#include "server/fleet.h"
 #include "server/http.h"
 #include "server/log.h"
 #include "util/sha256.h"
@@ -977,7 +978,7 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
     char wasm[4096] = "";
     /* Attaching proves nothing: the engine checks that key and partition
      * count match the job's, so the key need not even be resident. */
-    int attach = attaches(srv, q->request_id);
+    int attach = !srv->fleet && attaches(srv, q->request_id);
     if (!attach) {
         if ((s = cuzkd_key_ready(srv, q->key, &key, &err)) != CUZK_OK)
             return s == CUZK_ENOTFOUND ? http_error(r, 404, "ENOTFOUND",
@@ -992,6 +993,12 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
             return http_error(r, 429, "too_many_jobs",
                               "client %s already has %u jobs in flight (max_jobs_per_client)",
                               r->client, srv->cfg->max_jobs_per_client);
+    }
+    if (srv->fleet) { /* queued in the fleet's database (fleet.c) */
+        client_release(srv, c);
+        return cuzkd_fleet_submit(r, &(cuzkd_fleet_job){&key, q->request_id, q->priority,
+                                                        q->deadline_ms, q->w, q->n,
+                                                        wasm[0] ? wasm : NULL});
     }
     char attach_key[CUZK_ID_MAX + 1] = "";
     if (attach && q->key[0] != '/')
@@ -1077,6 +1084,8 @@ enum MHD_Result api_jobs_submit(cuzkd_request *r) {
 /* ---- status, result, cancel ------------------------------------------------------- */
 
 enum MHD_Result api_jobs_status(cuzkd_request *r) {
+    if (r->srv->fleet)
+        return cuzkd_fleet_status(r);
     enum MHD_Result reply = MHD_NO;
     cuzk_job *job = find_job(r, &reply);
     if (!job)
@@ -1145,6 +1154,8 @@ static enum MHD_Result result_json(cuzkd_request *r, cuzk_job *job, const cuzk_j
 }
 
 enum MHD_Result api_jobs_result(cuzkd_request *r) {
+    if (r->srv->fleet)
+        return cuzkd_fleet_result(r);
     cuzkd_server *srv = r->srv;
     uint64_t timeout_ms = 30000;
     const char *format = http_query(r, "format");
@@ -1199,6 +1210,8 @@ enum MHD_Result api_jobs_result(cuzkd_request *r) {
 }
 
 enum MHD_Result api_jobs_cancel(cuzkd_request *r) {
+    if (r->srv->fleet)
+        return cuzkd_fleet_cancel(r);
     enum MHD_Result reply = MHD_NO;
     cuzk_job *job = find_job(r, &reply);
     if (!job)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/fleet.h"
 #include "server/http.h"
 #include "server/log.h"
 
@@ -101,6 +102,9 @@ enum MHD_Result api_status(cuzkd_request *r) {
                             json_pack("{s:I, s:I, s:I, s:I}", "budget", (json_int_t)ic.budget,
                                       "held", (json_int_t)ic.held, "in_use",
                                       (json_int_t)ic.in_use, "idle", (json_int_t)ic.idle));
+    json_t *fleet = cuzkd_fleet_json(srv);
+    if (fleet)
+        json_object_set_new(j, "fleet", fleet);
     return http_json(r, 200, j);
 }
 
@@ -112,6 +116,16 @@ enum MHD_Result api_metrics(cuzkd_request *r) {
     if (s != CUZK_OK)
         return http_error_status(r, s, err.msg);
     cuzkd_http_stats_render(r->srv, &http_text, &http_len);
+    char *fleet_text = cuzkd_fleet_metrics(r->srv);
+    if (fleet_text) { /* appended to the daemon's own series */
+        size_t fl = strlen(fleet_text);
+        char *both = realloc(http_text, http_len + fl + 1);
+        if (both) {
+            memcpy(both + http_len, fleet_text, fl + 1);
+            http_text = both, http_len += fl;
+        }
+        free(fleet_text);
+    }
     char *all = malloc(engine_len + http_len + 1);
     if (!all) {
         free(engine_text);

@@ -152,6 +152,17 @@ static const cuzkd_option options[] = {
      "On SIGTERM: seconds to let jobs in flight finish before cancelling them."},
     {"pid_file", OPT_STRING, F(pid_file), "", 0, 0, NULL,
      "Write the process id here while running. Empty: none."},
+    /* fleet (server/fleet.c) */
+    {"fleet_db", OPT_STRING, F(fleet_db), "", 0, 0, NULL,
+     "PostgreSQL database shared by a fleet of cuzkd nodes: a libpq connection\n"
+     "string (host=/run/postgresql dbname=cuzk user=cuzk) or a postgresql:// URI.\n"
+     "Jobs submitted to any node are queued there and proved by whichever node\n"
+     "claims them (docs/DAEMON.md, Running a fleet). Empty: no fleet."},
+    {"node_name", OPT_STRING, F(node_name), "", 0, 0, NULL,
+     "This node's name in the fleet (leases, status). Empty: <hostname>-<pid>."},
+    {"fleet_lease_s", OPT_UINT, F(fleet_lease_s), "30", 1, 3600, NULL,
+     "Seconds a fleet job's lease lasts without renewal (renewed every third of\n"
+     "it): how long the jobs of a node that died wait before others take them."},
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])

@@ -58,6 +58,10 @@ typedef struct cuzkd_config {
     int log_level; /* cuzk_log_level */
     unsigned drain_timeout_s;
     char *pid_file;
+    /* fleet (server/fleet.c) */
+    char *fleet_db;  /* "" : no fleet */
+    char *node_name; /* "" : <hostname>-<pid> */
+    unsigned fleet_lease_s;
 
     /* Derived by cuzkd_config_finish. */
     char *token_value; /* token or the token_file's first line */

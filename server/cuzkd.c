@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/fleet.h"
 #include "server/http.h"
 #include "server/log.h"
 
@@ -243,6 +244,10 @@ int main(int argc, char **argv) {
         goto out;
     }
     LOG_INFO("cuzkd", "upload budget %.1f MiB", srv->intake.budget / 1048576.0);
+    if (cuzkd_fleet_start(srv, &err) != CUZK_OK) {
+        LOG_ERROR("cuzkd", "%s", err.msg);
+        goto out;
+    }
     if (cuzkd_http_start(srv, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
         goto out;
@@ -279,6 +284,8 @@ out:
     atomic_store(&srv->stopping, 1);
     cuzkd_intake_wake(srv);
     cuzkd_http_stop(srv);
+    /* Commits what finished and hands back the leases of the rest. */
+    cuzkd_fleet_stop(srv);
     /* Whatever the drain left is cancelled here; the engine still waits
      * for device steps already running (they cannot be interrupted). */
     cuzk_engine_destroy(srv->engine, 0);

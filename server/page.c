@@ -6,9 +6,10 @@
  * It polls /v1/status every second and draws, on a canvas, each device's
  * utilisation over the last two minutes (its busy share of each polling
  * interval, from the busy_s deltas) and the queue depth, with tables of
- * devices, memory, queues, jobs and keys.  Over TCP it sends the token it
- * finds in the URL fragment (/#token=...), which browsers never send to the
- * server, so the token does not end up in logs or history requests.
+ * devices, memory, queues, jobs and keys, and on a fleet node the fleet's
+ * nodes and queue.  Over TCP it sends the token it finds in the URL
+ * fragment (/#token=...), which browsers never send to the server, so the
+ * token does not end up in logs or history requests.
  * Script errors are shown on the page and counted in body[data-errors];
  * body[data-ok] is set once the chart has been drawn from two samples
  * (tests/test_daemon_page.sh checks both in headless Chromium).
@@ -61,6 +62,7 @@ const char cuzkd_page_html[] =
     "<table id='active'></table>\n"
     "<h2>Recently finished jobs</h2>\n"
     "<table id='recent'></table>\n"
+    "<div id='fleetbox' hidden><h2 id='fleethead'>Fleet</h2><table id='fleet'></table></div>\n"
     "<script>\n"
     "'use strict';\n"
     "var errors = [];\n"
@@ -237,6 +239,19 @@ const char cuzkd_page_html[] =
     "    st.recent_jobs.recent.map(function (a) {\n"
     "      return [a.request_id, a.key, a.state, a.partitions, a.client, fmtS(a.seconds), fmtS(a.ended_s_ago)];\n"
     "    }));\n"
+    "  var f = st.fleet;\n"
+    "  document.getElementById('fleetbox').hidden = !f;\n"
+    "  if (f) {\n"
+    "    var q = f.queued_by_priority, r = f.running_by_priority;\n"
+    "    document.getElementById('fleethead').textContent = 'Fleet: node ' + f.node +\n"
+    "      (f.connected ? '' : ' (database unreachable: ' + f.db_error + ')') + ', queued ' +\n"
+    "      (q.low + q.normal + q.high + q.critical) + ', running ' + (r.low + r.normal + r.high + r.critical);\n"
+    "    fill('fleet', ['node', 'state', 'heartbeat s ago', 'devices', 'busy', 'proofs', 'jobs done', 'held'],\n"
+    "      f.nodes.map(function (n) {\n"
+    "        return [n.name, n.alive ? 'alive' : 'gone', fmtS(n.heartbeat_s_ago), n.devices,\n"
+    "          (100 * n.busy).toFixed(1) + '%', n.proofs, n.jobs_done, n.held];\n"
+    "      }));\n"
+    "  }\n"
     "}\n"
     "\n"
     "function show(st) {\n"

@@ -15,6 +15,7 @@
  *                 in and uploaded witnesses are handed to the engine in
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
  *   page.c        the status page's HTML
+ *   fleet.c       many nodes on one PostgreSQL job queue (fleet.h)
  *   log.c         the logger (log.h)
  *   paths.c       files named by clients: remote_paths, key file checks
  *
@@ -89,6 +90,7 @@ typedef struct cuzkd_http_stats {
 } cuzkd_http_stats;
 
 typedef struct cuzkd_listener cuzkd_listener; /* http.c */
+typedef struct cuzkd_fleet cuzkd_fleet;       /* fleet.c */
 
 /* One upload buffer (intake.c): an anonymous mapping of |cap| bytes, of
  * which |len| hold a body.  |refs|: the request receiving it, then one per
@@ -175,6 +177,8 @@ typedef struct cuzkd_server {
 
     /* Key aliases (api_keys.c), under circuits_lock. */
     cuzkd_alias *aliases;
+    /* The fleet (fleet.c): NULL unless fleet_db is set. */
+    struct cuzkd_fleet *fleet;
 } cuzkd_server;
 
 /* ---- api_jobs.c ---------------------------------------------------------- */
