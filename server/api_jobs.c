@@ -1095,6 +1095,24 @@ enum MHD_Result api_jobs_status(cuzkd_request *r) {
     return http_json(r, 200, j);
 }
 
+
+size_t cuzkd_proof_raw(uint8_t *out, const cuzk_proof *pr) {
+    uint8_t *p = out;
+    if (pr->curve == CUZK_CURVE_BLS12_381) {
+        /* zcash/bellperson compressed: A 48, B 96, C 48 bytes */
+        p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.a, 1);
+        p += bls12_381_g2_encode_zcash(p, &pr->p.bls12_381.b, 1);
+        p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.c, 1);
+    } else {
+        /* Ethereum (EIP-197): A 64, B 128, C 64 bytes */
+        bn254_g1_encode_eth(p, &pr->p.bn254.a);
+        bn254_g2_encode_eth(p + 64, &pr->p.bn254.b);
+        bn254_g1_encode_eth(p + 192, &pr->p.bn254.c);
+        p += 256;
+    }
+    return (size_t)(p - out);
+}
+
 static enum MHD_Result result_raw(cuzkd_request *r, cuzk_job *job) {
     size_t n = cuzk_job_partitions(job);
     uint8_t *buf = malloc(n * 256 + 1), *p = buf;
@@ -1111,18 +1129,7 @@ static enum MHD_Result result_raw(cuzkd_request *r, cuzk_job *job) {
                                     "the job ran on a simulated device: there are no proof bytes")
                        : http_error_status(r, s, err.msg);
         }
-        if (pr.curve == CUZK_CURVE_BLS12_381) {
-            /* zcash/bellperson compressed: A 48, B 96, C 48 bytes */
-            p += bls12_381_g1_encode_zcash(p, &pr.p.bls12_381.a, 1);
-            p += bls12_381_g2_encode_zcash(p, &pr.p.bls12_381.b, 1);
-            p += bls12_381_g1_encode_zcash(p, &pr.p.bls12_381.c, 1);
-        } else {
-            /* Ethereum (EIP-197): A 64, B 128, C 64 bytes */
-            bn254_g1_encode_eth(p, &pr.p.bn254.a);
-            bn254_g2_encode_eth(p + 64, &pr.p.bn254.b);
-            bn254_g1_encode_eth(p + 192, &pr.p.bn254.c);
-            p += 256;
-        }
+        p += cuzkd_proof_raw(p, &pr);
     }
     return http_bytes(r, 200, "application/octet-stream", buf, (size_t)(p - buf), 1);
 }

@@ -104,7 +104,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "curve/encode.h"
 #include "util/sha256.h"
 
 /* Connections handlers may hold at once (beyond: they wait for one). */
@@ -1101,16 +1100,7 @@ static uint8_t *proofs_raw(cuzk_job *job, size_t *len) {
             free(buf);
             return NULL;
         }
-        if (pr.curve == CUZK_CURVE_BLS12_381) {
-            p += bls12_381_g1_encode_zcash(p, &pr.p.bls12_381.a, 1);
-            p += bls12_381_g2_encode_zcash(p, &pr.p.bls12_381.b, 1);
-            p += bls12_381_g1_encode_zcash(p, &pr.p.bls12_381.c, 1);
-        } else {
-            bn254_g1_encode_eth(p, &pr.p.bn254.a);
-            bn254_g2_encode_eth(p + 64, &pr.p.bn254.b);
-            bn254_g1_encode_eth(p + 192, &pr.p.bn254.c);
-            p += 256;
-        }
+        p += cuzkd_proof_raw(p, &pr);
     }
     *len = (size_t)(p - buf);
     return buf;
@@ -1357,6 +1347,16 @@ static void release_lease(cuzkd_fleet *f, held *h) {
 /* Renew the leases of every held partition.  A running one whose lease
  * is no longer ours (its job cancelled or ended, or the partition taken
  * over after its lease ran out) is cancelled in the engine and dropped. */
+
+/* A held partition that is no longer this node's: stop its engine job and
+ * forget it (counted as lost). */
+static void drop_lost(cuzkd_fleet *f, held *h) {
+    cuzk_job_cancel(h->job);
+    atomic_fetch_add(&f->lost, 1);
+    held_unlink(f, h);
+    held_free(h);
+}
+
 static void renew(cuzkd_fleet *f) {
     if (!f->held)
         return;
@@ -1408,10 +1408,7 @@ static void renew(cuzkd_fleet *f) {
         }
         LOG_INFO("fleet", "job %s: no longer ours (cancelled, ended, or partition %d taken "
                  "over): stopping it", h->request_id, h->idx);
-        cuzk_job_cancel(h->job);
-        atomic_fetch_add(&f->lost, 1);
-        held_unlink(f, h);
-        held_free(h);
+        drop_lost(f, h);
     }
     PQclear(res);
 }
@@ -1426,10 +1423,7 @@ static void expire_unrenewed(cuzkd_fleet *f) {
             continue;
         LOG_WARN("fleet", "job %s partition %d: lease ran out without the database: stopping "
                  "it (another node may prove it)", h->request_id, h->idx);
-        cuzk_job_cancel(h->job);
-        atomic_fetch_add(&f->lost, 1);
-        held_unlink(f, h);
-        held_free(h);
+        drop_lost(f, h);
     }
 }
 

@@ -159,4 +159,9 @@ enum MHD_Result api_page(cuzkd_request *r);
 /* page.c */
 extern const char cuzkd_page_html[];
 
+/* The raw bytes of a proof, as GET /v1/jobs/ID/result?format=raw sends
+ * them (api_jobs.c): BLS12-381 zcash-compressed A, B, C (192 bytes), BN254
+ * Ethereum A, B, C (256 bytes).  Returns the count written to |out|. */
+size_t cuzkd_proof_raw(uint8_t *out, const cuzk_proof *pr);
+
 #endif
