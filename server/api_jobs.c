@@ -1160,23 +1160,36 @@ static enum MHD_Result result_json(cuzkd_request *r, cuzk_job *job, const cuzk_j
     return http_json(r, 200, j);
 }
 
+int cuzkd_result_query(cuzkd_request *r, uint64_t *timeout_ms, int *raw,
+                       enum MHD_Result *reply) {
+    const char *format = http_query(r, "format");
+    *timeout_ms = 30000;
+    if (http_query_u64(r, "timeout_ms", timeout_ms) < 0) {
+        *reply = http_error(r, 400, "EINVAL", "timeout_ms must be a non-negative integer");
+        return 0;
+    }
+    if (format && strcmp(format, "json") && strcmp(format, "raw")) {
+        *reply = http_error(r, 400, "EINVAL", "format must be json or raw");
+        return 0;
+    }
+    *raw = format && !strcmp(format, "raw");
+    if (*timeout_ms > r->srv->cfg->max_await_ms)
+        *timeout_ms = r->srv->cfg->max_await_ms;
+    return 1;
+}
+
 enum MHD_Result api_jobs_result(cuzkd_request *r) {
     if (r->srv->fleet)
         return cuzkd_fleet_result(r);
     cuzkd_server *srv = r->srv;
-    uint64_t timeout_ms = 30000;
-    const char *format = http_query(r, "format");
-    if (http_query_u64(r, "timeout_ms", &timeout_ms) < 0)
-        return http_error(r, 400, "EINVAL", "timeout_ms must be a non-negative integer");
-    if (format && strcmp(format, "json") && strcmp(format, "raw"))
-        return http_error(r, 400, "EINVAL", "format must be json or raw");
-    int raw = format && !strcmp(format, "raw");
+    uint64_t timeout_ms;
+    int raw;
     enum MHD_Result reply = MHD_NO;
+    if (!cuzkd_result_query(r, &timeout_ms, &raw, &reply))
+        return reply;
     cuzk_job *job = find_job(r, &reply);
     if (!job)
         return reply;
-    if (timeout_ms > srv->cfg->max_await_ms)
-        timeout_ms = srv->cfg->max_await_ms;
     /* This connection's own thread waits (http.h), in slices so that a
      * stopping daemon is not held up by a long wait. */
     uint64_t end = cuzk_now_ns() + timeout_ms * 1000000ULL;

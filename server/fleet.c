@@ -835,15 +835,11 @@ enum MHD_Result cuzkd_fleet_status(cuzkd_request *r) {
 enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) {
     cuzkd_server *srv = r->srv;
     cuzkd_fleet *f = srv->fleet;
-    uint64_t timeout_ms = 30000;
-    const char *format = http_query(r, "format");
-    if (http_query_u64(r, "timeout_ms", &timeout_ms) < 0)
-        return http_error(r, 400, "EINVAL", "timeout_ms must be a non-negative integer");
-    if (format && strcmp(format, "json") && strcmp(format, "raw"))
-        return http_error(r, 400, "EINVAL", "format must be json or raw");
-    int raw = format && !strcmp(format, "raw");
-    if (timeout_ms > srv->cfg->max_await_ms)
-        timeout_ms = srv->cfg->max_await_ms;
+    uint64_t timeout_ms;
+    int raw;
+    enum MHD_Result reply = MHD_NO;
+    if (!cuzkd_result_query(r, &timeout_ms, &raw, &reply))
+        return reply;
     uint64_t end = cuzk_now_ns() + timeout_ms * 1000000ULL;
     char why[256] = "";
     PGresult *q = NULL;
@@ -924,7 +920,7 @@ enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) {
         return http_error(r, 500, "EINTERNAL", "job %s is done but has no stored result",
                           r->param);
     }
-    enum MHD_Result reply;
+    /* reply, declared above, carries the answer from here */
     if (raw) {
         size_t n = (size_t)PQgetlength(q, 0, 0);
         void *buf = malloc(n ? n : 1);

@@ -164,4 +164,10 @@ extern const char cuzkd_page_html[];
  * Ethereum A, B, C (256 bytes).  Returns the count written to |out|. */
 size_t cuzkd_proof_raw(uint8_t *out, const cuzk_proof *pr);
 
+/* The query of a result request (api_jobs.c): timeout_ms (default 30 s,
+ * capped to max_await_ms) and format json|raw (*raw).  Returns 1, or 0
+ * with the 400 answer in *reply. */
+int cuzkd_result_query(cuzkd_request *r, uint64_t *timeout_ms, int *raw,
+                       enum MHD_Result *reply);
+
 #endif

@@ -833,6 +833,6 @@ extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
                                     cuzk_error *err) {
     if (n > 0 && scalars == NULL)
         return cuzk_gpu_fail(err, CUZK_EINVAL, "msm: NULL argument");
-    const void *one[1] = {scalars ? scalars : result};
+    const void *one[1] = {scalars};
     return cuzk_gpu_msm_batch(s, bases, offset, n, 1, one, flags, result, err);
 }
