@@ -36,8 +36,26 @@
  *   unsigned G_msm_window_bits(size_t m)
  *     The window width G_msm uses when m scalars are neither 0 nor 1.
  *
+ *   size_t G_msm_scratch_bytes(size_t n, unsigned c, unsigned threads)
+ *     Working memory an MSM of up to n points with window c (0: automatic)
+ *     needs on a pool of |threads| threads, whatever the scalars: about
+ *     36 bytes a point plus 2^(c-1) buckets per thread (about 1.5 MiB a
+ *     thread with the automatic window).  0 when n is 0 or c is invalid.
+ *
+ *   cuzk_status G_msm_with_scratch(G *r, ..., same args ..., unsigned c,
+ *                                  void *scratch, size_t scratch_bytes,
+ *                                  cuzk_pool *pool)
+ *     G_msm_window computing in the caller's |scratch| (any alignment; at
+ *     least G_msm_scratch_bytes(n, c, cuzk_pool_threads(pool)) bytes, else
+ *     CUZK_EINVAL): it allocates nothing, so a prover that sizes its
+ *     scratch once per key makes no allocation per proof (blst's
+ *     Pippenger takes its scratch the same way).  scratch = NULL is
+ *     G_msm_window: scratch allocated inside, for tools and tests.
+ *     The caller's buffer must not be shared by two calls at once.
+ *
  * Thread safety: pure functions of their inputs; any number may run at
- * once (each call allocates its own scratch, freed before it returns).
+ * once (each call allocates its own scratch, freed before it returns, or
+ * uses the one it was given).
  * Work is split over the pool's threads by windows (and point ranges when
  * windows are fewer than threads), each thread with its own buckets.
  */
@@ -73,7 +91,13 @@ unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio,
                                const S *scalars, size_t n,                    \
                                int scalars_are_mont, unsigned c,              \
                                cuzk_pool *pool);                              \
-    unsigned G##_msm_window_bits(size_t m);
+    unsigned G##_msm_window_bits(size_t m);                                   \
+    size_t G##_msm_scratch_bytes(size_t n, unsigned c, unsigned threads);     \
+    cuzk_status G##_msm_with_scratch(G *r, const G##_affine *bases,           \
+                                     const S *scalars, size_t n,              \
+                                     int scalars_are_mont, unsigned c,        \
+                                     void *scratch, size_t scratch_bytes,     \
+                                     cuzk_pool *pool);
 
 CUZK_MSM_DECLARE(bls12_381_g1, bls12_381_fr)
 CUZK_MSM_DECLARE(bls12_381_g2, bls12_381_fr)

@@ -163,7 +163,7 @@ typedef struct MN(scratch_s) {
     size_t nq;
 } MN(scratch);
 
-static size_t MN(scratch_bytes)(size_t nb) {
+static size_t MN(bucket_bytes)(size_t nb) {
     return msm_round64(nb * sizeof(G_AFF)) + msm_round64(nb * sizeof(G_XYZZ)) +
            msm_round64(nb) +
            MSM_BATCH * (sizeof(uint32_t) + sizeof(G_AFF *) + 1 +
@@ -395,11 +395,55 @@ static void MN(plan)(MN(ctx) *c, unsigned win, unsigned threads) {
     c->nranges = (unsigned)ranges;
 }
 
-static cuzk_status MN(pippenger)(MN(ctx) *c, G_XYZZ *acc, unsigned win,
-                                 cuzk_pool *pool) {
-    unsigned threads = cuzk_pool_threads(pool);
+/* Upper bound of the window sums of one MSM: ranges are only made while
+ * nw < 4 threads, so nw * ranges < 4 threads + nw, and nw <= 128 (c >= 2). */
+static size_t MN(max_tasks)(unsigned threads) {
+    return 4 * (size_t)threads + (MSM_BITS + 2) / 2 + 1;
+}
+
+/* Bytes of step 3's scratch for m points, 2^(win-1) buckets, |ntasks|
+ * window sums and |threads| workers. */
+static size_t MN(pip_bytes)(size_t m, unsigned win, size_t ntasks, unsigned threads) {
+    size_t nb = (size_t)1 << (win - 1);
+    return msm_round64(m * sizeof(uint32_t)) + msm_round64(m * sizeof(uint64_t[4])) +
+           msm_round64(ntasks * sizeof(G_XYZZ)) + msm_round64(threads * sizeof(MN(scratch))) +
+           threads * msm_round64(MN(bucket_bytes)(nb));
+}
+
+/* Bytes of steps 1 and 2 (per classification chunk). */
+static size_t MN(head_bytes)(size_t n) {
+    size_t nchunks = (n + MSM_CHUNK - 1) / MSM_CHUNK;
+    return msm_round64(nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
+}
+
+/* The automatic window for up to n points; with a caller's scratch sized
+ * for n, the window of m <= n points is capped at it (the model's choice
+ * grows with m, so the cap only guards ties). */
+static unsigned MN(auto_cap)(size_t n) { return GN(msm_window_bits)(n); }
+
+size_t GN(msm_scratch_bytes)(size_t n, unsigned win, unsigned threads) {
+    if (n == 0)
+        return 0;
+    if (threads == 0)
+        threads = 1;
     if (win == 0)
+        win = MN(auto_cap)(n);
+    if (win < 2 || win > CUZK_MSM_MAX_WINDOW)
+        return 0;
+    return 64 + MN(head_bytes)(n) + MN(pip_bytes)(n, win, MN(max_tasks)(threads), threads);
+}
+
+/* Step 3 and 4 over c->m points.  |mem| is the caller's scratch (at least
+ * pip_bytes for n points; |cap| its window) or NULL: then it is allocated
+ * here for exactly m points and freed before returning. */
+static cuzk_status MN(pippenger)(MN(ctx) *c, G_XYZZ *acc, unsigned win,
+                                 char *mem, unsigned cap, cuzk_pool *pool) {
+    unsigned threads = cuzk_pool_threads(pool);
+    if (win == 0) {
         win = GN(msm_window_bits)(c->m);
+        if (mem && win > cap)
+            win = cap;
+    }
     MN(plan)(c, win, threads);
     size_t ntasks = (size_t)c->nw * c->nranges;
     size_t nb = (size_t)1 << (win - 1);
@@ -407,11 +451,14 @@ static cuzk_status MN(pippenger)(MN(ctx) *c, G_XYZZ *acc, unsigned win,
     size_t bytes_kh = msm_round64(c->m * sizeof *c->kh);
     size_t bytes_ws = msm_round64(ntasks * sizeof(G_XYZZ));
     size_t bytes_sc = msm_round64(threads * sizeof(MN(scratch)));
-    size_t bytes_one = msm_round64(MN(scratch_bytes)(nb));
-    char *mem = aligned_alloc(64, bytes_idx + bytes_kh + bytes_ws + bytes_sc +
-                                      threads * bytes_one);
-    if (mem == NULL)
-        return CUZK_ENOMEM;
+    size_t bytes_one = msm_round64(MN(bucket_bytes)(nb));
+    char *own = NULL;
+    if (mem == NULL) {
+        own = mem = aligned_alloc(64, bytes_idx + bytes_kh + bytes_ws + bytes_sc +
+                                          threads * bytes_one);
+        if (mem == NULL)
+            return CUZK_ENOMEM;
+    }
     char *at = mem;
     c->idx = (uint32_t *)at;
     at += bytes_idx;
@@ -433,13 +480,15 @@ static cuzk_status MN(pippenger)(MN(ctx) *c, G_XYZZ *acc, unsigned win,
     cuzk_pool_for(pool, c->nchunks, 1, MN(compact_fn), c);
     cuzk_pool_for(pool, ntasks, 1, MN(task_fn), c);
     MN(combine)(acc, c);
-    free(mem);
+    free(own);
     return CUZK_OK;
 }
 
-cuzk_status GN(msm_window)(MSM_G *r, const G_AFF *bases,
-                           const MSM_S *scalars, size_t n,
-                           int scalars_are_mont, unsigned win,
+/* The MSM with the caller's scratch |mem| (64-byte aligned, sized by
+ * msm_scratch_bytes for n, |win| and the pool's threads) or none (NULL:
+ * allocate per call). */
+static cuzk_status MN(run)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars, size_t n,
+                           int scalars_are_mont, unsigned win, char *mem,
                            cuzk_pool *pool) {
     GN(set_inf)(r);
     if (n == 0)
@@ -451,11 +500,14 @@ cuzk_status GN(msm_window)(MSM_G *r, const G_AFF *bases,
     MN(ctx) c = {.bases = bases, .scalars = scalars, .n = n,
                  .mont = scalars_are_mont != 0};
     c.nchunks = (n + MSM_CHUNK - 1) / MSM_CHUNK;
-    char *mem = malloc(c.nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
-    if (mem == NULL)
-        return CUZK_ENOMEM;
-    c.ones = (G_XYZZ *)mem;
-    c.offset = (size_t *)(mem + c.nchunks * sizeof(G_XYZZ));
+    char *own = NULL, *head = mem;
+    if (head == NULL) {
+        own = head = malloc(c.nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
+        if (head == NULL)
+            return CUZK_ENOMEM;
+    }
+    c.ones = (G_XYZZ *)head;
+    c.offset = (size_t *)(head + c.nchunks * sizeof(G_XYZZ));
 
     cuzk_pool_for(pool, c.nchunks, 1, MN(classify_fn), &c);
     G_XYZZ acc;
@@ -466,21 +518,41 @@ cuzk_status GN(msm_window)(MSM_G *r, const G_AFF *bases,
     }
     if (c.m > 0) {
         G_XYZZ pip;
-        cuzk_status st = MN(pippenger)(&c, &pip, win, pool);
+        cuzk_status st = MN(pippenger)(&c, &pip, win, mem ? mem + MN(head_bytes)(n) : NULL,
+                                       mem ? MN(auto_cap)(n) : 0, pool);
         if (st != CUZK_OK) {
-            free(mem);
+            free(own);
             return st;
         }
         GN(xyzz_add)(&acc, &acc, &pip);
     }
-    free(mem);
+    free(own);
     GN(xyzz_to_jacobian)(r, &acc);
     return CUZK_OK;
 }
 
+cuzk_status GN(msm_window)(MSM_G *r, const G_AFF *bases,
+                           const MSM_S *scalars, size_t n,
+                           int scalars_are_mont, unsigned win,
+                           cuzk_pool *pool) {
+    return MN(run)(r, bases, scalars, n, scalars_are_mont, win, NULL, pool);
+}
+
+cuzk_status GN(msm_with_scratch)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
+                                 size_t n, int scalars_are_mont, unsigned win,
+                                 void *scratch, size_t scratch_bytes, cuzk_pool *pool) {
+    if (scratch == NULL)
+        return MN(run)(r, bases, scalars, n, scalars_are_mont, win, NULL, pool);
+    GN(set_inf)(r);
+    if (scratch_bytes < GN(msm_scratch_bytes)(n, win, cuzk_pool_threads(pool)))
+        return CUZK_EINVAL;
+    char *mem = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    return MN(run)(r, bases, scalars, n, scalars_are_mont, win, mem, pool);
+}
+
 cuzk_status GN(msm)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
                     size_t n, int scalars_are_mont, cuzk_pool *pool) {
-    return GN(msm_window)(r, bases, scalars, n, scalars_are_mont, 0, pool);
+    return MN(run)(r, bases, scalars, n, scalars_are_mont, 0, NULL, pool);
 }
 
 #undef MSM_CHUNK

@@ -213,6 +213,20 @@ static void GF(check_against_naive)(size_t n, int sprof, int bprof) {
               "%s msm n=%zu scalars=%s (%s) bases=%s threads=%u: st=%d",
               T_NAME, n, sc_name[sprof], raw_is_mont ? "mont" : "plain",
               bs_name[bprof], cuzk_pool_threads(pools[p]), (int)st);
+        /* The caller's scratch: exactly the size asked for, misaligned and
+         * dirty; one byte short is refused. */
+        size_t sb = GF(msm_scratch_bytes)(n, 0, cuzk_pool_threads(pools[p]));
+        char *mem = malloc(sb + 1);
+        memset(mem, 0xa5, sb + 1);
+        GF(rand_point)(&got);
+        st = GF(msm_with_scratch)(&got, bases, raw, n, raw_is_mont, 0, mem + 1, sb, pools[p]);
+        CHECK(st == CUZK_OK && GF(eq)(&got, &want),
+              "%s msm with scratch n=%zu scalars=%s threads=%u: st=%d", T_NAME, n,
+              sc_name[sprof], cuzk_pool_threads(pools[p]), (int)st);
+        CHECK(GF(msm_with_scratch)(&got, bases, raw, n, raw_is_mont, 0, mem + 1, sb - 1,
+                                   pools[p]) == CUZK_EINVAL,
+              "%s msm with %zu - 1 bytes of scratch must be refused", T_NAME, sb);
+        free(mem);
     }
     free(bases);
     free(mont);
@@ -234,6 +248,12 @@ static void GF(check_windows)(size_t n, unsigned max_c) {
                                         pools[c % 3]);
         CHECK(st == CUZK_OK && GF(eq)(&got, &want), "%s msm c=%u n=%zu",
               T_NAME, c, n);
+        size_t sb = GF(msm_scratch_bytes)(n, c, cuzk_pool_threads(pools[c % 3]));
+        void *mem = malloc(sb);
+        st = GF(msm_with_scratch)(&got, bases, mont, n, 1, c, mem, sb, pools[c % 3]);
+        CHECK(st == CUZK_OK && GF(eq)(&got, &want), "%s msm with scratch c=%u n=%zu",
+              T_NAME, c, n);
+        free(mem);
     }
     CHECK(GF(msm_window)(&got, bases, mont, n, 1, 1, NULL) == CUZK_EINVAL &&
               GF(is_inf)(&got),
