@@ -22,6 +22,16 @@
  * as P_fr limbs; public inputs for the verifier are Montgomery P_fr.
  * Thread safety: keys are read only; any number of proofs may run at once
  * on the same key.  Work is spread over |pool| (NULL: serial).
+ *
+ * Working memory is the caller's, as blst's Pippenger takes it: each step
+ * that needs some has P_groth16_*_scratch_bytes(pk[, threads]) and a
+ * *_with_scratch form taking a buffer of at least that size (any
+ * alignment; one proof at a time per buffer), so a prover that sizes its
+ * scratch once per key allocates nothing per proof (the engine's devices
+ * take theirs from its charged buffer pool, docs/ENGINE.md).  The forms
+ * without a buffer, and a NULL buffer, allocate inside as one-off tools
+ * and tests want.  |threads| is cuzk_pool_threads of the pool the step
+ * will run on.
  */
 #ifndef CUZK_GROTH16_H
 #define CUZK_GROTH16_H
@@ -77,6 +87,13 @@ typedef struct cuzk_groth16_timing {
                                      const P##_fr *witness, P##_fr *a,        \
                                      P##_fr *b, P##_fr *c, cuzk_pool *pool,   \
                                      cuzk_error *err);                        \
+    /* Step 1 in the caller's |scratch| (NULL: allocated here) of at least  \
+     * _evaluate_scratch_bytes (the witness in Montgomery form). */          \
+    size_t P##_groth16_evaluate_scratch_bytes(const P##_groth16_pk *pk);      \
+    cuzk_status P##_groth16_evaluate_with_scratch(                            \
+        const P##_groth16_pk *pk, const P##_fr *witness, P##_fr *a,           \
+        P##_fr *b, P##_fr *c, void *scratch, cuzk_pool *pool,                 \
+        cuzk_error *err);                                                     \
     /* Step 2: h (n elements, Montgomery) into |a|; b and c are clobbered. */ \
     cuzk_status P##_groth16_compute_h(const P##_groth16_pk *pk, P##_fr *a,    \
                                       P##_fr *b, P##_fr *c, cuzk_pool *pool,  \
@@ -90,6 +107,16 @@ typedef struct cuzk_groth16_timing {
                                           const P##_fr *s, cuzk_pool *pool,   \
                                           cuzk_groth16_timing *t,             \
                                           cuzk_error *err);                   \
+    /* Steps 3 and 4 in the caller's |scratch| of |scratch_bytes| >=       \
+     * _msms_scratch_bytes (the MSMs' buckets, one MSM at a time); NULL:     \
+     * allocated per MSM.  CUZK_EINVAL if the buffer is too small. */        \
+    size_t P##_groth16_msms_scratch_bytes(const P##_groth16_pk *pk,           \
+                                          unsigned threads);                  \
+    cuzk_status P##_groth16_msms_assemble_with_scratch(                       \
+        P##_groth16_proof *proof, const P##_groth16_pk *pk,                   \
+        const P##_fr *witness, const P##_fr *h, const P##_fr *r,              \
+        const P##_fr *s, void *scratch, size_t scratch_bytes,                 \
+        cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);            \
     /* Step 4 alone, from the five MSM results (Jacobian): Σ w·A, Σ w·B1,   \
      * Σ w·B2, Σ w·C over the private signals, Σ h·H (the GPU prover). */    \
     void P##_groth16_assemble(P##_groth16_proof *proof,                       \
@@ -105,6 +132,17 @@ typedef struct cuzk_groth16_timing {
                                   const P##_fr *r, const P##_fr *s,           \
                                   cuzk_pool *pool, cuzk_groth16_timing *t,    \
                                   cuzk_error *err);                           \
+    /* All steps in the caller's |scratch| of |scratch_bytes| >=           \
+     * _prove_scratch_bytes: a, b, c (3n values, h in a) and, after them,   \
+     * the larger of evaluate's and the MSMs' scratch.  NULL: one block     \
+     * allocated for the proof (what _prove does). */                        \
+    size_t P##_groth16_prove_scratch_bytes(const P##_groth16_pk *pk,          \
+                                           unsigned threads);                 \
+    cuzk_status P##_groth16_prove_with_scratch(                               \
+        P##_groth16_proof *proof, const P##_groth16_pk *pk,                   \
+        const P##_fr *witness, size_t n_witness, const P##_fr *r,             \
+        const P##_fr *s, void *scratch, size_t scratch_bytes,                 \
+        cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);            \
     /* Verify one proof. CUZK_OK if valid; CUZK_EVERIFY (pairing check      \
      * failed), CUZK_ENOTONCURVE / CUZK_ENOTINSUBGROUP (proof points),      \
      * CUZK_EMISMATCH (wrong number of public inputs) with a message. */     \

@@ -3,8 +3,9 @@
  *   P        the curve prefix (bls12_381 or bn254)
  *   P_FR_S   the 2-adicity of its Fr
  * See groth16.h for the API and docs/FILES.md for the algorithm the snarkjs
- * keys require.  Must not: allocate on the per-coefficient paths, start
- * threads (work goes through the caller's pool), or print.
+ * keys require.  Must not: allocate on the per-coefficient paths, allocate
+ * at all in the *_with_scratch forms given a buffer (their scratch is the
+ * caller's), start threads (work goes through the caller's pool), or print.
  */
 #define GN2(a, b) a##_##b
 #define GN1(a, b) GN2(a, b)
@@ -65,9 +66,25 @@ static void G(hadamard_range)(void *ctx, size_t begin, size_t end,
         G(fr_mul)(&h->c[i], &h->a[i], &h->b[i]);
 }
 
+size_t G(groth16_evaluate_scratch_bytes)(const G(groth16_pk) *pk) {
+    return sizeof(FR) * pk->n_vars + 64;
+}
+
+/* A 64-byte aligned view of a caller's buffer (scratch sizes include the
+ * 64 bytes this may skip). */
+static void *G(align64)(void *p) {
+    return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
+
 cuzk_status G(groth16_evaluate)(const G(groth16_pk) *pk, const FR *witness,
                                 FR *a, FR *b, FR *c, cuzk_pool *pool,
                                 cuzk_error *err) {
+    return G(groth16_evaluate_with_scratch)(pk, witness, a, b, c, NULL, pool, err);
+}
+
+cuzk_status G(groth16_evaluate_with_scratch)(const G(groth16_pk) *pk, const FR *witness,
+                                             FR *a, FR *b, FR *c, void *scratch,
+                                             cuzk_pool *pool, cuzk_error *err) {
     size_t n = (size_t)1 << pk->log_n;
     for (size_t i = 0; i < pk->n_vars; i++) {
         cuzk_error e2;
@@ -76,8 +93,8 @@ cuzk_status G(groth16_evaluate)(const G(groth16_pk) *pk, const FR *witness,
             return cuzk_fail(err, CUZK_ERANGE,
                              "witness value %zu is not below the field order", i);
     }
-    FR *w = malloc(sizeof(FR) * pk->n_vars);
-    if (!w)
+    FR *own = NULL, *w = scratch ? G(align64)(scratch) : NULL;
+    if (!w && !(w = own = malloc(sizeof(FR) * pk->n_vars)))
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for the witness");
     struct G(witness_ctx) wc = {witness, w};
     cuzk_pool_for(pool, pk->n_vars, 4096, G(witness_to_mont_range), &wc);
@@ -112,7 +129,7 @@ cuzk_status G(groth16_evaluate)(const G(groth16_pk) *pk, const FR *witness,
     cuts[nchunks] = pk->n_coefs;
     struct G(eval_ctx) ec = {pk->coefs, cuts, w, {a, b}};
     cuzk_pool_for(pool, nchunks, 1, G(eval_range), &ec);
-    free(w);
+    free(own);
     struct G(hadamard_ctx) hc = {a, b, c};
     cuzk_pool_for(pool, n, 4096, G(hadamard_range), &hc);
     return CUZK_OK;
@@ -221,32 +238,69 @@ void G(groth16_assemble)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
     G(g1_to_affine)(&proof->c, &acc);
 }
 
+size_t G(groth16_msms_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads) {
+    size_t n = (size_t)1 << pk->log_n, first_private = (size_t)pk->n_public + 1;
+    size_t m[4] = {G(g1_msm_scratch_bytes)(pk->n_vars, 0, threads),
+                   G(g2_msm_scratch_bytes)(pk->n_vars, 0, threads),
+                   G(g1_msm_scratch_bytes)(pk->n_vars - first_private, 0, threads),
+                   G(g1_msm_scratch_bytes)(n, 0, threads)};
+    size_t most = 0;
+    for (int i = 0; i < 4; i++)
+        most = m[i] > most ? m[i] : most;
+    return most;
+}
+
 cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
                                      const G(groth16_pk) *pk, const FR *witness,
                                      const FR *h, const FR *r, const FR *s,
                                      cuzk_pool *pool, cuzk_groth16_timing *t,
                                      cuzk_error *err) {
+    return G(groth16_msms_assemble_with_scratch)(proof, pk, witness, h, r, s, NULL, 0, pool,
+                                                 t, err);
+}
+
+/* One MSM's failure: a short buffer is the caller's mistake, anything
+ * else is memory. */
+static cuzk_status G(msm_fail)(cuzk_status st, const char *which, cuzk_error *err) {
+    if (st == CUZK_EINVAL)
+        return cuzk_fail(err, CUZK_EINVAL, "MSM %s: scratch buffer too small", which);
+    return cuzk_fail(err, CUZK_ENOMEM, "MSM %s: out of memory", which);
+}
+
+cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
+                                                  const G(groth16_pk) *pk, const FR *witness,
+                                                  const FR *h, const FR *r, const FR *s,
+                                                  void *scratch, size_t scratch_bytes,
+                                                  cuzk_pool *pool, cuzk_groth16_timing *t,
+                                                  cuzk_error *err) {
     size_t n = (size_t)1 << pk->log_n;
     size_t first_private = (size_t)pk->n_public + 1;
     G1J sa, sb1, sc, sh;
     G2J sb2;
+    cuzk_status st;
     uint64_t t0 = G(now_ns)(), t1;
+    void *sp = scratch;
+    size_t sn = scratch_bytes;
 
-    if (G(g1_msm)(&sa, pk->a, witness, pk->n_vars, 0, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM A: out of memory");
+    if ((st = G(g1_msm_with_scratch)(&sa, pk->a, witness, pk->n_vars, 0, 0, sp, sn, pool)) !=
+        CUZK_OK)
+        return G(msm_fail)(st, "A", err);
     t1 = G(now_ns)(), t->msm_a_ns = t1 - t0, t0 = t1;
-    if (G(g1_msm)(&sb1, pk->b1, witness, pk->n_vars, 0, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM B1: out of memory");
+    if ((st = G(g1_msm_with_scratch)(&sb1, pk->b1, witness, pk->n_vars, 0, 0, sp, sn, pool)) !=
+        CUZK_OK)
+        return G(msm_fail)(st, "B1", err);
     t1 = G(now_ns)(), t->msm_b1_ns = t1 - t0, t0 = t1;
-    if (G(g2_msm)(&sb2, pk->b2, witness, pk->n_vars, 0, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM B2: out of memory");
+    if ((st = G(g2_msm_with_scratch)(&sb2, pk->b2, witness, pk->n_vars, 0, 0, sp, sn, pool)) !=
+        CUZK_OK)
+        return G(msm_fail)(st, "B2", err);
     t1 = G(now_ns)(), t->msm_b2_ns = t1 - t0, t0 = t1;
-    if (G(g1_msm)(&sc, pk->c, witness + first_private, pk->n_vars - first_private, 0,
-                  pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM C: out of memory");
+    if ((st = G(g1_msm_with_scratch)(&sc, pk->c, witness + first_private,
+                                     pk->n_vars - first_private, 0, 0, sp, sn, pool)) !=
+        CUZK_OK)
+        return G(msm_fail)(st, "C", err);
     t1 = G(now_ns)(), t->msm_c_ns = t1 - t0, t0 = t1;
-    if (G(g1_msm)(&sh, pk->h, h, n, 1, pool) != CUZK_OK)
-        return cuzk_fail(err, CUZK_ENOMEM, "MSM H: out of memory");
+    if ((st = G(g1_msm_with_scratch)(&sh, pk->h, h, n, 1, 0, sp, sn, pool)) != CUZK_OK)
+        return G(msm_fail)(st, "H", err);
     t1 = G(now_ns)(), t->msm_h_ns = t1 - t0, t0 = t1;
 
     G(groth16_assemble)(proof, pk, &sa, &sb1, &sb2, &sc, &sh, r, s);
@@ -270,10 +324,26 @@ cuzk_status G(fr_random)(FR *out, cuzk_error *err) {
     return cuzk_fail(err, CUZK_EIO, "random source keeps returning values above r");
 }
 
+size_t G(groth16_prove_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads) {
+    size_t abc = 3 * ((size_t)1 << pk->log_n) * sizeof(FR) + 64;
+    size_t ev = G(groth16_evaluate_scratch_bytes)(pk);
+    size_t ms = G(groth16_msms_scratch_bytes)(pk, threads);
+    return abc + (ev > ms ? ev : ms);
+}
+
 cuzk_status G(groth16_prove)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
                              const FR *witness, size_t n_witness, const FR *r,
                              const FR *s, cuzk_pool *pool,
                              cuzk_groth16_timing *t, cuzk_error *err) {
+    return G(groth16_prove_with_scratch)(proof, pk, witness, n_witness, r, s, NULL, 0, pool, t,
+                                         err);
+}
+
+cuzk_status G(groth16_prove_with_scratch)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
+                                          const FR *witness, size_t n_witness, const FR *r,
+                                          const FR *s, void *scratch, size_t scratch_bytes,
+                                          cuzk_pool *pool, cuzk_groth16_timing *t,
+                                          cuzk_error *err) {
     cuzk_groth16_timing local;
     cuzk_status st;
     FR rr, ss;
@@ -284,18 +354,31 @@ cuzk_status G(groth16_prove)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
     if (n_witness != pk->n_vars)
         return cuzk_fail(err, CUZK_EMISMATCH,
                          "witness has %zu values, the key expects %u", n_witness, pk->n_vars);
+    size_t need = G(groth16_prove_scratch_bytes)(pk, cuzk_pool_threads(pool));
+    void *own = NULL;
+    if (!scratch) {
+        if (!(scratch = own = malloc(need)))
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for the prover's %zu bytes of scratch",
+                             need);
+    } else if (scratch_bytes < need) {
+        return cuzk_fail(err, CUZK_EINVAL, "prover scratch of %zu bytes, %zu needed",
+                         scratch_bytes, need);
+    }
     if (!r) {
-        if ((st = G(fr_random)(&rr, err)) != CUZK_OK || (st = G(fr_random)(&ss, err)) != CUZK_OK)
+        if ((st = G(fr_random)(&rr, err)) != CUZK_OK || (st = G(fr_random)(&ss, err)) != CUZK_OK) {
+            free(own);
             return st;
+        }
         r = &rr;
         s = &ss;
     }
     size_t n = (size_t)1 << pk->log_n;
-    FR *abc = malloc(3 * n * sizeof(FR));
-    if (!abc)
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory for 3 x %zu scalars", n);
+    FR *abc = G(align64)(scratch);
+    char *rest = (char *)(abc + 3 * n);
+    size_t rest_bytes = need - (size_t)(rest - (char *)scratch);
     t0 = G(now_ns)();
-    st = G(groth16_evaluate)(pk, witness, abc, abc + n, abc + 2 * n, pool, err);
+    st = G(groth16_evaluate_with_scratch)(pk, witness, abc, abc + n, abc + 2 * n, rest, pool,
+                                          err);
     t->evaluate_ns = G(now_ns)() - t0;
     if (st == CUZK_OK) {
         t0 = G(now_ns)();
@@ -303,8 +386,9 @@ cuzk_status G(groth16_prove)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
         t->h_ns = G(now_ns)() - t0;
     }
     if (st == CUZK_OK)
-        st = G(groth16_msms_assemble)(proof, pk, witness, abc, r, s, pool, t, err);
-    free(abc);
+        st = G(groth16_msms_assemble_with_scratch)(proof, pk, witness, abc, r, s, rest,
+                                                   rest_bytes, pool, t, err);
+    free(own);
     t->total_ns = G(now_ns)() - start;
     return st;
 }
