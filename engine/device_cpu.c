@@ -6,25 +6,73 @@
  * pipeline provides is synthesis of partition N+1 (on the synthesis pool)
  * during proving of partition N (on this pool).
  *
- * Must not: take engine locks, log, or allocate large memory itself (the
- * prover's MSM scratch is the groth16 layer's business).
+ * Scratch.  The prover's working memory (MSM buckets and point lists; the
+ * Montgomery witness when a retry must evaluate here) is the caller's
+ * (groth16.h), and here it is one buffer per worker from the engine's
+ * buffer pool, so it is charged to the budget and shows in the status
+ * (mem_scratch).  scratch_prepare sizes every idle slot for a newly loaded
+ * key, on the loader thread; key_release gives back what only evicted keys
+ * needed; close gives back all.  A partition then allocates nothing: a
+ * slot is grown on the worker only when a larger key was prepared while
+ * the slot was busy, once.  A budget with no room for the scratch (sized
+ * for keys and buffer sets alone) does not fail partitions: the prover
+ * then allocates per call, uncharged, as it does outside the engine.
+ *
+ * Must not: take engine locks other than mem.lock through the buffer
+ * pool, log, or allocate large memory other than from the pool.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine/internal.h"
 
+/* One worker's scratch; |busy| under cpu_state.lock. */
+typedef struct cpu_slot {
+    engine_buf *buf;
+    int busy;
+} cpu_slot;
+
+/* A key whose scratch size the slots keep (by its memory block: the
+ * engine may pass a copy of the cuzk_key on release). */
+typedef struct cpu_need {
+    const void *mem;
+    size_t bytes;
+} cpu_need;
+
 typedef struct cpu_state {
     cuzk_pool *pool;
+    engine_mem *mem;
+    pthread_mutex_t lock; /* slots and needs; O(1) or O(keys), no system call */
+    pthread_cond_t cv;    /* a slot became free */
+    unsigned n_slots;
+    cpu_slot *slots;
+    cpu_need *needs;
+    size_t n_needs, cap_needs;
 } cpu_state;
 
 static cuzk_status cpu_open(engine_device *d, cuzk_error *err) {
     cpu_state *s = calloc(1, sizeof *s);
     if (!s)
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for a device");
+    s->n_slots = d->n_workers ? d->n_workers : 1;
+    s->slots = calloc(s->n_slots, sizeof *s->slots);
+    s->mem = d->mem;
+    if (!s->slots) {
+        free(s);
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a device");
+    }
+    if (pthread_mutex_init(&s->lock, NULL) || pthread_cond_init(&s->cv, NULL)) {
+        free(s->slots);
+        free(s);
+        return cuzk_fail(err, CUZK_EINTERNAL, "device: mutex init failed");
+    }
     s->pool = cuzk_pool_create(d->cfg.threads, err);
     if (!s->pool) {
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->lock);
+        free(s->slots);
         free(s);
         return err ? err->status : CUZK_EINTERNAL;
     }
@@ -32,17 +80,158 @@ static cuzk_status cpu_open(engine_device *d, cuzk_error *err) {
     return CUZK_OK;
 }
 
+static void slot_drop(cpu_state *s, cpu_slot *sl) {
+    if (sl->buf) {
+        engine_mem_scratch(s->mem, -(int64_t)sl->buf->bytes);
+        engine_buf_put(s->mem, sl->buf);
+        sl->buf = NULL;
+    }
+}
+
+/* Make |sl| (owned by the caller: busy) hold at least |bytes|. */
+static cuzk_status slot_fit(cpu_state *s, cpu_slot *sl, size_t bytes, cuzk_error *err) {
+    if (sl->buf && sl->buf->bytes >= bytes)
+        return CUZK_OK;
+    slot_drop(s, sl);
+    if (!s->mem)
+        return cuzk_fail(err, CUZK_EINTERNAL, "device has no memory pool");
+    cuzk_status st = engine_buf_get(s->mem, &sl->buf, bytes, err);
+    if (st != CUZK_OK) {
+        sl->buf = NULL;
+        return st;
+    }
+    engine_mem_scratch(s->mem, (int64_t)sl->buf->bytes);
+    return CUZK_OK;
+}
+
 static void cpu_close(engine_device *d) {
     cpu_state *s = d->state;
     if (s) {
         cuzk_pool_destroy(s->pool);
+        for (unsigned i = 0; i < s->n_slots; i++)
+            slot_drop(s, &s->slots[i]);
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->lock);
+        free(s->slots);
+        free(s->needs);
         free(s);
     }
     d->state = NULL;
 }
 
+/* Scratch one partition of |key| needs on |threads|: the MSMs', or
+ * evaluate's for a retry that evaluates here. */
+static size_t cpu_scratch_bytes(const cuzk_key *key, unsigned threads) {
+    size_t m = 0, e = 0;
+    if (key->curve == CUZK_CURVE_BLS12_381) {
+        m = bls12_381_groth16_msms_scratch_bytes(&key->pk.bls12_381, threads);
+        e = bls12_381_groth16_evaluate_scratch_bytes(&key->pk.bls12_381);
+    } else if (key->curve == CUZK_CURVE_BN254) {
+        m = bn254_groth16_msms_scratch_bytes(&key->pk.bn254, threads);
+        e = bn254_groth16_evaluate_scratch_bytes(&key->pk.bn254);
+    }
+    return m > e ? m : e;
+}
+
+/* s->lock held: the largest need of the keys prepared and not released. */
+static size_t need_max_locked(const cpu_state *s) {
+    size_t most = 0;
+    for (size_t i = 0; i < s->n_needs; i++)
+        most = s->needs[i].bytes > most ? s->needs[i].bytes : most;
+    return most;
+}
+
+/* Claim every idle slot (busy = 2), resize it outside the lock to |bytes|
+ * (0: give its buffer back), release the claims. */
+static void resize_idle(cpu_state *s, size_t bytes, int shrink) {
+    unsigned claimed[64], n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < s->n_slots && n < 64; i++)
+        if (!s->slots[i].busy) {
+            s->slots[i].busy = 2;
+            claimed[n++] = i;
+        }
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned i = 0; i < n; i++) {
+        cpu_slot *sl = &s->slots[claimed[i]];
+        unsigned cls;
+        if (shrink && sl->buf && (!bytes || sl->buf->bytes > engine_buf_class_bytes(bytes, &cls)))
+            slot_drop(s, sl);
+        if (bytes)
+            (void)slot_fit(s, sl, bytes, NULL); /* out of budget: grows on use */
+    }
+    pthread_mutex_lock(&s->lock);
+    for (unsigned i = 0; i < n; i++)
+        s->slots[claimed[i]].busy = 0;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* A key was loaded: size every idle slot for it now, on the loader. */
+static void cpu_scratch_prepare(engine_device *d, const cuzk_key *key) {
+    cpu_state *s = d->state;
+    if (!s)
+        return;
+    size_t bytes = cpu_scratch_bytes(key, cuzk_pool_threads(s->pool));
+    pthread_mutex_lock(&s->lock);
+    if (s->n_needs == s->cap_needs) {
+        size_t cap = s->cap_needs ? 2 * s->cap_needs : 8;
+        cpu_need *nn = realloc(s->needs, cap * sizeof *nn);
+        if (!nn) {
+            pthread_mutex_unlock(&s->lock);
+            return; /* the slots grow on use */
+        }
+        s->needs = nn, s->cap_needs = cap;
+    }
+    s->needs[s->n_needs++] = (cpu_need){key->mem, bytes};
+    size_t most = need_max_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    resize_idle(s, most, 0);
+}
+
+/* A key is freed: give back scratch only it needed. */
+static void cpu_key_release(engine_device *d, const cuzk_key *key) {
+    cpu_state *s = d->state;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    int found = 0;
+    for (size_t i = 0; i < s->n_needs; i++)
+        if (s->needs[i].mem == key->mem) {
+            s->needs[i] = s->needs[--s->n_needs];
+            found = 1;
+            break;
+        }
+    size_t most = need_max_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    if (found)
+        resize_idle(s, most, 1);
+}
+
+static cpu_slot *slot_take(cpu_state *s) {
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        for (unsigned i = 0; i < s->n_slots; i++)
+            if (!s->slots[i].busy) {
+                s->slots[i].busy = 1;
+                pthread_mutex_unlock(&s->lock);
+                return &s->slots[i];
+            }
+        /* only a resize holds a slot this worker could use: brief */
+        pthread_cond_wait(&s->cv, &s->lock);
+    }
+}
+
+static void slot_give(cpu_state *s, cpu_slot *sl) {
+    pthread_mutex_lock(&s->lock);
+    sl->busy = 0;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->lock);
+}
+
 #define CPU_PROVE(P)                                                                         \
-    static cuzk_status P##_cpu_prove(engine_dev_item *it, cuzk_pool *pool) {                 \
+    static cuzk_status P##_cpu_prove(engine_dev_item *it, cuzk_pool *pool, void *sp,         \
+                                     size_t sb) {                                             \
         const P##_groth16_pk *pk = &it->key->pk.P;                                            \
         size_t n = (size_t)1 << pk->log_n;                                                    \
         P##_fr *abc = (P##_fr *)it->abc, r, s;                                                \
@@ -53,30 +242,46 @@ static void cpu_close(engine_device *d) {
             return st;                                                                        \
         /* a retry of a partition meant for a device that evaluates itself */ \
         if (!it->abc_ready &&                                                                 \
-            (st = P##_groth16_evaluate(pk, (const P##_fr *)it->witness, abc, abc + n,         \
-                                       abc + 2 * n, pool, &it->err)) != CUZK_OK)              \
+            (st = P##_groth16_evaluate_with_scratch(pk, (const P##_fr *)it->witness, abc,     \
+                                                    abc + n, abc + 2 * n, sp, pool,           \
+                                                    &it->err)) != CUZK_OK)                    \
             return st;                                                                        \
         st = P##_groth16_compute_h(pk, abc, abc + n, abc + 2 * n, pool, &it->err);            \
         if (st != CUZK_OK)                                                                    \
             return st;                                                                        \
         it->proof.curve = it->key->curve;                                                     \
-        return P##_groth16_msms_assemble(&it->proof.p.P, pk, (const P##_fr *)it->witness, abc, \
-                                         &r, &s, pool, &t, &it->err);                         \
+        return P##_groth16_msms_assemble_with_scratch(&it->proof.p.P, pk,                     \
+                                                      (const P##_fr *)it->witness, abc, &r,   \
+                                                      &s, sp, sb, pool, &t,                   \
+                                                      &it->err);                              \
     }
 CPU_PROVE(bls12_381)
 CPU_PROVE(bn254)
 
 static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     cpu_state *s = d->state;
+    cpu_slot *sl = slot_take(s);
+    unsigned threads = cuzk_pool_threads(s->pool);
     for (size_t i = 0; i < n; i++) {
         engine_dev_item *it = items[i];
-        if (it->key->curve == CUZK_CURVE_BLS12_381)
-            it->status = bls12_381_cpu_prove(it, s->pool);
-        else if (it->key->curve == CUZK_CURVE_BN254)
-            it->status = bn254_cpu_prove(it, s->pool);
-        else
+        void *sp = NULL;
+        size_t sb = 0;
+        cuzk_error e2;
+        if (it->key->curve != CUZK_CURVE_BLS12_381 && it->key->curve != CUZK_CURVE_BN254) {
             it->status = cuzk_fail(&it->err, CUZK_ECURVE, "key of unknown curve");
+            continue;
+        }
+        /* No room in the budget for the scratch (a budget sized for keys
+         * and buffer sets only): the prover allocates per call, as it
+         * does outside the engine, rather than fail the partition. */
+        if (slot_fit(s, sl, cpu_scratch_bytes(it->key, threads), &e2) == CUZK_OK)
+            sp = sl->buf->p, sb = sl->buf->bytes;
+        if (it->key->curve == CUZK_CURVE_BLS12_381)
+            it->status = bls12_381_cpu_prove(it, s->pool, sp, sb);
+        else
+            it->status = bn254_cpu_prove(it, s->pool, sp, sb);
     }
+    slot_give(s, sl);
 }
 
 static cuzk_status cpu_reset(engine_device *d, cuzk_error *err) {
@@ -93,4 +298,6 @@ const engine_device_ops engine_device_cpu_ops = {
     .run = cpu_run,
     .fetch = NULL,
     .reset = cpu_reset,
+    .key_release = cpu_key_release,
+    .scratch_prepare = cpu_scratch_prepare,
 };

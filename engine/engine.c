@@ -408,6 +408,7 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     d->index = (int)e->n_devices;
     d->cfg = *dc;
     d->fallback_only = fallback;
+    d->mem = &e->mem;
     d->ops = dc->kind == CUZK_DEVICE_CPU   ? &engine_device_cpu_ops
              : dc->kind == CUZK_DEVICE_GPU ? &engine_device_gpu_ops
                                            : &engine_device_sim_ops;
@@ -1066,6 +1067,7 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     st->mem_buffers = e->mem.by_kind[MEM_BUFFERS];
     st->mem_buffers_idle = e->mem.idle_bytes;
     st->mem_intake = e->mem.by_kind[MEM_INTAKE];
+    st->mem_scratch = e->mem.scratch_bytes;
     pthread_mutex_unlock(&e->mem.lock);
     pthread_mutex_lock(&e->sched_lock);
     for (int q = 0; q < 4; q++)

@@ -96,6 +96,7 @@ typedef struct engine_mem {
     uint64_t budget, used, peak, intake_max;
     uint64_t by_kind[MEM_KINDS];
     uint64_t idle_bytes;
+    uint64_t scratch_bytes; /* of the buffers in use, those devices hold as scratch */
     engine_buf *free_list[ENGINE_BUF_CLASSES];
 } engine_mem;
 
@@ -121,6 +122,9 @@ cuzk_status engine_buf_get(engine_mem *m, engine_buf **out, size_t bytes,
                            cuzk_error *err);
 /* Back to the free list: O(1) under mem.lock, no system call. */
 void engine_buf_put(engine_mem *m, engine_buf *b);
+/* A device took (+) or gave back (-) |delta| bytes of pool buffers as its
+ * workers' scratch: status only (the buffers are charged as buffers). */
+void engine_mem_scratch(engine_mem *m, int64_t delta);
 /* Unmap idle buffers until |want| bytes were released (all if want is
  * UINT64_MAX); returns the bytes released.  Slow: never on the hot path. */
 uint64_t engine_mem_trim(engine_mem *m, uint64_t want);
@@ -316,6 +320,11 @@ typedef struct engine_device_ops {
     int (*key_tier)(engine_device *d, const cuzk_key *key, char *why, size_t why_len);
     /* Optional: the most device memory in use at once so far. */
     uint64_t (*mem_peak)(engine_device *d);
+    /* Optional: |key| was just loaded: size the workers' host scratch for
+     * it from the engine's buffer pool (d->mem), so that its partitions
+     * allocate nothing.  Called on every device, on the loader thread,
+     * before the key is announced; key_release gives it back. */
+    void (*scratch_prepare)(engine_device *d, const cuzk_key *key);
 } engine_device_ops;
 
 extern const engine_device_ops engine_device_cpu_ops;
@@ -350,6 +359,7 @@ struct engine_device {
     int fallback_only;
     const engine_device_ops *ops;
     void *state;
+    engine_mem *mem; /* the engine's budget and buffer pool */
     int has_upload, has_fetch;
     unsigned n_workers;
     unsigned batch_max; /* partitions per device step (the engine's) */

@@ -288,6 +288,9 @@ done:
         pthread_mutex_lock(&e->keys_lock);
         k->key = key;
         pthread_mutex_unlock(&e->keys_lock);
+        for (unsigned i = 0; i < e->n_devices; i++)
+            if (e->devices[i].ops->scratch_prepare)
+                e->devices[i].ops->scratch_prepare(&e->devices[i], &k->key);
         engine_device *best = NULL;
         uint64_t best_free = 0;
         for (unsigned i = 0; i < e->n_devices; i++) {

@@ -2,7 +2,8 @@
  * The engine's byte budget and its buffer pool (engine/internal.h).
  *
  * Everything large is charged here before it exists: proving keys, pool
- * buffers (witness and a/b/c scratch) and copies of in-memory witnesses.
+ * buffers (witness and a/b/c scratch, and the devices' per-worker prover
+ * scratch) and copies of in-memory witnesses.
  * A charge that does not fit is refused, never forced, so `used` never
  * exceeds `budget`; callers wait (admission) or release something first.
  *
@@ -192,6 +193,12 @@ void engine_buf_put(engine_mem *m, engine_buf *b) {
     b->next = m->free_list[b->cls];
     m->free_list[b->cls] = b;
     m->idle_bytes += b->bytes;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void engine_mem_scratch(engine_mem *m, int64_t delta) {
+    pthread_mutex_lock(&m->lock);
+    m->scratch_bytes += (uint64_t)delta;
     pthread_mutex_unlock(&m->lock);
 }
 

@@ -552,9 +552,11 @@ typedef struct cuzk_device_status {
 typedef struct cuzk_engine_status {
     uint64_t now_ns, uptime_ns;
     /* Memory (bytes): the budget and what is charged to it now: keys, pool
-     * buffers (in use and idle) and copied witnesses; peak of the total. */
+     * buffers (in use and idle) and copied witnesses; peak of the total.
+     * mem_scratch: the part of mem_buffers the devices hold as their
+     * workers' prover scratch (sized per key, kept between partitions). */
     uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
-        mem_buffers_idle, mem_intake;
+        mem_buffers_idle, mem_intake, mem_scratch;
     /* Queues: jobs with partitions not yet admitted, by priority; partitions
      * waiting for synthesis, for a device, for a finalizer. */
     uint32_t queued_jobs[4];

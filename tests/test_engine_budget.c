@@ -130,8 +130,24 @@ static void expect_tiers(cuzk_engine *e, cuzk_key_tier a, cuzk_key_tier b, cuzk_
           cuzk_key_tier_name(a), cuzk_key_tier_name(b), cuzk_key_tier_name(c));
 }
 
+/* What a CPU device's worker holds as prover scratch for key |c| (a pool
+ * buffer: at least 64 KiB, at most 1.25 times the need). */
+static uint64_t scratch_charge(const eu_circuit *c) {
+    cuzk_key key;
+    cuzk_error err = {0};
+    uint64_t need = 0;
+    if (cuzk_key_load(&key, c->zkey, &err) != CUZK_OK)
+        return 0;
+    if (key.curve == CUZK_CURVE_BN254)
+        need = bn254_groth16_msms_scratch_bytes(&key.pk.bn254, 1);
+    else
+        need = bls12_381_groth16_msms_scratch_bytes(&key.pk.bls12_381, 1);
+    cuzk_key_free(&key);
+    return need < (64 << 10) ? (64 << 10) : need + need / 4;
+}
+
 static uint64_t two_key_budget(cuzk_engine_config *cfg, const eu_circuit *k) {
-    uint64_t base = base_charge(cfg), big = 0;
+    uint64_t base = base_charge(cfg) + scratch_charge(&k[0]), big = 0;
     for (int i = 0; i < 3; i++)
         if (file_size(k[i].zkey) > big)
             big = file_size(k[i].zkey);
