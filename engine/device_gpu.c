@@ -300,7 +300,11 @@ static void gpu_key_prepare(engine_device *d, const cuzk_key *key) {
     cuzk_gpu_prover *got[GPU_MAX_PROVERS];
     unsigned n = 0;
     while (n < want && prover_get(s, &got[n], &err) == CUZK_OK) {
-        if (cuzk_gpu_prover_reserve(got[n], slot->gk, &err) != CUZK_OK) {
+        /* a batch runs on its first prover's streams: one per worker gets
+         * the MSM scratch of a whole batch, the others their buffers (a
+         * different leader grows its streams on first use) */
+        size_t np = n < d->n_workers ? d->batch_max : 0;
+        if (cuzk_gpu_prover_reserve_batch(got[n], slot->gk, np, &err) != CUZK_OK) {
             prover_put(s, got[n]); /* out of memory: the rest grow on use */
             break;
         }

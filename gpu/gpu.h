@@ -250,6 +250,13 @@ cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                                const void *const *scalars, unsigned flags,
                                void *results, cuzk_error *err);
 
+/* Grow |s|'s device and pinned scratch now to what cuzk_gpu_msm_batch of
+ * n points of |bases|, |nvec| vectors and |flags| will need, so that call
+ * allocates nothing (a prover sizes its streams when a key is prepared).
+ * CUZK_EINVAL, CUZK_EGPU. */
+cuzk_status cuzk_gpu_msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases, size_t n,
+                                 size_t nvec, unsigned flags, cuzk_error *err);
+
 /* Device scratch one MSM of n points of (curve, group) takes on a stream
  * (resident bases without shifted copies, or |host_bases| streamed), one
  * scalar vector, scalars on the device: for sizing decisions. */

@@ -4,6 +4,7 @@
  */
 #ifdef CUZK_HAVE_CUDA
 
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "groth16/prove_gpu.h"
 
 #include <pthread.h>
@@ -57,6 +58,17 @@ struct cuzk_gpu_prover {
     /* r and s fixed by cuzk_gpu_prover_fix_rs (tests only) */
     int fixed_rs;
     cuzk_fr fix_r, fix_s;
+    /* The G2 thread (b2_thread_main): created with the prover, it runs the
+     * B2 MSMs of the batches this prover leads.  The mailbox is |b2_job|
+     * under b2_lock: the prover posts a job and waits until the thread
+     * clears it (done); b2_quit ends the thread, which
+     * cuzk_gpu_prover_free joins.  No thread (creation failed): the job
+     * runs in line, as one thread would. */
+    pthread_mutex_t b2_lock;
+    pthread_cond_t b2_cv;
+    struct b2_job *b2_job;
+    int b2_sync, b2_started, b2_quit;
+    pthread_t b2_thread;
 };
 
 static double now_us(void) {
@@ -314,6 +326,8 @@ const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk) { return gk->key; }
 
 /* ---- prover ------------------------------------------------------------------ */
 
+static void *b2_thread_main(void *arg);
+
 cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **out, cuzk_gpu_ctx *ctx, cuzk_pool *pool,
                                    cuzk_error *err) {
     *out = NULL;
@@ -322,6 +336,16 @@ cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **out, cuzk_gpu_ctx *ctx, cuz
         return cuzk_fail(err, CUZK_ENOMEM, "out of host memory");
     p->ctx = ctx;
     p->pool = pool;
+    if (pthread_mutex_init(&p->b2_lock, NULL)) {
+        free(p);
+        return cuzk_fail(err, CUZK_EINTERNAL, "GPU prover: mutex init failed");
+    }
+    if (pthread_cond_init(&p->b2_cv, NULL)) {
+        pthread_mutex_destroy(&p->b2_lock);
+        free(p);
+        return cuzk_fail(err, CUZK_EINTERNAL, "GPU prover: condition init failed");
+    }
+    p->b2_sync = 1;
     cuzk_status st = cuzk_gpu_stream_create(ctx, &p->s1, err);
     if (st == CUZK_OK)
         st = cuzk_gpu_stream_create(ctx, &p->s2, err);
@@ -335,6 +359,8 @@ cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **out, cuzk_gpu_ctx *ctx, cuz
         cuzk_gpu_prover_free(p);
         return st;
     }
+    /* Last, so that a failure above has no thread to stop. */
+    p->b2_started = pthread_create(&p->b2_thread, NULL, b2_thread_main, p) == 0;
     *out = p;
     return CUZK_OK;
 }
@@ -342,6 +368,18 @@ cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **out, cuzk_gpu_ctx *ctx, cuz
 void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
     if (!p)
         return;
+    if (p->b2_started) {
+        /* No job is posted here: run waits for its own before returning. */
+        pthread_mutex_lock(&p->b2_lock);
+        p->b2_quit = 1;
+        pthread_cond_broadcast(&p->b2_cv);
+        pthread_mutex_unlock(&p->b2_lock);
+        pthread_join(p->b2_thread, NULL);
+    }
+    if (p->b2_sync) {
+        pthread_cond_destroy(&p->b2_cv);
+        pthread_mutex_destroy(&p->b2_lock);
+    }
     cuzk_gpu_stream_destroy(p->s1);
     cuzk_gpu_stream_destroy(p->s2);
     for (int i = 0; i < EV_COUNT; i++)
@@ -419,7 +457,31 @@ static cuzk_status reserve(cuzk_gpu_prover *p, size_t n_vars, size_t n, int cpu_
 
 cuzk_status cuzk_gpu_prover_reserve(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                     cuzk_error *err) {
-    return reserve(p, gk->n_vars, gk->n, 0, err);
+    return cuzk_gpu_prover_reserve_batch(p, gk, 0, err);
+}
+
+cuzk_status cuzk_gpu_prover_reserve_batch(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                          size_t np, cuzk_error *err) {
+    cuzk_status st = reserve(p, gk->n_vars, gk->n, 0, err);
+    if (st != CUZK_OK || np == 0)
+        return st;
+    if (np > CUZK_GPU_MSM_MAX_VECTORS)
+        np = CUZK_GPU_MSM_MAX_VECTORS;
+    /* the MSMs of cuzk_gpu_prove_run, stream by stream: their scratch is
+     * then in place and a proof grows nothing */
+    size_t nv = gk->n_vars, first_private = gk->n_public + 1;
+    unsigned dev = CUZK_GPU_SCALARS_DEVICE;
+    if (st == CUZK_OK)
+        st = cuzk_gpu_msm_reserve(p->s2, gk->b2, nv, np, dev, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_msm_reserve(p->s1, gk->a, nv, np, dev, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_msm_reserve(p->s1, gk->b1, nv, np, dev, err);
+    if (st == CUZK_OK && gk->c)
+        st = cuzk_gpu_msm_reserve(p->s1, gk->c, nv - first_private, np, dev, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_msm_reserve(p->s1, gk->h, gk->n, np, dev | CUZK_GPU_SCALARS_MONT, err);
+    return st;
 }
 
 struct copy_ctx {
@@ -433,9 +495,9 @@ static void copy_range(void *ctx, size_t begin, size_t end, unsigned worker) {
     memcpy(c->dst + begin * FR_BYTES, c->src + begin * FR_BYTES, (end - begin) * FR_BYTES);
 }
 
-/* The G2 MSMs on stream 2, on a thread of its own (cuzk_gpu_msm blocks
- * until its results are on the host): one pass over the B2 bases for the
- * witnesses of every prover in the batch. */
+/* The G2 MSMs on stream 2, on the leading prover's G2 thread
+ * (cuzk_gpu_msm blocks until its results are on the host): one pass over
+ * the B2 bases for the witnesses of every prover in the batch. */
 struct b2_job {
     cuzk_gpu_prover *p; /* streams and events: the batch's first prover */
     const cuzk_gpu_key *gk;
@@ -458,6 +520,50 @@ static void *b2_main(void *arg) {
     if (j->st == CUZK_OK)
         j->st = cuzk_gpu_event_record(p->ev[EV_B2_END], p->s2, &j->err);
     return NULL;
+}
+
+/* The prover's G2 thread: runs each posted job, clears the mailbox when it
+ * is done (the job's status and error are in the job), until told to quit
+ * with the mailbox empty. */
+static void *b2_thread_main(void *arg) {
+    cuzk_gpu_prover *p = arg;
+    pthread_setname_np(pthread_self(), "cuzk-gpu-g2");
+    pthread_mutex_lock(&p->b2_lock);
+    for (;;) {
+        while (!p->b2_job && !p->b2_quit)
+            pthread_cond_wait(&p->b2_cv, &p->b2_lock);
+        struct b2_job *j = p->b2_job;
+        if (!j)
+            break; /* quit */
+        pthread_mutex_unlock(&p->b2_lock);
+        b2_main(j);
+        pthread_mutex_lock(&p->b2_lock);
+        p->b2_job = NULL;
+        pthread_cond_broadcast(&p->b2_cv);
+    }
+    pthread_mutex_unlock(&p->b2_lock);
+    return NULL;
+}
+
+/* Hand |j| to |p|'s G2 thread; returns 1 if it took it (b2_wait then
+ * waits for it), 0 if the job was run in line. */
+static int b2_post(cuzk_gpu_prover *p, struct b2_job *j) {
+    if (!p->b2_started) {
+        b2_main(j);
+        return 0;
+    }
+    pthread_mutex_lock(&p->b2_lock);
+    p->b2_job = j;
+    pthread_cond_broadcast(&p->b2_cv);
+    pthread_mutex_unlock(&p->b2_lock);
+    return 1;
+}
+
+static void b2_wait(cuzk_gpu_prover *p) {
+    pthread_mutex_lock(&p->b2_lock);
+    while (p->b2_job)
+        pthread_cond_wait(&p->b2_cv, &p->b2_lock);
+    pthread_mutex_unlock(&p->b2_lock);
 }
 
 /* Jacobian results of both curves (the largest layout). */
@@ -650,10 +756,7 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     /* B2 may start at once: every upload finished before this call */
     if ((st = cuzk_gpu_event_record(p->ev[EV_RUN], s1, err)) != CUZK_OK)
         return st;
-    pthread_t th;
-    int started = pthread_create(&th, NULL, b2_main, &b2) == 0;
-    if (!started)
-        b2_main(&b2); /* no thread: run it in line */
+    int posted = b2_post(p, &b2);
 
     /* evaluate (the range check of the witness runs in every mode) */
     for (size_t i = 0; i < np && !st; i++) {
@@ -693,8 +796,8 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     if (!st && !(st = cuzk_gpu_event_record(p->ev[EV_DOWN], s1, err)))
         st = cuzk_gpu_stream_sync(s1, err);
 
-    if (started)
-        pthread_join(th, NULL);
+    if (posted)
+        b2_wait(p); /* on every path: |b2| lives on this stack */
     if (st == CUZK_OK && b2.st != CUZK_OK) {
         if (err)
             *err = b2.err;

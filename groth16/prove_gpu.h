@@ -100,6 +100,12 @@ void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode);
  * of it page-locking the witness staging buffer). */
 cuzk_status cuzk_gpu_prover_reserve(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                     cuzk_error *err);
+/* The same, and with np > 0 the scratch of both streams for the MSMs of
+ * a batch of |np| partitions (at most CUZK_GPU_MSM_MAX_VECTORS) of |gk|
+ * led by |p|, so that such a batch allocates nothing on the device or the
+ * host.  np = 0: the buffers alone (cuzk_gpu_prover_reserve). */
+cuzk_status cuzk_gpu_prover_reserve_batch(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
+                                          size_t np, cuzk_error *err);
 /* Device bytes held by the prover's buffers and its streams' scratch. */
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p);
 

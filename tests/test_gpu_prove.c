@@ -347,8 +347,13 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
                   proofs_equal(&got[i], &ref[i]),
               "%s 2^%u: host-streamed proof %d identical to the device one (%s)", cname, log2, i,
               err.msg);
-    /* batches of 1..NB, both tiers */
-    for (int tier = 0; tier < 2; tier++)
+    /* batches of 1..NB, both tiers; the leading prover's scratch sized
+     * for NB first (as the engine does when a key is prepared): no batch
+     * then grows it */
+    for (int tier = 0; tier < 2; tier++) {
+        CHECK(cuzk_gpu_prover_reserve_batch(ps[0], tier ? gh : gd, NB, &err) == CUZK_OK,
+              "%s 2^%u: reserve for a batch of %d: %s", cname, log2, NB, err.msg);
+        uint64_t held = cuzk_gpu_prover_device_bytes(ps[0]);
         for (int nb = 1; nb <= NB; nb++) {
             const cuzk_gpu_key *gk = tier ? gh : gd;
             cuzk_gpu_batch_item items[NB];
@@ -371,6 +376,11 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             for (int i = 0; i < NB; i++)
                 cuzk_gpu_prover_fix_rs(ps[i], NULL, NULL);
         }
+        CHECK(cuzk_gpu_prover_device_bytes(ps[0]) == held,
+              "%s 2^%u: %s batches grew the reserved prover from %llu to %llu bytes", cname,
+              log2, tier ? "host-streamed" : "device", (unsigned long long)held,
+              (unsigned long long)cuzk_gpu_prover_device_bytes(ps[0]));
+    }
     /* a value >= r in a batch fails that item only */
     {
         uint8_t *rbuf = wtns_with_bad_last(wbuf, wsize, &w[0]);

@@ -826,6 +826,45 @@ extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
                                 results, err);
 }
 
+/* What msm_run allocates for the same call, allocated now. */
+template <class G>
+static cuzk_status msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases, size_t n,
+                               size_t nvec, unsigned flags, cuzk_error *err) {
+    typedef typename G::xyzz P;
+    bool host_bases = bases->h_points != NULL;
+    msm_plan<G> pl;
+    cuzk_status st = msm_make_plan<G>(pl, n, nvec, !(flags & CUZK_GPU_SCALARS_DEVICE),
+                                      host_bases, bases->d_shift ? bases->shift_c : 0,
+                                      s->ctx->sm_count, s->ctx->msm_window, err);
+    if (st == CUZK_OK && host_bases)
+        st = cuzk_gpu_copy_stream(s, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_scratch(s, pl.total, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwb * nvec + 64, err);
+    return st;
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
+                                            size_t n, size_t nvec, unsigned flags,
+                                            cuzk_error *err) {
+    if (bases == NULL || nvec == 0 || nvec > CUZK_GPU_MSM_MAX_VECTORS || n > bases->n)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm reserve: %zu of %zu points, %zu vectors",
+                             n, bases ? bases->n : 0, nvec);
+    if (n == 0)
+        return CUZK_OK;
+    cuzk_status st = cuzk_gpu_enter(s, err);
+    if (st != CUZK_OK)
+        return st;
+    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G1)
+        return msm_reserve<gg_bls12_381_g1>(s, bases, n, nvec, flags, err);
+    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G2)
+        return msm_reserve<gg_bls12_381_g2>(s, bases, n, nvec, flags, err);
+    if (bases->curve == CUZK_GPU_BN254 && bases->group == CUZK_GPU_G1)
+        return msm_reserve<gg_bn254_g1>(s, bases, n, nvec, flags, err);
+    return msm_reserve<gg_bn254_g2>(s, bases, n, nvec, flags, err);
+}
+
 extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
                                     const cuzk_gpu_bases *bases, size_t offset,
                                     size_t n, const void *scalars,
