@@ -14,7 +14,8 @@
  * key, on the loader thread; key_release gives back what only evicted keys
  * needed; close gives back all.  A partition then allocates nothing: a
  * slot is grown on the worker only when a larger key was prepared while
- * the slot was busy, once.  A budget with no room for the scratch (sized
+ * the slot was busy, once.  The CPU fallback of GPU devices, which runs
+ * only retries, takes its scratch from the pool per step instead.  A budget with no room for the scratch (sized
  * for keys and buffer sets alone) does not fail partitions: the prover
  * then allocates per call, uncharged, as it does outside the engine.
  *
@@ -170,8 +171,8 @@ static void resize_idle(cpu_state *s, size_t bytes, int shrink) {
 /* A key was loaded: size every idle slot for it now, on the loader. */
 static void cpu_scratch_prepare(engine_device *d, const cuzk_key *key) {
     cpu_state *s = d->state;
-    if (!s)
-        return;
+    if (!s || d->fallback_only)
+        return; /* a fallback takes scratch per step, see cpu_run */
     size_t bytes = cpu_scratch_bytes(key, cuzk_pool_threads(s->pool));
     pthread_mutex_lock(&s->lock);
     if (s->n_needs == s->cap_needs) {
@@ -281,6 +282,10 @@ static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
         else
             it->status = bn254_cpu_prove(it, s->pool, sp, sb);
     }
+    /* The CPU fallback of GPU devices runs rarely: it does not keep a
+     * key-sized scratch (gigabytes at 2^27) charged between its steps. */
+    if (d->fallback_only)
+        slot_drop(s, sl);
     slot_give(s, sl);
 }
 

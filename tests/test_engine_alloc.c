@@ -149,11 +149,13 @@ static void no_allocation_per_partition(const eu_circuit *c, unsigned threads) {
     cuzk_engine *e = eu_create(&cfg);
     run(e, c, 1); /* warm-up: key, scratch, NTT domain */
     run_counts a = run(e, c, K), b = run(e, c, 2 * K);
-    printf("  %u thread(s): allocations on the device worker: %llu for %d partitions, %llu for "
-           "%d; on synthesis: %llu, %llu; pool buffers %llu / %llu bytes, scratch %llu / %llu\n",
-           threads, (unsigned long long)a.worker, K, (unsigned long long)b.worker, 2 * K,
-           (unsigned long long)a.synth, (unsigned long long)b.synth,
-           (unsigned long long)a.buffers, (unsigned long long)b.buffers,
+    if (COUNT_CALLS)
+        printf("  %u thread(s): allocation calls on the device worker: %llu for %d partitions, "
+               "%llu for %d; on synthesis: %llu, %llu\n",
+               threads, (unsigned long long)a.worker, K, (unsigned long long)b.worker, 2 * K,
+               (unsigned long long)a.synth, (unsigned long long)b.synth);
+    printf("  %u thread(s): pool buffers %llu then %llu bytes, device scratch %llu then %llu\n",
+           threads, (unsigned long long)a.buffers, (unsigned long long)b.buffers,
            (unsigned long long)a.scratch, (unsigned long long)b.scratch);
     if (COUNT_CALLS) {
         CHECK(b.worker <= a.worker,
