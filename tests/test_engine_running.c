@@ -144,8 +144,10 @@ static void running_job_ends(cuzk_engine *e, gate *g, const eu_circuit *c, int b
           "%s: done %llu -> %llu, proofs %llu -> %llu: the result was not dropped", what,
           (unsigned long long)before.jobs_done, (unsigned long long)st.jobs_done,
           (unsigned long long)before.proofs, (unsigned long long)st.proofs);
-    CHECK(st.mem_buffers == st.mem_buffers_idle, "%s: %llu buffer bytes, only %llu idle", what,
-          (unsigned long long)st.mem_buffers, (unsigned long long)st.mem_buffers_idle);
+    CHECK(st.mem_buffers == st.mem_buffers_idle + st.mem_scratch,
+          "%s: %llu buffer bytes, only %llu idle and %llu device scratch", what,
+          (unsigned long long)st.mem_buffers, (unsigned long long)st.mem_buffers_idle,
+          (unsigned long long)st.mem_scratch);
     CHECK(st.mem_intake == 0, "%s: %llu witness bytes still charged", what,
           (unsigned long long)st.mem_intake);
     cuzk_key_info ki[4];
