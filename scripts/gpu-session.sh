@@ -57,7 +57,7 @@ for st in $STAGES; do
         run prove-bls-24 400 "$B/bench_gpu_prove" --curve bls12_381 --logs 24 --reps 3
         run prove-bn-24 400 "$B/bench_gpu_prove" --curve bn254 --logs 24 --reps 3
         for l in prove-bls-20 prove-bls-24 prove-bn-24; do
-            grep -E "^(bls12381|bn254) +[0-9]+ " "$OUTDIR/$l.log" | tail -1 | sed 's/^/    /' >>"$sum"
+            grep -E "^(bls12381|bn128|bn254) +[0-9]+ " "$OUTDIR/$l.log" | tail -1 | sed 's/^/    /' >>"$sum"
         done ;;
     engine)
         mkdir -p /tmp/fc
