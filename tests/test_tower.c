@@ -10,7 +10,7 @@
  * exponentiation against the generic ones on elements f^((p^6-1)(p^2+1)).
  *
  * The body below TT_P is a template: this file includes itself once per
- * curve, the way field/tower.c instantiates field/tower_gen.h.
+ * curve, the way field/tower.c instantiates field/tower_template.h.
  */
 #ifndef TT_P
 

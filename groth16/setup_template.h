@@ -4,7 +4,7 @@
  *   P         the curve prefix (bls12_381 or bn254)
  *   P_CURVE   its cuzk_curve id
  *   P_FR_S    the 2-adicity of its Fr
- * after the fixed-base code for P_g1 and P_g2 (setup_fb_gen.h).
+ * after the fixed-base code for P_g1 and P_g2 (setup_fb_template.h).
  *
  * Steps of P_setup_dev, in order:
  *   1. L_j(tau) for the n-point domain (one batch inversion per chunk)

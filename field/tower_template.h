@@ -100,7 +100,7 @@ static inline __attribute__((always_inline)) void TWS(dbl2)(E *r, const E *a) {
     TWS(add)(&r->c1, &a->c1, &a->c1);
 }
 
-/* Fp2 product and square, the same formulas as fp2_gen.h with the inline
+/* Fp2 product and square, the same formulas as fp2_template.h with the inline
  * additions: Karatsuba 3 products, and (a0 + a1)(a0 - a1) + 2 a0 a1 u with
  * 2 products.  r may alias a and b. */
 static void TWS(mul2)(E *r, const E *a, const E *b) {
