@@ -94,10 +94,9 @@ int main(int argc, char **argv) {
 
 #else /* ---- per-group tests (TG = group, TS = scalar field) ---------- */
 
-#define T_CAT2(a, b) a##_##b
-#define T_CAT1(a, b) T_CAT2(a, b)
-#define GF(x) T_CAT1(TG, x)
-#define SF(x) T_CAT1(TS, x)
+#include "util/paste.h"
+#define GF(x) CUZK_PASTE(TG, x)
+#define SF(x) CUZK_PASTE(TS, x)
 #define T_AFF GF(affine)
 #define T_STR2(x) #x
 #define T_STR1(x) T_STR2(x)
@@ -317,7 +316,7 @@ static void GF(check_empty)(void) {
           "%s msm of nothing is infinity", T_NAME);
 }
 
-static void T_CAT1(test, TG)(size_t max_n) {
+static void CUZK_PASTE(test, TG)(size_t max_n) {
     static const size_t sizes[] = {1, 2, 3, 31, 32, 33, 100, 1031};
     GF(check_empty)();
     GF(check_window_choice)();
@@ -346,7 +345,5 @@ static void T_CAT1(test, TG)(size_t max_n) {
 #undef T_STR2
 #undef SF
 #undef GF
-#undef T_CAT1
-#undef T_CAT2
 
 #endif

@@ -73,26 +73,25 @@ int main(int argc, char **argv) {
 
 #else /* ---- template, instantiated per curve ---------------------------- */
 
-#define TPN2(a, b) a##_##b
-#define TPN(a, b) TPN2(a, b)
+#include "util/paste.h"
 #define TPS2(x) #x
 #define TPS(x) TPS2(x)
 #define NAME TPS(TP_P)
-#define F TPN(TP_P, fp)
-#define E TPN(TP_P, fp2)
-#define S TPN(TP_P, fr)
-#define T12 TPN(TP_P, fp12)
-#define G1 TPN(TP_P, g1)
-#define G2 TPN(TP_P, g2)
-#define G1A TPN(TP_P, g1_affine)
-#define G2A TPN(TP_P, g2_affine)
-#define FP(x) TPN(F, x)
-#define FR(x) TPN(S, x)
-#define F12(x) TPN(T12, x)
-#define P1(x) TPN(G1, x)
-#define P2(x) TPN(G2, x)
-#define PR(x) TPN(TP_P, x)
-#define TP(x) TPN(TP_P, TPN(tp, x))
+#define F CUZK_PASTE(TP_P, fp)
+#define E CUZK_PASTE(TP_P, fp2)
+#define S CUZK_PASTE(TP_P, fr)
+#define T12 CUZK_PASTE(TP_P, fp12)
+#define G1 CUZK_PASTE(TP_P, g1)
+#define G2 CUZK_PASTE(TP_P, g2)
+#define G1A CUZK_PASTE(TP_P, g1_affine)
+#define G2A CUZK_PASTE(TP_P, g2_affine)
+#define FP(x) CUZK_PASTE(F, x)
+#define FR(x) CUZK_PASTE(S, x)
+#define F12(x) CUZK_PASTE(T12, x)
+#define P1(x) CUZK_PASTE(G1, x)
+#define P2(x) CUZK_PASTE(G2, x)
+#define PR(x) CUZK_PASTE(TP_P, x)
+#define TP(x) CUZK_PASTE(TP_P, CUZK_PASTE(tp, x))
 
 static void TP(rand_fr)(S *k) {
     uint64_t plain[4];
@@ -133,8 +132,8 @@ static int TP(fp_from_hex)(F *r, const char *s) {
 }
 
 static void TP(test_kat)(void) {
-    const pairing_kat *kat = TPN(TP_P, pairing_kat);
-    size_t n = sizeof TPN(TP_P, pairing_kat) / sizeof *kat;
+    const pairing_kat *kat = CUZK_PASTE(TP_P, pairing_kat);
+    size_t n = sizeof CUZK_PASTE(TP_P, pairing_kat) / sizeof *kat;
     G1A g1;
     G2A g2;
     P1(generator)(&g1);
@@ -339,15 +338,13 @@ static void TP(timing)(void) {
     fflush(stdout);
 }
 
-static void TPN(TP_P, pairing_tests)(void) {
+static void CUZK_PASTE(TP_P, pairing_tests)(void) {
     TP(test_kat)();
     TP(test_laws)(tu_iters(3));
     TP(test_products)();
     TP(timing)();
 }
 
-#undef TPN2
-#undef TPN
 #undef TPS2
 #undef TPS
 #undef NAME

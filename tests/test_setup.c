@@ -214,9 +214,8 @@ int main(int argc, char **argv) {
 
 #else /* TS_BODY: per-curve tests, P = curve prefix */
 
-#define TN2(a, b) a##_##b
-#define TN1(a, b) TN2(a, b)
-#define T(x) TN1(P, x)
+#include "util/paste.h"
+#define T(x) CUZK_PASTE(P, x)
 #define TSTR2(x) #x
 #define TSTR(x) TSTR2(x)
 #define PN TSTR(P)
@@ -753,8 +752,6 @@ static void T(test_all)(void) {
     T(test_rejects)();
 }
 
-#undef TN2
-#undef TN1
 #undef T
 #undef TSTR2
 #undef TSTR

@@ -61,17 +61,16 @@ int main(int argc, char **argv) {
 
 #else /* ---- template, instantiated per curve ---------------------------- */
 
-#define TTN2(a, b) a##_##b
-#define TTN(a, b) TTN2(a, b)
-#define F TTN(TT_P, fp)
-#define E TTN(TT_P, fp2)
-#define T6 TTN(TT_P, fp6)
-#define T12 TTN(TT_P, fp12)
-#define FP(x) TTN(F, x)
-#define E2(x) TTN(E, x)
-#define F6(x) TTN(T6, x)
-#define F12(x) TTN(T12, x)
-#define TT(x) TTN(TT_P, TTN(tt, x))
+#include "util/paste.h"
+#define F CUZK_PASTE(TT_P, fp)
+#define E CUZK_PASTE(TT_P, fp2)
+#define T6 CUZK_PASTE(TT_P, fp6)
+#define T12 CUZK_PASTE(TT_P, fp12)
+#define FP(x) CUZK_PASTE(F, x)
+#define E2(x) CUZK_PASTE(E, x)
+#define F6(x) CUZK_PASTE(T6, x)
+#define F12(x) CUZK_PASTE(T12, x)
+#define TT(x) CUZK_PASTE(TT_P, CUZK_PASTE(tt, x))
 #define TTS2(x) #x
 #define TTS(x) TTS2(x)
 #define NAME TTS(TT_P)
@@ -387,15 +386,13 @@ static void TT(test_cyclotomic)(unsigned iters) {
     CHECK(F12(is_one)(&x), "%s pow(g, 0) = 1", NAME);
 }
 
-static void TTN(TT_P, tower_tests)(void) {
+static void CUZK_PASTE(TT_P, tower_tests)(void) {
     TT(test_definition)();
     TT(test_laws)(tu_iters(40));
     TT(test_frobenius)(tu_iters(3));
     TT(test_cyclotomic)(tu_iters(12));
 }
 
-#undef TTN2
-#undef TTN
 #undef F
 #undef E
 #undef T6
