@@ -34,7 +34,10 @@
 #include "util/threadpool.h"
 
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/ntt.h"
+#include "gpu/runtime.h"
+#include "gpu/selftest.h"
 
 static cuzk_gpu_ctx *ctx;
 static cuzk_gpu_stream *st;

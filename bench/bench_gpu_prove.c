@@ -27,7 +27,9 @@
 #include "groth16/setup.h"
 #include "groth16/synth.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
+#include "gpu/selftest.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA

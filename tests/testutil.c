@@ -5,7 +5,7 @@
 #include "groth16/wtns.h"
 #include "util/splitmix.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #include <cuda_runtime_api.h>
 #endif
 
