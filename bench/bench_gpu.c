@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/load.h"
 #include "curve/curve.h"
 #include "field/field.h"
 #include "util/splitmix.h"
@@ -86,14 +87,10 @@ static int time_msm(const cuzk_gpu_bases *b, size_t n, const void *h_sc,
     return 1;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
+    bench_stats s;
+    bench_stats_of(&s, v, (size_t)n);
+    return s.median;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
