@@ -49,7 +49,17 @@ for entry in "${generated[@]}"; do
     status=1
   fi
 done
-# every *_gen.h must be one of the files above
+# every *_gen.h of the tree must be one of the files above: in a git checkout
+# the tracked and not-ignored files (build folders and node_modules stay
+# out), elsewhere a walk that skips those folders
+list_gen_h() {
+  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+    git ls-files --cached --others --exclude-standard -- '*_gen.h' ':!:build*/**'
+  else
+    find . \( -name 'build*' -o -name node_modules -o -name .git \) -prune -o \
+      -name '*_gen.h' -print | sed 's|^\./||'
+  fi | sort -u
+}
 while IFS= read -r f; do
   f=${f#./}
   case "$listed" in
@@ -58,6 +68,6 @@ while IFS= read -r f; do
             "(hand-written per-curve code is named *_template.h)" >&2
        status=1 ;;
   esac
-done < <(find . -name '*_gen.h' -not -path './build*' -not -path './.git/*' | sort)
+done < <(list_gen_h)
 [ $status -eq 0 ] && echo "check-generated: ${#generated[@]} generated files match their generators"
 exit $status
