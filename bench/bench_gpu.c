@@ -61,11 +61,7 @@ static void row(const char *fmt, const char *a, const char *b, double v,
     snprintf(rows[nrows++], sizeof rows[0], fmt, a, b, v, refs);
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return bench_now_s() * 1e3; }
 
 /* Times |reps| MSMs of n points over |b| after a warm-up, with scalars from
  * pinned host memory (t[0]) and from the device (t[1]). */
