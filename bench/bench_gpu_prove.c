@@ -76,9 +76,9 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
                    int reps, int real, cuzk_gpu_eval_mode eval, int host_bases, int mem_limit,
                    unsigned batch) {
     cuzk_error err = {0};
+    bench_circuit bc = {curve, log2, NULL, -1, !real};
     cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
+    bench_circuit_params(&bc, &sp, &err); /* default profile: cannot fail */
     cuzk_r1cs r1cs;
     cuzk_fr *wit = NULL;
     memset(out, 0, sizeof *out);

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "groth16/setup.h"
-#include "groth16/synth.h"
 
 double bench_now_s(void) {
     struct timespec ts;
@@ -50,6 +49,18 @@ void bench_stats_of(bench_stats *st, double *v, size_t n) {
     st->p99 = bench_percentile(v, n, 99);
 }
 
+cuzk_status bench_circuit_params(const bench_circuit *c, cuzk_synth_params *sp, cuzk_error *err) {
+    cuzk_synth_params_default(sp, c->curve);
+    cuzk_status st;
+    if (c->profile && (st = cuzk_synth_params_profile(sp, c->profile, err)) != CUZK_OK)
+        return st;
+    sp->curve = c->curve;
+    sp->log2_domain = c->log2;
+    if (c->bool_share >= 0)
+        sp->bool_share = c->bool_share;
+    return CUZK_OK;
+}
+
 cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const char *prefix,
                                 char *zkey, char *wtns, size_t cap, struct cuzk_pool *pool,
                                 cuzk_error *err) {
@@ -59,14 +70,9 @@ cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const c
     snprintf(wtns, cap, "%s/%s_%s_%u.wtns", dir, prefix, cn, c->log2);
     snprintf(zkey, cap, "%s/%s_%s_%u.zkey", dir, prefix, cn, c->log2);
     cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, c->curve);
-    cuzk_status st;
-    if (c->profile && (st = cuzk_synth_params_profile(&sp, c->profile, err)) != CUZK_OK)
+    cuzk_status st = bench_circuit_params(c, &sp, err);
+    if (st != CUZK_OK)
         return st;
-    sp.curve = c->curve;
-    sp.log2_domain = c->log2;
-    if (c->bool_share >= 0)
-        sp.bool_share = c->bool_share;
     uint64_t seed = 1;
     st = cuzk_synth_write(r1cs, wtns, &sp, err);
     if (st == CUZK_OK)

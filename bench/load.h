@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "groth16/curve_id.h"
+#include "groth16/synth.h"
 #include "util/status.h"
 
 struct cuzk_pool;
@@ -57,6 +58,10 @@ typedef struct bench_circuit {
     double bool_share;   /* share of boolean signals; < 0: the profile's */
     int timing_key;      /* a timing key: fast to make at any size, proofs do not verify */
 } bench_circuit;
+
+/* The generator's parameters for |c| (profile, size, boolean share).
+ * CUZK_EINVAL: unknown profile. */
+cuzk_status bench_circuit_params(const bench_circuit *c, cuzk_synth_params *sp, cuzk_error *err);
 
 /*
  * Writes <dir>/<prefix>_<curve>_<log2>.wtns and .zkey for |c| (the .r1cs
