@@ -7,7 +7,7 @@
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #endif
 
 static const char *help =

@@ -13,7 +13,7 @@
 #include "util/threadpool.h"
 #include "witness/wc.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #endif
 
 /* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */

@@ -26,7 +26,8 @@
 #include "engine/internal.h"
 
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
 #include "groth16/prove_gpu.h"
 
 #define GPU_MAX_KEYS 32

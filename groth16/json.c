@@ -2,7 +2,7 @@
  * snarkjs JSON files (see json.h).  Parsing and printing go through jansson;
  * jansson's JSON_INDENT(1) | JSON_PRESERVE_ORDER output is byte-identical to
  * snarkjs's JSON.stringify(x, null, 1), which is what makes the writers
- * drop-in.  The per-curve code is json_gen.h, included once per curve.
+ * drop-in.  The per-curve code is json_template.h, included once per curve.
  */
 #include "groth16/json.h"
 
@@ -105,10 +105,10 @@ static int bls12_381_json_alphabeta(bls12_381_fp12 *e, const bls12_381_g1_affine
 }
 
 #define P bn254
-#include "groth16/json_gen.h"
+#include "groth16/json_template.h"
 #undef P
 #define P bls12_381
-#include "groth16/json_gen.h"
+#include "groth16/json_template.h"
 #undef P
 
 static cuzk_status load(json_t **root, const char *text, size_t len,

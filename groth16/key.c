@@ -17,10 +17,10 @@ static void *carve(cuzk_key *k, size_t *off, size_t bytes) {
 }
 
 #define P bls12_381
-#include "groth16/key_gen.h"
+#include "groth16/key_template.h"
 #undef P
 #define P bn254
-#include "groth16/key_gen.h"
+#include "groth16/key_template.h"
 #undef P
 
 cuzk_status cuzk_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err) {

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/ntt.h"
+#include "gpu/prove.h"
+#include "gpu/runtime.h"
 
 #define FR_BYTES 32
 

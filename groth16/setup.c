@@ -1,7 +1,7 @@
 /*
  * INSECURE development setup (setup.h): instantiates the fixed-base
- * multiplication (setup_fb_gen.h) for the four groups and the setup
- * (setup_gen.h) for both curves, and holds the curve-generic entry points.
+ * multiplication (setup_fb_template.h) for the four groups and the setup
+ * (setup_template.h) for both curves, and holds the curve-generic entry points.
  * Prints nothing: warning the user is the CLI's job.
  */
 #include "groth16/setup.h"
@@ -16,7 +16,7 @@
 #define FB_G bls12_381_g1
 #define FB_S bls12_381_fr
 #define FB_F bls12_381_fp
-#include "groth16/setup_fb_gen.h"
+#include "groth16/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -24,7 +24,7 @@
 #define FB_G bls12_381_g2
 #define FB_S bls12_381_fr
 #define FB_F bls12_381_fp2
-#include "groth16/setup_fb_gen.h"
+#include "groth16/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -32,7 +32,7 @@
 #define FB_G bn254_g1
 #define FB_S bn254_fr
 #define FB_F bn254_fp
-#include "groth16/setup_fb_gen.h"
+#include "groth16/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -40,7 +40,7 @@
 #define FB_G bn254_g2
 #define FB_S bn254_fr
 #define FB_F bn254_fp2
-#include "groth16/setup_fb_gen.h"
+#include "groth16/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -48,7 +48,7 @@
 #define P bls12_381
 #define P_CURVE CUZK_CURVE_BLS12_381
 #define P_FR_S BLS12_381_FR_TWO_ADICITY
-#include "groth16/setup_gen.h"
+#include "groth16/setup_template.h"
 #undef P
 #undef P_CURVE
 #undef P_FR_S
@@ -56,7 +56,7 @@
 #define P bn254
 #define P_CURVE CUZK_CURVE_BN254
 #define P_FR_S BN254_FR_TWO_ADICITY
-#include "groth16/setup_gen.h"
+#include "groth16/setup_template.h"
 #undef P
 #undef P_CURVE
 #undef P_FR_S

@@ -23,7 +23,7 @@
 
 #include "server/log.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #endif
 
 typedef enum opt_type { OPT_STRING, OPT_UINT, OPT_BYTES, OPT_BOOL, OPT_LEVEL } opt_type;

@@ -22,7 +22,8 @@
 #include "testutil.h"
 #include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA
