@@ -42,11 +42,12 @@ static void cpu_close(engine_device *d) {
 }
 
 #define CPU_PROVE(P)                                                                         \
-    static cuzk_status P##_cpu_prove(engine_dev_item *it, cuzk_pool *pool) {                 \
+    static cuzk_status P##_cpu_prove(engine_dev_item *it, cuzk_pool *pool,                  \
+                                     cuzk_groth16_timing *t) {                                \
         const P##_groth16_pk *pk = &it->key->pk.P;                                            \
         size_t n = (size_t)1 << pk->log_n;                                                    \
         P##_fr *abc = (P##_fr *)it->abc, r, s;                                                \
-        cuzk_groth16_timing t;                                                                \
+        uint64_t t0 = cuzk_now_ns();                                                          \
         cuzk_status st;                                                                       \
         if ((st = P##_fr_random(&r, &it->err)) != CUZK_OK ||                                  \
             (st = P##_fr_random(&s, &it->err)) != CUZK_OK)                                    \
@@ -56,26 +57,42 @@ static void cpu_close(engine_device *d) {
             (st = P##_groth16_evaluate(pk, (const P##_fr *)it->witness, abc, abc + n,         \
                                        abc + 2 * n, pool, &it->err)) != CUZK_OK)              \
             return st;                                                                        \
+        t->evaluate_ns = it->abc_ready ? 0 : cuzk_now_ns() - t0;                              \
+        uint64_t th = cuzk_now_ns();                                                          \
         st = P##_groth16_compute_h(pk, abc, abc + n, abc + 2 * n, pool, &it->err);            \
         if (st != CUZK_OK)                                                                    \
             return st;                                                                        \
+        t->h_ns = cuzk_now_ns() - th;                                                         \
         it->proof.curve = it->key->curve;                                                     \
         return P##_groth16_msms_assemble(&it->proof.p.P, pk, (const P##_fr *)it->witness, abc, \
-                                         &r, &s, pool, &t, &it->err);                         \
+                                         &r, &s, pool, t, &it->err);                          \
     }
 CPU_PROVE(bls12_381)
 CPU_PROVE(bn254)
+
+/* The prover's figures as the engine reports them (cuzk_step_timing). */
+static void cpu_steps(cuzk_step_timing *o, const cuzk_groth16_timing *t) {
+    o->eval_site = t->evaluate_ns ? CUZK_EVAL_DEVICE : CUZK_EVAL_NONE;
+    o->evaluate_ns = t->evaluate_ns;
+    o->ntt_ns = t->h_ns;
+    o->msm_a_ns = t->msm_a_ns, o->msm_b1_ns = t->msm_b1_ns, o->msm_b2_ns = t->msm_b2_ns;
+    o->msm_c_ns = t->msm_c_ns, o->msm_h_ns = t->msm_h_ns;
+    o->assemble_ns = t->assemble_ns;
+}
 
 static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     cpu_state *s = d->state;
     for (size_t i = 0; i < n; i++) {
         engine_dev_item *it = items[i];
+        cuzk_groth16_timing t = {0};
         if (it->key->curve == CUZK_CURVE_BLS12_381)
-            it->status = bls12_381_cpu_prove(it, s->pool);
+            it->status = bls12_381_cpu_prove(it, s->pool, &t);
         else if (it->key->curve == CUZK_CURVE_BN254)
-            it->status = bn254_cpu_prove(it, s->pool);
+            it->status = bn254_cpu_prove(it, s->pool, &t);
         else
             it->status = cuzk_fail(&it->err, CUZK_ECURVE, "key of unknown curve");
+        if (it->status == CUZK_OK)
+            cpu_steps(&it->steps, &t);
     }
 }
 

@@ -976,6 +976,11 @@ void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info, cuzk_partition_in
         o->device_end_ns = atomic_load(&p->t[PT_DEV_END]);
         o->finalize_start_ns = atomic_load(&p->t[PT_FIN_START]);
         o->finalize_end_ns = atomic_load(&p->t[PT_FIN_END]);
+        /* the stage load above orders this read after the DONE store */
+        memset(&o->steps, 0, sizeof o->steps);
+        if (o->stage == CUZK_STAGE_DONE)
+            o->steps = p->steps;
+        o->steps.witness_ns = atomic_load(&p->witness_ns);
     }
 }
 

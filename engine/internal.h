@@ -273,6 +273,7 @@ typedef struct engine_dev_item {
     cuzk_error err;         /* out */
     void *dev_prover, *dev_key; /* the device's own, from upload to run */
     int abc_ready;              /* synthesis evaluated a, b, c into |abc| */
+    cuzk_step_timing steps;     /* out: the step's figures, where measured */
 } engine_dev_item;
 
 /*
@@ -418,6 +419,9 @@ struct engine_part {
     cuzk_fr *pub;
     size_t n_pub;
     char *proof_json, *public_json;
+    /* Step figures: evaluate by synthesis, the rest by the device step
+     * (hand_off); read by status queries once the stage is DONE. */
+    cuzk_step_timing steps;
 };
 
 struct cuzk_job {

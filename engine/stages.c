@@ -423,9 +423,12 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
             s = check_range(k, p, &p->err);
             p->abc_ready = 0;
         } else if (s == CUZK_OK) {
+            uint64_t te = cuzk_now_ns();
             s = evaluate(k, p, e->synth_pool, &p->err);
             p->abc_ready = s == CUZK_OK;
+            p->steps.evaluate_ns = cuzk_now_ns() - te;
         }
+        p->steps.eval_site = p->abc_ready ? CUZK_EVAL_SYNTHESIS : CUZK_EVAL_NONE;
         uint64_t t1 = cuzk_now_ns();
         engine_ring_span(ring, SPAN_SYNTH, t0, t1, j->id, p->index, -1);
         engine_hist_add(&e->hist[HIST_SYNTH], t1 - t0);
@@ -537,6 +540,11 @@ static void hand_off(cuzk_engine *e, engine_device *d, engine_part *p, engine_de
     }
     atomic_fetch_add(&d->proofs, 1);
     p->proof = it->proof;
+    if (it->steps.eval_site == CUZK_EVAL_NONE) { /* evaluated by synthesis, or not timed */
+        it->steps.eval_site = p->steps.eval_site;
+        it->steps.evaluate_ns = p->steps.evaluate_ns;
+    }
+    p->steps = it->steps;
     engine_buf_put(&e->mem, p->wbuf);
     engine_buf_put(&e->mem, p->abcbuf);
     p->wbuf = p->abcbuf = NULL;
@@ -574,7 +582,9 @@ static int device_step(cuzk_engine *e, engine_worker *w, engine_part **parts, si
         else if (d->has_upload) {
             uint64_t t0 = cuzk_now_ns();
             it->status = d->ops->upload(d, it, &it->err);
-            engine_ring_span(w->ring, SPAN_UPLOAD, t0, cuzk_now_ns(), p->job->id, p->index, d->index);
+            it->steps.upload_ns = cuzk_now_ns() - t0;
+            engine_ring_span(w->ring, SPAN_UPLOAD, t0, t0 + it->steps.upload_ns, p->job->id, p->index,
+                             d->index);
         }
         if (it->status == CUZK_OK)
             run[k++] = it;

@@ -367,6 +367,33 @@ typedef struct cuzk_job_info {
     int simulated; /* produced by a simulated device: no proofs */
 } cuzk_job_info;
 
+/* Where a partition's a = A·w, b = B·w, c = a∘b were evaluated. */
+typedef enum cuzk_eval_site {
+    CUZK_EVAL_NONE = 0,      /* not yet */
+    CUZK_EVAL_SYNTHESIS = 1, /* on the synthesis pool (CPU), before the device */
+    CUZK_EVAL_DEVICE = 2     /* inside the device step (a GPU, or a CPU retry
+                                of a partition meant for a GPU) */
+} cuzk_eval_site;
+
+/*
+ * What one partition's proving spent where, for callers that print it
+ * (`cuzk prove -v`).  Nanoseconds; 0 where a step did not run or the device
+ * does not time it.  The device fields describe the successful device step
+ * (for a GPU batch of several partitions, the batch's figures); evaluate is
+ * in synthesis or in the device step as |eval_site| says.  On a GPU,
+ * msm_b2 runs on a second stream beside the others.
+ */
+typedef struct cuzk_step_timing {
+    uint64_t witness_ns;  /* witness computed from inputs (part of synthesis) */
+    uint64_t evaluate_ns;
+    cuzk_eval_site eval_site;
+    uint64_t upload_ns;   /* witness (and a, b, c) to the device */
+    uint64_t ntt_ns;      /* H: the six NTTs and h = a'b' - c' */
+    uint64_t msm_a_ns, msm_b1_ns, msm_b2_ns, msm_c_ns, msm_h_ns;
+    uint64_t download_ns; /* results back from the device */
+    uint64_t assemble_ns; /* the proof from the five MSM results */
+} cuzk_step_timing;
+
 typedef struct cuzk_partition_info {
     cuzk_stage stage;
     cuzk_status status; /* of a FAILED partition */
@@ -376,6 +403,9 @@ typedef struct cuzk_partition_info {
      * device start and end, finalize start and end. */
     uint64_t queued_ns, synth_start_ns, synth_end_ns, device_start_ns,
         device_end_ns, finalize_start_ns, finalize_end_ns;
+    /* Set once the partition is DONE (zero before; witness_ns as soon as
+     * the witness is computed). */
+    cuzk_step_timing steps;
 } cuzk_partition_info;
 
 /*

@@ -204,6 +204,15 @@ static void retry_elsewhere(const eu_circuit *c, int fallback, int evaluates) {
         if (fallback)
             CHECK(pi[k].device >= 0 && st.devices[pi[k].device].fallback_only,
                   "partition %d: device %d is not the fallback", k, pi[k].device);
+        /* where a, b, c were evaluated: by synthesis, unless the failed
+         * device was to evaluate them, when the CPU retry did */
+        const cuzk_step_timing *t = &pi[k].steps;
+        if (fallback)
+            CHECK(t->eval_site == (evaluates ? CUZK_EVAL_DEVICE : CUZK_EVAL_SYNTHESIS) &&
+                      t->evaluate_ns && t->ntt_ns && t->msm_h_ns && t->assemble_ns,
+                  "partition %d: step figures of the CPU retry: evaluate %llu ns at site %d, "
+                  "h %llu, msm H %llu", k, (unsigned long long)t->evaluate_ns, (int)t->eval_site,
+                  (unsigned long long)t->ntt_ns, (unsigned long long)t->msm_h_ns);
     }
     if (fallback) {
         /* The fallback is a real CPU prover: its proofs verify. */

@@ -192,6 +192,20 @@ static void all_circuits(fx *fs, size_t n) {
         CHECK(s == CUZK_OK, "%s/%s: %s", fs[i].dir, fs[i].name, err.msg);
         if (s == CUZK_OK)
             proved += check_proofs(j[i], &fs[i]) == 1;
+        /* the step figures a caller prints (cuzk prove -v): a CPU device
+         * times every step but the transfers it does not have */
+        cuzk_partition_info pi;
+        cuzk_job_status(j[i], NULL, &pi, 1);
+        const cuzk_step_timing *t = &pi.steps;
+        CHECK(s != CUZK_OK ||
+                  (t->witness_ns && t->eval_site == CUZK_EVAL_SYNTHESIS && t->evaluate_ns &&
+                   t->ntt_ns && t->msm_a_ns && t->msm_b1_ns && t->msm_b2_ns && t->msm_c_ns &&
+                   t->msm_h_ns && t->assemble_ns && !t->upload_ns && !t->download_ns),
+              "%s/%s: step figures missing: witness %llu, evaluate %llu (site %d), h %llu, "
+              "msm H %llu, assemble %llu", fs[i].dir, fs[i].name,
+              (unsigned long long)t->witness_ns, (unsigned long long)t->evaluate_ns,
+              (int)t->eval_site, (unsigned long long)t->ntt_ns, (unsigned long long)t->msm_h_ns,
+              (unsigned long long)t->assemble_ns);
         cuzk_job_release(j[i]);
     }
     printf("  %zu of %zu circuits proved from inputs (both curves)\n", proved, n);
