@@ -2,8 +2,7 @@
  * snarkjs JSON files (see json.h).  Parsing and printing go through jansson;
  * jansson's JSON_INDENT(1) | JSON_PRESERVE_ORDER output is byte-identical to
  * snarkjs's JSON.stringify(x, null, 1), which is what makes the writers
- * drop-in.  The per-curve code is json_gen.h, included once per curve and
- * reached through the curve table (curve_impl.h).
+ * drop-in.  The per-curve code is json_gen.h, included once per curve.
  */
 #include "groth16/json.h"
 

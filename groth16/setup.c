@@ -1,8 +1,7 @@
 /*
  * INSECURE development setup (setup.h): instantiates the fixed-base
  * multiplication (setup_fb_gen.h) for the four groups and the setup
- * (setup_gen.h) for both curves, and holds the curve-generic entry points,
- * which reach the curve through its table (curve_impl.h).
+ * (setup_gen.h) for both curves, and holds the curve-generic entry points.
  * Prints nothing: warning the user is the CLI's job.
  */
 #include "groth16/setup.h"
