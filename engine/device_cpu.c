@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
+#include "groth16/curve_impl.h"
 
 typedef struct cpu_state {
     cuzk_pool *pool;
@@ -41,34 +42,29 @@ static void cpu_close(engine_device *d) {
     d->state = NULL;
 }
 
-#define CPU_PROVE(P)                                                                         \
-    static cuzk_status P##_cpu_prove(engine_dev_item *it, cuzk_pool *pool,                  \
-                                     cuzk_groth16_timing *t) {                                \
-        const P##_groth16_pk *pk = &it->key->pk.P;                                            \
-        size_t n = (size_t)1 << pk->log_n;                                                    \
-        P##_fr *abc = (P##_fr *)it->abc, r, s;                                                \
-        uint64_t t0 = cuzk_now_ns();                                                          \
-        cuzk_status st;                                                                       \
-        if ((st = P##_fr_random(&r, &it->err)) != CUZK_OK ||                                  \
-            (st = P##_fr_random(&s, &it->err)) != CUZK_OK)                                    \
-            return st;                                                                        \
-        /* a retry of a partition meant for a device that evaluates itself */ \
-        if (!it->abc_ready &&                                                                 \
-            (st = P##_groth16_evaluate(pk, (const P##_fr *)it->witness, abc, abc + n,         \
-                                       abc + 2 * n, pool, &it->err)) != CUZK_OK)              \
-            return st;                                                                        \
-        t->evaluate_ns = it->abc_ready ? 0 : cuzk_now_ns() - t0;                              \
-        uint64_t th = cuzk_now_ns();                                                          \
-        st = P##_groth16_compute_h(pk, abc, abc + n, abc + 2 * n, pool, &it->err);            \
-        if (st != CUZK_OK)                                                                    \
-            return st;                                                                        \
-        t->h_ns = cuzk_now_ns() - th;                                                         \
-        it->proof.curve = it->key->curve;                                                     \
-        return P##_groth16_msms_assemble(&it->proof.p.P, pk, (const P##_fr *)it->witness, abc, \
-                                         &r, &s, pool, t, &it->err);                          \
-    }
-CPU_PROVE(bls12_381)
-CPU_PROVE(bn254)
+/* One proof on the CPU, the steps reached through the key's curve table. */
+static cuzk_status cpu_prove(const cuzk_curve_impl *ci, engine_dev_item *it, cuzk_pool *pool,
+                             cuzk_groth16_timing *t) {
+    const cuzk_key *k = it->key;
+    size_t n = (size_t)1 << ci->key_log_n(k);
+    cuzk_fr *abc = it->abc, r, s;
+    uint64_t t0 = cuzk_now_ns();
+    cuzk_status st;
+    if ((st = ci->fr_random(&r, &it->err)) != CUZK_OK ||
+        (st = ci->fr_random(&s, &it->err)) != CUZK_OK)
+        return st;
+    /* a retry of a partition meant for a device that evaluates itself */
+    if (!it->abc_ready &&
+        (st = ci->evaluate(k, it->witness, abc, abc + n, abc + 2 * n, pool, &it->err)) != CUZK_OK)
+        return st;
+    t->evaluate_ns = it->abc_ready ? 0 : cuzk_now_ns() - t0;
+    uint64_t th = cuzk_now_ns();
+    st = ci->compute_h(k, abc, abc + n, abc + 2 * n, pool, &it->err);
+    if (st != CUZK_OK)
+        return st;
+    t->h_ns = cuzk_now_ns() - th;
+    return ci->msms_assemble(&it->proof, k, it->witness, abc, &r, &s, pool, t, &it->err);
+}
 
 /* The prover's figures as the engine reports them (cuzk_step_timing). */
 static void cpu_steps(cuzk_step_timing *o, const cuzk_groth16_timing *t) {
@@ -84,13 +80,10 @@ static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     cpu_state *s = d->state;
     for (size_t i = 0; i < n; i++) {
         engine_dev_item *it = items[i];
+        const cuzk_curve_impl *ci = cuzk_curve_impl_get(it->key->curve);
         cuzk_groth16_timing t = {0};
-        if (it->key->curve == CUZK_CURVE_BLS12_381)
-            it->status = bls12_381_cpu_prove(it, s->pool, &t);
-        else if (it->key->curve == CUZK_CURVE_BN254)
-            it->status = bn254_cpu_prove(it, s->pool, &t);
-        else
-            it->status = cuzk_fail(&it->err, CUZK_ECURVE, "key of unknown curve");
+        it->status = ci ? cpu_prove(ci, it, s->pool, &t)
+                        : cuzk_fail(&it->err, CUZK_ECURVE, "key of unknown curve");
         if (it->status == CUZK_OK)
             cpu_steps(&it->steps, &t);
     }

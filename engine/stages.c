@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
+#include "groth16/curve_impl.h"
 #include "groth16/json.h"
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -371,19 +372,13 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
 static cuzk_status evaluate(const cuzk_key *k, engine_part *p, cuzk_pool *pool, cuzk_error *err) {
     size_t n = (size_t)1 << cuzk_key_log_n(k);
     cuzk_fr *abc = p->abcbuf->p;
-    if (k->curve == CUZK_CURVE_BLS12_381) {
-        bls12_381_fr *v = (bls12_381_fr *)abc;
-        return bls12_381_groth16_evaluate(&k->pk.bls12_381, (const bls12_381_fr *)p->wbuf->p, v,
-                                          v + n, v + 2 * n, pool, err);
-    }
-    bn254_fr *v = (bn254_fr *)abc;
-    return bn254_groth16_evaluate(&k->pk.bn254, (const bn254_fr *)p->wbuf->p, v, v + n, v + 2 * n,
-                                  pool, err);
+    return cuzk_curve_impl_get(k->curve)->evaluate(k, p->wbuf->p, abc, abc + n, abc + 2 * n, pool,
+                                                   err);
 }
 
 /* Every witness value below r (what evaluate checks when it runs). */
 static cuzk_status check_range(const cuzk_key *k, const engine_part *p, cuzk_error *err) {
-    const uint64_t *r = k->curve == CUZK_CURVE_BLS12_381 ? bls12_381_fr_modulus : bn254_fr_modulus;
+    const uint64_t *r = cuzk_curve_r_limbs(k->curve);
     const cuzk_fr *w = p->wbuf->p;
     size_t nv = cuzk_key_n_vars(k);
     for (size_t i = 0; i < nv; i++) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "curve/curve.h"
+#include "groth16/curve_impl.h"
 #include "groth16/zkey.h"
 #include "util/splitmix.h"
 
@@ -61,17 +62,25 @@
 #undef P_CURVE
 #undef P_FR_S
 
+/* The setup's entry in the curve table (curve_impl.h), per curve. */
+#define SETUP_ENTRY(P)                                                                  \
+    CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                                    \
+    cuzk_status P##_entry_setup_dev(const cuzk_r1cs *r, const uint64_t *seed,           \
+                                    cuzk_pool *pool, const char *path, uint8_t **out,   \
+                                    size_t *size, cuzk_error *err) {                    \
+        return P##_setup_and_write(r, seed, pool, path, out, size, err);                \
+    }
+SETUP_ENTRY(bls12_381)
+SETUP_ENTRY(bn254)
+#undef SETUP_ENTRY
+
 static cuzk_status setup_dispatch(const cuzk_r1cs *r, const uint64_t *seed,
                                   cuzk_pool *pool, const char *path,
                                   uint8_t **out, size_t *size, cuzk_error *err) {
-    switch (r->curve) {
-    case CUZK_CURVE_BLS12_381:
-        return bls12_381_setup_and_write(r, seed, pool, path, out, size, err);
-    case CUZK_CURVE_BN254:
-        return bn254_setup_and_write(r, seed, pool, path, out, size, err);
-    default:
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(r->curve);
+    if (ci == NULL)
         return cuzk_fail(err, CUZK_ECURVE, "setup: the r1cs has no known curve");
-    }
+    return ci->setup_dev(r, seed, pool, path, out, size, err);
 }
 
 cuzk_status cuzk_setup_dev_zkey_mem(const cuzk_r1cs *r1cs, const uint64_t *seed,
@@ -80,33 +89,15 @@ cuzk_status cuzk_setup_dev_zkey_mem(const cuzk_r1cs *r1cs, const uint64_t *seed,
     return setup_dispatch(r1cs, seed, pool, NULL, out, size, err);
 }
 
-/* A timing key of |r|'s shape written to |path|, for curve P. */
-#define TIMING_WRITE(P)                                                             \
-    static cuzk_status P##_timing_write(const cuzk_r1cs *r, uint64_t seed,          \
-                                        cuzk_pool *pool, const char *path,          \
-                                        cuzk_error *err) {                          \
-        P##_dev_key k;                                                              \
-        cuzk_status st = P##_setup_timing(&k, r, seed, pool, err);                  \
-        if (st != CUZK_OK)                                                          \
-            return st;                                                              \
-        st = P##_dev_key_write_file(&k, path, err);                                 \
-        P##_dev_key_free(&k);                                                       \
-        return st;                                                                  \
-    }
-TIMING_WRITE(bls12_381)
-TIMING_WRITE(bn254)
-#undef TIMING_WRITE
-
 cuzk_status cuzk_setup_timing_write(const char *r1cs_path, const char *zkey_path, uint64_t seed,
                                     cuzk_pool *pool, cuzk_error *err) {
     cuzk_r1cs r;
     cuzk_status st = cuzk_r1cs_read_file(&r, r1cs_path, err);
     if (st != CUZK_OK)
         return st;
-    st = r.curve == CUZK_CURVE_BLS12_381 ? bls12_381_timing_write(&r, seed, pool, zkey_path, err)
-         : r.curve == CUZK_CURVE_BN254
-             ? bn254_timing_write(&r, seed, pool, zkey_path, err)
-             : cuzk_fail(err, CUZK_ECURVE, "timing key: the r1cs has no known curve");
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(r.curve);
+    st = ci ? ci->setup_timing_write(&r, seed, pool, zkey_path, err)
+            : cuzk_fail(err, CUZK_ECURVE, "timing key: the r1cs has no known curve");
     cuzk_r1cs_free(&r);
     return st;
 }

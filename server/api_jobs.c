@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "curve/encode.h"
+#include "groth16/curve_impl.h"
 #include "groth16/wtns.h"
 #include "server/fleet.h"
 #include "server/http.h"
@@ -1097,20 +1098,9 @@ enum MHD_Result api_jobs_status(cuzkd_request *r) {
 
 
 size_t cuzkd_proof_raw(uint8_t *out, const cuzk_proof *pr) {
-    uint8_t *p = out;
-    if (pr->curve == CUZK_CURVE_BLS12_381) {
-        /* zcash/bellperson compressed: A 48, B 96, C 48 bytes */
-        p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.a, 1);
-        p += bls12_381_g2_encode_zcash(p, &pr->p.bls12_381.b, 1);
-        p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.c, 1);
-    } else {
-        /* Ethereum (EIP-197): A 64, B 128, C 64 bytes */
-        bn254_g1_encode_eth(p, &pr->p.bn254.a);
-        bn254_g2_encode_eth(p + 64, &pr->p.bn254.b);
-        bn254_g1_encode_eth(p + 192, &pr->p.bn254.c);
-        p += 256;
-    }
-    return (size_t)(p - out);
+    /* zcash/bellperson compressed for BLS12-381, Ethereum (EIP-197) for BN254 */
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(pr->curve);
+    return ci ? ci->proof_encode_raw(out, pr) : 0;
 }
 
 static enum MHD_Result result_raw(cuzkd_request *r, cuzk_job *job) {
