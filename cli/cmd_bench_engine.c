@@ -20,9 +20,8 @@
 
 #include "cli/cli.h"
 #include "cuzk.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "util/threadpool.h"
+#include "cuzk_testing.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench engine [--curve bn254|bls12_381] [--log2 K] [-n JOBS] [-k PARTITIONS]\n"
@@ -176,23 +175,24 @@ static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *
     fprintf(stderr, "bench engine: %s 2^%u%s%s: generating circuit and %s...\n", cn, o->log2,
             o->profile ? ", profile " : "", o->profile ? o->profile : "",
             o->timing_key ? "a timing key (proofs will not verify)" : "an INSECURE dev key");
-    cuzk_pool *pool = cuzk_pool_create(0, &err);
     uint64_t seed = 1;
     int rc = 0;
-    if (!pool)
-        rc = cli_fail("bench engine", "thread pool", &err);
-    else if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
+    if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
         rc = cli_fail("bench engine", "gen", &err);
-    else if (o->timing_key ? cuzk_setup_timing_write(r1cs, zkey, seed, pool, &err) != CUZK_OK
-                           : cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
+    else if (o->timing_key ? cuzk_setup_timing(r1cs, zkey, seed, 0, &err) != CUZK_OK
+                           : cuzk_setup_dev(r1cs, zkey, &seed, 0, &err) != CUZK_OK)
         rc = cli_fail("bench engine", "setup", &err);
-    cuzk_pool_destroy(pool);
     unlink(r1cs);
     return rc;
 }
 
 static void config(cuzk_engine_config *cfg, bench_opts *o) {
+    /* the simulated devices and the slow finalizer are test hooks; the
+     * engine copies them at create */
+    static cuzk_testing hooks;
+    memset(&hooks, 0, sizeof hooks);
     cuzk_engine_config_default(cfg);
+    cfg->testing = &hooks;
     cfg->synth_workers = o->synth_workers;
     cfg->synth_threads = o->synth_threads;
     cfg->finalize_threads = o->finalizers;
@@ -209,15 +209,15 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
         if (o->sim == 2)
             cfg->devices[d].workers = 2; /* one uploads while the other computes */
         cfg->devices[d].threads = o->threads;
-        cfg->devices[d].sim_compute_us = o->sim_ms * 1000;
+        hooks.sim[d].compute_us = o->sim_ms * 1000;
         if (o->sim == 2 && o->gpu_limit_gib > 0)
             cfg->devices[d].gpu_mem_limit = (uint64_t)(o->gpu_limit_gib * 1073741824.0);
     }
     if (o->sim == 1)
         cfg->cpu_fallback = 0; /* nothing fails here; keep the split readable */
     if (o->slow_finalize_ms) {
-        cfg->fault_fn = slow_finalize;
-        cfg->fault_ctx = o;
+        hooks.fault_fn = slow_finalize;
+        hooks.fault_ctx = o;
     }
 }
 
