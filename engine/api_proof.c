@@ -227,13 +227,17 @@ cuzk_status cuzk_job_public_bytes(const cuzk_job *job, cuzk_curve *curve, uint8_
     const engine_part *p = proved_part(job, i, &e);
     if (!p)
         return cuzk_fail(err, why(&e), "%s", e.msg);
+    if (!pub && *n)
+        return cuzk_fail(err, CUZK_EINVAL, "room for %zu public signals but no buffer", *n);
     if (curve)
         *curve = p->proof.curve;
-    if (*n < p->n_pub || (!pub && p->n_pub)) {
+    if (!pub) { /* counting */
+        *n = p->n_pub;
+        return CUZK_OK;
+    }
+    if (*n < p->n_pub) {
         size_t room = *n;
         *n = p->n_pub;
-        if (!room && !pub)
-            return CUZK_OK; /* counting */
         return cuzk_fail(err, CUZK_ERANGE, "partition %zu has %zu public signals, room for %zu",
                          i, p->n_pub, room);
     }

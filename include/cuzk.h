@@ -535,8 +535,9 @@ CUZK_API const char *cuzk_job_public_json(const cuzk_job *job, size_t i);
  * their canonical values (see "proofs and public signals as bytes").
  * In: |*n| the room of |pub| in signals (0 with |pub| NULL: just count).
  * Returns CUZK_OK; CUZK_ERANGE (i out of range, or |*n| too small: then
- *   |*n| is set to the number needed and nothing is written); CUZK_EBUSY
- *   (not done); CUZK_EUNSUPPORTED (simulated device).
+ *   |*n| is set to the number needed and nothing is written); CUZK_EINVAL
+ *   (|pub| NULL with |*n| not 0); CUZK_EBUSY (not done); CUZK_EUNSUPPORTED
+ *   (simulated device).
  * Out: |*n| the number of signals; |*curve| (may be NULL) their curve.
  */
 CUZK_API cuzk_status cuzk_job_public_bytes(const cuzk_job *job, cuzk_curve *curve, uint8_t *pub,

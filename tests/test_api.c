@@ -179,6 +179,9 @@ static void engine_images(const fixture *f, const cuzk_vk *vk, const uint8_t *pu
                   cuzk_verify(vk, &pb, got, n_pub, &err) == CUZK_OK,
               "job: its proof image verifies (%s)", err.msg);
         CHECK(cuzk_job_proof_bytes(j, &pb, 1, &err) == CUZK_ERANGE, "job: partition 1 of 1");
+        n = 1;
+        CHECK(cuzk_job_public_bytes(j, NULL, NULL, &n, 0, &err) == CUZK_EINVAL,
+              "job: room but no buffer");
         free(got);
     }
     cuzk_job_release(j);
