@@ -50,6 +50,21 @@ if [ $have_cxx = 1 ]; then
   check "all headers together as C++11" "$tmp/all.cc" "$cxx" -std=c++11 -x c++
 fi
 
+# Every function declared is cuzk_* and marked CUZK_API (exported from a
+# library built with hidden visibility).  Declarations start at column 0
+# with their return type; continuation lines are indented.
+for h in "$inc"/*.h; do
+  n=$((n + 1))
+  bad=$(grep -nE '^[A-Za-z_][A-Za-z0-9_ ]*[ *]+[A-Za-z_][A-Za-z0-9_]*\(' "$h" |
+    grep -vE '^[0-9]+:(typedef|static inline|#)' |
+    grep -vE '^[0-9]+:CUZK_API [^(]*[ *]cuzk_[a-z0-9_]+\(' || true)
+  if [ -n "$bad" ]; then
+    echo "FAIL: $(basename "$h"): functions not marked CUZK_API or not named cuzk_*:"
+    printf '%s\n' "$bad" | sed 's/^/  /'
+    fail=$((fail + 1))
+  fi
+done
+
 # Every header declares its functions inside extern "C" for C++ callers.
 for h in "$inc"/*.h; do
   n=$((n + 1))
