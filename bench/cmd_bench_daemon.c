@@ -38,9 +38,8 @@
 #include "bench/load.h"
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "util/threadpool.h"
+#include "cuzk_files.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench single [-n N] ...\n"
@@ -91,10 +90,11 @@ typedef struct bench_pair {
     char circuit[PATH_MAX];  /* --circuit (absolute), or "" */
     char *input;             /* the input.json text */
     size_t input_len;
-    cuzk_wtns w; /* open for the expected public signals */
-    int w_open;
-    cuzk_vk vk; /* --verify */
-    int have_vk;
+    char *wdata; /* the witness file's bytes, when uploaded */
+    int w_open;  /* a witness file (not inputs), checked */
+    cuzk_vk *vk; /* --verify */
+    uint8_t *expect; /* --verify: the witness's public signals (images) */
+    size_t n_expect;
 } bench_pair;
 
 typedef struct bench_opts {
@@ -243,8 +243,8 @@ static void fail_text(char *out, const char *phase, const char *msg, const char 
 /* Does the result hold a valid proof of |pair|'s witness? */
 static int check_proof(const bench_pair *pair, const json_t *result, int verify, char *why) {
     cuzk_error err = {0};
-    cuzk_proof proof;
-    cuzk_fr *pub = NULL;
+    cuzk_proof_bytes proof;
+    uint8_t *pub = NULL;
     size_t n_pub = 0;
     int ok = 0;
     if (json_is_true(json_object_get(result, "simulated"))) {
@@ -266,16 +266,15 @@ static int check_proof(const bench_pair *pair, const json_t *result, int verify,
     }
     /* The public signals must be the witness's own w[1..n_pub] (inputs:
      * the daemon computed the witness; the vk check below decides). */
-    cuzk_fr expect;
     for (size_t i = 0; pair->w_open && i < n_pub; i++) {
-        if (i + 1 >= pair->w.n_witness ||
-            cuzk_wtns_to_mont(&pair->w, &expect, i + 1, 1, &err) != CUZK_OK ||
-            memcmp(&expect, &pub[i], sizeof expect) != 0) {
+        if (i >= pair->n_expect ||
+            memcmp(pair->expect + i * CUZK_SCALAR_BYTES, pub + i * CUZK_SCALAR_BYTES,
+                   CUZK_SCALAR_BYTES) != 0) {
             snprintf(why, ERR_TEXT, "invalid proof: public signal %zu is not the witness's", i);
             goto out;
         }
     }
-    if (cuzk_vk_verify(&pair->vk, pub, n_pub, &proof, &err) != CUZK_OK) {
+    if (cuzk_verify(pair->vk, &proof, pub, n_pub, &err) != CUZK_OK) {
         fail_text(why, "invalid proof", err.msg, NULL);
         goto out;
     }
@@ -702,7 +701,7 @@ static int report(const bench_opts *o, bench_sink *s, double wall, uint64_t subm
 /* ---- circuits ----------------------------------------------------------------------- */
 
 static int gen_pair(bench_opts *o, cuzk_curve curve, unsigned log2, const char *dir,
-                    cuzk_pool *pool) {
+                    unsigned threads) {
     bench_pair *p = &o->pairs[o->n_pairs];
     const char *cn = cuzk_curve_snarkjs_name(curve);
     cuzk_error err = {0};
@@ -710,7 +709,7 @@ static int gen_pair(bench_opts *o, cuzk_curve curve, unsigned log2, const char *
     snprintf(p->label, sizeof p->label, "%s 2^%u", cn, log2);
     fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key in %s\n", cn, log2,
             dir);
-    if (bench_circuit_write(&c, dir, "bench", p->key, p->wtns, sizeof p->key, pool, &err) !=
+    if (bench_circuit_write(&c, dir, "bench", p->key, p->wtns, sizeof p->key, threads, &err) !=
         CUZK_OK)
         return cli_fail("bench", "generate", &err);
     o->n_pairs++;
@@ -794,19 +793,27 @@ static int prepare_pair(const bench_opts *o, bench_pair *p, cli_conn *c, int upl
             fprintf(stderr, "cuzk bench: %s: cannot read\n", p->wtns);
             return 1;
         }
-    } else if (cuzk_wtns_open(&p->w, p->wtns, &err) != CUZK_OK)
-        return cli_fail("bench", p->wtns, &err);
-    else
+    } else {
+        /* Checked here: a bad witness stops the bench before it starts.
+         * Uploads send the file's bytes as they are. */
+        cuzk_curve wc;
+        uint64_t nw;
+        size_t len = 0;
+        if ((upload && cli_read_file(p->wtns, &p->wdata, &len, &err)) ||
+            cuzk_wtns_inspect(&wc, &nw, upload ? NULL : p->wtns, p->wdata, len, &err) != CUZK_OK)
+            return cli_fail("bench", p->wtns, &err);
         p->w_open = 1;
-    if (upload && p->w_open) {
-        /* The open witness maps the whole file: upload those bytes. */
-        p->data = (const void *)p->w.bf.data;
-        p->len = p->w.bf.size;
+        if (upload)
+            p->data = p->wdata, p->len = len;
     }
     if (o->verify) {
         if (cli_key_vk(c, p->key, &p->vk, &err) != CUZK_OK)
             return cli_fail("bench", p->key, &err);
-        p->have_vk = 1;
+        p->n_expect = cuzk_vk_n_public(p->vk);
+        if (p->w_open &&
+            (!(p->expect = malloc(p->n_expect * CUZK_SCALAR_BYTES + 1)) ||
+             cuzk_wtns_public_bytes(p->wtns, NULL, p->expect, p->n_expect, &err) != CUZK_OK))
+            return cli_fail("bench", p->wtns, &err);
     }
     return 0;
 }
@@ -814,12 +821,14 @@ static int prepare_pair(const bench_opts *o, bench_pair *p, cli_conn *c, int upl
 static void release_pairs(bench_opts *o, int remove_files) {
     for (unsigned i = 0; i < o->n_pairs; i++) {
         bench_pair *p = &o->pairs[i];
-        if (p->w_open)
-            cuzk_wtns_close(&p->w);
+        free(p->wdata);
+        p->wdata = NULL;
+        free(p->expect);
+        p->expect = NULL;
         free(p->input);
         p->input = NULL;
-        if (p->have_vk)
-            cuzk_vk_free(&p->vk);
+        cuzk_vk_release(p->vk);
+        p->vk = NULL;
         if (remove_files) {
             char r1cs[PATH_MAX];
             snprintf(r1cs, sizeof r1cs, "%.*s.r1cs", (int)(strlen(p->key) - 5), p->key);
@@ -1037,14 +1046,8 @@ int cmd_bench_daemon(int argc, char **argv) {
             goto out;
         }
         made_dir = !o.dir;
-        cuzk_pool *pool = cuzk_pool_create(0, &err);
-        if (!pool) {
-            rc = cli_fail("bench", "thread pool", &err);
-            goto out;
-        }
         for (unsigned i = 0; i < g.n && !rc; i++)
-            rc = gen_pair(&o, g.curve[i], g.log2[i], dir, pool);
-        cuzk_pool_destroy(pool);
+            rc = gen_pair(&o, g.curve[i], g.log2[i], dir, 0);
     }
     int upload = o.upload || cli_conn_addr(c)->kind == CLI_ADDR_TCP;
     for (unsigned i = 0; i < o.n_pairs && !rc; i++)

@@ -21,7 +21,8 @@
 #include "bench/load.h"
 #include "cli/cli.h"
 #include "cuzk.h"
-#include "util/threadpool.h"
+#include "cuzk_testing.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench engine [--curve bn254|bls12_381] [--log2 K] [-n JOBS] [-k PARTITIONS]\n"
@@ -166,18 +167,19 @@ static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *
             cuzk_curve_snarkjs_name(o->curve), o->log2, o->profile ? ", profile " : "",
             o->profile ? o->profile : "",
             o->timing_key ? "a timing key (proofs will not verify)" : "an INSECURE dev key");
-    cuzk_pool *pool = cuzk_pool_create(0, &err);
-    if (!pool)
-        return cli_fail("bench engine", "thread pool", &err);
     int rc = 0;
-    if (bench_circuit_write(&c, dir, "engine", zkey, wtns, n, pool, &err) != CUZK_OK)
+    if (bench_circuit_write(&c, dir, "engine", zkey, wtns, n, 0, &err) != CUZK_OK)
         rc = cli_fail("bench engine", "generate", &err);
-    cuzk_pool_destroy(pool);
     return rc;
 }
 
 static void config(cuzk_engine_config *cfg, bench_opts *o) {
+    /* the simulated devices and the slow finalizer are test hooks; the
+     * engine copies them at create */
+    static cuzk_testing hooks;
+    memset(&hooks, 0, sizeof hooks);
     cuzk_engine_config_default(cfg);
+    cfg->testing = &hooks;
     cfg->synth_workers = o->synth_workers;
     cfg->synth_threads = o->synth_threads;
     cfg->finalize_threads = o->finalizers;
@@ -194,15 +196,15 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
         if (o->sim == 2)
             cfg->devices[d].workers = 2; /* one uploads while the other computes */
         cfg->devices[d].threads = o->threads;
-        cfg->devices[d].sim_compute_us = o->sim_ms * 1000;
+        hooks.sim[d].compute_us = o->sim_ms * 1000;
         if (o->sim == 2 && o->gpu_limit_gib > 0)
             cfg->devices[d].gpu_mem_limit = (uint64_t)(o->gpu_limit_gib * 1073741824.0);
     }
     if (o->sim == 1)
         cfg->cpu_fallback = 0; /* nothing fails here; keep the split readable */
     if (o->slow_finalize_ms) {
-        cfg->fault_fn = slow_finalize;
-        cfg->fault_ctx = o;
+        hooks.fault_fn = slow_finalize;
+        hooks.fault_ctx = o;
     }
 }
 

@@ -6,7 +6,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "groth16/setup.h"
 
 double bench_now_s(void) {
     struct timespec ts;
@@ -62,7 +61,7 @@ cuzk_status bench_circuit_params(const bench_circuit *c, cuzk_synth_params *sp, 
 }
 
 cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const char *prefix,
-                                char *zkey, char *wtns, size_t cap, struct cuzk_pool *pool,
+                                char *zkey, char *wtns, size_t cap, unsigned threads,
                                 cuzk_error *err) {
     char r1cs[4096];
     const char *cn = cuzk_curve_snarkjs_name(c->curve);
@@ -76,8 +75,8 @@ cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const c
     uint64_t seed = 1;
     st = cuzk_synth_write(r1cs, wtns, &sp, err);
     if (st == CUZK_OK)
-        st = c->timing_key ? cuzk_setup_timing_write(r1cs, zkey, seed, pool, err)
-                           : cuzk_setup_dev_write(r1cs, zkey, &seed, pool, err);
+        st = c->timing_key ? cuzk_setup_timing(r1cs, zkey, seed, threads, err)
+                           : cuzk_setup_dev(r1cs, zkey, &seed, threads, err);
     unlink(r1cs); /* only the key and the witness are kept */
     return st;
 }

@@ -20,9 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/curve_id.h"
-#include "groth16/synth.h"
-#include "util/status.h"
+#include "cuzk.h"
+#include "cuzk_tools.h"
 
 struct cuzk_pool;
 
@@ -68,10 +67,11 @@ cuzk_status bench_circuit_params(const bench_circuit *c, cuzk_synth_params *sp, 
  * made on the way is removed) and their paths into |wtns| and |zkey|
  * (|cap| bytes each).  The key is an INSECURE development key (fixed seed)
  * or a timing key.  CUZK_EINVAL (bad profile), the generator's and the
- * setup's errors (CUZK_EIO, CUZK_ENOMEM, ...).
+ * setup's errors (CUZK_EIO, CUZK_ENOMEM, ...).  |threads|: the setup's
+ * threads (0: every online CPU).
  */
 cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const char *prefix,
-                                char *zkey, char *wtns, size_t cap, struct cuzk_pool *pool,
+                                char *zkey, char *wtns, size_t cap, unsigned threads,
                                 cuzk_error *err);
 
 /* ---- per-device split ------------------------------------------------------- */

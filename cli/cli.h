@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util/status.h"
+#include "cuzk.h"
 
 typedef struct cli_command {
     const char *name;

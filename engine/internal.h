@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "cuzk.h"
+#include "cuzk_testing.h"
 #include "groth16/key.h"
 #include "util/threadpool.h"
 #include "witness/wc.h"
@@ -348,6 +349,7 @@ struct engine_device {
     int index;
     char name[16];
     cuzk_device_config cfg;
+    cuzk_sim_device sim; /* a simulated device's step times */
     int fallback_only;
     const engine_device_ops *ops;
     void *state;
@@ -538,6 +540,7 @@ void engine_thread_free_wc(engine_thread *th);
 
 struct cuzk_engine {
     cuzk_engine_config cfg;
+    cuzk_testing testing; /* the config's test hooks, copied (zero: none) */
     uint64_t start_ns;
     /* Every proving device evaluates a, b, c itself: synthesis only loads
      * and range-checks the witness (a CPU fallback evaluates on retry). */

@@ -634,10 +634,10 @@ void *engine_worker_main(void *arg) {
          * A futex kick, no lock. */
         engine_event_kick(&e->sched_ev);
         cuzk_fault f;
-        if (e->cfg.fault_fn) {
+        if (e->testing.fault_fn) {
             memset(&f, 0, sizeof f);
             cuzk_fault_point at = {CUZK_FAULT_WORKER_GAP, 0, "", 0, 0, d->index};
-            e->cfg.fault_fn(e->cfg.fault_ctx, &at, &f);
+            e->testing.fault_fn(e->testing.fault_ctx, &at, &f);
             if (f.action == CUZK_FAULT_STALL)
                 engine_sleep_ms(f.stall_ms);
         }

@@ -195,7 +195,7 @@ static void in_use_kept(const eu_circuit *k) {
     cfg.buffer_sets = 1;
     cfg.cpu_fallback = 0;
     eu_sim_device(&cfg, 0, 1000);
-    cfg.fault_fn = hold_hook; /* A's partition stays on the device until released */
+    eu_testing.fault_fn = hold_hook; /* A's partition stays on the device until released */
     cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k));
     cuzk_error err = {0};
     CHECK(cuzk_engine_key_preload(e, "A", k[0].zkey, &err) == CUZK_OK, "preload A: %s", err.msg);

@@ -13,11 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/load.h"
 #include "cli/cli.h"
 #include "cuzk.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "util/threadpool.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench engine --help   (the proving engine under load)\n"
@@ -59,23 +58,14 @@ static int prove_once(cuzk_engine *e, const char *zkey, const char *wtns,
 }
 
 static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double bool_share,
-                     int reps, const char *snarkjs, const char *dir, cuzk_pool *pool) {
-    char r1cs[512], wtns[512], zkey[512];
+                     int reps, const char *snarkjs, const char *dir, unsigned threads) {
+    char wtns[512], zkey[512];
     cuzk_error err = {0};
     const char *cname = cuzk_curve_snarkjs_name(curve);
-    snprintf(r1cs, sizeof r1cs, "%s/bench_%s_%u.r1cs", dir, cname, log2);
-    snprintf(wtns, sizeof wtns, "%s/bench_%s_%u.wtns", dir, cname, log2);
-    snprintf(zkey, sizeof zkey, "%s/bench_%s_%u.zkey", dir, cname, log2);
-    cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
-    sp.bool_share = bool_share;
+    bench_circuit bc = {curve, log2, NULL, bool_share, 0};
     fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key...\n", cname, log2);
-    if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
-        return cli_fail("bench", "gen", &err);
-    uint64_t seed = 1;
-    if (cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
-        return cli_fail("bench", "setup", &err);
+    if (bench_circuit_write(&bc, dir, "bench", zkey, wtns, sizeof zkey, threads, &err) != CUZK_OK)
+        return cli_fail("bench", "generate", &err);
     if (cuzk_engine_key_preload(e, NULL, zkey, &err) != CUZK_OK)
         return cli_fail("bench", zkey, &err);
     /* A proof's time is the engine's, submit to published proof:
@@ -175,26 +165,26 @@ int cmd_bench(int argc, char **argv) {
         return 1;
     }
     cuzk_error err = {0};
-    cuzk_pool *pool = cuzk_pool_create(threads, &err); /* for the key setup */
-    if (!pool)
-        return cli_fail("bench", "thread pool", &err);
+    if (!threads) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = nc > 0 ? (unsigned)nc : 1;
+    }
     /* The proofs: a one-device CPU engine, as `cuzk prove --cpu` runs. */
     cuzk_engine_config cfg;
     cuzk_engine_config_default(&cfg);
     cfg.synth_workers = 1;
-    cfg.synth_threads = cuzk_pool_threads(pool);
+    cfg.synth_threads = threads;
     cfg.buffer_sets = 1;
     cfg.log_level = CUZK_LOG_WARN;
     cfg.n_devices = 1;
     cfg.devices[0] = (cuzk_device_config){.kind = CUZK_DEVICE_CPU,
-                                          .threads = cuzk_pool_threads(pool)};
+                                          .threads = threads};
     cuzk_engine *e = NULL;
     if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
-        cuzk_pool_destroy(pool);
         return cli_fail("bench", "engine", &err);
     }
     printf("cuzk bench prove: %u threads, synthetic circuits (bool share %s), best of %d\n",
-           cuzk_pool_threads(pool), bool_share < 0 ? "default" : "given", reps);
+           threads, bool_share < 0 ? "default" : "given", reps);
     int rc = 0;
     for (unsigned s = 0; s < n_sizes && !rc; s++)
         for (int c = 0; c < 2 && !rc; c++)
@@ -203,9 +193,8 @@ int cmd_bench(int argc, char **argv) {
                 cuzk_curve cv = c == 0 ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381;
                 cuzk_synth_params_default(&dp, cv);
                 rc = bench_one(e, cv, sizes[s], bool_share < 0 ? dp.bool_share : bool_share,
-                               reps, snarkjs, dir, pool);
+                               reps, snarkjs, dir, threads);
             }
     cuzk_engine_destroy(e, 0);
-    cuzk_pool_destroy(pool);
     return rc;
 }
