@@ -14,7 +14,7 @@
 #include "groth16/setup.h"
 #include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #endif
 
 cuzk_status cuzk_setup_dev(const char *r1cs_path, const char *zkey_path, const uint64_t *seed,

@@ -16,7 +16,7 @@
 #include "groth16/setup.h"
 #include "groth16/zkey.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #endif
 
 /* ---- the curves' raw proof encodings ------------------------------------------ */

@@ -165,7 +165,7 @@ typedef struct cuzk_curve_impl {
     size_t (*proof_encode_raw)(uint8_t *out, const cuzk_proof *p);
 
     /* ---- GPU prover ------------------------------------------------------ */
-    int gpu_curve; /* the cuzk_gpu_curve of gpu/gpu.h; 0 without CUDA */
+    int gpu_curve; /* the cuzk_gpu_curve of gpu/runtime.h; 0 without CUDA */
 } cuzk_curve_impl;
 
 /* The table of |c|; NULL for CUZK_CURVE_NONE or any value not a curve. */
