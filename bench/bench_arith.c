@@ -11,16 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/load.h"
 #include "curve/curve.h"
 #include "field/field.h"
 #include "field/fp2.h"
 #include "pairing/pairing.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double min_s = 0.3;
 
@@ -29,13 +24,13 @@ static double min_s = 0.3;
     do {                                                                      \
         setup;                                                                \
         unsigned long iters = 1, done = 0;                                    \
-        double t0 = now_s(), t;                                               \
+        double t0 = bench_now_s(), t;                                               \
         for (;;) {                                                            \
             for (unsigned long i = 0; i < iters; i++) {                       \
                 body;                                                         \
             }                                                                 \
             done += iters;                                                    \
-            t = now_s() - t0;                                                 \
+            t = bench_now_s() - t0;                                                 \
             if (t >= min_s)                                                   \
                 break;                                                        \
             iters *= 2;                                                       \

@@ -27,16 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/load.h"
 #include "curve/curve.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/threadpool.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t rng(void) {
@@ -64,9 +59,9 @@ static void rand_below(uint64_t out[4], const uint64_t mod[4]) {
         double t_total = 0;                                                   \
         best = 1e30;                                                          \
         for (int rep = 0; rep < 2 || t_total < 0.2; rep++) {                  \
-            double t0 = now_s();                                              \
+            double t0 = bench_now_s();                                              \
             run;                                                              \
-            double dt = now_s() - t0;                                         \
+            double dt = bench_now_s() - t0;                                         \
             t_total += dt;                                                    \
             if (dt < best)                                                    \
                 best = dt;                                                    \

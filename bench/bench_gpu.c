@@ -28,13 +28,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/load.h"
 #include "curve/curve.h"
 #include "field/field.h"
 #include "util/splitmix.h"
 #include "util/threadpool.h"
 
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/ntt.h"
+#include "gpu/runtime.h"
+#include "gpu/selftest.h"
 
 static cuzk_gpu_ctx *ctx;
 static cuzk_gpu_stream *st;
@@ -57,11 +61,7 @@ static void row(const char *fmt, const char *a, const char *b, double v,
     snprintf(rows[nrows++], sizeof rows[0], fmt, a, b, v, refs);
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return bench_now_s() * 1e3; }
 
 /* Times |reps| MSMs of n points over |b| after a warm-up, with scalars from
  * pinned host memory (t[0]) and from the device (t[1]). */
@@ -83,14 +83,10 @@ static int time_msm(const cuzk_gpu_bases *b, size_t n, const void *h_sc,
     return 1;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
+    bench_stats s;
+    bench_stats_of(&s, v, (size_t)n);
+    return s.median;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;

@@ -22,21 +22,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/load.h"
 #include "groth16/key.h"
 #include "groth16/prove_gpu.h"
 #include "groth16/setup.h"
 #include "groth16/synth.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
+#include "gpu/selftest.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 typedef struct row {
     const char *curve;
     unsigned log2;
@@ -75,30 +72,25 @@ static void *pin_block(cuzk_key *k) {
 #undef PIN
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curve, unsigned log2,
                    int reps, int real, cuzk_gpu_eval_mode eval, int host_bases, int mem_limit,
                    unsigned batch) {
     cuzk_error err = {0};
+    bench_circuit bc = {curve, log2, NULL, -1, !real};
     cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
+    bench_circuit_params(&bc, &sp, &err); /* default profile: cannot fail */
     cuzk_r1cs r1cs;
     cuzk_fr *wit = NULL;
     memset(out, 0, sizeof *out);
     out->curve = cuzk_curve_snarkjs_name(curve);
     out->log2 = log2;
     out->real = real;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK) {
         fprintf(stderr, "synth 2^%u: %s\n", log2, err.msg);
         return 1;
     }
-    double t_synth = now_s() - t0;
+    double t_synth = bench_now_s() - t0;
     cuzk_key key;
     memset(&key, 0, sizeof key);
     key.curve = curve;
@@ -108,7 +100,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     bn254_dev_key kn;
     uint64_t seed = 7;
     cuzk_status st;
-    t0 = now_s();
+    t0 = bench_now_s();
     if (curve == CUZK_CURVE_BLS12_381) {
         if (real) {
             bls12_381_setup_toxic t;
@@ -134,7 +126,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         fprintf(stderr, "key 2^%u: %s\n", log2, err.msg);
         return 1;
     }
-    double t_key = now_s() - t0;
+    double t_key = bench_now_s() - t0;
     uint8_t *wbuf = NULL;
     size_t wsize = 0;
     cuzk_wtns w;
@@ -151,7 +143,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
 
     cuzk_gpu_key *gk = NULL;
     cuzk_gpu_prover *p = NULL, *bp[CUZK_GPU_MSM_MAX_VECTORS] = {NULL};
-    t0 = now_s();
+    t0 = bench_now_s();
     if (host_bases && !(block = pin_block(&key))) {
         fprintf(stderr, "host bases: out of memory\n");
         return 1;
@@ -178,7 +170,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             return 1;
         }
     cuzk_gpu_prover_set_eval(p, eval);
-    out->upload_key_s = now_s() - t0;
+    out->upload_key_s = bench_now_s() - t0;
     out->key_bytes = cuzk_gpu_key_device_bytes(gk);
     double *times = calloc((size_t)reps + 1, sizeof *times);
     const cuzk_fr *pub = wit + 1;
@@ -187,7 +179,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     for (int i = 0; i <= reps; i++) { /* i = 0 warms up (twiddles, scratch) */
         cuzk_proof proof;
         cuzk_gpu_timing t;
-        double a = now_s();
+        double a = bench_now_s();
         if (batch <= 1) {
             st = cuzk_gpu_prove(p, gk, &w, &proof, &t, &err);
         } else {
@@ -207,7 +199,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
                     st = items[b].st, err = items[b].err;
             proof = proofs[batch - 1];
         }
-        double el = (now_s() - a) / batch;
+        double el = (bench_now_s() - a) / batch;
         if (st != CUZK_OK) {
             fprintf(stderr, "prove: %s\n", err.msg);
             out->failed++;
@@ -234,8 +226,9 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             }
         }
     }
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
-    out->median_s = times[reps / 2];
+    bench_stats ts;
+    bench_stats_of(&ts, times, (size_t)reps);
+    out->median_s = ts.median;
     free(times);
     cuzk_gpu_mem_info mi;
     cuzk_gpu_ctx_mem(ctx, &mi);

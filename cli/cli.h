@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util/status.h"
+#include "cuzk.h"
 
 typedef struct cli_command {
     const char *name;
@@ -44,7 +44,7 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
 int cmd_status(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
-/* cuzk bench single|batch|stress against a daemon (cli/cmd_bench_daemon.c). */
+/* cuzk bench single|batch|stress against a daemon (bench/cmd_bench_daemon.c). */
 int cmd_bench_daemon(int argc, char **argv);
 /*
  * cuzk prove through a daemon: called first by cmd_prove.  Removes the

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "groth16/json.h"
 
 const char *cli_daemon_opts_help =
     "daemon options:\n"
@@ -662,41 +661,32 @@ cuzk_status cli_job_cancel(cli_conn *c, const char *request_id, cuzk_error *err)
     return r.code == 200 ? CUZK_OK : cli_http_fail(&r, err);
 }
 
-cuzk_status cli_result_proof(const json_t *result, size_t i, cuzk_proof *proof, cuzk_fr **pub,
-                             size_t *n_pub, cuzk_error *err) {
+cuzk_status cli_result_proof(const json_t *result, size_t i, cuzk_proof_bytes *proof,
+                             uint8_t **pub, size_t *n_pub, cuzk_error *err) {
     *pub = NULL, *n_pub = 0;
     const json_t *part = json_array_get(json_object_get(result, "proofs"), i);
     const json_t *pj = json_object_get(part, "proof"), *pubj = json_object_get(part, "public");
     if (!json_is_object(pj) || !json_is_array(pubj))
         return cuzk_fail(err, CUZK_EFORMAT, "result has no proof %zu", i);
     char *text = json_dumps(pj, JSON_COMPACT);
-    cuzk_status st = text ? cuzk_proof_read_json(proof, CUZK_CURVE_NONE, text, strlen(text), err)
+    cuzk_status st = text ? cuzk_proof_bytes_from_json(proof, CUZK_CURVE_NONE, text, strlen(text),
+                                                       err)
                           : cuzk_fail(err, CUZK_ENOMEM, "out of memory");
     free(text);
     if (st != CUZK_OK)
         return st;
     text = json_dumps(pubj, JSON_COMPACT);
-    st = text ? cuzk_public_read_json(proof->curve, pub, n_pub, text, strlen(text), err)
+    st = text ? cuzk_public_bytes_from_json(proof->curve, pub, n_pub, text, strlen(text), err)
               : cuzk_fail(err, CUZK_ENOMEM, "out of memory");
     free(text);
     return st;
 }
 
-static cuzk_status vk_from_file(const char *path, cuzk_vk *vk, cuzk_error *err) {
-    cuzk_zkey z;
-    cuzk_status st = cuzk_zkey_open(&z, path, err);
-    if (st != CUZK_OK)
-        return st;
-    st = cuzk_vk_from_zkey(vk, &z, err);
-    cuzk_zkey_close(&z);
-    return st;
-}
-
-cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk *vk, cuzk_error *err) {
+cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk **vk, cuzk_error *err) {
     struct stat sb;
-    memset(vk, 0, sizeof *vk);
+    *vk = NULL;
     if (stat(key, &sb) == 0 && S_ISREG(sb.st_mode))
-        return vk_from_file(key, vk, err);
+        return cuzk_vk_load(vk, key, err);
     /* The key's own entry: the daemon resolves another name of the key
      * (an alias) to it. */
     char url[512];
@@ -707,7 +697,7 @@ cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk *vk, cuzk_error *er
     if (!j)
         return err ? err->status : CUZK_EIO;
     const char *path = cli_json_str(j, "path", NULL);
-    cuzk_status st = path ? vk_from_file(path, vk, err)
+    cuzk_status st = path ? cuzk_vk_load(vk, path, err)
                           : cuzk_fail(err, CUZK_ENOTFOUND, "key '%s': no such file, and the "
                                       "daemon knows no key of that id", key);
     json_decref(j);

@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
-#include "util/status.h"
+#include "cuzk.h"
+#include "cuzk_files.h"
 
 #if defined(CUZK_HAVE_CURL) && defined(CUZK_HAVE_JANSSON)
 #define CLI_HAVE_DAEMON 1
@@ -240,20 +240,20 @@ cuzk_status cli_job_cancel(cli_conn *c, const char *request_id, cuzk_error *err)
 /*
  * Partition |i| of a done job's result (format=json), read back with the
  * snarkjs readers so it can be verified and written exactly as the
- * in-process prover writes it.  *pub: malloc'd Montgomery scalars (free()
- * it; NULL when there are none).  CUZK_EFORMAT if the result has no such
- * partition or it does not parse.
+ * in-process prover writes it.  *pub: malloc'd 32-byte big-endian signal
+ * images (free() it; NULL when there are none).  CUZK_EFORMAT if the
+ * result has no such partition or it does not parse.
  */
-cuzk_status cli_result_proof(const json_t *result, size_t i, cuzk_proof *proof, cuzk_fr **pub,
-                             size_t *n_pub, cuzk_error *err);
+cuzk_status cli_result_proof(const json_t *result, size_t i, cuzk_proof_bytes *proof,
+                             uint8_t **pub, size_t *n_pub, cuzk_error *err);
 
 /*
  * The verification key of |key|: a .zkey path readable here, or the id of
  * a key the daemon knows (its path is asked from GET /v1/keys and read
- * here, so client and daemon must share the file system).  Free with
- * cuzk_vk_free.
+ * here, so client and daemon must share the file system).  |*vk| NULL on
+ * failure; free it with cuzk_vk_release.
  */
-cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk *vk, cuzk_error *err);
+cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk **vk, cuzk_error *err);
 
 /* `cuzk status`: the "fleet" object of a fleet node's status (status_fleet.c). */
 void cli_print_fleet(const json_t *fleet);

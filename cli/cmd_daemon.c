@@ -18,9 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/wtns.h"
+#include "cuzk_files.h"
 
 const char *cli_prove_daemon_help =
     "through a daemon (when --addr, CUZK_ADDR or the default socket names one):\n"
@@ -240,26 +238,23 @@ static void print_stages(cli_conn *c, const char *rid, double submit_s, double w
 /* The public signals the daemon returned are the witness's own (values 1 ..
  * n_pub of the .wtns): a proof of another witness (a request id reused
  * with other content, a daemon that is not what it seems) is refused. */
-static cuzk_status check_public(const char *wtns, const cuzk_proof *proof, const cuzk_fr *pub,
-                                size_t n_pub, cuzk_error *err) {
-    cuzk_wtns w;
-    cuzk_status st = cuzk_wtns_open(&w, wtns, err);
-    if (st != CUZK_OK)
-        return st;
-    cuzk_fr *mine = calloc(n_pub ? n_pub : 1, sizeof *mine);
+static cuzk_status check_public(const char *wtns, const cuzk_proof_bytes *proof,
+                                const uint8_t *pub, size_t n_pub, cuzk_error *err) {
+    uint8_t *mine = malloc(n_pub * CUZK_SCALAR_BYTES + 1);
+    cuzk_curve curve = CUZK_CURVE_NONE;
+    cuzk_status st;
     if (!mine)
         st = cuzk_fail(err, CUZK_ENOMEM, "out of memory");
-    else if (w.curve != proof->curve || n_pub + 1 > w.n_witness)
+    else if ((st = cuzk_wtns_public_bytes(wtns, &curve, mine, n_pub, err)) == CUZK_EMISMATCH ||
+             (st == CUZK_OK && curve != proof->curve))
         st = cuzk_fail(err, CUZK_EMISMATCH,
                        "the daemon's proof is for another circuit than witness %s", wtns);
-    else if ((st = cuzk_wtns_to_mont(&w, mine, 1, n_pub, err)) == CUZK_OK &&
-             memcmp(mine, pub, n_pub * sizeof *mine))
+    else if (st == CUZK_OK && memcmp(mine, pub, n_pub * CUZK_SCALAR_BYTES))
         st = cuzk_fail(err, CUZK_EMISMATCH,
                        "the daemon's public signals are not those of witness %s (the request "
                        "id may belong to another job)",
                        wtns);
     free(mine);
-    cuzk_wtns_close(&w);
     return st;
 }
 
@@ -269,8 +264,8 @@ static cuzk_status check_public(const char *wtns, const cuzk_proof *proof, const
 static int write_result(cli_conn *c, const prove_args *a, const char *key, const char *wtns,
                         json_t *result) {
     cuzk_error err = {0};
-    cuzk_proof proof;
-    cuzk_fr *pub = NULL;
+    cuzk_proof_bytes proof;
+    uint8_t *pub = NULL;
     size_t n_pub = 0;
     int rc = 1;
     struct stat ks;
@@ -283,21 +278,22 @@ static int write_result(cli_conn *c, const prove_args *a, const char *key, const
         goto out;
     }
     if (a->verify || (stat(key, &ks) == 0 && S_ISREG(ks.st_mode))) {
-        cuzk_vk vk;
+        cuzk_vk *vk = NULL;
         cuzk_status st = cli_key_vk(c, key, &vk, &err);
         if (st == CUZK_OK)
-            st = cuzk_vk_verify(&vk, pub, n_pub, &proof, &err);
-        cuzk_vk_free(&vk);
+            st = cuzk_verify(vk, &proof, pub, n_pub, &err);
+        cuzk_vk_release(vk);
         if (st != CUZK_OK) {
             cli_fail("prove", "check of the daemon's proof", &err);
             goto out;
         }
     }
-    if (cuzk_proof_write_json_file(&proof, a->proof_out, &err) != CUZK_OK) {
+    if (cuzk_proof_bytes_write_json_file(&proof, a->proof_out, &err) != CUZK_OK) {
         cli_fail("prove", a->proof_out, &err);
         goto out;
     }
-    if (cuzk_public_write_json_file(proof.curve, pub, n_pub, a->public_out, &err) != CUZK_OK) {
+    if (cuzk_public_bytes_write_json_file(proof.curve, pub, n_pub, a->public_out, &err) !=
+        CUZK_OK) {
         cli_fail("prove", a->public_out, &err);
         goto out;
     }

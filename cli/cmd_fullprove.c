@@ -2,9 +2,9 @@
  * cuzk fullprove <input.json> <circuit.wasm> <circuit.zkey> <proof.json> <public.json>
  * `snarkjs groth16 fullprove`: the witness from the inputs, then the proof.
  * It is `cuzk prove --input <input.json> --circuit <circuit.wasm>` under the
- * argument order snarkjs users know, so it proves through the same paths
- * (a running cuzkd when one is configured, else in-process, on the GPU
- * when there is one).
+ * argument order snarkjs users know, so it proves through the same paths:
+ * a running cuzkd when one is configured, else an in-process one-device
+ * engine (cli/cmd_prove.c), whose synthesis stage computes the witness.
  */
 #include <stdio.h>
 #include <stdlib.h>

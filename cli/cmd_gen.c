@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "groth16/synth.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk gen [options] <circuit.r1cs> <witness.wtns>\n"

@@ -3,12 +3,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "groth16/r1cs.h"
-#include "groth16/wtns.h"
-#include "groth16/zkey.h"
-#ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
-#endif
+#include "cuzk_files.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk info <file>\n"
@@ -20,13 +16,16 @@ static const char *help =
     "CUZK_ADDR or the default socket), the keys it holds on each GPU.\n";
 
 static int info_gpu(int argc, char **argv) {
-#ifdef CUZK_HAVE_CUDA
-    int n = cuzk_gpu_device_count();
+    int n = cuzk_gpu_count();
+    cuzk_gpu_info d;
+    cuzk_error err = {0};
+    if (!n && cuzk_gpu_query(0, &d, &err) == CUZK_EUNSUPPORTED) {
+        printf("CUDA devices: none (this build has no CUDA support)\n");
+        return cli_daemon_gpu_residency(argc, argv);
+    }
     printf("CUDA devices: %d\n", n);
     for (int i = 0; i < n; i++) {
-        cuzk_gpu_device_info d;
-        cuzk_error err = {0};
-        if (cuzk_gpu_device_query(i, &d, &err) != CUZK_OK) {
+        if (cuzk_gpu_query(i, &d, &err) != CUZK_OK) {
             printf("  gpu%d: %s\n", i, err.msg);
             continue;
         }
@@ -37,66 +36,43 @@ static int info_gpu(int argc, char **argv) {
                (d.total_mem_bytes - d.free_mem_bytes) / 1073741824.0,
                d.free_mem_bytes / 1073741824.0);
     }
-#else
-    printf("CUDA devices: none (this build has no CUDA support)\n");
-#endif
     return cli_daemon_gpu_residency(argc, argv);
 }
 
-static int info_r1cs(const char *path) {
-    cuzk_r1cs r;
-    cuzk_error err = {0};
-    if (cuzk_r1cs_read_file(&r, path, &err) != CUZK_OK)
-        return cli_fail("info", path, &err);
+static int info_r1cs(const char *path, const cuzk_file_info *r) {
     printf("%s: circom r1cs\n", path);
-    printf("  curve        %s\n", cuzk_curve_snarkjs_name(r.curve));
-    printf("  constraints  %u\n", r.n_constraints);
-    printf("  wires        %u\n", r.n_wires);
-    printf("  public       %u outputs, %u inputs\n", r.n_pub_out, r.n_pub_in);
-    printf("  private in   %u\n", r.n_prv_in);
-    printf("  labels       %llu\n", (unsigned long long)r.n_labels);
-    printf("  non-zeros    A %llu, B %llu, C %llu\n", (unsigned long long)r.a.nnz,
-           (unsigned long long)r.b.nnz, (unsigned long long)r.c.nnz);
-    uint64_t need = (uint64_t)r.n_constraints + cuzk_r1cs_n_public(&r) + 1, n = 1;
-    unsigned log_n = 0;
-    while (n < need)
-        n <<= 1, log_n++;
-    printf("  domain       2^%u (Groth16)\n", log_n);
-    cuzk_r1cs_free(&r);
+    printf("  curve        %s\n", cuzk_curve_snarkjs_name(r->curve));
+    printf("  constraints  %u\n", r->n_constraints);
+    printf("  wires        %u\n", r->n_wires);
+    printf("  public       %u outputs, %u inputs\n", r->n_pub_out, r->n_pub_in);
+    printf("  private in   %u\n", r->n_prv_in);
+    printf("  labels       %llu\n", (unsigned long long)r->n_labels);
+    printf("  non-zeros    A %llu, B %llu, C %llu\n", (unsigned long long)r->nnz_a,
+           (unsigned long long)r->nnz_b, (unsigned long long)r->nnz_c);
+    printf("  domain       2^%u (Groth16)\n", r->log_n);
     return 0;
 }
 
-static int info_wtns(const char *path) {
-    cuzk_wtns w;
-    cuzk_error err = {0};
-    if (cuzk_wtns_open(&w, path, &err) != CUZK_OK)
-        return cli_fail("info", path, &err);
+static int info_wtns(const char *path, const cuzk_file_info *w) {
     printf("%s: circom witness\n", path);
-    printf("  curve        %s\n", cuzk_curve_snarkjs_name(w.curve));
-    printf("  values       %u\n", w.n_witness);
-    cuzk_status st = cuzk_wtns_check_range(&w, &err);
-    printf("  range        %s\n", st == CUZK_OK ? "all values below r" : err.msg);
-    cuzk_wtns_close(&w);
-    return st == CUZK_OK ? 0 : 1;
+    printf("  curve        %s\n", cuzk_curve_snarkjs_name(w->curve));
+    printf("  values       %llu\n", (unsigned long long)w->n_values);
+    printf("  range        %s\n", w->range == CUZK_OK ? "all values below r" : w->range_msg);
+    return w->range == CUZK_OK ? 0 : 1;
 }
 
-static int info_zkey(const char *path) {
-    cuzk_zkey z;
-    cuzk_error err = {0};
-    if (cuzk_zkey_open(&z, path, &err) != CUZK_OK)
-        return cli_fail("info", path, &err);
+static int info_zkey(const char *path, const cuzk_file_info *z) {
     printf("%s: snarkjs Groth16 proving key\n", path);
-    printf("  curve        %s\n", cuzk_curve_snarkjs_name(z.curve));
-    printf("  signals      %u (%u public)\n", z.n_vars, z.n_public);
-    printf("  domain       2^%u = %u\n", z.log_domain_size, z.domain_size);
-    printf("  coefficients %u (A and B)\n", z.n_coefs);
+    printf("  curve        %s\n", cuzk_curve_snarkjs_name(z->curve));
+    printf("  signals      %u (%u public)\n", z->n_vars, z->n_public);
+    printf("  domain       2^%u = %llu\n", z->log_n, 1ULL << z->log_n);
+    printf("  coefficients %u (A and B)\n", z->n_coefs);
     printf("  points       IC %llu, A %llu, B1 %llu, B2 %llu, C %llu, H %llu\n",
-           (unsigned long long)z.ic.count, (unsigned long long)z.a.count,
-           (unsigned long long)z.b1.count, (unsigned long long)z.b2.count,
-           (unsigned long long)z.c.count, (unsigned long long)z.h.count);
-    printf("  contributions %u\n", z.n_contributions);
-    printf("  file size    %llu bytes\n", (unsigned long long)z.bf.size);
-    cuzk_zkey_close(&z);
+           (unsigned long long)z->n_ic, (unsigned long long)z->n_a,
+           (unsigned long long)z->n_b1, (unsigned long long)z->n_b2,
+           (unsigned long long)z->n_c, (unsigned long long)z->n_h);
+    printf("  contributions %u\n", z->n_contributions);
+    printf("  file size    %llu bytes\n", (unsigned long long)z->file_bytes);
     return 0;
 }
 
@@ -112,22 +88,13 @@ int cmd_info(int argc, char **argv) {
         return 2;
     }
     const char *path = argv[1];
-    char magic[5] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cuzk_error err;
-        cuzk_fail(&err, CUZK_EIO, "cannot open: %m");
+    cuzk_file_info info;
+    cuzk_error err = {0};
+    if (cuzk_file_inspect(&info, path, &err) != CUZK_OK)
         return cli_fail("info", path, &err);
-    }
-    size_t got = fread(magic, 1, 4, f);
-    fclose(f);
-    if (got == 4 && !memcmp(magic, "r1cs", 4))
-        return info_r1cs(path);
-    if (got == 4 && !memcmp(magic, "wtns", 4))
-        return info_wtns(path);
-    if (got == 4 && !memcmp(magic, "zkey", 4))
-        return info_zkey(path);
-    cuzk_error err;
-    cuzk_fail(&err, CUZK_EFORMAT, "not a .r1cs, .wtns or .zkey file (unknown magic)");
-    return cli_fail("info", path, &err);
+    if (info.kind == CUZK_FILE_R1CS)
+        return info_r1cs(path, &info);
+    if (info.kind == CUZK_FILE_WTNS)
+        return info_wtns(path, &info);
+    return info_zkey(path, &info);
 }

@@ -1,20 +1,34 @@
 /*
  * cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>
  * The argument order of `snarkjs groth16 prove` and rapidsnark's prover.
+ *
+ * Design: an in-process proof runs the proving engine of include/cuzk.h,
+ * the one cuzkd runs, with one device: the CPU (--cpu), or GPU N with the
+ * engine's CPU fallback (--gpu N; by default GPU 0 when the build and the
+ * machine have one, else the CPU).  The key is preloaded, the circuit (with
+ * --input) registered, one job of one partition submitted and awaited, and
+ * proof.json / public.json written from the job's JSON.  So every fix to
+ * the engine's proving path (retries, the budget, key tiers, the timeline)
+ * is what this command runs too, and -v prints the engine's own figures:
+ * its stage boundaries and the device step's per-step times.
+ *
+ * Why not call the prover directly: that was a third path for a proof
+ * beside the engine's CPU and GPU devices, and its figures were not the
+ * engine's.  The engine costs a single proof little: see "cuzk prove
+ * through the engine" in docs/PERFORMANCE.md for the start-up figures.
+ *
+ * Must not: include anything but cuzk.h and cli/ headers (the library's
+ * public surface is the contract), write an output file when the proof
+ * failed, or print more than one line for a failure.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/prove_gpu.h"
-#include "util/threadpool.h"
-#include "witness/wc.h"
-#ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
-#endif
+#include "cuzk.h"
 
 /* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */
 static const char *prove_cmd = "prove";
@@ -25,7 +39,8 @@ static const char *help =
     "                  <circuit.zkey> <proof.json> <public.json>\n"
     "Make a Groth16 proof with a snarkjs proving key and a circom witness (or the\n"
     "circuit's inputs: the witness is computed first, as `cuzk fullprove` does),\n"
-    "and write proof.json and public.json exactly as snarkjs does.\n"
+    "and write proof.json and public.json exactly as snarkjs does.  The proof is\n"
+    "made by the same engine cuzkd runs, with one device.\n"
     "options:\n"
     "  --input F      circom input.json instead of a witness (needs --circuit)\n"
     "  --circuit F    the circuit's witness calculator (circom's .wasm)\n"
@@ -37,93 +52,232 @@ static const char *help =
     "  --threads N    CPU threads (default: all online CPUs)\n"
     "  --verify       check the proof with the key's verification key before\n"
     "                 writing it\n"
-    "  -v             print the time of each step on stderr\n";
+    "  -v             print the time of each step on stderr (-v -v: the\n"
+    "                 engine's log lines too)\n";
 
-static void print_gpu_timing(const cuzk_gpu_timing *t, double load_s, double upload_key_s,
-                             double write_s) {
-    fprintf(stderr,
-            "cuzk prove (GPU): load %.3f s | key upload %.3f s | witness upload %.1f ms | "
-            "evaluate (%s) %.1f | h (6 NTT) %.1f | msm A %.1f B1 %.1f C %.1f H %.1f | "
-            "msm B2 %.1f (2nd stream) | download %.1f | assemble %.1f | prove total %.1f ms | "
-            "write %.3f s\n",
-            load_s, upload_key_s, t->upload_us / 1e3, t->eval_on_gpu ? "gpu" : "cpu",
-            t->evaluate_us / 1e3, t->ntt_us / 1e3, t->msm_a_us / 1e3, t->msm_b1_us / 1e3,
-            t->msm_c_us / 1e3, t->msm_h_us / 1e3, t->msm_b2_us / 1e3, t->download_us / 1e3,
-            t->assemble_us / 1e3, t->total_us / 1e3, write_s);
+static double ms(uint64_t ns) { return ns / 1e6; }
+static double ms_between(uint64_t a, uint64_t b) { return a && b >= a ? (b - a) / 1e6 : 0.0; }
+
+/* The engine's log lines: shown from -v -v on, so that a failure stays
+ * one line of stderr. */
+static void log_line(void *ctx, cuzk_log_level level, const char *line) {
+    (void)ctx, (void)level;
+    if (cli_verbose >= 2)
+        fprintf(stderr, "cuzk %s: engine: %s\n", prove_cmd, line);
 }
 
-/*
- * Prove on CUDA device |dev|: upload the key, prove once.  Returns 1 if the
- * proof was made (or failed for a reason that the CPU would share: the
- * witness), 0 if there is no usable GPU (the caller falls back to the CPU),
- * -1 after printing an error.
- */
-static int prove_gpu(int dev, int required, const cuzk_key *key, const cuzk_wtns *w,
-                     cuzk_proof *proof, cuzk_pool *pool, double *upload_s,
-                     cuzk_gpu_timing *t) {
-#ifdef CUZK_HAVE_CUDA
-    cuzk_error err = {0};
-    if (cuzk_gpu_device_count() <= dev) {
-        if (required) {
-            fprintf(stderr, "cuzk %s: no CUDA device %d\n", prove_cmd, dev);
-            return -1;
-        }
-        return 0;
+/* Write |text| to |path| through a temporary file and a rename, so that a
+ * failed write leaves an existing file as it was. */
+static int write_file(const char *path, const char *text) {
+    size_t n = strlen(path) + 24;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "cuzk %s: %s: no memory for a file name\n", prove_cmd, path);
+        return 1;
     }
-    cuzk_gpu_ctx *ctx = NULL;
-    cuzk_gpu_key *gk = NULL;
-    cuzk_gpu_prover *p = NULL;
-    int rc = -1;
-    uint64_t t0 = cli_now_ns();
-    if (cuzk_gpu_ctx_create(dev, &ctx, &err) != CUZK_OK) {
-        if (!required) {
-            fprintf(stderr, "cuzk %s: GPU %d unusable (%s); proving on the CPU\n", prove_cmd, dev,
-                    err.msg);
+    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(text, 1, strlen(text), f) == strlen(text);
+    ok = f && fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        fprintf(stderr, "cuzk %s: cannot write %s: %s\n", prove_cmd, path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return 1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Each input file must be readable: said here with the system's reason,
+ * before an engine starts. */
+static int check_readable(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cuzk %s: cannot open %s: %s\n", prove_cmd, path, strerror(errno));
+        return 1;
+    }
+    fclose(f);
+    return 0;
+}
+
+typedef struct prove_opts {
+    const char *zkey, *wtns, *input, *circuit, *cache, *proof_out, *public_out;
+    int verify, force_cpu, gpu_dev, gpu_required;
+    unsigned threads;
+} prove_opts;
+
+/* A one-device engine as the flags decide: CPU, or GPU N (with the
+ * engine's CPU fallback for a failed step).  Without --gpu, a build or
+ * machine without a GPU proves on the CPU.  0, or 1 after printing why. */
+static int engine_start(cuzk_engine **e, const prove_opts *o, char *dev_name, size_t dev_len) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = o->threads ? o->threads : ncpu > 0 ? (unsigned)ncpu : 1;
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    /* One partition goes through the stages one after the other, so each
+     * stage may use every thread. */
+    cfg.synth_workers = 1;
+    cfg.synth_threads = threads;
+    cfg.finalize_threads = 1;
+    cfg.buffer_sets = 1;
+    cfg.retain_jobs = 1;
+    cfg.trace_events = 64;
+    cfg.self_verify = o->verify;
+    cfg.wc_cache_dir = o->cache;
+    cfg.log_fn = log_line;
+    cfg.n_devices = 1;
+    cuzk_error err = {0};
+    if (!o->force_cpu) {
+        cfg.devices[0] = (cuzk_device_config){
+            .kind = CUZK_DEVICE_GPU, .gpu_index = o->gpu_dev, .threads = o->threads};
+        cfg.cpu_fallback = 1;
+        cuzk_status s = cuzk_engine_create(e, &cfg, &err);
+        if (s == CUZK_OK) {
+            snprintf(dev_name, dev_len, "gpu%d", o->gpu_dev);
             return 0;
         }
-        cli_fail(prove_cmd, "GPU", &err);
-        return -1;
+        if (o->gpu_required)
+            return cli_fail(prove_cmd, "GPU", &err);
+        if (s != CUZK_EUNSUPPORTED) /* there is one, but it does not work */
+            fprintf(stderr, "cuzk %s: GPU %d unusable (%s); proving on the CPU\n", prove_cmd,
+                    o->gpu_dev, err.msg);
     }
-    if (cuzk_gpu_key_create(&gk, ctx, key, CUZK_GPU_KEY_AUTO, &err) != CUZK_OK ||
-        cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
-        cli_fail(prove_cmd, "GPU key upload", &err);
-        goto out;
-    }
-    *upload_s = (cli_now_ns() - t0) / 1e9;
-    if (cuzk_gpu_prove(p, gk, w, proof, t, &err) != CUZK_OK) {
-        cli_fail(prove_cmd, "prove (GPU)", &err);
-        goto out;
-    }
-    rc = 1;
-out:
-    cuzk_gpu_prover_free(p);
-    cuzk_gpu_key_free(gk);
-    cuzk_gpu_ctx_destroy(ctx);
-    return rc;
-#else
-    (void)dev, (void)key, (void)w, (void)proof, (void)pool, (void)upload_s, (void)t;
-    if (required) {
-        fprintf(stderr, "cuzk %s: this build has no CUDA support (--gpu)\n", prove_cmd);
-        return -1;
-    }
+    cfg.devices[0] = (cuzk_device_config){.kind = CUZK_DEVICE_CPU, .threads = threads};
+    cfg.cpu_fallback = 0;
+    if (cuzk_engine_create(e, &cfg, &err) != CUZK_OK)
+        return cli_fail(prove_cmd, "engine", &err);
+    snprintf(dev_name, dev_len, "cpu, %u threads", threads);
     return 0;
-#endif
 }
 
-static void print_timing(const cuzk_groth16_timing *t, double load_s, double write_s) {
+/* The failure of the one partition, in the words the direct prover used:
+ * "<witness file>: <reason>" for what synthesis rejected, "prove: <reason>"
+ * for a failed device step.  The engine's "partition 0: " is dropped. */
+static int job_fail(cuzk_job *job, const prove_opts *o) {
+    cuzk_job_info info;
+    cuzk_partition_info part;
+    cuzk_job_status(job, &info, &part, 1);
+    const char *msg = info.msg;
+    if (!strncmp(msg, "partition 0: ", 13))
+        msg += 13;
+    const char *what = part.device_start_ns == 0  ? (o->input ? o->input : o->wtns)
+                       : part.finalize_start_ns ? "self-check of the new proof"
+                                                : "prove";
+    fprintf(stderr, "cuzk %s: %s: %s\n", prove_cmd, what,
+            msg[0] ? msg : cuzk_status_text(info.status));
+    return 1;
+}
+
+/* -v: the engine's figures for the proof. */
+static void print_times(cuzk_engine *e, cuzk_job *job, const char *dev_name, double start_ms,
+                        double key_ms, double circuit_ms, double write_ms) {
+    cuzk_partition_info p;
+    cuzk_engine_status st;
+    cuzk_job_status(job, NULL, &p, 1);
+    cuzk_engine_status_get(e, &st);
+    const char *dev = p.device >= 0 && (unsigned)p.device < st.n_devices
+                          ? st.devices[p.device].name : "?";
+    const cuzk_step_timing *t = &p.steps;
+    fprintf(stderr, "cuzk %s: engine start %.1f ms (%s) | key load %.1f ms", prove_cmd, start_ms,
+            dev_name, key_ms);
+    if (circuit_ms >= 0)
+        fprintf(stderr, " | circuit load %.1f ms", circuit_ms);
+    fprintf(stderr, "\n");
+    char witness[48] = "";
+    if (t->witness_ns)
+        snprintf(witness, sizeof witness, " (witness %.1f ms)", ms(t->witness_ns));
     fprintf(stderr,
-            "cuzk %s: load %.3f s | evaluate %.3f | h (6 NTT) %.3f | msm A %.3f B1 %.3f "
-            "B2 %.3f C %.3f H %.3f | assemble %.3f | prove total %.3f | write %.3f s\n", prove_cmd,
-            load_s, t->evaluate_ns / 1e9, t->h_ns / 1e9, t->msm_a_ns / 1e9, t->msm_b1_ns / 1e9,
-            t->msm_b2_ns / 1e9, t->msm_c_ns / 1e9, t->msm_h_ns / 1e9, t->assemble_ns / 1e9,
-            t->total_ns / 1e9, write_s);
+            "cuzk %s: queue %.1f ms | synthesis %.1f ms%s | ready %.1f ms | device %s %.1f ms | "
+            "finalize %.1f ms | write %.1f ms | total %.1f ms\n",
+            prove_cmd, ms_between(p.queued_ns, p.synth_start_ns),
+            ms_between(p.synth_start_ns, p.synth_end_ns), witness,
+            ms_between(p.synth_end_ns, p.device_start_ns), dev,
+            ms_between(p.device_start_ns, p.device_end_ns),
+            ms_between(p.finalize_start_ns, p.finalize_end_ns), write_ms,
+            ms_between(p.queued_ns, p.finalize_end_ns) + write_ms);
+    fprintf(stderr,
+            "cuzk %s (%s): upload %.1f ms | evaluate (%s) %.1f | h (6 NTT) %.1f | msm A %.1f "
+            "B1 %.1f B2 %.1f C %.1f H %.1f | download %.1f | assemble %.1f ms\n",
+            prove_cmd, dev, ms(t->upload_ns),
+            t->eval_site == CUZK_EVAL_DEVICE ? dev : "synthesis", ms(t->evaluate_ns),
+            ms(t->ntt_ns), ms(t->msm_a_ns), ms(t->msm_b1_ns), ms(t->msm_b2_ns), ms(t->msm_c_ns),
+            ms(t->msm_h_ns), ms(t->download_ns), ms(t->assemble_ns));
+}
+
+static int prove(const prove_opts *o) {
+    if (check_readable(o->zkey) || (o->wtns && check_readable(o->wtns)) ||
+        (o->input && (check_readable(o->input) || check_readable(o->circuit))))
+        return 1;
+    cuzk_engine *e = NULL;
+    cuzk_job *job = NULL;
+    cuzk_error err = {0};
+    char *input = NULL, dev_name[48];
+    size_t input_len = 0;
+    int rc = 1;
+    uint64_t t0 = cli_now_ns();
+    if (engine_start(&e, o, dev_name, sizeof dev_name))
+        return 1;
+    uint64_t t1 = cli_now_ns();
+    if (cuzk_engine_key_preload(e, NULL, o->zkey, &err) != CUZK_OK) {
+        cli_fail(prove_cmd, o->zkey, &err);
+        goto out;
+    }
+    uint64_t t2 = cli_now_ns(), t3 = t2;
+    if (o->input) {
+        if (cli_read_file(o->input, &input, &input_len, &err)) {
+            cli_fail(prove_cmd, o->input, &err);
+            goto out;
+        }
+        if (!input_len) {
+            fprintf(stderr, "cuzk %s: %s: empty file\n", prove_cmd, o->input);
+            goto out;
+        }
+        if (cuzk_engine_circuit_register(e, o->zkey, o->circuit, &err) != CUZK_OK) {
+            cli_fail(prove_cmd, o->circuit, &err);
+            goto out;
+        }
+        t3 = cli_now_ns();
+    }
+    cuzk_witness w = {.path = o->input ? NULL : o->wtns, .input_json = input,
+                      .input_len = input_len};
+    cuzk_submit_opts so = {.key = o->zkey, .priority = CUZK_PRIORITY_NORMAL,
+                           .witnesses = &w, .n_witnesses = 1};
+    if (cuzk_submit(e, &job, NULL, &so, &err) != CUZK_OK) {
+        cli_fail(prove_cmd, "submit", &err);
+        goto out;
+    }
+    if (cli_stderr_tty() && !cli_verbose)
+        fprintf(stderr, "cuzk %s: proving (%s)...\r", prove_cmd, dev_name);
+    if (cuzk_job_await(job, -1, &err) != CUZK_OK) {
+        job_fail(job, o);
+        goto out;
+    }
+    const char *proof_json = cuzk_job_proof_json(job, 0),
+               *public_json = cuzk_job_public_json(job, 0);
+    if (!proof_json || !public_json) {
+        fprintf(stderr, "cuzk %s: this build writes no JSON (jansson is missing)\n", prove_cmd);
+        goto out;
+    }
+    uint64_t t4 = cli_now_ns();
+    if (write_file(o->proof_out, proof_json) || write_file(o->public_out, public_json))
+        goto out;
+    if (cli_verbose)
+        print_times(e, job, dev_name, ms(t1 - t0), ms(t2 - t1), o->input ? ms(t3 - t2) : -1,
+                    ms(cli_now_ns() - t4));
+    rc = 0;
+out:
+    cuzk_job_release(job);
+    cuzk_engine_destroy(e, 0);
+    free(input);
+    return rc;
 }
 
 int cmd_prove(int argc, char **argv) {
     prove_cmd = argc > 0 && !strcmp(argv[0], "fullprove") ? "fullprove" : "prove";
-    const char *pos[5], *input = NULL, *circuit = NULL, *cache = NULL;
-    int npos = 0, verify = 0, force_cpu = 0, gpu_dev = 0, gpu_required = 0;
-    unsigned threads = 0;
+    const char *pos[5];
+    prove_opts o = {0};
+    int npos = 0;
     if (cli_wants_help(argc, argv)) {
         fputs(help, stdout);
         fputs(cli_prove_daemon_help, stdout);
@@ -137,21 +291,21 @@ int cmd_prove(int argc, char **argv) {
         if (!strcmp(argv[i], "-v"))
             cli_verbose++;
         else if (!strcmp(argv[i], "--cpu"))
-            force_cpu = 1;
+            o.force_cpu = 1;
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) {
-            gpu_dev = atoi(argv[++i]);
-            gpu_required = 1;
+            o.gpu_dev = atoi(argv[++i]);
+            o.gpu_required = 1;
         }
         else if (!strcmp(argv[i], "--verify"))
-            verify = 1;
+            o.verify = 1;
         else if (!strcmp(argv[i], "--input") && i + 1 < argc)
-            input = argv[++i];
+            o.input = argv[++i];
         else if (!strcmp(argv[i], "--circuit") && i + 1 < argc)
-            circuit = argv[++i];
+            o.circuit = argv[++i];
         else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
-            cache = argv[++i];
+            o.cache = argv[++i];
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            threads = (unsigned)atoi(argv[++i]);
+            o.threads = (unsigned)atoi(argv[++i]);
         else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "cuzk %s: unknown option %s\n%s", prove_cmd, argv[i], help);
             return 2;
@@ -160,126 +314,17 @@ int cmd_prove(int argc, char **argv) {
         else
             npos = 5;
     }
-    if (!input != !circuit) {
+    if (!o.input != !o.circuit) {
         fprintf(stderr, "cuzk %s: --input and --circuit go together\n", prove_cmd);
         return 2;
     }
-    if (npos != (input ? 3 : 4)) {
+    if (npos != (o.input ? 3 : 4)) {
         fputs(help, stderr);
         return 2;
     }
-    if (input) { /* the witness slot is the computed witness */
-        pos[3] = pos[2];
-        pos[2] = pos[1];
-        pos[1] = input;
-    }
-    cuzk_error err = {0};
-    cuzk_key key;
-    cuzk_wtns w;
-    cuzk_proof proof;
-    cuzk_groth16_timing t;
-    cuzk_gpu_timing gt;
-    double key_upload_s = 0;
-    int on_gpu = 0;
-    int rc = 1;
-    uint64_t t0 = cli_now_ns();
-    if (cuzk_key_load(&key, pos[0], &err) != CUZK_OK)
-        return cli_fail(prove_cmd, pos[0], &err);
-    void *values = NULL;
-    uint8_t *img = NULL;
-    double wc_load_s = 0, wc_calc_s = 0;
-    if (input) {
-        int curve = 0;
-        uint32_t nv = 0;
-        if (cli_witness_from_inputs(circuit, input, cache, &curve, &values, &nv, &wc_load_s,
-                                    &wc_calc_s)) {
-            cuzk_key_free(&key);
-            return 1;
-        }
-        if ((cuzk_curve)curve != key.curve) {
-            fprintf(stderr, "cuzk %s: %s is a circuit over %s, the key %s is for %s\n", prove_cmd,
-                    circuit, cuzk_curve_snarkjs_name((cuzk_curve)curve), pos[0],
-                    cuzk_curve_snarkjs_name(key.curve));
-            free(values);
-            cuzk_key_free(&key);
-            return 1;
-        }
-        size_t size = cuzk_wtns_image(NULL, key.curve, values, nv);
-        if (!(img = malloc(size))) {
-            fprintf(stderr, "cuzk %s: no memory for the witness\n", prove_cmd);
-            free(values);
-            cuzk_key_free(&key);
-            return 1;
-        }
-        cuzk_wtns_image(img, key.curve, values, nv);
-        free(values);
-        if (cuzk_wtns_from_mem(&w, img, size, &err) != CUZK_OK) {
-            free(img);
-            cuzk_key_free(&key);
-            return cli_fail(prove_cmd, "computed witness", &err);
-        }
-        if (cli_verbose)
-            fprintf(stderr, "cuzk %s: circuit load %.3f s | witness %.3f s (%u values)\n", prove_cmd,
-                    wc_load_s, wc_calc_s, nv);
-    } else if (cuzk_wtns_open(&w, pos[1], &err) != CUZK_OK) {
-        cuzk_key_free(&key);
-        return cli_fail(prove_cmd, pos[1], &err);
-    }
-    double load_s = (cli_now_ns() - t0 - (uint64_t)((wc_load_s + wc_calc_s) * 1e9)) / 1e9;
-    cuzk_pool *pool = cuzk_pool_create(threads, &err);
-    cuzk_fr *pub = NULL;
-    size_t n_pub = cuzk_key_n_public(&key);
-    if (!pool) {
-        cli_fail(prove_cmd, "thread pool", &err);
-        goto out;
-    }
-    if (!force_cpu) {
-        on_gpu = prove_gpu(gpu_dev, gpu_required, &key, &w, &proof, pool, &key_upload_s,
-                           &gt);
-        if (on_gpu < 0)
-            goto out;
-    }
-    if (!on_gpu && cli_stderr_tty())
-        fprintf(stderr, "cuzk %s: proving (%s, 2^%u constraints, %u threads)...\r", prove_cmd,
-                cuzk_curve_snarkjs_name(key.curve), cuzk_key_log_n(&key), cuzk_pool_threads(pool));
-    if (!on_gpu && cuzk_key_prove(&key, &w, &proof, pool, &t, &err) != CUZK_OK) {
-        cli_fail(prove_cmd, "prove", &err);
-        goto out;
-    }
-    pub = malloc((n_pub ? n_pub : 1) * sizeof *pub);
-    if (!pub || cuzk_wtns_to_mont(&w, pub, 1, n_pub, &err) != CUZK_OK) {
-        cli_fail(prove_cmd, "public signals", &err);
-        goto out;
-    }
-    if (verify) {
-        cuzk_vk vk;
-        if (cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
-            cuzk_vk_verify(&vk, pub, n_pub, &proof, &err) != CUZK_OK) {
-            cuzk_vk_free(&vk);
-            cli_fail(prove_cmd, "self-check of the new proof", &err);
-            goto out;
-        }
-        cuzk_vk_free(&vk);
-    }
-    uint64_t t1 = cli_now_ns();
-    if (cuzk_proof_write_json_file(&proof, pos[2], &err) != CUZK_OK) {
-        cli_fail(prove_cmd, pos[2], &err);
-        goto out;
-    }
-    if (cuzk_public_write_json_file(key.curve, pub, n_pub, pos[3], &err) != CUZK_OK) {
-        cli_fail(prove_cmd, pos[3], &err);
-        goto out;
-    }
-    if (cli_verbose && on_gpu)
-        print_gpu_timing(&gt, load_s, key_upload_s, (cli_now_ns() - t1) / 1e9);
-    else if (cli_verbose)
-        print_timing(&t, load_s, (cli_now_ns() - t1) / 1e9);
-    rc = 0;
-out:
-    free(pub);
-    cuzk_pool_destroy(pool);
-    cuzk_wtns_close(&w);
-    free(img);
-    cuzk_key_free(&key);
-    return rc;
+    o.zkey = pos[0];
+    o.wtns = o.input ? NULL : pos[1];
+    o.proof_out = pos[o.input ? 1 : 2];
+    o.public_out = pos[o.input ? 2 : 3];
+    return prove(&o);
 }

@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "groth16/setup.h"
-#include "util/threadpool.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk setup --dev [--seed S] [--threads N] <circuit.r1cs> <circuit.zkey>\n"
@@ -46,12 +45,8 @@ int cmd_setup(int argc, char **argv) {
     fprintf(stderr, "cuzk setup: WARNING: INSECURE development key (known toxic waste); "
                     "for tests and benchmarks only\n");
     cuzk_error err = {0};
-    cuzk_pool *pool = cuzk_pool_create(threads, &err);
-    if (!pool)
-        return cli_fail("setup", "thread pool", &err);
     uint64_t t0 = cli_now_ns();
-    cuzk_status st = cuzk_setup_dev_write(pos[0], pos[1], have_seed ? &seed : NULL, pool, &err);
-    cuzk_pool_destroy(pool);
+    cuzk_status st = cuzk_setup_dev(pos[0], pos[1], have_seed ? &seed : NULL, threads, &err);
     if (st != CUZK_OK)
         return cli_fail("setup", pos[0], &err);
     fprintf(stderr, "cuzk setup: wrote %s in %.2f s\n", pos[1], (cli_now_ns() - t0) / 1e9);

@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
+#include "cuzk_files.h"
 
 static const char *help =
     "usage: cuzk verify <verification_key.json> <public.json> <proof.json>\n"
@@ -27,22 +26,23 @@ int cmd_verify(int argc, char **argv) {
         return 2;
     }
     cuzk_error err = {0};
-    cuzk_vk vk;
-    cuzk_proof proof;
-    cuzk_fr *pub = NULL;
+    cuzk_vk *vk = NULL;
+    cuzk_proof_bytes proof;
+    uint8_t *pub = NULL;
     size_t n_pub = 0;
     int rc = 1;
-    if (cuzk_vk_read_json_file(&vk, argv[1], &err) != CUZK_OK)
+    if (cuzk_vk_load(&vk, argv[1], &err) != CUZK_OK)
         return cli_fail("verify", argv[1], &err);
-    if (cuzk_public_read_json_file(vk.curve, &pub, &n_pub, argv[2], &err) != CUZK_OK) {
+    if (cuzk_public_bytes_read_json_file(cuzk_vk_curve(vk), &pub, &n_pub, argv[2], &err) !=
+        CUZK_OK) {
         cli_fail("verify", argv[2], &err);
         goto out;
     }
-    if (cuzk_proof_read_json_file(&proof, vk.curve, argv[3], &err) != CUZK_OK) {
+    if (cuzk_proof_bytes_read_json_file(&proof, cuzk_vk_curve(vk), argv[3], &err) != CUZK_OK) {
         cli_fail("verify", argv[3], &err);
         goto out;
     }
-    if (cuzk_vk_verify(&vk, pub, n_pub, &proof, &err) != CUZK_OK) {
+    if (cuzk_verify(vk, &proof, pub, n_pub, &err) != CUZK_OK) {
         printf("INVALID: %s\n", err.msg);
         goto out;
     }
@@ -50,6 +50,6 @@ int cmd_verify(int argc, char **argv) {
     rc = 0;
 out:
     free(pub);
-    cuzk_vk_free(&vk);
+    cuzk_vk_release(vk);
     return rc;
 }

@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "groth16/binfile.h"
-#include "witness/wc.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk wtns calculate [options] <circuit.wasm> <input.json> <witness.wtns>\n"
@@ -154,7 +153,7 @@ static int calculate(int argc, char **argv) {
         rc = 1;
     } else {
         cuzk_wtns_image(img, (cuzk_curve)curve, values, n);
-        if (cuzk_write_file_atomic(pos[2], img, size, &err) != CUZK_OK)
+        if (cuzk_file_write_atomic(pos[2], img, size, &err) != CUZK_OK)
             rc = cli_fail("wtns", pos[2], &err);
     }
     if (cli_verbose && !rc)

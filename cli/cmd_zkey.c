@@ -3,8 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
+#include "cuzk_files.h"
 
 static const char *help =
     "usage: cuzk zkey export-vk <circuit.zkey> <verification_key.json>\n"
@@ -22,18 +21,20 @@ int cmd_zkey(int argc, char **argv) {
         return 2;
     }
     cuzk_error err = {0};
-    cuzk_zkey z;
-    cuzk_vk vk;
-    if (cuzk_zkey_open(&z, argv[2], &err) != CUZK_OK)
+    cuzk_file_info info;
+    cuzk_vk *vk = NULL;
+    /* a .zkey only: cuzk_vk_load would take a verification_key.json too */
+    if (cuzk_file_inspect(&info, argv[2], &err) != CUZK_OK)
+        return cli_fail("zkey", argv[2], &err);
+    if (info.kind != CUZK_FILE_ZKEY) {
+        cuzk_fail(&err, CUZK_EFORMAT, "not a .zkey file");
+        return cli_fail("zkey", argv[2], &err);
+    }
+    if (cuzk_vk_load(&vk, argv[2], &err) != CUZK_OK)
         return cli_fail("zkey", argv[2], &err);
     int rc = 0;
-    if (cuzk_vk_from_zkey(&vk, &z, &err) != CUZK_OK)
-        rc = cli_fail("zkey", argv[2], &err);
-    else {
-        if (cuzk_vk_write_json_file(&vk, argv[3], &err) != CUZK_OK)
-            rc = cli_fail("zkey", argv[3], &err);
-        cuzk_vk_free(&vk);
-    }
-    cuzk_zkey_close(&z);
+    if (cuzk_vk_save_json(vk, argv[3], &err) != CUZK_OK)
+        rc = cli_fail("zkey", argv[3], &err);
+    cuzk_vk_release(vk);
     return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * Instantiates the group law (curve_gen.h) for the four groups and holds
+ * Instantiates the group law (curve_template.h) for the four groups and holds
  * what differs between them: the constants b, the generators, and the
  * subgroup-membership tests with the endomorphisms they use.  All constants
  * come from field/consts_gen.h (scripts/gen_consts.py derives them and
@@ -56,7 +56,7 @@ static const bn254_fp2_const bn254_psi_cy = {BN254_PSI_CY_MONT};
 #define CURVE_GEN_X (&bls12_381_g1_x)
 #define CURVE_GEN_Y (&bls12_381_g1_y)
 #define CURVE_SUBGROUP bls12_381_g1_subgroup
-#include "curve/curve_gen.h"
+#include "curve/curve_template.h"
 #undef G
 #undef F
 #undef S
@@ -72,7 +72,7 @@ static const bn254_fp2_const bn254_psi_cy = {BN254_PSI_CY_MONT};
 #define CURVE_GEN_X (&bls12_381_g2_x.v)
 #define CURVE_GEN_Y (&bls12_381_g2_y.v)
 #define CURVE_SUBGROUP bls12_381_g2_subgroup
-#include "curve/curve_gen.h"
+#include "curve/curve_template.h"
 #undef G
 #undef F
 #undef S
@@ -88,7 +88,7 @@ static const bn254_fp2_const bn254_psi_cy = {BN254_PSI_CY_MONT};
 #define CURVE_GEN_X (&bn254_g1_x)
 #define CURVE_GEN_Y (&bn254_g1_y)
 #define CURVE_SUBGROUP bn254_g1_subgroup
-#include "curve/curve_gen.h"
+#include "curve/curve_template.h"
 #undef G
 #undef F
 #undef S
@@ -104,7 +104,7 @@ static const bn254_fp2_const bn254_psi_cy = {BN254_PSI_CY_MONT};
 #define CURVE_GEN_X (&bn254_g2_x.v)
 #define CURVE_GEN_Y (&bn254_g2_y.v)
 #define CURVE_SUBGROUP bn254_g2_subgroup
-#include "curve/curve_gen.h"
+#include "curve/curve_template.h"
 #undef G
 #undef F
 #undef S

@@ -3,7 +3,7 @@
  *
  * The point types (affine, Jacobian, XYZZ) are in curve_types.h.  Every group
  * G in {bls12_381_g1, bls12_381_g2, bn254_g1, bn254_g2} has the same API,
- * declared by CUZK_CURVE_DECLARE below and implemented once in curve_gen.h
+ * declared by CUZK_CURVE_DECLARE below and implemented once in curve_template.h
  * (instantiated four times by curve.c).  F is the coordinate field
  * (bls12_381_fp, bls12_381_fp2, bn254_fp, bn254_fp2), S the scalar field
  * (bls12_381_fr, bn254_fr).  All curves are y^2 = x^3 + b (a = 0).
@@ -39,7 +39,7 @@
  *   G_affine_eq          coordinate equality of two affine points
  *   G_mul                [k]P, k in S (Montgomery form); fixed 4-bit window
  *                        over all 64 windows of the 256-bit integer, table
- *                        read by a masked scan (see curve_gen.h for what is
+ *                        read by a masked scan (see curve_template.h for what is
  *                        and is not constant time)
  *   G_mul_limbs          [k]P for a plain little-endian integer of |k_limbs|
  *                        limbs (any size, e.g. cofactors, r); variable time
@@ -47,7 +47,7 @@
  *   G_affine_on_curve    1 iff y^2 = x^3 + b, or the point is infinity
  *   G_affine_in_subgroup 1 iff on the curve and in the order-r subgroup
  *                        (infinity: 1).  Fast endomorphism tests, see
- *                        curve_gen.h / curve.c for the justification.
+ *                        curve_template.h / curve.c for the justification.
  *   G_xyzz_add_affine    XYZZ + affine  (madd-2008-s, 8M + 2S)
  *   G_xyzz_add           XYZZ + XYZZ    (add-2008-s, 12M + 2S)
  *   G_xyzz_dbl           2P in XYZZ     (dbl-2008-s-1, 6M + 3S)

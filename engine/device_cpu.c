@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
+#include "groth16/curve_impl.h"
 
 /* One worker's scratch; |busy| under cpu_state.lock. */
 typedef struct cpu_slot {
@@ -122,15 +123,9 @@ static void cpu_close(engine_device *d) {
 
 /* Scratch one partition of |key| needs on |threads|: the MSMs', or
  * evaluate's for a retry that evaluates here. */
-static size_t cpu_scratch_bytes(const cuzk_key *key, unsigned threads) {
-    size_t m = 0, e = 0;
-    if (key->curve == CUZK_CURVE_BLS12_381) {
-        m = bls12_381_groth16_msms_scratch_bytes(&key->pk.bls12_381, threads);
-        e = bls12_381_groth16_evaluate_scratch_bytes(&key->pk.bls12_381);
-    } else if (key->curve == CUZK_CURVE_BN254) {
-        m = bn254_groth16_msms_scratch_bytes(&key->pk.bn254, threads);
-        e = bn254_groth16_evaluate_scratch_bytes(&key->pk.bn254);
-    }
+static size_t cpu_scratch_bytes(const cuzk_curve_impl *ci, const cuzk_key *key,
+                                unsigned threads) {
+    size_t m = ci->msms_scratch_bytes(key, threads), e = ci->evaluate_scratch_bytes(key);
     return m > e ? m : e;
 }
 
@@ -173,7 +168,10 @@ static void cpu_scratch_prepare(engine_device *d, const cuzk_key *key) {
     cpu_state *s = d->state;
     if (!s || d->fallback_only)
         return; /* a fallback takes scratch per step, see cpu_run */
-    size_t bytes = cpu_scratch_bytes(key, cuzk_pool_threads(s->pool));
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(key->curve);
+    if (!ci)
+        return;
+    size_t bytes = cpu_scratch_bytes(ci, key, cuzk_pool_threads(s->pool));
     pthread_mutex_lock(&s->lock);
     if (s->n_needs == s->cap_needs) {
         size_t cap = s->cap_needs ? 2 * s->cap_needs : 8;
@@ -230,34 +228,41 @@ static void slot_give(cpu_state *s, cpu_slot *sl) {
     pthread_mutex_unlock(&s->lock);
 }
 
-#define CPU_PROVE(P)                                                                         \
-    static cuzk_status P##_cpu_prove(engine_dev_item *it, cuzk_pool *pool, void *sp,         \
-                                     size_t sb) {                                             \
-        const P##_groth16_pk *pk = &it->key->pk.P;                                            \
-        size_t n = (size_t)1 << pk->log_n;                                                    \
-        P##_fr *abc = (P##_fr *)it->abc, r, s;                                                \
-        cuzk_groth16_timing t;                                                                \
-        cuzk_status st;                                                                       \
-        if ((st = P##_fr_random(&r, &it->err)) != CUZK_OK ||                                  \
-            (st = P##_fr_random(&s, &it->err)) != CUZK_OK)                                    \
-            return st;                                                                        \
-        /* a retry of a partition meant for a device that evaluates itself */ \
-        if (!it->abc_ready &&                                                                 \
-            (st = P##_groth16_evaluate_with_scratch(pk, (const P##_fr *)it->witness, abc,     \
-                                                    abc + n, abc + 2 * n, sp, pool,           \
-                                                    &it->err)) != CUZK_OK)                    \
-            return st;                                                                        \
-        st = P##_groth16_compute_h(pk, abc, abc + n, abc + 2 * n, pool, &it->err);            \
-        if (st != CUZK_OK)                                                                    \
-            return st;                                                                        \
-        it->proof.curve = it->key->curve;                                                     \
-        return P##_groth16_msms_assemble_with_scratch(&it->proof.p.P, pk,                     \
-                                                      (const P##_fr *)it->witness, abc, &r,   \
-                                                      &s, sp, sb, pool, &t,                   \
-                                                      &it->err);                              \
-    }
-CPU_PROVE(bls12_381)
-CPU_PROVE(bn254)
+/* One proof on the CPU, the steps reached through the key's curve table. */
+static cuzk_status cpu_prove(const cuzk_curve_impl *ci, engine_dev_item *it, cuzk_pool *pool,
+                             void *sp, size_t sb, cuzk_groth16_timing *t) {
+    const cuzk_key *k = it->key;
+    size_t n = (size_t)1 << ci->key_log_n(k);
+    cuzk_fr *abc = it->abc, r, s;
+    uint64_t t0 = cuzk_now_ns();
+    cuzk_status st;
+    if ((st = ci->fr_random(&r, &it->err)) != CUZK_OK ||
+        (st = ci->fr_random(&s, &it->err)) != CUZK_OK)
+        return st;
+    /* a retry of a partition meant for a device that evaluates itself */
+    if (!it->abc_ready &&
+        (st = ci->evaluate_with_scratch(k, it->witness, abc, abc + n, abc + 2 * n, sp, pool,
+                                        &it->err)) != CUZK_OK)
+        return st;
+    t->evaluate_ns = it->abc_ready ? 0 : cuzk_now_ns() - t0;
+    uint64_t th = cuzk_now_ns();
+    st = ci->compute_h(k, abc, abc + n, abc + 2 * n, pool, &it->err);
+    if (st != CUZK_OK)
+        return st;
+    t->h_ns = cuzk_now_ns() - th;
+    return ci->msms_assemble_with_scratch(&it->proof, k, it->witness, abc, &r, &s, sp, sb, pool, t,
+                                          &it->err);
+}
+
+/* The prover's figures as the engine reports them (cuzk_step_timing). */
+static void cpu_steps(cuzk_step_timing *o, const cuzk_groth16_timing *t) {
+    o->eval_site = t->evaluate_ns ? CUZK_EVAL_DEVICE : CUZK_EVAL_NONE;
+    o->evaluate_ns = t->evaluate_ns;
+    o->ntt_ns = t->h_ns;
+    o->msm_a_ns = t->msm_a_ns, o->msm_b1_ns = t->msm_b1_ns, o->msm_b2_ns = t->msm_b2_ns;
+    o->msm_c_ns = t->msm_c_ns, o->msm_h_ns = t->msm_h_ns;
+    o->assemble_ns = t->assemble_ns;
+}
 
 static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     cpu_state *s = d->state;
@@ -265,22 +270,23 @@ static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     unsigned threads = cuzk_pool_threads(s->pool);
     for (size_t i = 0; i < n; i++) {
         engine_dev_item *it = items[i];
+        const cuzk_curve_impl *ci = cuzk_curve_impl_get(it->key->curve);
+        cuzk_groth16_timing t = {0};
         void *sp = NULL;
         size_t sb = 0;
         cuzk_error e2;
-        if (it->key->curve != CUZK_CURVE_BLS12_381 && it->key->curve != CUZK_CURVE_BN254) {
+        if (!ci) {
             it->status = cuzk_fail(&it->err, CUZK_ECURVE, "key of unknown curve");
             continue;
         }
         /* No room in the budget for the scratch (a budget sized for keys
          * and buffer sets only): the prover allocates per call, as it
          * does outside the engine, rather than fail the partition. */
-        if (slot_fit(s, sl, cpu_scratch_bytes(it->key, threads), &e2) == CUZK_OK)
+        if (slot_fit(s, sl, cpu_scratch_bytes(ci, it->key, threads), &e2) == CUZK_OK)
             sp = sl->buf->p, sb = sl->buf->bytes;
-        if (it->key->curve == CUZK_CURVE_BLS12_381)
-            it->status = bls12_381_cpu_prove(it, s->pool, sp, sb);
-        else
-            it->status = bn254_cpu_prove(it, s->pool, sp, sb);
+        it->status = cpu_prove(ci, it, s->pool, sp, sb, &t);
+        if (it->status == CUZK_OK)
+            cpu_steps(&it->steps, &t);
     }
     /* The CPU fallback of GPU devices runs rarely: it does not keep a
      * key-sized scratch (gigabytes at 2^27) charged between its steps. */

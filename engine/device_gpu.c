@@ -26,7 +26,8 @@
 #include "engine/internal.h"
 
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
 #include "groth16/prove_gpu.h"
 
 #define GPU_MAX_KEYS 32
@@ -233,6 +234,21 @@ static cuzk_status gpu_upload(engine_device *d, engine_dev_item *it, cuzk_error 
     return CUZK_OK;
 }
 
+/* The prover's figures (microseconds) as the engine reports them; upload
+ * is timed by the engine around the upload step. */
+static void gpu_steps(cuzk_step_timing *o, const cuzk_gpu_timing *t) {
+    if (t->eval_on_gpu) {
+        o->eval_site = CUZK_EVAL_DEVICE;
+        o->evaluate_ns = (uint64_t)(t->evaluate_us * 1e3);
+    }
+    o->ntt_ns = (uint64_t)(t->ntt_us * 1e3);
+    o->msm_a_ns = (uint64_t)(t->msm_a_us * 1e3), o->msm_b1_ns = (uint64_t)(t->msm_b1_us * 1e3);
+    o->msm_b2_ns = (uint64_t)(t->msm_b2_us * 1e3), o->msm_c_ns = (uint64_t)(t->msm_c_us * 1e3);
+    o->msm_h_ns = (uint64_t)(t->msm_h_us * 1e3);
+    o->download_ns = (uint64_t)(t->download_us * 1e3);
+    o->assemble_ns = (uint64_t)(t->assemble_us * 1e3);
+}
+
 /* Partitions of one key run as one batch (every MSM one pass over the
  * bases for all of them: cuzk_gpu_prove_run_batch); a run of items with
  * different keys is split into batches of consecutive equal keys. */
@@ -268,6 +284,8 @@ static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
                 x->status = b[j].st;
                 if (b[j].st != CUZK_OK)
                     x->err = b[j].err;
+                else
+                    gpu_steps(&x->steps, &t);
             }
             prover_put(s, x->dev_prover);
             key_put(s, slot);

@@ -35,8 +35,8 @@ static cuzk_status sim_open(engine_device *d, cuzk_error *err) {
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for a device");
     }
     d->state = s;
-    d->has_upload = d->cfg.sim_upload_us > 0;
-    d->has_fetch = d->cfg.sim_fetch_us > 0;
+    d->has_upload = d->sim.upload_us > 0;
+    d->has_fetch = d->sim.fetch_us > 0;
     return CUZK_OK;
 }
 
@@ -51,14 +51,14 @@ static void sim_close(engine_device *d) {
 
 static cuzk_status sim_upload(engine_device *d, engine_dev_item *it, cuzk_error *err) {
     (void)it, (void)err;
-    sleep_us(d->cfg.sim_upload_us);
+    sleep_us(d->sim.upload_us);
     return CUZK_OK;
 }
 
 static void sim_run(engine_device *d, engine_dev_item **items, size_t n) {
     sim_state *s = d->state;
     pthread_mutex_lock(&s->compute);
-    sleep_us((uint32_t)(d->cfg.sim_compute_us * n));
+    sleep_us((uint32_t)(d->sim.compute_us * n));
     pthread_mutex_unlock(&s->compute);
     for (size_t i = 0; i < n; i++) {
         memset(&items[i]->proof, 0, sizeof items[i]->proof);
@@ -69,7 +69,7 @@ static void sim_run(engine_device *d, engine_dev_item **items, size_t n) {
 
 static cuzk_status sim_fetch(engine_device *d, engine_dev_item *it, cuzk_error *err) {
     (void)it, (void)err;
-    sleep_us(d->cfg.sim_fetch_us);
+    sleep_us(d->sim.fetch_us);
     return CUZK_OK;
 }
 

@@ -76,12 +76,12 @@ void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...) {
 cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site, engine_part *p, int dev,
                                cuzk_fault *f) {
     memset(f, 0, sizeof *f);
-    if (!e->cfg.fault_fn)
+    if (!e->testing.fault_fn)
         return CUZK_FAULT_NONE;
     unsigned att = atomic_load(&p->attempts);
     cuzk_fault_point at = {site, p->job->id, p->job->request_id, p->index,
                            site == CUZK_FAULT_DEVICE && att ? att - 1 : att, dev};
-    e->cfg.fault_fn(e->cfg.fault_ctx, &at, f);
+    e->testing.fault_fn(e->testing.fault_ctx, &at, f);
     f->msg[sizeof f->msg - 1] = 0;
     if (f->action == CUZK_FAULT_STALL) {
         engine_sleep_ms(f->stall_ms);
@@ -407,6 +407,8 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     memset(d, 0, sizeof *d);
     d->index = (int)e->n_devices;
     d->cfg = *dc;
+    if (!fallback && dc->kind == CUZK_DEVICE_SIMULATED)
+        d->sim = e->testing.sim[dc - e->cfg.devices];
     d->fallback_only = fallback;
     d->mem = &e->mem;
     d->ops = dc->kind == CUZK_DEVICE_CPU   ? &engine_device_cpu_ops
@@ -419,7 +421,7 @@ static cuzk_status open_device(cuzk_engine *e, const cuzk_device_config *dc, int
     d->n_workers = dc->workers ? dc->workers : 1;
     d->batch_max = e->cfg.batch_max ? e->cfg.batch_max : 1;
     d->self_evaluates = d->ops->self_evaluates ||
-                        (dc->kind == CUZK_DEVICE_SIMULATED && dc->sim_evaluates);
+                        (dc->kind == CUZK_DEVICE_SIMULATED && d->sim.evaluates);
     d->acct_state = ACCT_STARVED_IDLE;
     d->acct_last_ns = e->start_ns;
     d->workers = calloc(d->n_workers, sizeof *d->workers);
@@ -578,6 +580,9 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg,
         e->cfg = *cfg;
     else
         cuzk_engine_config_default(&e->cfg);
+    if (e->cfg.testing)
+        e->testing = *e->cfg.testing;
+    e->cfg.testing = NULL; /* the caller's struct is not ours to keep */
     e->start_ns = cuzk_now_ns();
     atomic_store(&e->next_job_id, 1);
     cuzk_status s = resolve_config(&e->cfg, err);
@@ -977,6 +982,11 @@ void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info, cuzk_partition_in
         o->device_end_ns = atomic_load(&p->t[PT_DEV_END]);
         o->finalize_start_ns = atomic_load(&p->t[PT_FIN_START]);
         o->finalize_end_ns = atomic_load(&p->t[PT_FIN_END]);
+        /* the stage load above orders this read after the DONE store */
+        memset(&o->steps, 0, sizeof o->steps);
+        if (o->stage == CUZK_STAGE_DONE)
+            o->steps = p->steps;
+        o->steps.witness_ns = atomic_load(&p->witness_ns);
     }
 }
 
@@ -1024,19 +1034,6 @@ static const engine_part *done_part(const cuzk_job *job, size_t i) {
     return &job->parts[i];
 }
 
-cuzk_status cuzk_job_proof(const cuzk_job *job, cuzk_proof *proof, size_t i, cuzk_error *err) {
-    if (i >= job->n_parts)
-        return cuzk_fail(err, CUZK_ERANGE, "partition %zu of %u", i, job->n_parts);
-    const engine_part *p = done_part(job, i);
-    if (!p)
-        return cuzk_fail(err, CUZK_EBUSY, "partition %zu is not done", i);
-    if (p->simulated)
-        return cuzk_fail(err, CUZK_EUNSUPPORTED,
-                         "partition %zu ran on a simulated device: there is no proof", i);
-    *proof = p->proof;
-    return CUZK_OK;
-}
-
 const char *cuzk_job_proof_json(const cuzk_job *job, size_t i) {
     const engine_part *p = done_part(job, i);
     return p ? p->proof_json : NULL;
@@ -1045,12 +1042,6 @@ const char *cuzk_job_proof_json(const cuzk_job *job, size_t i) {
 const char *cuzk_job_public_json(const cuzk_job *job, size_t i) {
     const engine_part *p = done_part(job, i);
     return p ? p->public_json : NULL;
-}
-
-size_t cuzk_job_public(const cuzk_job *job, const cuzk_fr **pub, size_t i) {
-    const engine_part *p = done_part(job, i);
-    *pub = p && !p->simulated ? p->pub : NULL;
-    return *pub ? p->n_pub : 0;
 }
 
 /* ---- engine status and exports ------------------------------------------------------------------ */

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "cuzk.h"
+#include "cuzk_testing.h"
 #include "groth16/key.h"
 #include "util/threadpool.h"
 #include "witness/wc.h"
@@ -277,6 +278,7 @@ typedef struct engine_dev_item {
     cuzk_error err;         /* out */
     void *dev_prover, *dev_key; /* the device's own, from upload to run */
     int abc_ready;              /* synthesis evaluated a, b, c into |abc| */
+    cuzk_step_timing steps;     /* out: the step's figures, where measured */
 } engine_dev_item;
 
 /*
@@ -356,6 +358,7 @@ struct engine_device {
     int index;
     char name[16];
     cuzk_device_config cfg;
+    cuzk_sim_device sim; /* a simulated device's step times */
     int fallback_only;
     const engine_device_ops *ops;
     void *state;
@@ -428,6 +431,9 @@ struct engine_part {
     cuzk_fr *pub;
     size_t n_pub;
     char *proof_json, *public_json;
+    /* Step figures: evaluate by synthesis, the rest by the device step
+     * (hand_off); read by status queries once the stage is DONE. */
+    cuzk_step_timing steps;
 };
 
 struct cuzk_job {
@@ -544,6 +550,7 @@ void engine_thread_free_wc(engine_thread *th);
 
 struct cuzk_engine {
     cuzk_engine_config cfg;
+    cuzk_testing testing; /* the config's test hooks, copied (zero: none) */
     uint64_t start_ns;
     /* Every proving device evaluates a, b, c itself: synthesis only loads
      * and range-checks the witness (a CPU fallback evaluates on retry). */

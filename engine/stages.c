@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
+#include "groth16/curve_impl.h"
 #include "groth16/json.h"
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -371,19 +372,13 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
 static cuzk_status evaluate(const cuzk_key *k, engine_part *p, cuzk_pool *pool, cuzk_error *err) {
     size_t n = (size_t)1 << cuzk_key_log_n(k);
     cuzk_fr *abc = p->abcbuf->p;
-    if (k->curve == CUZK_CURVE_BLS12_381) {
-        bls12_381_fr *v = (bls12_381_fr *)abc;
-        return bls12_381_groth16_evaluate(&k->pk.bls12_381, (const bls12_381_fr *)p->wbuf->p, v,
-                                          v + n, v + 2 * n, pool, err);
-    }
-    bn254_fr *v = (bn254_fr *)abc;
-    return bn254_groth16_evaluate(&k->pk.bn254, (const bn254_fr *)p->wbuf->p, v, v + n, v + 2 * n,
-                                  pool, err);
+    return cuzk_curve_impl_get(k->curve)->evaluate(k, p->wbuf->p, abc, abc + n, abc + 2 * n, pool,
+                                                   err);
 }
 
 /* Every witness value below r (what evaluate checks when it runs). */
 static cuzk_status check_range(const cuzk_key *k, const engine_part *p, cuzk_error *err) {
-    const uint64_t *r = k->curve == CUZK_CURVE_BLS12_381 ? bls12_381_fr_modulus : bn254_fr_modulus;
+    const uint64_t *r = cuzk_curve_r_limbs(k->curve);
     const cuzk_fr *w = p->wbuf->p;
     size_t nv = cuzk_key_n_vars(k);
     for (size_t i = 0; i < nv; i++) {
@@ -423,9 +418,12 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
             s = check_range(k, p, &p->err);
             p->abc_ready = 0;
         } else if (s == CUZK_OK) {
+            uint64_t te = cuzk_now_ns();
             s = evaluate(k, p, e->synth_pool, &p->err);
             p->abc_ready = s == CUZK_OK;
+            p->steps.evaluate_ns = cuzk_now_ns() - te;
         }
+        p->steps.eval_site = p->abc_ready ? CUZK_EVAL_SYNTHESIS : CUZK_EVAL_NONE;
         uint64_t t1 = cuzk_now_ns();
         engine_ring_span(ring, SPAN_SYNTH, t0, t1, j->id, p->index, -1);
         engine_hist_add(&e->hist[HIST_SYNTH], t1 - t0);
@@ -537,6 +535,11 @@ static void hand_off(cuzk_engine *e, engine_device *d, engine_part *p, engine_de
     }
     atomic_fetch_add(&d->proofs, 1);
     p->proof = it->proof;
+    if (it->steps.eval_site == CUZK_EVAL_NONE) { /* evaluated by synthesis, or not timed */
+        it->steps.eval_site = p->steps.eval_site;
+        it->steps.evaluate_ns = p->steps.evaluate_ns;
+    }
+    p->steps = it->steps;
     engine_buf_put(&e->mem, p->wbuf);
     engine_buf_put(&e->mem, p->abcbuf);
     p->wbuf = p->abcbuf = NULL;
@@ -574,7 +577,9 @@ static int device_step(cuzk_engine *e, engine_worker *w, engine_part **parts, si
         else if (d->has_upload) {
             uint64_t t0 = cuzk_now_ns();
             it->status = d->ops->upload(d, it, &it->err);
-            engine_ring_span(w->ring, SPAN_UPLOAD, t0, cuzk_now_ns(), p->job->id, p->index, d->index);
+            it->steps.upload_ns = cuzk_now_ns() - t0;
+            engine_ring_span(w->ring, SPAN_UPLOAD, t0, t0 + it->steps.upload_ns, p->job->id, p->index,
+                             d->index);
         }
         if (it->status == CUZK_OK)
             run[k++] = it;
@@ -629,10 +634,10 @@ void *engine_worker_main(void *arg) {
          * A futex kick, no lock. */
         engine_event_kick(&e->sched_ev);
         cuzk_fault f;
-        if (e->cfg.fault_fn) {
+        if (e->testing.fault_fn) {
             memset(&f, 0, sizeof f);
             cuzk_fault_point at = {CUZK_FAULT_WORKER_GAP, 0, "", 0, 0, d->index};
-            e->cfg.fault_fn(e->cfg.fault_ctx, &at, &f);
+            e->testing.fault_fn(e->testing.fault_ctx, &at, &f);
             if (f.action == CUZK_FAULT_STALL)
                 engine_sleep_ms(f.stall_ms);
         }

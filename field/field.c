@@ -45,7 +45,7 @@ int cuzk_field_uses_asm(void) { return 0; }
 #define FN 6
 #define FC(x) BLS12_381_FP_##x
 #define FIELD_SQRT_3MOD4 1
-#include "field/field_gen.h"
+#include "field/field_template.h"
 #undef FIELD
 #undef FN
 #undef FC
@@ -55,7 +55,7 @@ int cuzk_field_uses_asm(void) { return 0; }
 #define FN 4
 #define FC(x) BLS12_381_FR_##x
 #define FIELD_SQRT_3MOD4 0
-#include "field/field_gen.h"
+#include "field/field_template.h"
 #undef FIELD
 #undef FN
 #undef FC
@@ -65,7 +65,7 @@ int cuzk_field_uses_asm(void) { return 0; }
 #define FN 4
 #define FC(x) BN254_FP_##x
 #define FIELD_SQRT_3MOD4 1
-#include "field/field_gen.h"
+#include "field/field_template.h"
 #undef FIELD
 #undef FN
 #undef FC
@@ -75,7 +75,7 @@ int cuzk_field_uses_asm(void) { return 0; }
 #define FN 4
 #define FC(x) BN254_FR_##x
 #define FIELD_SQRT_3MOD4 0
-#include "field/field_gen.h"
+#include "field/field_template.h"
 #undef FIELD
 #undef FN
 #undef FC

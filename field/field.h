@@ -7,7 +7,7 @@
  *   bn254_fp      4 limbs, R = 2^256     bn254_fr      4 limbs, R = 2^256
  *
  * For every field F the same functions exist (declared by CUZK_FIELD_DECLARE
- * below, implemented once in field_gen.h):
+ * below, implemented once in field_template.h):
  *   F_add, F_sub, F_neg, F_dbl, F_mul, F_sqr       r may alias a and b
  *   F_set_zero, F_set_one, F_set_u64, F_is_zero, F_is_one, F_eq
  *   F_inv        constant time (Fermat); inverse of 0 is 0

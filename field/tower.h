@@ -10,7 +10,7 @@
  * w^1, w^3, w^5 (c1.c0, c1.c1, c1.c2), since v = w^2 and w^6 = xi.
  *
  * For each curve P in {bls12_381, bn254} (types P_fp6 and P_fp12, declared by
- * CUZK_TOWER_DECLARE, implemented once in tower_gen.h):
+ * CUZK_TOWER_DECLARE, implemented once in tower_template.h):
  *
  *   Fp6: add, sub, neg, dbl, mul, sqr, inv, inv_var, mul_by_nonresidue (times
  *        v), mul_fp2 (by a scalar of Fp2), mul_by_1 (by b1 v), mul_by_01 (by

@@ -1,6 +1,6 @@
 /*
  * Device selection, contexts, streams, memory helpers and error mapping of
- * the GPU backend (gpu/gpu.h).
+ * the GPU backend (gpu/runtime.h; the tuning overrides of gpu/selftest.h).
  *
  * Every CUDA runtime call is checked with CUZK_CUDA, which turns a failure
  * into CUZK_EGPU with file:line, the expression and CUDA's text.  Nothing
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gpu/internal.cuh"
+#include "gpu/selftest.h"
 
 static const char *base_name(const char *path) {
     const char *s = strrchr(path, '/');

@@ -1,7 +1,7 @@
 /*
  * Internals shared by the GPU backend's translation units (gpu/device.cu,
  * ntt/gpu/ntt.cu, msm/gpu/msm.cu, gpu/selftest.cu): the object layouts
- * behind gpu.h's opaque handles, the CUDA status check macro, the stream
+ * behind gpu/runtime.h's opaque handles, the CUDA status check macro, the stream
  * scratch arena and launch-size helpers.
  *
  * Must not: be included from C code; hold kernels (they live with their
@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
 
 #define CUZK_GPU_MAX_LOG_NTT 28
 /* Per-thread stack the context asks for (see cuzk_gpu_ctx_create). */

@@ -1,5 +1,5 @@
 /*
- * Self-test and measurement kernels of the GPU backend (gpu/gpu.h):
+ * Self-test and measurement kernels of the GPU backend (gpu/selftest.h):
  * element-wise field operations and point operations that tests compare
  * with the CPU code, and the Montgomery-product throughput benchmark that
  * chose between 32-bit and 64-bit limbs.
@@ -11,6 +11,7 @@
 
 #include "curve/gpu/groups.cuh"
 #include "gpu/internal.cuh"
+#include "gpu/selftest.h"
 
 /* ---- element-wise field operations ---------------------------------------- */
 

@@ -21,11 +21,8 @@
 #include "field/field.h"
 #include "util/status.h"
 
-typedef enum cuzk_curve {
-    CUZK_CURVE_NONE = 0, /* unknown / not yet decided */
-    CUZK_CURVE_BN254,    /* snarkjs "bn128" (alt_bn128) */
-    CUZK_CURVE_BLS12_381 /* snarkjs "bls12381" */
-} cuzk_curve;
+/* cuzk_curve (the enum), cuzk_curve_snarkjs_name and cuzk_curve_from_name
+ * are public: include/cuzk.h, included by util/status.h. */
 
 /* A scalar-field element of either curve: 4 limbs, Montgomery form of the
  * curve it belongs to.  Same layout as bn254_fr and bls12_381_fr, so an
@@ -39,15 +36,6 @@ typedef union cuzk_fr {
 _Static_assert(sizeof(cuzk_fr) == 32, "cuzk_fr must be 4 limbs");
 _Static_assert(sizeof(bn254_fr) == 32 && sizeof(bls12_381_fr) == 32,
                "scalar fields must be 4 limbs");
-
-/* Name snarkjs writes for |c|: "bn128", "bls12381"; "none" otherwise. */
-const char *cuzk_curve_snarkjs_name(cuzk_curve c);
-
-/* Parse a curve name the way snarkjs does (case-insensitive, characters other
- * than letters and digits ignored): "bn128", "bn254", "altbn128" ->
- * CUZK_CURVE_BN254; "bls12381" -> CUZK_CURVE_BLS12_381; else
- * CUZK_CURVE_NONE. */
-cuzk_curve cuzk_curve_from_name(const char *name);
 
 /* Curve whose scalar field order r (|n8| bytes little-endian at |prime|)
  * this is; CUZK_CURVE_NONE if none of ours. */

@@ -14,12 +14,12 @@
 
 #define P bls12_381
 #define P_FR_S BLS12_381_FR_TWO_ADICITY
-#include "groth16/groth16_gen.h"
+#include "groth16/groth16_template.h"
 #undef P
 #undef P_FR_S
 
 #define P bn254
 #define P_FR_S BN254_FR_TWO_ADICITY
-#include "groth16/groth16_gen.h"
+#include "groth16/groth16_template.h"
 #undef P
 #undef P_FR_S

@@ -2,7 +2,7 @@
  * snarkjs JSON files (see json.h).  Parsing and printing go through jansson;
  * jansson's JSON_INDENT(1) | JSON_PRESERVE_ORDER output is byte-identical to
  * snarkjs's JSON.stringify(x, null, 1), which is what makes the writers
- * drop-in.  The per-curve code is json_gen.h, included once per curve.
+ * drop-in.  The per-curve code is json_template.h, included once per curve.
  */
 #include "groth16/json.h"
 
@@ -12,50 +12,21 @@
 #include <sys/stat.h>
 
 #include "curve/curve.h"
+#include "groth16/curve_impl.h"
 #include "groth16/key.h"
 #include "pairing/pairing.h"
 
 /* ---- verification key from a zkey (no JSON involved) ------------------------ */
 
-#define VK_FROM_ZKEY(P)                                                        \
-    static cuzk_status P##_vk_from_zkey(P##_groth16_vk *vk, const cuzk_zkey *z, \
-                                        cuzk_error *err) {                     \
-        vk->alpha1 = z->vk.P.alpha1;                                           \
-        vk->beta2 = z->vk.P.beta2;                                             \
-        vk->gamma2 = z->vk.P.gamma2;                                           \
-        vk->delta2 = z->vk.P.delta2;                                           \
-        vk->n_public = z->n_public;                                            \
-        vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);           \
-        if (vk->ic == NULL)                                                    \
-            return cuzk_fail(err, CUZK_ENOMEM, "no memory for IC");           \
-        cuzk_status st = cuzk_zkey_points_copy(&z->ic, 0, z->n_public + 1ull,  \
-                                               vk->ic, err);                   \
-        for (size_t i = 0; st == CUZK_OK && i <= vk->n_public; i++)            \
-            if (!P##_g1_affine_on_curve(&vk->ic[i]))                           \
-                st = cuzk_fail(err, CUZK_ENOTONCURVE,                          \
-                               "zkey: section 3 (IC) point %zu is not on the curve", i); \
-        return st;                                                             \
-    }
-VK_FROM_ZKEY(bn254)
-VK_FROM_ZKEY(bls12_381)
-
 cuzk_status cuzk_vk_from_zkey(cuzk_vk *vk, const cuzk_zkey *z, cuzk_error *err) {
-    cuzk_status st;
     memset(vk, 0, sizeof *vk);
-    if (z->curve == CUZK_CURVE_BN254)
-        st = bn254_vk_from_zkey(&vk->vk.bn254, z, err);
-    else if (z->curve == CUZK_CURVE_BLS12_381)
-        st = bls12_381_vk_from_zkey(&vk->vk.bls12_381, z, err);
-    else
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(z->curve);
+    if (ci == NULL)
         return cuzk_fail(err, CUZK_ECURVE, "zkey has no curve");
-    if (st != CUZK_OK) {
-        free(z->curve == CUZK_CURVE_BN254 ? (void *)vk->vk.bn254.ic
-                                          : (void *)vk->vk.bls12_381.ic);
+    cuzk_status st = ci->vk_from_zkey(vk, z, err);
+    if (st != CUZK_OK)
         memset(vk, 0, sizeof *vk);
-        return st;
-    }
-    vk->curve = z->curve;
-    return CUZK_OK;
+    return st;
 }
 
 #ifdef CUZK_HAVE_JANSSON
@@ -105,11 +76,42 @@ static int bls12_381_json_alphabeta(bls12_381_fp12 *e, const bls12_381_g1_affine
 }
 
 #define P bn254
-#include "groth16/json_gen.h"
+#include "groth16/json_template.h"
 #undef P
 #define P bls12_381
-#include "groth16/json_gen.h"
+#include "groth16/json_template.h"
 #undef P
+
+/* The JSON formats' entries in the curve table (curve_impl.h), per curve:
+ * the typed readers and writers above on the curve-agnostic types. */
+#define JSON_ENTRY(P)                                                                    \
+    CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                                     \
+    cuzk_status P##_entry_json_vk_read(cuzk_vk *vk, json_t *root, const char *src,       \
+                                       cuzk_error *err) {                                \
+        return P##_json_vk_read(&vk->vk.P, root, src, err);                              \
+    }                                                                                    \
+    json_t *P##_entry_json_vk_write(const cuzk_vk *vk) {                                 \
+        return P##_json_vk_json(&vk->vk.P, cuzk_curve_snarkjs_name(vk->curve));          \
+    }                                                                                    \
+    cuzk_status P##_entry_json_proof_read(cuzk_proof *p, json_t *root, const char *src,  \
+                                          cuzk_error *err) {                             \
+        return P##_json_proof_read(&p->p.P, root, src, err);                             \
+    }                                                                                    \
+    json_t *P##_entry_json_proof_write(const cuzk_proof *p) {                            \
+        return P##_json_proof_json(&p->p.P, cuzk_curve_snarkjs_name(p->curve));          \
+    }                                                                                    \
+    cuzk_status P##_entry_json_public_read(cuzk_fr *out, json_t *root, const char *src,  \
+                                           cuzk_error *err) {                            \
+        return P##_json_public_read(&out->P, root, src, err);                            \
+    }                                                                                    \
+    json_t *P##_entry_json_public_write(const cuzk_fr *pub, size_t n) {                  \
+        /* cuzk_fr and P_fr share one layout (curve_id.h): the union array is   */      \
+        /* read as the curve's scalar array through its member.                 */      \
+        return P##_json_public_json(n ? &pub->P : NULL, n);                              \
+    }
+JSON_ENTRY(bn254)
+JSON_ENTRY(bls12_381)
+#undef JSON_ENTRY
 
 static cuzk_status load(json_t **root, const char *text, size_t len,
                         const char *src, cuzk_error *err) {
@@ -210,8 +212,7 @@ static cuzk_status vk_read(cuzk_vk *vk, const char *text, size_t len,
     if (st == CUZK_OK && c == CUZK_CURVE_NONE)
         st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing");
     if (st == CUZK_OK)
-        st = c == CUZK_CURVE_BN254 ? bn254_json_vk_read(&vk->vk.bn254, root, src, err)
-                                   : bls12_381_json_vk_read(&vk->vk.bls12_381, root, src, err);
+        st = cuzk_curve_impl_get(c)->json_vk_read(vk, root, src, err);
     json_decref(root);
     if (st == CUZK_OK)
         vk->curve = c;
@@ -236,12 +237,10 @@ cuzk_status cuzk_vk_read_json_file(cuzk_vk *vk, const char *path, cuzk_error *er
 }
 
 cuzk_status cuzk_vk_write_json(const cuzk_vk *vk, char **out, cuzk_error *err) {
-    const char *name = cuzk_curve_snarkjs_name(vk->curve);
-    if (vk->curve == CUZK_CURVE_BN254)
-        return dump(bn254_json_vk_json(&vk->vk.bn254, name), out, err);
-    if (vk->curve == CUZK_CURVE_BLS12_381)
-        return dump(bls12_381_json_vk_json(&vk->vk.bls12_381, name), out, err);
-    return cuzk_fail(err, CUZK_EINVAL, "verification key has no curve");
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(vk->curve);
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_EINVAL, "verification key has no curve");
+    return dump(ci->json_vk_write(vk), out, err);
 }
 
 cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *path,
@@ -274,9 +273,10 @@ static cuzk_status proof_read(cuzk_proof *p, cuzk_curve want, const char *text,
         c = want;
     if (st == CUZK_OK && c == CUZK_CURVE_NONE)
         st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing and no curve was given");
+    if (st == CUZK_OK && cuzk_curve_impl_get(c) == NULL)
+        st = cuzk_fail(err, CUZK_ECURVE, "%s: expected curve %d is not one of ours", src, (int)c);
     if (st == CUZK_OK)
-        st = c == CUZK_CURVE_BN254 ? bn254_json_proof_read(&p->p.bn254, root, src, err)
-                                   : bls12_381_json_proof_read(&p->p.bls12_381, root, src, err);
+        st = cuzk_curve_impl_get(c)->json_proof_read(p, root, src, err);
     json_decref(root);
     if (st == CUZK_OK)
         p->curve = c;
@@ -304,12 +304,10 @@ cuzk_status cuzk_proof_read_json_file(cuzk_proof *p, cuzk_curve curve,
 }
 
 cuzk_status cuzk_proof_write_json(const cuzk_proof *p, char **out, cuzk_error *err) {
-    const char *name = cuzk_curve_snarkjs_name(p->curve);
-    if (p->curve == CUZK_CURVE_BN254)
-        return dump(bn254_json_proof_json(&p->p.bn254, name), out, err);
-    if (p->curve == CUZK_CURVE_BLS12_381)
-        return dump(bls12_381_json_proof_json(&p->p.bls12_381, name), out, err);
-    return cuzk_fail(err, CUZK_EINVAL, "proof has no curve");
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(p->curve);
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_EINVAL, "proof has no curve");
+    return dump(ci->json_proof_write(p), out, err);
 }
 
 cuzk_status cuzk_proof_write_json_file(const cuzk_proof *p, const char *path,
@@ -327,7 +325,8 @@ static cuzk_status public_read(cuzk_curve curve, cuzk_fr **out, size_t *n,
     json_t *root;
     *out = NULL;
     *n = 0;
-    if (curve != CUZK_CURVE_BN254 && curve != CUZK_CURVE_BLS12_381)
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
+    if (ci == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "%s: no curve given", src);
     cuzk_status st = load(&root, text, len, src, err);
     if (st != CUZK_OK)
@@ -339,9 +338,7 @@ static cuzk_status public_read(cuzk_curve curve, cuzk_fr **out, size_t *n,
     else if (cnt && (v = malloc(cnt * sizeof *v)) == NULL)
         st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", src);
     if (st == CUZK_OK && cnt)
-        st = curve == CUZK_CURVE_BN254
-                 ? bn254_json_public_read(&v->bn254, root, src, err)
-                 : bls12_381_json_public_read(&v->bls12_381, root, src, err);
+        st = ci->json_public_read(v, root, src, err);
     json_decref(root);
     if (st != CUZK_OK) {
         free(v);
@@ -373,13 +370,10 @@ cuzk_status cuzk_public_read_json_file(cuzk_curve curve, cuzk_fr **out, size_t *
 
 cuzk_status cuzk_public_write_json(cuzk_curve curve, const cuzk_fr *pub, size_t n,
                                    char **out, cuzk_error *err) {
-    /* cuzk_fr and P_fr share one layout (curve_id.h), so the union array is
-     * read as the curve's scalar array through its member. */
-    if (curve == CUZK_CURVE_BN254)
-        return dump(bn254_json_public_json(n ? &pub->bn254 : NULL, n), out, err);
-    if (curve == CUZK_CURVE_BLS12_381)
-        return dump(bls12_381_json_public_json(n ? &pub->bls12_381 : NULL, n), out, err);
-    return cuzk_fail(err, CUZK_EINVAL, "public signals have no curve");
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_EINVAL, "public signals have no curve");
+    return dump(ci->json_public_write(pub, n), out, err);
 }
 
 cuzk_status cuzk_public_write_json_file(cuzk_curve curve, const cuzk_fr *pub, size_t n,

@@ -1,11 +1,14 @@
 /*
  * Loading a .zkey into a cuzk_key, and curve dispatch for prove/verify
- * (key.h).  The copies here happen once per key load, never per proof.
+ * (key.h) through the curve table.  The copies here happen once per key
+ * load, never per proof.
  */
 #include "groth16/key.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "groth16/curve_impl.h"
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -17,23 +20,35 @@ static void *carve(cuzk_key *k, size_t *off, size_t bytes) {
 }
 
 #define P bls12_381
-#include "groth16/key_gen.h"
+#include "groth16/key_template.h"
 #undef P
 #define P bn254
-#include "groth16/key_gen.h"
+#include "groth16/key_template.h"
 #undef P
+
+/* The loader's entry in the curve table (curve_impl.h), per curve. */
+#define KEY_ENTRY(P)                                                                  \
+    CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                                  \
+    cuzk_status P##_entry_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err) { \
+        return P##_key_from_zkey(k, z, err);                                          \
+    }
+KEY_ENTRY(bls12_381)
+KEY_ENTRY(bn254)
+#undef KEY_ENTRY
+
+/* The table of the key's curve; NULL (and |err| set) for none of ours. */
+static const cuzk_curve_impl *impl_of(cuzk_curve c, const char *what, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+    if (ci == NULL)
+        cuzk_fail(err, CUZK_ECURVE, "%s: unknown curve", what);
+    return ci;
+}
 
 cuzk_status cuzk_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err) {
     memset(k, 0, sizeof *k);
     k->curve = z->curve;
-    switch (z->curve) {
-    case CUZK_CURVE_BLS12_381:
-        return bls12_381_key_from_zkey(k, z, err);
-    case CUZK_CURVE_BN254:
-        return bn254_key_from_zkey(k, z, err);
-    default:
-        return cuzk_fail(err, CUZK_ECURVE, "zkey: unknown curve");
-    }
+    const cuzk_curve_impl *ci = impl_of(z->curve, "zkey", err);
+    return ci ? ci->key_from_zkey(k, z, err) : CUZK_ECURVE;
 }
 
 cuzk_status cuzk_key_load(cuzk_key *k, const char *path, cuzk_error *err) {
@@ -54,22 +69,29 @@ void cuzk_key_free(cuzk_key *k) {
     }
 }
 
+/* Counts of a key of no known curve (an unloaded, zeroed key) are 0. */
 size_t cuzk_key_n_public(const cuzk_key *k) {
-    return k->curve == CUZK_CURVE_BN254 ? k->pk.bn254.n_public : k->pk.bls12_381.n_public;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    return ci ? ci->key_n_public(k) : 0;
 }
 size_t cuzk_key_n_vars(const cuzk_key *k) {
-    return k->curve == CUZK_CURVE_BN254 ? k->pk.bn254.n_vars : k->pk.bls12_381.n_vars;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    return ci ? ci->key_n_vars(k) : 0;
 }
 unsigned cuzk_key_log_n(const cuzk_key *k) {
-    return k->curve == CUZK_CURVE_BN254 ? k->pk.bn254.log_n : k->pk.bls12_381.log_n;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    return ci ? ci->key_log_n(k) : 0;
 }
 
 cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w, cuzk_proof *out,
                            cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err) {
+    const cuzk_curve_impl *ci = impl_of(k->curve, "proving key", err);
+    if (ci == NULL)
+        return CUZK_ECURVE;
     if (w->curve != k->curve)
         return cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
                          cuzk_curve_snarkjs_name(w->curve), cuzk_curve_snarkjs_name(k->curve));
-    size_t nv = cuzk_key_n_vars(k);
+    size_t nv = ci->key_n_vars(k);
     if (w->n_witness != nv)
         return cuzk_fail(err, CUZK_EMISMATCH,
                          "witness has %u values, the key expects %zu (different circuits?)",
@@ -79,44 +101,31 @@ cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w, cuzk_proof *ou
     if (!plain)
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for the witness");
     memcpy(plain, w->values, nv * sizeof *plain);
-    cuzk_status st;
-    out->curve = k->curve;
-    if (k->curve == CUZK_CURVE_BLS12_381)
-        st = bls12_381_groth16_prove(&out->p.bls12_381, &k->pk.bls12_381,
-                                     (const bls12_381_fr *)plain, nv, NULL, NULL, pool, t, err);
-    else
-        st = bn254_groth16_prove(&out->p.bn254, &k->pk.bn254, (const bn254_fr *)plain, nv,
-                                 NULL, NULL, pool, t, err);
+    cuzk_status st = ci->prove(k, plain, nv, out, pool, t, err);
     free(plain);
     return st;
 }
 
 cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err) {
     memset(vk, 0, sizeof *vk);
-    vk->curve = k->curve;
-    if (k->curve == CUZK_CURVE_BLS12_381)
-        return bls12_381_groth16_vk_from_pk(&vk->vk.bls12_381, &k->pk.bls12_381, err);
-    return bn254_groth16_vk_from_pk(&vk->vk.bn254, &k->pk.bn254, err);
+    const cuzk_curve_impl *ci = impl_of(k->curve, "proving key", err);
+    return ci ? ci->vk_from_key(k, vk, err) : CUZK_ECURVE;
 }
 
 void cuzk_vk_free(cuzk_vk *vk) {
-    if (!vk)
-        return;
-    if (vk->curve == CUZK_CURVE_BLS12_381)
-        bls12_381_groth16_vk_free(&vk->vk.bls12_381);
-    else if (vk->curve == CUZK_CURVE_BN254)
-        bn254_groth16_vk_free(&vk->vk.bn254);
+    const cuzk_curve_impl *ci = vk ? cuzk_curve_impl_get(vk->curve) : NULL;
+    if (ci)
+        ci->vk_free(vk);
 }
 
 cuzk_status cuzk_vk_verify(const cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub,
                            const cuzk_proof *proof, cuzk_error *err) {
+    const cuzk_curve_impl *ci = impl_of(vk->curve, "verification key", err);
+    if (ci == NULL)
+        return CUZK_ECURVE;
     if (proof->curve != vk->curve)
         return cuzk_fail(err, CUZK_ECURVE, "proof is for %s, the key for %s",
                          cuzk_curve_snarkjs_name(proof->curve),
                          cuzk_curve_snarkjs_name(vk->curve));
-    if (vk->curve == CUZK_CURVE_BLS12_381)
-        return bls12_381_groth16_verify(&vk->vk.bls12_381, (const bls12_381_fr *)pub, n_pub,
-                                        &proof->p.bls12_381, err);
-    return bn254_groth16_verify(&vk->vk.bn254, (const bn254_fr *)pub, n_pub, &proof->p.bn254,
-                                err);
+    return ci->verify(vk, pub, n_pub, proof, err);
 }

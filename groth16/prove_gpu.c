@@ -13,7 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/ntt.h"
+#include "gpu/prove.h"
+#include "gpu/runtime.h"
+#include "groth16/curve_impl.h"
 
 #define FR_BYTES 32
 
@@ -77,31 +81,15 @@ static double now_us(void) {
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static size_t g1_affine_bytes(cuzk_curve c) { return c == CUZK_CURVE_BLS12_381 ? 96 : 64; }
+static size_t g1_affine_bytes(cuzk_curve c) { return cuzk_curve_impl_get(c)->g1_bytes; }
 
 /* ---- key ------------------------------------------------------------------ */
 
 /* The five point arrays of the key, in a curve-independent view. */
-typedef struct key_view {
-    const void *a, *b1, *b2, *c, *h;
-    size_t n_vars, n_public, log_n;
-    const cuzk_zkey_coef *coefs;
-    size_t n_coefs;
-} key_view;
+typedef cuzk_key_arrays key_view;
 
 static void view_of(key_view *v, const cuzk_key *k) {
-#define VIEW(P)                                                               \
-    do {                                                                      \
-        const P##_groth16_pk *pk = &k->pk.P;                                  \
-        v->a = pk->a, v->b1 = pk->b1, v->b2 = pk->b2, v->c = pk->c;           \
-        v->h = pk->h, v->n_vars = pk->n_vars, v->n_public = pk->n_public;     \
-        v->log_n = pk->log_n, v->coefs = pk->coefs, v->n_coefs = pk->n_coefs; \
-    } while (0)
-    if (k->curve == CUZK_CURVE_BLS12_381)
-        VIEW(bls12_381);
-    else
-        VIEW(bn254);
-#undef VIEW
+    cuzk_curve_impl_get(k->curve)->key_arrays(k, v);
 }
 
 /* Upload the A and B matrices as CSR (rows = constraints of the domain). */
@@ -218,7 +206,7 @@ static void free_bases(cuzk_gpu_key *gk) {
 cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuzk_key *key,
                                 cuzk_gpu_key_mode mode, cuzk_error *err) {
     *out = NULL;
-    if (!ctx || !key || (key->curve != CUZK_CURVE_BLS12_381 && key->curve != CUZK_CURVE_BN254))
+    if (!ctx || !key || !cuzk_curve_impl_get(key->curve))
         return cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no loaded key");
     cuzk_gpu_key *gk = calloc(1, sizeof *gk);
     if (!gk)
@@ -227,7 +215,7 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
     view_of(&v, key);
     gk->ctx = ctx;
     gk->key = key;
-    gk->curve = key->curve == CUZK_CURVE_BLS12_381 ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
+    gk->curve = (cuzk_gpu_curve)cuzk_curve_impl_get(key->curve)->gpu_curve;
     gk->n_vars = v.n_vars;
     gk->n_public = v.n_public;
     gk->n = (size_t)1 << v.log_n;
@@ -580,16 +568,10 @@ static cuzk_status evaluate_cpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk
     const cuzk_key *k = gk->key;
     size_t n = gk->n;
     uint8_t *abc = p->h_abc;
-    cuzk_status st;
-    if (k->curve == CUZK_CURVE_BLS12_381)
-        st = bls12_381_groth16_evaluate(&k->pk.bls12_381, p->h_w, (bls12_381_fr *)abc,
-                                        (bls12_381_fr *)(abc + n * FR_BYTES),
-                                        (bls12_381_fr *)(abc + 2 * n * FR_BYTES), p->pool, err);
-    else
-        st = bn254_groth16_evaluate(&k->pk.bn254, p->h_w, (bn254_fr *)abc,
-                                    (bn254_fr *)(abc + n * FR_BYTES),
-                                    (bn254_fr *)(abc + 2 * n * FR_BYTES), p->pool, err);
-    return st;
+    return cuzk_curve_impl_get(k->curve)->evaluate(k, p->h_w, (cuzk_fr *)abc,
+                                                   (cuzk_fr *)(abc + n * FR_BYTES),
+                                                   (cuzk_fr *)(abc + 2 * n * FR_BYTES), p->pool,
+                                                   err);
 }
 
 /* a = A·w, b = B·w, c = a∘b for prover |p|'s witness, queued on |s|. */
@@ -616,9 +598,7 @@ static cuzk_status compute_h(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_
         log_n++;
     /* odd coset: multiply by powers of w_2n, as the CPU prover does */
     cuzk_fr shift;
-    cuzk_status st = gk->curve == CUZK_GPU_BLS12_381
-                         ? bls12_381_fr_root_of_unity(&shift.bls12_381, log_n + 1)
-                         : bn254_fr_root_of_unity(&shift.bn254, log_n + 1);
+    cuzk_status st = cuzk_curve_impl_get(gk->key->curve)->fr_root_of_unity(&shift, log_n + 1);
     if (st != CUZK_OK)
         return cuzk_fail(err, CUZK_EUNSUPPORTED, "domain 2^%u is too large for a coset", log_n);
     uint8_t *d = p->d_abc;
@@ -634,15 +614,11 @@ static cuzk_status compute_h(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_
 }
 
 static cuzk_status random_rs(cuzk_curve c, cuzk_fr *r, cuzk_fr *s, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
     cuzk_status st;
-    if (c == CUZK_CURVE_BLS12_381) {
-        if ((st = bls12_381_fr_random(&r->bls12_381, err)))
-            return st;
-        return bls12_381_fr_random(&s->bls12_381, err);
-    }
-    if ((st = bn254_fr_random(&r->bn254, err)))
+    if ((st = ci->fr_random(r, err)))
         return st;
-    return bn254_fr_random(&s->bn254, err);
+    return ci->fr_random(s, err);
 }
 
 static double ev_us(cuzk_gpu_prover *p, int a, int b) {
@@ -812,9 +788,9 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     }
 
     double t_asm = now_us();
-    int bls = k->curve == CUZK_CURVE_BLS12_381;
-    size_t g1b = bls ? sizeof(bls12_381_g1) : sizeof(bn254_g1);
-    size_t g2b = bls ? sizeof(bls12_381_g2) : sizeof(bn254_g2);
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    size_t g1b = ci->g1_jacobian_bytes;
+    size_t g2b = ci->g2_jacobian_bytes;
     for (size_t i = 0; i < np; i++) {
         memcpy(&ra[i], (const uint8_t *)pa + i * g1b, g1b);
         memcpy(&rb1[i], (const uint8_t *)pb1 + i * g1b, g1b);
@@ -829,16 +805,7 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
                                "witness value %u is not below the field order", *it->p->h_bad);
             continue;
         }
-        cuzk_proof *out = it->out;
-        out->curve = k->curve;
-        if (k->curve == CUZK_CURVE_BLS12_381)
-            bls12_381_groth16_assemble(&out->p.bls12_381, &k->pk.bls12_381, &ra[i].bls12_381,
-                                       &rb1[i].bls12_381, &rb2[i].bls12_381, &rc[i].bls12_381,
-                                       &rh[i].bls12_381, &r[i].bls12_381, &s[i].bls12_381);
-        else
-            bn254_groth16_assemble(&out->p.bn254, &k->pk.bn254, &ra[i].bn254, &rb1[i].bn254,
-                                   &rb2[i].bn254, &rc[i].bn254, &rh[i].bn254, &r[i].bn254,
-                                   &s[i].bn254);
+        ci->assemble(it->out, k, &ra[i], &rb1[i], &rb2[i], &rc[i], &rh[i], &r[i], &s[i]);
     }
     t->assemble_us = now_us() - t_asm;
 

@@ -7,7 +7,7 @@
  *                    (G1) and B2 (G2) uploaded once in the MSM's layout, and
  *                    the A and B matrices in CSR form.  When the bases do not
  *                    fit in device memory they stay in page-locked host
- *                    memory and each MSM streams them (gpu/gpu.h,
+ *                    memory and each MSM streams them (gpu/msm.h,
  *                    cuzk_gpu_bases_host).  Read-only once made: any number
  *                    of provers may use it at once.
  *   cuzk_gpu_prover  the per-worker state: two streams, the witness and
@@ -121,7 +121,7 @@ uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p);
  * fresh r, s from the OS CSPRNG.  |t| may be NULL.
  * Returns CUZK_OK; CUZK_ECURVE; CUZK_EMISMATCH; CUZK_ERANGE; CUZK_EIO
  *   (randomness); CUZK_ENOMEM; CUZK_EGPU (the context may be unusable
- *   afterwards: see gpu/gpu.h).
+ *   afterwards: see gpu/runtime.h).
  */
 cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                            const cuzk_wtns *w, cuzk_proof *out,

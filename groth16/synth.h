@@ -36,35 +36,9 @@
 #include "groth16/r1cs.h"
 #include "util/status.h"
 
-/* Largest number of terms in one generated linear combination. */
-#define CUZK_SYNTH_MAX_TERMS 16
-
-typedef struct cuzk_synth_params {
-    cuzk_curve curve;
-    /* Size: if |log2_domain| != 0, nConstraints = 2^log2_domain - nPublic - 1,
-     * which makes the Groth16 domain exactly 2^log2_domain; otherwise
-     * |n_constraints| is used as given. */
-    uint32_t n_constraints;
-    unsigned log2_domain;
-    uint32_t n_pub_out;   /* default 1 */
-    uint32_t n_pub_in;    /* default 1 */
-    double bool_share;    /* share of boolean wires, 0..1; default 0.8 */
-    unsigned min_terms;   /* terms per A/B combination of a product, */
-    unsigned max_terms;   /* 1 <= min <= max <= CUZK_SYNTH_MAX_TERMS; 2..3 */
-    uint64_t seed;        /* default 1 */
-} cuzk_synth_params;
-
-/* Fill |p| with the defaults above for |curve| (log2_domain 10, seed 1). */
-void cuzk_synth_params_default(cuzk_synth_params *p, cuzk_curve curve);
-
-/*
- * Fill |p| with a named profile: "default" (the defaults above), "porep"
- * (a Filecoin PoRep partition: BLS12-381, 2^27, 90% 0/1 wires, about 90
- * public inputs) or "snap" (a SnapDeals partition).  Keeps nothing of |p|
- * but its curve for "default".  CUZK_EINVAL for another name.  The
- * profiles' numbers and where they come from: docs/FILES.md.
- */
-cuzk_status cuzk_synth_params_profile(cuzk_synth_params *p, const char *name, cuzk_error *err);
+/* cuzk_synth_params, its defaults and profiles, and cuzk_synth_write are
+ * public: include/cuzk_tools.h. */
+#include "cuzk_tools.h"
 
 /*
  * Number of constraints |p| asks for (resolving log2_domain), or 0 with
@@ -84,15 +58,5 @@ uint32_t cuzk_synth_n_constraints(const cuzk_synth_params *p, cuzk_error *err);
  */
 cuzk_status cuzk_synth_circuit(const cuzk_synth_params *p, cuzk_r1cs *out,
                                cuzk_fr **witness, cuzk_error *err);
-
-/*
- * Generate the same circuit and write it as an .r1cs (streamed, byte for
- * byte what cuzk_r1cs_write_file would write for cuzk_synth_circuit's
- * output) and, if |wtns_path| is not NULL, its witness as a .wtns.  Each
- * file is written under a temporary name and renamed when complete.
- * Returns: CUZK_OK; CUZK_EINVAL; CUZK_ENOMEM; CUZK_EIO (with the path).
- */
-cuzk_status cuzk_synth_write(const char *r1cs_path, const char *wtns_path,
-                             const cuzk_synth_params *p, cuzk_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "curve/curve.h"
+#include "groth16/curve_impl.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "zkey views assume a little-endian host (see zkey.h)"
@@ -20,13 +21,9 @@
 #define ZKEY_VERSION 1
 #define COEF_BYTES 44u /* matrix, row, signal u32 + 32-byte value */
 
-/* Large enough for any affine point type (BLS12-381 G2: 24 limbs). */
+/* Large enough for any curve's affine point (curve_impl.h checks). */
 typedef union any_affine {
-    bn254_g1_affine bn_g1;
-    bn254_g2_affine bn_g2;
-    bls12_381_g1_affine bls_g1;
-    bls12_381_g2_affine bls_g2;
-    uint64_t l[24];
+    uint64_t l[CUZK_AFFINE_MAX_BYTES / 8];
 } any_affine;
 
 static const char *const section_name[11] = {
@@ -43,15 +40,11 @@ static int limbs_below(const uint64_t *a, const uint64_t *m, unsigned n) {
 }
 
 static int point_check(cuzk_curve c, int g2, const any_affine *p, int subgroup) {
-    if (c == CUZK_CURVE_BN254)
-        return g2 ? (subgroup ? bn254_g2_affine_in_subgroup(&p->bn_g2)
-                              : bn254_g2_affine_on_curve(&p->bn_g2))
-                  : (subgroup ? bn254_g1_affine_in_subgroup(&p->bn_g1)
-                              : bn254_g1_affine_on_curve(&p->bn_g1));
-    return g2 ? (subgroup ? bls12_381_g2_affine_in_subgroup(&p->bls_g2)
-                          : bls12_381_g2_affine_on_curve(&p->bls_g2))
-              : (subgroup ? bls12_381_g1_affine_in_subgroup(&p->bls_g1)
-                          : bls12_381_g1_affine_on_curve(&p->bls_g1));
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+    if (ci == NULL)
+        return 0;
+    return g2 ? (subgroup ? ci->g2_in_subgroup(p) : ci->g2_on_curve(p))
+              : (subgroup ? ci->g1_in_subgroup(p) : ci->g1_on_curve(p));
 }
 
 /* Decode and validate one point; the status says what failed, the caller
@@ -144,15 +137,7 @@ static cuzk_status check_counts(cuzk_zkey *z, cuzk_error *err) {
 
 /* The six header points, in file order, and where they go. */
 static void header_slots(cuzk_zkey *z, void *slot[6]) {
-    if (z->curve == CUZK_CURVE_BN254) {
-        cuzk_zkey_vk_bn254 *v = &z->vk.bn254;
-        void *s[6] = {&v->alpha1, &v->beta1, &v->beta2, &v->gamma2, &v->delta1, &v->delta2};
-        memcpy(slot, s, sizeof s);
-    } else {
-        cuzk_zkey_vk_bls12_381 *v = &z->vk.bls12_381;
-        void *s[6] = {&v->alpha1, &v->beta1, &v->beta2, &v->gamma2, &v->delta1, &v->delta2};
-        memcpy(slot, s, sizeof s);
-    }
+    cuzk_curve_impl_get(z->curve)->zkey_header_slots(z, slot);
 }
 
 static const char *const header_point_name[6] = {"alpha1", "beta1", "beta2",
@@ -453,7 +438,7 @@ static cuzk_status check_writable(const cuzk_zkey *z, const cuzk_zkey_coef *coef
                                   uint32_t n_coefs, cuzk_error *err) {
     cuzk_zkey t = *z;
     t.log_domain_size = 0;
-    if (z->curve != CUZK_CURVE_BN254 && z->curve != CUZK_CURVE_BLS12_381)
+    if (cuzk_curve_impl_get(z->curve) == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "zkey write: no curve");
     cuzk_status st = check_counts(&t, err);
     if (st == CUZK_OK)
@@ -497,13 +482,11 @@ static void put_header(cuzk_outbuf *o, const cuzk_zkey *z) {
 
 static void put_coefs(cuzk_outbuf *o, cuzk_curve c, const cuzk_zkey_coef *coefs,
                       uint32_t n) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
     cuzk_outbuf_u32(o, n);
     for (uint32_t i = 0; i < n; i++) {
         cuzk_fr raw; /* v R^2 = Montgomery form of (v R) */
-        if (c == CUZK_CURVE_BN254)
-            bn254_fr_to_mont(&raw.bn254, coefs[i].value.l);
-        else
-            bls12_381_fr_to_mont(&raw.bls12_381, coefs[i].value.l);
+        ci->fr_to_mont(&raw, coefs[i].value.l);
         cuzk_outbuf_u32(o, coefs[i].matrix);
         cuzk_outbuf_u32(o, coefs[i].row);
         cuzk_outbuf_u32(o, coefs[i].signal);

@@ -13,9 +13,15 @@
  * Chrome trace can say where time went and whether a device ever sat idle
  * while work was waiting (docs/ENGINE.md).
  *
+ * This header and its companions are the whole public API (docs/API.md,
+ * "libcuzk: the C API"): cuzk_files.h (circom/snarkjs files), cuzk_tools.h
+ * (setups, synthetic circuits, the witness calculator, GPUs) and
+ * cuzk_testing.h (test hooks only).  Each compiles alone with include/ as
+ * the only include path; no internal type appears in them.
+ *
  * Conventions (as in secp256k1's header):
  * - Argument order: the engine or job first, then outputs, then inputs.
- * - Every function that can fail returns a cuzk_status (util/status.h) and,
+ * - Every function that can fail returns a cuzk_status (below) and,
  *   when |err| is not NULL, writes a one-line reason into it.  Outputs are
  *   left in the state documented per function after a failure.
  * - Units are in the names: _ns (nanoseconds, CLOCK_MONOTONIC), _ms
@@ -36,12 +42,155 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h" /* cuzk_proof, cuzk_fr, cuzk_curve */
-#include "util/status.h" /* cuzk_status, cuzk_error */
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Marks every function of the public headers: exported from a library
+ * built with hidden visibility. */
+#ifndef CUZK_API
+#if defined(__GNUC__) || defined(__clang__)
+#define CUZK_API __attribute__((visibility("default")))
+#else
+#define CUZK_API
+#endif
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CUZK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CUZK_PRINTF(f, a)
+#endif
+
+/* ---- status codes and errors -------------------------------------------------- */
+
+/*
+ * The one table of status codes of every layer: the enum and the names and
+ * texts come from this list, so they cannot drift apart.
+ */
+#define CUZK_STATUS_MAP(X)                                                    \
+    X(OK, "ok")                                                               \
+    X(EINVAL, "invalid argument")                                             \
+    X(EFORMAT, "malformed input")                                             \
+    X(ERANGE, "value out of range")                                           \
+    X(ENOTONCURVE, "point is not on the curve")                               \
+    X(ENOTINSUBGROUP, "point is not in the prime-order subgroup")             \
+    X(ECURVE, "curve mismatch")                                               \
+    X(EMISMATCH, "inputs do not belong together")                             \
+    X(EIO, "input/output error")                                              \
+    X(ENOMEM, "out of memory")                                                \
+    X(EUNSUPPORTED, "unsupported")                                            \
+    X(EVERIFY, "verification failed")                                         \
+    X(EGPU, "GPU error")                                                      \
+    X(ECANCELLED, "cancelled")                                                \
+    X(ETIMEOUT, "timed out")                                                  \
+    X(EBUSY, "busy")                                                          \
+    X(ENOTFOUND, "not found")                                                 \
+    X(EINTERNAL, "internal error")
+
+typedef enum cuzk_status {
+#define CUZK_STATUS_ENUM(name, text) CUZK_##name,
+    CUZK_STATUS_MAP(CUZK_STATUS_ENUM)
+#undef CUZK_STATUS_ENUM
+} cuzk_status;
+
+#define CUZK_ERROR_MSG_BYTES 256
+
+/* Detail of a failure, filled by the callee.  |status| repeats the return. */
+typedef struct cuzk_error {
+    cuzk_status status;
+    char msg[CUZK_ERROR_MSG_BYTES];
+} cuzk_error;
+
+/* Short name of a status ("EFORMAT") and its description.  Never NULL. */
+CUZK_API const char *cuzk_status_name(cuzk_status s);
+CUZK_API const char *cuzk_status_text(cuzk_status s);
+
+/*
+ * Record |s| and a printf-style reason in |err| (which may be NULL) and
+ * return |s|, so a failing path reads `return cuzk_fail(err, CUZK_EFORMAT,
+ * "...")`.  Public so that code layered on the library reports its own
+ * failures the way the library does.
+ */
+CUZK_API cuzk_status cuzk_fail(cuzk_error *err, cuzk_status s, const char *fmt, ...)
+    CUZK_PRINTF(3, 4);
+
+/* Reset |err| (may be NULL) to OK with an empty message. */
+CUZK_API void cuzk_error_clear(cuzk_error *err);
+
+/* ---- curves ------------------------------------------------------------------- */
+
+typedef enum cuzk_curve {
+    CUZK_CURVE_NONE = 0, /* unknown / not yet decided */
+    CUZK_CURVE_BN254,    /* snarkjs "bn128" (alt_bn128) */
+    CUZK_CURVE_BLS12_381 /* snarkjs "bls12381" */
+} cuzk_curve;
+
+/* Name snarkjs writes for |c|: "bn128", "bls12381"; "none" otherwise. */
+CUZK_API const char *cuzk_curve_snarkjs_name(cuzk_curve c);
+
+/* Parse a curve name the way snarkjs does (case-insensitive, characters
+ * other than letters and digits ignored): "bn128", "bn254", "altbn128" ->
+ * CUZK_CURVE_BN254; "bls12381" -> CUZK_CURVE_BLS12_381; else
+ * CUZK_CURVE_NONE. */
+CUZK_API cuzk_curve cuzk_curve_from_name(const char *name);
+
+/* ---- proofs and public signals as bytes ------------------------------------- */
+
+/*
+ * A proof leaves the library as a curve-tagged byte image: the raw form
+ * cuzkd serves (docs/API.md), A then B then C, affine, big-endian:
+ *   BLS12-381: the zcash/bellperson compressed encoding, A 48, B 96, C 48
+ *              bytes (192 in all);
+ *   BN254:     Ethereum's (EIP-197) uncompressed encoding, A 64, B 128,
+ *              C 64 bytes (256 in all), what a Solidity verifier takes.
+ * Public signals are 32-byte images each, big-endian, of the canonical
+ * value (not Montgomery form), below the curve's scalar field order r.
+ */
+#define CUZK_PROOF_BYTES_MAX 256
+#define CUZK_SCALAR_BYTES 32
+
+typedef struct cuzk_proof_bytes {
+    cuzk_curve curve;
+    uint32_t len; /* cuzk_proof_bytes_len(curve) */
+    uint8_t bytes[CUZK_PROOF_BYTES_MAX];
+} cuzk_proof_bytes;
+
+/* Bytes of a proof image of curve |c| (192 or 256); 0 for CUZK_CURVE_NONE. */
+CUZK_API size_t cuzk_proof_bytes_len(cuzk_curve c);
+
+/* A verification key (opaque; cuzk_vk_load makes one). */
+typedef struct cuzk_vk cuzk_vk;
+
+/*
+ * Load the verification key of a .zkey or of a verification_key.json
+ * (told apart by the file's first bytes).
+ * Returns: CUZK_OK; CUZK_ENOTFOUND / CUZK_EIO (path); CUZK_EFORMAT (neither
+ *   a .zkey nor a verification key); CUZK_ECURVE (a curve of neither
+ *   kind); the point errors of a bad key (CUZK_ERANGE, CUZK_ENOTONCURVE,
+ *   CUZK_ENOTINSUBGROUP); CUZK_EUNSUPPORTED (JSON in a build without
+ *   jansson); CUZK_ENOMEM.
+ * Out: |*vk| (free with cuzk_vk_release); NULL on failure.
+ */
+CUZK_API cuzk_status cuzk_vk_load(cuzk_vk **vk, const char *path, cuzk_error *err);
+/* Free a key from cuzk_vk_load; NULL is a no-op. */
+CUZK_API void cuzk_vk_release(cuzk_vk *vk);
+/* The key's curve and number of public signals. */
+CUZK_API cuzk_curve cuzk_vk_curve(const cuzk_vk *vk);
+CUZK_API size_t cuzk_vk_n_public(const cuzk_vk *vk);
+
+/*
+ * Verify a proof image for |n_pub| public signal images (|pub| holds
+ * n_pub * CUZK_SCALAR_BYTES bytes, as above; may be NULL when n_pub is 0).
+ * Returns: CUZK_OK (valid); CUZK_EVERIFY (the pairing check fails);
+ *   CUZK_ECURVE (proof tagged with another curve than the key's);
+ *   CUZK_EMISMATCH (not the key's number of public signals); CUZK_EFORMAT
+ *   (image length not the curve's, bad encoding flags); CUZK_ERANGE (a
+ *   coordinate or a signal out of range); CUZK_ENOTONCURVE,
+ *   CUZK_ENOTINSUBGROUP (a point of the image).
+ */
+CUZK_API cuzk_status cuzk_verify(const cuzk_vk *vk, const cuzk_proof_bytes *proof,
+                                 const uint8_t *pub, size_t n_pub, cuzk_error *err);
 
 typedef struct cuzk_engine cuzk_engine;
 typedef struct cuzk_job cuzk_job;
@@ -71,12 +220,7 @@ typedef enum cuzk_device_kind {
     /* The CPU prover (groth16/): H by NTTs and the MSMs on a thread pool of
      * the device's own. */
     CUZK_DEVICE_CPU = 0,
-    /* TEST DOUBLE, NOT A PROVER: sleeps for the configured step times and
-     * produces no proof.  Results of such an engine are flagged
-     * |simulated|; no proof or JSON can be read from them.  Exists so that
-     * scheduling, accounting and fault handling can be tested and
-     * benchmarked with device steps of known length. */
-    CUZK_DEVICE_SIMULATED = 1,
+    /* (1 is the simulated device of the tests: cuzk_testing.h) */
     /* An NVIDIA GPU (gpu/): the key's points resident in device memory, H
      * and every MSM on the device.  CUZK_EUNSUPPORTED from
      * cuzk_engine_create in a build without CUDA or with no such device. */
@@ -99,56 +243,11 @@ typedef struct cuzk_device_config {
      * whose bases do not fit under the cap stay in pinned host memory and
      * stream to the device per MSM (tier PINNED). */
     uint64_t gpu_mem_limit;
-    /* SIMULATED only: microseconds of the upload (runs concurrently with
-     * another worker's compute), compute (one at a time per device) and
-     * fetch steps of each partition. */
-    uint32_t sim_upload_us, sim_compute_us, sim_fetch_us;
-    /* SIMULATED only: behave like a GPU that evaluates a, b, c itself, so
-     * that synthesis leaves them out and partitions carry no a, b, c buffer
-     * (what a CPU retry must then make for itself). */
-    int sim_evaluates;
 } cuzk_device_config;
 
-/* Stages at which the fault hook is consulted (tests). */
-typedef enum cuzk_fault_site {
-    CUZK_FAULT_SYNTHESIS = 0, /* before a partition's witness is evaluated */
-    CUZK_FAULT_DEVICE = 1,    /* before a device step (each attempt) */
-    CUZK_FAULT_FINALIZE = 2,  /* before a finished proof is published */
-    CUZK_FAULT_WORKER_GAP = 3 /* on a device worker between two partitions:
-                                 only STALL applies; for testing that the
-                                 accounting sees hot-path overhead */
-} cuzk_fault_site;
-
-typedef enum cuzk_fault_action {
-    CUZK_FAULT_NONE = 0,
-    CUZK_FAULT_FAIL = 1,  /* the stage fails with the hook's message */
-    CUZK_FAULT_STALL = 2, /* the stage sleeps |stall_ms| first, then runs */
-    CUZK_FAULT_EXIT = 3   /* DEVICE only: the worker thread exits as if it
-                             had died; its partition is retried and the
-                             worker is replaced */
-} cuzk_fault_action;
-
-typedef struct cuzk_fault_point {
-    cuzk_fault_site site;
-    uint64_t job_id;
-    const char *request_id;
-    uint32_t partition;
-    unsigned attempt; /* 0 for the first try of a device step, 1 for the retry */
-    int device;       /* device index; -1 outside device steps */
-} cuzk_fault_point;
-
-typedef struct cuzk_fault {
-    cuzk_fault_action action;
-    uint32_t stall_ms;
-    char msg[96]; /* reason reported for FAIL (empty: "injected fault") */
-} cuzk_fault;
-
-/*
- * Fault-injection hook, for tests.  Compiled into every build; off (NULL)
- * by default, when its cost is one predictable branch per stage.  Called
- * on engine threads at each site with |out| zeroed; fills |out| to inject.
- */
-typedef void (*cuzk_fault_fn)(void *ctx, const cuzk_fault_point *at, cuzk_fault *out);
+/* Test hooks: fault injection and the simulated device (cuzk_testing.h).
+ * Production code leaves cuzk_engine_config.testing NULL. */
+typedef struct cuzk_testing cuzk_testing;
 
 typedef struct cuzk_engine_config {
     /* Partitions synthesized at the same time (0: a quarter of the online
@@ -191,7 +290,8 @@ typedef struct cuzk_engine_config {
     /* Verify every proof before publishing it (costs pairings). */
     int self_verify;
     /* Where compiled witness calculators are cached (NULL: the default of
-     * witness/wc.h: $CUZK_WC_CACHE, $XDG_CACHE_HOME/cuzk/wc, ...). */
+     * cuzk_wc_opts.cache_dir in cuzk_tools.h: $CUZK_WC_CACHE,
+     * $XDG_CACHE_HOME/cuzk/wc, ...). */
     const char *wc_cache_dir;
     /* Produce proof.json / public.json strings for results (default 1). */
     int json;
@@ -200,25 +300,26 @@ typedef struct cuzk_engine_config {
     void *log_ctx;
     /* Timeline events kept per engine thread (0: 16384). */
     unsigned trace_events;
-    cuzk_fault_fn fault_fn; /* NULL: no fault injection */
-    void *fault_ctx;
+    /* Tests only (cuzk_testing.h): fault hook and simulated devices, copied
+     * by cuzk_engine_create.  NULL: none. */
+    const cuzk_testing *testing;
 } cuzk_engine_config;
 
 /* Fill |cfg| with the defaults above (everything auto, one CPU device). */
-void cuzk_engine_config_default(cuzk_engine_config *cfg);
+CUZK_API void cuzk_engine_config_default(cuzk_engine_config *cfg);
 
 /* ---- engine lifetime ---------------------------------------------------------- */
 
 /*
  * Create an engine and start its threads.
  * Returns: CUZK_OK; CUZK_EINVAL (bad config: too many devices, unknown
- *   kind); CUZK_ENOMEM (the budget cannot hold the engine's own
+ *   kind, a test hook without its build); CUZK_ENOMEM (the budget cannot hold the engine's own
  *   structures); CUZK_EINTERNAL (a thread could not start).
  * Out: |*e| the engine (free with cuzk_engine_destroy); NULL on failure.
  * In: |cfg| copied; NULL means the defaults.
  */
-cuzk_status cuzk_engine_create(cuzk_engine **e, const cuzk_engine_config *cfg,
-                               cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_create(cuzk_engine **e, const cuzk_engine_config *cfg,
+                                        cuzk_error *err);
 
 /*
  * Stop the engine and free it.  New submits fail at once (CUZK_ECANCELLED).
@@ -229,10 +330,10 @@ cuzk_status cuzk_engine_create(cuzk_engine **e, const cuzk_engine_config *cfg,
  * still holds stay valid for cuzk_job_* reads and must still be released.
  * NULL is a no-op.  Must not race with any other call on |e|.
  */
-void cuzk_engine_destroy(cuzk_engine *e, int64_t drain_ms);
+CUZK_API void cuzk_engine_destroy(cuzk_engine *e, int64_t drain_ms);
 
 /* CLOCK_MONOTONIC in nanoseconds: the clock of every _ns value here. */
-uint64_t cuzk_now_ns(void);
+CUZK_API uint64_t cuzk_now_ns(void);
 
 /* ---- jobs ----------------------------------------------------------------------- */
 
@@ -315,16 +416,16 @@ typedef struct cuzk_submit_opts {
  * Key files and witness files are read later, by engine threads: a bad file
  * fails the job, not the submit.
  */
-cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached,
-                        const cuzk_submit_opts *opts, cuzk_error *err);
+CUZK_API cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached,
+                                 const cuzk_submit_opts *opts, cuzk_error *err);
 
 /* A new handle to the job with |request_id|: CUZK_OK, or CUZK_ENOTFOUND if
  * no running or retained job has it.  |*job| NULL on failure. */
-cuzk_status cuzk_job_find(cuzk_engine *e, cuzk_job **job, const char *request_id,
-                          cuzk_error *err);
+CUZK_API cuzk_status cuzk_job_find(cuzk_engine *e, cuzk_job **job, const char *request_id,
+                                   cuzk_error *err);
 
 /* Drop a handle.  The job keeps running; NULL is a no-op. */
-void cuzk_job_release(cuzk_job *job);
+CUZK_API void cuzk_job_release(cuzk_job *job);
 
 typedef enum cuzk_job_state {
     CUZK_JOB_QUEUED = 0,    /* no partition has started */
@@ -350,8 +451,8 @@ typedef enum cuzk_stage {
 } cuzk_stage;
 
 /* Name of a stage ("synthesis") / job state ("running"); never NULL. */
-const char *cuzk_stage_name(cuzk_stage s);
-const char *cuzk_job_state_name(cuzk_job_state s);
+CUZK_API const char *cuzk_stage_name(cuzk_stage s);
+CUZK_API const char *cuzk_job_state_name(cuzk_job_state s);
 
 typedef struct cuzk_job_info {
     uint64_t id; /* engine-assigned, increasing */
@@ -367,6 +468,33 @@ typedef struct cuzk_job_info {
     int simulated; /* produced by a simulated device: no proofs */
 } cuzk_job_info;
 
+/* Where a partition's a = A·w, b = B·w, c = a∘b were evaluated. */
+typedef enum cuzk_eval_site {
+    CUZK_EVAL_NONE = 0,      /* not yet */
+    CUZK_EVAL_SYNTHESIS = 1, /* on the synthesis pool (CPU), before the device */
+    CUZK_EVAL_DEVICE = 2     /* inside the device step (a GPU, or a CPU retry
+                                of a partition meant for a GPU) */
+} cuzk_eval_site;
+
+/*
+ * What one partition's proving spent where, for callers that print it
+ * (`cuzk prove -v`).  Nanoseconds; 0 where a step did not run or the device
+ * does not time it.  The device fields describe the successful device step
+ * (for a GPU batch of several partitions, the batch's figures); evaluate is
+ * in synthesis or in the device step as |eval_site| says.  On a GPU,
+ * msm_b2 runs on a second stream beside the others.
+ */
+typedef struct cuzk_step_timing {
+    uint64_t witness_ns;  /* witness computed from inputs (part of synthesis) */
+    uint64_t evaluate_ns;
+    cuzk_eval_site eval_site;
+    uint64_t upload_ns;   /* witness (and a, b, c) to the device */
+    uint64_t ntt_ns;      /* H: the six NTTs and h = a'b' - c' */
+    uint64_t msm_a_ns, msm_b1_ns, msm_b2_ns, msm_c_ns, msm_h_ns;
+    uint64_t download_ns; /* results back from the device */
+    uint64_t assemble_ns; /* the proof from the five MSM results */
+} cuzk_step_timing;
+
 typedef struct cuzk_partition_info {
     cuzk_stage stage;
     cuzk_status status; /* of a FAILED partition */
@@ -376,6 +504,9 @@ typedef struct cuzk_partition_info {
      * device start and end, finalize start and end. */
     uint64_t queued_ns, synth_start_ns, synth_end_ns, device_start_ns,
         device_end_ns, finalize_start_ns, finalize_end_ns;
+    /* Set once the partition is DONE (zero before; witness_ns as soon as
+     * the witness is computed). */
+    cuzk_step_timing steps;
 } cuzk_partition_info;
 
 /*
@@ -383,8 +514,8 @@ typedef struct cuzk_partition_info {
  * Out: |info| (may be NULL); |parts[i]| for i < min(n_parts, partitions)
  *   (may be NULL with n_parts 0).  Always succeeds for a valid handle.
  */
-void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info,
-                     cuzk_partition_info *parts, size_t n_parts);
+CUZK_API void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info,
+                              cuzk_partition_info *parts, size_t n_parts);
 
 /*
  * Wait until the job has an outcome, at most |timeout_ms| (negative: no
@@ -396,7 +527,7 @@ void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info,
  * cancellation, partitions already on a device may still be finishing
  * (their results are discarded).
  */
-cuzk_status cuzk_job_await(cuzk_job *job, int64_t timeout_ms, cuzk_error *err);
+CUZK_API cuzk_status cuzk_job_await(cuzk_job *job, int64_t timeout_ms, cuzk_error *err);
 
 /*
  * Cancel a job: it ends with CUZK_ECANCELLED unless it already has an
@@ -404,21 +535,21 @@ cuzk_status cuzk_job_await(cuzk_job *job, int64_t timeout_ms, cuzk_error *err);
  * Returns CUZK_OK if this call cancelled it, CUZK_EBUSY if it had already
  * ended (nothing changed).
  */
-cuzk_status cuzk_job_cancel(cuzk_job *job);
+CUZK_API cuzk_status cuzk_job_cancel(cuzk_job *job);
 
 /* Engine-assigned id and number of partitions. */
-uint64_t cuzk_job_id(const cuzk_job *job);
-size_t cuzk_job_partitions(const cuzk_job *job);
+CUZK_API uint64_t cuzk_job_id(const cuzk_job *job);
+CUZK_API size_t cuzk_job_partitions(const cuzk_job *job);
 
 /*
- * Proof of partition |i| (available once that partition is DONE, even if
- * the job later failed).
+ * Proof of partition |i| as a curve-tagged image (available once that
+ * partition is DONE, even if the job later failed).
  * Returns CUZK_OK; CUZK_ERANGE (i out of range); CUZK_EBUSY (not done);
  *   CUZK_EUNSUPPORTED (a simulated device made it: there is no proof).
- * Out: |*proof| a copy; unchanged on failure.
+ * Out: |*proof| filled; unchanged on failure.
  */
-cuzk_status cuzk_job_proof(const cuzk_job *job, cuzk_proof *proof, size_t i,
-                           cuzk_error *err);
+CUZK_API cuzk_status cuzk_job_proof_bytes(const cuzk_job *job, cuzk_proof_bytes *proof, size_t i,
+                                          cuzk_error *err);
 
 /*
  * proof.json and public.json text of partition |i| (snarkjs format), owned
@@ -426,13 +557,21 @@ cuzk_status cuzk_job_proof(const cuzk_job *job, cuzk_proof *proof, size_t i,
  * partition is not DONE, the config has json off, jansson is missing, or
  * the device was simulated.
  */
-const char *cuzk_job_proof_json(const cuzk_job *job, size_t i);
-const char *cuzk_job_public_json(const cuzk_job *job, size_t i);
+CUZK_API const char *cuzk_job_proof_json(const cuzk_job *job, size_t i);
+CUZK_API const char *cuzk_job_public_json(const cuzk_job *job, size_t i);
 
-/* Public signals of DONE partition |i| (Montgomery form of the key's
- * curve); returns their number, 0 (and NULL) when not available.  Owned by
- * the job, as above. */
-size_t cuzk_job_public(const cuzk_job *job, const cuzk_fr **pub, size_t i);
+/*
+ * Public signals of DONE partition |i| as 32-byte big-endian images of
+ * their canonical values (see "proofs and public signals as bytes").
+ * In: |*n| the room of |pub| in signals (0 with |pub| NULL: just count).
+ * Returns CUZK_OK; CUZK_ERANGE (i out of range, or |*n| too small: then
+ *   |*n| is set to the number needed and nothing is written); CUZK_EINVAL
+ *   (|pub| NULL with |*n| not 0); CUZK_EBUSY (not done); CUZK_EUNSUPPORTED
+ *   (simulated device).
+ * Out: |*n| the number of signals; |*curve| (may be NULL) their curve.
+ */
+CUZK_API cuzk_status cuzk_job_public_bytes(const cuzk_job *job, cuzk_curve *curve, uint8_t *pub,
+                                           size_t *n, size_t i, cuzk_error *err);
 
 /* ---- keys ------------------------------------------------------------------------- */
 
@@ -446,7 +585,7 @@ typedef enum cuzk_key_tier {
     CUZK_TIER_DEVICE = 4
 } cuzk_key_tier;
 
-const char *cuzk_key_tier_name(cuzk_key_tier t);
+CUZK_API const char *cuzk_key_tier_name(cuzk_key_tier t);
 
 typedef struct cuzk_key_info {
     char id[CUZK_ID_MAX + 1];
@@ -478,8 +617,8 @@ typedef struct cuzk_key_info {
  *   names another path); CUZK_ENOTFOUND / CUZK_EIO (path); CUZK_ENOMEM (the
  *   key does not fit in the budget); the reader's error for a bad .zkey.
  */
-cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id,
-                                    const char *path, cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id,
+                                             const char *path, cuzk_error *err);
 
 /*
  * Register |path| under |id| (NULL: the real path is the id) without
@@ -488,15 +627,15 @@ cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id,
  *   CUZK_EMISMATCH; CUZK_ENOTFOUND (path); CUZK_ENOMEM; CUZK_ECANCELLED
  *   (shutting down).  Does not read the file beyond resolving its path.
  */
-cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id,
-                                     const char *path, cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id,
+                                              const char *path, cuzk_error *err);
 
 /*
  * Drop key |id| from memory now (it stays registered and is loaded again
  * when a job needs it).
  * Returns CUZK_OK; CUZK_ENOTFOUND; CUZK_EBUSY if partitions are using it.
  */
-cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err);
 
 /*
  * Register the circuit whose witness calculator is circom's .wasm at
@@ -515,12 +654,12 @@ cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *er
  *   (shutting down); the witness layer's errors (CUZK_EFORMAT,
  *   CUZK_EUNSUPPORTED, CUZK_EINTERNAL for a failed compile).
  */
-cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
-                                         const char *wasm_path, cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
+                                                  const char *wasm_path, cuzk_error *err);
 
 /* Copy up to |max| keys' info into |out|; returns the number of keys known
  * (may exceed |max|). */
-size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max);
+CUZK_API size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max);
 
 /* ---- engine status, trace, metrics ------------------------------------------------ */
 
@@ -572,7 +711,7 @@ typedef struct cuzk_engine_status {
 
 /* Snapshot of the engine.  Cheap (no I/O); takes each internal lock for a
  * few memory reads at most. */
-void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st);
+CUZK_API void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st);
 
 /*
  * The timeline as Chrome trace JSON (opens in Perfetto and
@@ -583,16 +722,16 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st);
  * Returns CUZK_OK or CUZK_ENOMEM.  Out: |*json| malloc'd (free() it), NUL
  *   terminated; |*len| (may be NULL) its length.
  */
-cuzk_status cuzk_engine_trace(cuzk_engine *e, char **json, size_t *len,
-                              uint64_t from_ns, uint64_t to_ns, cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_trace(cuzk_engine *e, char **json, size_t *len,
+                                       uint64_t from_ns, uint64_t to_ns, cuzk_error *err);
 
 /*
  * Counters, gauges and histograms in Prometheus text exposition format
  * (version 0.0.4), all series prefixed cuzk_ (docs/ENGINE.md lists them).
  * Returns CUZK_OK or CUZK_ENOMEM.  Out: |*text| malloc'd (free() it).
  */
-cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len,
-                                cuzk_error *err);
+CUZK_API cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len,
+                                         cuzk_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * Instantiates the Pippenger MSM of msm_gen.h for the four groups (API in
+ * Instantiates the Pippenger MSM of msm_template.h for the four groups (API in
  * msm.h) and holds the helpers they share: 4-limb integer steps on plain
  * scalars, window extraction, and the window-width cost model.
  *
@@ -41,7 +41,7 @@ static size_t msm_round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 #define MSM_BATCH 256
 #define MSM_BATCH_MIN_FILL 1
 
-/* Bucket state bits and batch entry flags (see msm_gen.h, step 3). */
+/* Bucket state bits and batch entry flags (see msm_template.h, step 3). */
 enum { MSM_OCC = 1, MSM_XOCC = 2, MSM_LOCK = 4 };
 enum { MSM_NEG = 1, MSM_DBL = 2, MSM_INF = 4 };
 
@@ -109,7 +109,7 @@ unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio,
 #define MSM_S bls12_381_fr
 #define MSM_BITS 255
 #define MSM_REDUCE 1.0
-#include "msm/msm_gen.h"
+#include "msm/msm_template.h"
 #undef MSM_G
 #undef MSM_F
 #undef MSM_S
@@ -121,7 +121,7 @@ unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio,
 #define MSM_S bls12_381_fr
 #define MSM_BITS 255
 #define MSM_REDUCE 1.0
-#include "msm/msm_gen.h"
+#include "msm/msm_template.h"
 #undef MSM_G
 #undef MSM_F
 #undef MSM_S
@@ -133,7 +133,7 @@ unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio,
 #define MSM_S bn254_fr
 #define MSM_BITS 254
 #define MSM_REDUCE 1.0
-#include "msm/msm_gen.h"
+#include "msm/msm_template.h"
 #undef MSM_G
 #undef MSM_F
 #undef MSM_S
@@ -145,7 +145,7 @@ unsigned cuzk_msm_window_bits(size_t m, unsigned bits, double reduce_ratio,
 #define MSM_S bn254_fr
 #define MSM_BITS 254
 #define MSM_REDUCE 1.0
-#include "msm/msm_gen.h"
+#include "msm/msm_template.h"
 #undef MSM_G
 #undef MSM_F
 #undef MSM_S

@@ -1,5 +1,5 @@
 /*
- * Instantiates the NTT of ntt_gen.h for the scalar fields of BLS12-381 and
+ * Instantiates the NTT of ntt_template.h for the scalar fields of BLS12-381 and
  * BN254 (API in ntt.h).
  *
  * Tuning constants (bench_cpu_kernels and a 2^18 loop on the 2-core VM):
@@ -109,7 +109,7 @@ NTT_ARITH(bn254, BN254_FR)
 #define NTT_P bls12_381
 #define NTT_FR bls12_381_fr
 #define NTT_ADICITY BLS12_381_FR_TWO_ADICITY
-#include "ntt/ntt_gen.h"
+#include "ntt/ntt_template.h"
 #undef NTT_P
 #undef NTT_FR
 #undef NTT_ADICITY
@@ -117,7 +117,7 @@ NTT_ARITH(bn254, BN254_FR)
 #define NTT_P bn254
 #define NTT_FR bn254_fr
 #define NTT_ADICITY BN254_FR_TWO_ADICITY
-#include "ntt/ntt_gen.h"
+#include "ntt/ntt_template.h"
 #undef NTT_P
 #undef NTT_FR
 #undef NTT_ADICITY

@@ -1,6 +1,6 @@
 /*
  * Instantiates the optimal ate pairing (see pairing.h) for both curves from
- * the one template pairing_gen.h.  The per-curve choices:
+ * the one template pairing_template.h.  The per-curve choices:
  *   BLS12-381: M-type twist (b' = 4(1+u)), loop over |x| = 0xd201000000010000
  *              in binary (6 non-zero bits; its NAF is one digit longer with
  *              the same weight), x < 0 so the result is conjugated, final
@@ -28,7 +28,7 @@
 #define PR_SEED_NEG 1
 #define PR_SEED_NAF 0
 #define PR_B2_4XI 1
-#include "pairing/pairing_gen.h"
+#include "pairing/pairing_template.h"
 #undef PR_P
 #undef PR_C
 #undef PR_N
@@ -56,7 +56,7 @@
 #define PR_SEED_NEG 0
 #define PR_SEED_NAF 1
 #define PR_B2_4XI 0
-#include "pairing/pairing_gen.h"
+#include "pairing/pairing_template.h"
 #undef PR_P
 #undef PR_C
 #undef PR_N

@@ -30,13 +30,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "curve/encode.h"
-#include "groth16/wtns.h"
+#include "cuzk_files.h"
+#include "cuzk_tools.h"
 #include "server/fleet.h"
 #include "server/http.h"
 #include "server/log.h"
-#include "util/sha256.h"
-#include "witness/wc.h"
 
 /* Most partitions one submit may carry. */
 #define MAX_PARTITIONS 4096
@@ -776,17 +774,15 @@ static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result 
 static int check_witnesses(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
                            enum MHD_Result *reply) {
     for (size_t i = 0; i < q->n; i++) {
-        cuzk_wtns w;
         cuzk_error err = {0};
-        cuzk_status s = q->w[i].path ? cuzk_wtns_open(&w, q->w[i].path, &err)
-                                     : cuzk_wtns_from_mem(&w, q->w[i].data, q->w[i].size, &err);
+        cuzk_curve wc;
+        uint64_t nw;
+        cuzk_status s =
+            cuzk_wtns_inspect(&wc, &nw, q->w[i].path, q->w[i].data, q->w[i].size, &err);
         if (s != CUZK_OK) {
             *reply = http_error(r, 400, cuzk_status_name(s), "witness %zu: %s", i, err.msg);
             return 0;
         }
-        cuzk_curve wc = w.curve;
-        uint64_t nw = w.n_witness;
-        cuzk_wtns_close(&w);
         if (wc != key->curve) {
             *reply = http_error(r, 400, "ECURVE", "witness %zu is for %s, key %s is for %s", i,
                                 cuzk_curve_snarkjs_name(wc), key->id,
@@ -1096,32 +1092,27 @@ enum MHD_Result api_jobs_status(cuzkd_request *r) {
 }
 
 
-size_t cuzkd_proof_raw(uint8_t *out, const cuzk_proof *pr) {
-    uint8_t *p = out;
-    if (pr->curve == CUZK_CURVE_BLS12_381) {
-        /* zcash/bellperson compressed: A 48, B 96, C 48 bytes */
-        p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.a, 1);
-        p += bls12_381_g2_encode_zcash(p, &pr->p.bls12_381.b, 1);
-        p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.c, 1);
-    } else {
-        /* Ethereum (EIP-197): A 64, B 128, C 64 bytes */
-        bn254_g1_encode_eth(p, &pr->p.bn254.a);
-        bn254_g2_encode_eth(p + 64, &pr->p.bn254.b);
-        bn254_g1_encode_eth(p + 192, &pr->p.bn254.c);
-        p += 256;
-    }
-    return (size_t)(p - out);
+cuzk_status cuzkd_proof_raw(uint8_t *out, size_t *len, const cuzk_job *job, size_t i,
+                            cuzk_error *err) {
+    cuzk_proof_bytes pb;
+    *len = 0;
+    cuzk_status s = cuzk_job_proof_bytes(job, &pb, i, err);
+    if (s != CUZK_OK)
+        return s;
+    memcpy(out, pb.bytes, pb.len);
+    *len = pb.len;
+    return CUZK_OK;
 }
 
 static enum MHD_Result result_raw(cuzkd_request *r, cuzk_job *job) {
     size_t n = cuzk_job_partitions(job);
-    uint8_t *buf = malloc(n * 256 + 1), *p = buf;
+    uint8_t *buf = malloc(n * CUZK_PROOF_BYTES_MAX + 1), *p = buf;
     if (!buf)
         return http_error(r, 503, "ENOMEM", "out of memory");
     for (size_t i = 0; i < n; i++) {
-        cuzk_proof pr;
         cuzk_error err = {0};
-        cuzk_status s = cuzk_job_proof(job, &pr, i, &err);
+        size_t len;
+        cuzk_status s = cuzkd_proof_raw(p, &len, job, i, &err);
         if (s != CUZK_OK) {
             free(buf);
             return s == CUZK_EUNSUPPORTED
@@ -1129,7 +1120,7 @@ static enum MHD_Result result_raw(cuzkd_request *r, cuzk_job *job) {
                                     "the job ran on a simulated device: there are no proof bytes")
                        : http_error_status(r, s, err.msg);
         }
-        p += cuzkd_proof_raw(p, &pr);
+        p += len;
     }
     return http_bytes(r, 200, "application/octet-stream", buf, (size_t)(p - buf), 1);
 }

@@ -21,7 +21,7 @@
 
 #include "server/log.h"
 #include "server/server.h"
-#include "witness/wc.h"
+#include "cuzk_tools.h"
 
 struct cuzkd_circuit {
     char wasm[PATH_MAX];

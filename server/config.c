@@ -21,10 +21,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cuzk_tools.h"
 #include "server/log.h"
-#ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
-#endif
 
 typedef enum opt_type { OPT_STRING, OPT_UINT, OPT_BYTES, OPT_BOOL, OPT_LEVEL } opt_type;
 
@@ -333,11 +331,10 @@ static int check_listen(const char *v, char *msg, size_t cap) {
  */
 #ifdef CUZK_HAVE_CUDA
 #define NO_GPU_TEXT "no such GPU on this machine"
-static int gpu_count(void) { return cuzk_gpu_device_count(); }
 #else
 #define NO_GPU_TEXT "this cuzkd was built without CUDA"
-static int gpu_count(void) { return 0; }
 #endif
+static int gpu_count(void) { return cuzk_gpu_count(); }
 
 static int add_device(cuzk_engine_config *ec, cuzk_device_kind kind, int index, char *msg,
                       size_t cap) {
@@ -355,8 +352,8 @@ static int add_device(cuzk_engine_config *ec, cuzk_device_kind kind, int index, 
     return 1;
 }
 
-static int device_param(cuzk_engine_config *ec, unsigned first, const char *kv, char *msg,
-                        size_t cap) {
+static int device_param(cuzk_engine_config *ec, cuzk_testing *t, unsigned first, const char *kv,
+                        char *msg, size_t cap) {
     const char *eq = strchr(kv, '=');
     uint64_t x;
     if (!eq || !parse_u64(eq + 1, &x) || x > U32) {
@@ -371,11 +368,11 @@ static int device_param(cuzk_engine_config *ec, unsigned first, const char *kv, 
         else if (n == 7 && !strncmp(kv, "threads", n) && d->kind == CUZK_DEVICE_CPU)
             d->threads = (unsigned)x;
         else if (n == 9 && !strncmp(kv, "upload_us", n) && d->kind == CUZK_DEVICE_SIMULATED)
-            d->sim_upload_us = (uint32_t)x;
+            t->sim[i].upload_us = (uint32_t)x;
         else if (n == 10 && !strncmp(kv, "compute_us", n) && d->kind == CUZK_DEVICE_SIMULATED)
-            d->sim_compute_us = (uint32_t)x;
+            t->sim[i].compute_us = (uint32_t)x;
         else if (n == 8 && !strncmp(kv, "fetch_us", n) && d->kind == CUZK_DEVICE_SIMULATED)
-            d->sim_fetch_us = (uint32_t)x;
+            t->sim[i].fetch_us = (uint32_t)x;
         else {
             snprintf(msg, cap, "'%.*s' is not a parameter of this device", (int)n, kv);
             return 0;
@@ -384,8 +381,8 @@ static int device_param(cuzk_engine_config *ec, unsigned first, const char *kv, 
     return 1;
 }
 
-static int parse_devices(const char *v, cuzk_engine_config *ec, int resolve, char *msg,
-                         size_t cap) {
+static int parse_devices(const char *v, cuzk_engine_config *ec, cuzk_testing *t, int resolve,
+                         char *msg, size_t cap) {
     char *copy = strdup(v), *save = NULL;
     if (!copy) {
         snprintf(msg, cap, "out of memory");
@@ -399,7 +396,7 @@ static int parse_devices(const char *v, cuzk_engine_config *ec, int resolve, cha
             it++;
         char *colon = strchr(it, ':');
         if (!colon && strchr(it, '=')) { /* continues the previous device */
-            ok = any ? device_param(ec, first, it, msg, cap)
+            ok = any ? device_param(ec, t, first, it, msg, cap)
                      : (snprintf(msg, cap, "'%s' before any device", it), 0);
             continue;
         }
@@ -439,7 +436,7 @@ static int parse_devices(const char *v, cuzk_engine_config *ec, int resolve, cha
             ok = 0;
         }
         if (ok && colon && colon[1])
-            ok = device_param(ec, first, colon + 1, msg, cap);
+            ok = device_param(ec, t, first, colon + 1, msg, cap);
     }
     if (ok && !any) {
         snprintf(msg, cap, "no device");
@@ -451,8 +448,10 @@ static int parse_devices(const char *v, cuzk_engine_config *ec, int resolve, cha
 
 static int check_devices(const char *v, char *msg, size_t cap) {
     cuzk_engine_config ec;
+    cuzk_testing t;
     memset(&ec, 0, sizeof ec);
-    return parse_devices(v, &ec, 0, msg, cap);
+    memset(&t, 0, sizeof t);
+    return parse_devices(v, &ec, &t, 0, msg, cap);
 }
 
 static int parse_keys(const char *v, cuzkd_config *c, char *msg, size_t cap) {
@@ -760,10 +759,12 @@ static uint64_t auto_budget(void) {
 }
 
 cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
-                                uint64_t *upload_budget, cuzk_error *err) {
+                                cuzk_testing *testing, uint64_t *upload_budget, cuzk_error *err) {
     cuzk_engine_config_default(ec);
+    memset(testing, 0, sizeof *testing);
+    ec->testing = testing;
     char msg[200];
-    if (!parse_devices(c->devices, ec, 1, msg, sizeof msg))
+    if (!parse_devices(c->devices, ec, testing, 1, msg, sizeof msg))
         return cuzk_fail(err, CUZK_EINVAL, "devices: %s", msg);
     ec->synth_workers = c->synth_workers;
     ec->synth_threads = c->synth_threads;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "cuzk.h"
+#include "cuzk_testing.h" /* the simulated device ("sim") */
 
 /* Most keys the `keys` option may preload. */
 #define CUZKD_MAX_PRELOAD 64
@@ -96,11 +97,13 @@ cuzk_status cuzkd_config_finish(cuzkd_config *c, cuzk_error *err);
 /*
  * Fill |ec| (from cuzk_engine_config_default) from |c|: devices ("auto"
  * resolved now), workers, budget, self_verify, trace_events, logging.
+ * The simulated devices' step times go into |testing| (cuzk_testing.h),
+ * which |ec| then points to: it must outlive the engine's creation.
  * The budget is split: |*upload_budget| for the daemon's upload buffers
  * (upload_budget, or an eighth), the rest for the engine.
  */
 cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
-                                uint64_t *upload_budget, cuzk_error *err);
+                                cuzk_testing *testing, uint64_t *upload_budget, cuzk_error *err);
 
 /* A commented INI file of every option: with its default value (|c| NULL)
  * or with its value in |c|.  Either reads back to the same settings. */

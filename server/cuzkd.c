@@ -200,9 +200,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     cuzk_engine_config ec;
+    static cuzk_testing hooks; /* the step times of simulated devices */
     uint64_t upload_budget = 0;
     if (cuzkd_config_finish(&cfg, &err) != CUZK_OK ||
-        cuzkd_config_engine(&cfg, &ec, &upload_budget, &err) != CUZK_OK) {
+        cuzkd_config_engine(&cfg, &ec, &hooks, &upload_budget, &err) != CUZK_OK) {
         fprintf(stderr, "cuzkd: %s\n", err.msg);
         cuzkd_config_free(&cfg);
         return 2;

@@ -104,7 +104,7 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/sha256.h"
+#include "cuzk_tools.h"
 
 /* Connections handlers may hold at once (beyond: they wait for one). */
 #define POOL_MAX 16
@@ -1087,16 +1087,16 @@ static char *proofs_json(cuzk_job *job) {
 /* The proofs in the raw form of GET .../result?format=raw (docs/API.md). */
 static uint8_t *proofs_raw(cuzk_job *job, size_t *len) {
     size_t n = cuzk_job_partitions(job);
-    uint8_t *buf = malloc(n * 256 + 1), *p = buf;
+    uint8_t *buf = malloc(n * CUZK_PROOF_BYTES_MAX + 1), *p = buf;
     if (!buf)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        cuzk_proof pr;
-        if (cuzk_job_proof(job, &pr, i, NULL) != CUZK_OK) {
+        size_t one;
+        if (cuzkd_proof_raw(p, &one, job, i, NULL) != CUZK_OK) {
             free(buf);
             return NULL;
         }
-        p += cuzkd_proof_raw(p, &pr);
+        p += one;
     }
     *len = (size_t)(p - buf);
     return buf;

@@ -118,6 +118,13 @@ for curve in bn128 bls12381; do
     prove_fails "$curve prove --gpu 0 without a GPU" "^cuzk prove: .*(no CUDA support|no CUDA device 0|GPU)" \
       --gpu 0 "$d/multiplier.zkey" "$d/multiplier.wtns"
   fi
+  # the in-process prover is the proving engine: -v gives its stage
+  # boundaries and its CPU device's step, which no direct prover call has
+  expect_ok "$curve prove -v --cpu" "$cuzk" prove -v --cpu "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/o.json" "$tmp/opub.json"
+  grep -Eq '^cuzk prove: engine start [0-9.]+ ms \(cpu, [0-9]+ threads\) \| key load [0-9.]+ ms$' "$tmp/err" && ok || bad "$curve prove -v: no engine start line: $(head -c 300 "$tmp/err")"
+  grep -Eq '^cuzk prove: queue [0-9.]+ ms \| synthesis [0-9.]+ ms \| ready [0-9.]+ ms \| device cpu0 [0-9.]+ ms \| finalize [0-9.]+ ms' "$tmp/err" && ok || bad "$curve prove -v: no engine stage line: $(head -c 300 "$tmp/err")"
+  grep -Eq '^cuzk prove \(cpu0\): upload [0-9.]+ ms \| evaluate \(synthesis\) [0-9.]+ \| h \(6 NTT\) [0-9.]+ \| msm A [0-9.]+ B1' "$tmp/err" && ok || bad "$curve prove -v: no device step line: $(head -c 300 "$tmp/err")"
+  expect_ok "$curve prove -v: proof verifies" "$cuzk" verify "$d/multiplier.vk.json" "$tmp/opub.json" "$tmp/o.json"
   prove_fails "$curve prove --gpu 99" "^cuzk prove: .*(no CUDA support|no CUDA device 99)" \
     --gpu 99 "$d/multiplier.zkey" "$d/multiplier.wtns"
 

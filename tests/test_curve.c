@@ -16,12 +16,18 @@
  *   (found by trial division) and T in the remaining large-order part.
  * One generic test body runs on all four groups through a table of
  * wrappers (so no function is called through a mismatched pointer type).
+ * The wrappers and the table of each group are made by the template at the
+ * end of the file, included once per curve (TEST_CURVE, tests/testutil.h)
+ * and within it once per group (TEST_GROUP).
  */
+#ifndef TEST_CURVE
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.h"
 #include "field/consts_gen.h"
+#include "groth16/curve_id.h"
 #include "testutil.h"
 #include "vectors/curve_kat.h"
 
@@ -76,158 +82,6 @@ typedef struct gops {
     void (*s_mul)(void *, const void *, const void *);
     void (*s_add)(void *, const void *, const void *);
 } gops;
-
-/* ---- per-group wrappers ------------------------------------------------- */
-
-#define WRAPS(G, S)                                                           \
-    static void G##_w_set_inf(void *r) { G##_set_inf(r); }                    \
-    static int G##_w_is_inf(const void *a) { return G##_is_inf(a); }          \
-    static void G##_w_aff_set_inf(void *r) { G##_affine_set_inf(r); }         \
-    static int G##_w_aff_is_inf(const void *a) { return G##_affine_is_inf(a); } \
-    static void G##_w_generator(void *r) { G##_generator(r); }                \
-    static void G##_w_from_affine(void *r, const void *a) { G##_from_affine(r, a); } \
-    static void G##_w_to_affine(void *r, const void *a) { G##_to_affine(r, a); } \
-    static void G##_w_batch(void *r, const void *a, size_t n) {               \
-        G##_batch_to_affine(r, a, n);                                         \
-    }                                                                         \
-    static void G##_w_add(void *r, const void *a, const void *b) { G##_add(r, a, b); } \
-    static void G##_w_dbl(void *r, const void *a) { G##_dbl(r, a); }          \
-    static void G##_w_add_affine(void *r, const void *a, const void *b) {     \
-        G##_add_affine(r, a, b);                                              \
-    }                                                                         \
-    static void G##_w_sub(void *r, const void *a, const void *b) { G##_sub(r, a, b); } \
-    static void G##_w_neg(void *r, const void *a) { G##_neg(r, a); }          \
-    static void G##_w_aff_neg(void *r, const void *a) { G##_affine_neg(r, a); } \
-    static int G##_w_eq(const void *a, const void *b) { return G##_eq(a, b); } \
-    static int G##_w_aff_eq(const void *a, const void *b) { return G##_affine_eq(a, b); } \
-    static void G##_w_mul(void *r, const void *a, const void *k) { G##_mul(r, a, k); } \
-    static void G##_w_mul_limbs(void *r, const void *a, const uint64_t *k, size_t n) { \
-        G##_mul_limbs(r, a, k, n);                                            \
-    }                                                                         \
-    static int G##_w_on_curve(const void *a) { return G##_affine_on_curve(a); } \
-    static int G##_w_in_subgroup(const void *a) { return G##_affine_in_subgroup(a); } \
-    static void G##_w_xyzz_set_inf(void *r) { G##_xyzz_set_inf(r); }         \
-    static int G##_w_xyzz_is_inf(const void *a) { return G##_xyzz_is_inf(a); } \
-    static void G##_w_xyzz_from_affine(void *r, const void *a) {              \
-        G##_xyzz_from_affine(r, a);                                           \
-    }                                                                         \
-    static void G##_w_xyzz_add_affine(void *r, const void *a, const void *b) { \
-        G##_xyzz_add_affine(r, a, b);                                         \
-    }                                                                         \
-    static void G##_w_xyzz_add(void *r, const void *a, const void *b) {       \
-        G##_xyzz_add(r, a, b);                                                \
-    }                                                                         \
-    static void G##_w_xyzz_dbl(void *r, const void *a) { G##_xyzz_dbl(r, a); } \
-    static void G##_w_xyzz_to_jac(void *r, const void *a) {                   \
-        G##_xyzz_to_jacobian(r, a);                                           \
-    }                                                                         \
-    static void G##_w_msm(void *r, const void *b, const void *s, size_t n) {  \
-        G##_msm_naive(r, b, s, n);                                            \
-    }                                                                         \
-    static void G##_w_s_to_mont(void *r, const uint64_t *a) { S##_to_mont(r, a); } \
-    static void G##_w_s_mul(void *r, const void *a, const void *b) { S##_mul(r, a, b); } \
-    static void G##_w_s_add(void *r, const void *a, const void *b) { S##_add(r, a, b); }
-
-#define OPS(G, IS_G2, COF, S)                                                 \
-    {#G, IS_G2, COF, S##_modulus, G##_w_set_inf, G##_w_is_inf,               \
-     G##_w_aff_set_inf, G##_w_aff_is_inf, G##_w_generator, G##_w_from_affine, \
-     G##_w_to_affine, G##_w_batch, G##_w_add, G##_w_dbl, G##_w_add_affine,    \
-     G##_w_sub, G##_w_neg, G##_w_aff_neg, G##_w_eq, G##_w_aff_eq, G##_w_mul,  \
-     G##_w_mul_limbs, G##_w_on_curve, G##_w_in_subgroup, G##_w_xyzz_set_inf,  \
-     G##_w_xyzz_is_inf, G##_w_xyzz_from_affine, G##_w_xyzz_add_affine,        \
-     G##_w_xyzz_add, G##_w_xyzz_dbl, G##_w_xyzz_to_jac, G##_w_msm,            \
-     G##_rand_curve_point, G##_rescale, G##_perturb, G##_from_plain,          \
-     G##_endo_check, sizeof(G##_affine), sizeof(G), G##_w_s_to_mont,          \
-     G##_w_s_mul, G##_w_s_add}
-
-/* Random element of Fp and of Fp2. */
-#define RAND_FP(F)                                                            \
-    static void F##_rand(F *x) {                                              \
-        uint64_t l[F##_LIMBS];                                                \
-        tu_rand_below(l, F##_modulus, F##_LIMBS);                             \
-        F##_to_mont(x, l);                                                    \
-    }
-RAND_FP(bls12_381_fp)
-RAND_FP(bn254_fp)
-static void bls12_381_fp2_rand(bls12_381_fp2 *x) {
-    bls12_381_fp_rand(&x->c0);
-    bls12_381_fp_rand(&x->c1);
-}
-static void bn254_fp2_rand(bn254_fp2 *x) {
-    bn254_fp_rand(&x->c0);
-    bn254_fp_rand(&x->c1);
-}
-
-/*
- * Group helpers: a random curve point by trying x until x^3 + b is a square
- * (b is recomputed from the generator, y^2 - x^3, so it does not come from
- * the code under test), a random rescaling (X l^2, Y l^3, Z l), and y += 1.
- */
-#define GROUP_HELPERS(G, F)                                                   \
-    static void G##_curve_b(F *b) {                                           \
-        G##_affine g;                                                         \
-        F t;                                                                  \
-        G##_generator(&g);                                                    \
-        F##_sqr(b, &g.y);                                                     \
-        F##_sqr(&t, &g.x);                                                    \
-        F##_mul(&t, &t, &g.x);                                                \
-        F##_sub(b, b, &t);                                                    \
-    }                                                                         \
-    static void G##_rand_curve_point(void *out) {                             \
-        G##_affine *r = out;                                                  \
-        F b, rhs;                                                             \
-        G##_curve_b(&b);                                                      \
-        for (;;) {                                                            \
-            F##_rand(&r->x);                                                  \
-            F##_sqr(&rhs, &r->x);                                             \
-            F##_mul(&rhs, &rhs, &r->x);                                       \
-            F##_add(&rhs, &rhs, &b);                                          \
-            if (F##_sqrt(&r->y, &rhs))                                        \
-                return;                                                       \
-        }                                                                     \
-    }                                                                         \
-    static void G##_rescale(void *p) {                                        \
-        G *a = p;                                                             \
-        F l, l2, l3;                                                          \
-        F##_rand(&l);                                                         \
-        if (F##_is_zero(&l))                                                  \
-            return;                                                           \
-        F##_sqr(&l2, &l);                                                     \
-        F##_mul(&l3, &l2, &l);                                                \
-        F##_mul(&a->X, &a->X, &l2);                                           \
-        F##_mul(&a->Y, &a->Y, &l3);                                           \
-        F##_mul(&a->Z, &a->Z, &l);                                            \
-    }                                                                         \
-    static void G##_perturb(void *p) {                                        \
-        G##_affine *a = p;                                                    \
-        F one;                                                                \
-        F##_set_one(&one);                                                    \
-        F##_add(&a->y, &a->y, &one);                                          \
-    }
-
-GROUP_HELPERS(bls12_381_g1, bls12_381_fp)
-GROUP_HELPERS(bls12_381_g2, bls12_381_fp2)
-GROUP_HELPERS(bn254_g1, bn254_fp)
-GROUP_HELPERS(bn254_g2, bn254_fp2)
-
-#define FROM_PLAIN_G1(G, FP)                                                  \
-    static void G##_from_plain(void *out, const uint64_t (*c)[8]) {           \
-        G##_affine *a = out;                                                  \
-        FP##_to_mont(&a->x, c[0]);                                            \
-        FP##_to_mont(&a->y, c[1]);                                            \
-    }
-#define FROM_PLAIN_G2(G, FP)                                                  \
-    static void G##_from_plain(void *out, const uint64_t (*c)[8]) {           \
-        G##_affine *a = out;                                                  \
-        FP##_to_mont(&a->x.c0, c[0]);                                         \
-        FP##_to_mont(&a->x.c1, c[1]);                                         \
-        FP##_to_mont(&a->y.c0, c[2]);                                         \
-        FP##_to_mont(&a->y.c1, c[3]);                                         \
-    }
-FROM_PLAIN_G1(bls12_381_g1, bls12_381_fp)
-FROM_PLAIN_G2(bls12_381_g2, bls12_381_fp)
-FROM_PLAIN_G1(bn254_g1, bn254_fp)
-FROM_PLAIN_G2(bn254_g2, bn254_fp)
 
 /*
  * The endomorphisms' eigenvalues on subgroup points, checked directly:
@@ -289,20 +143,6 @@ static void bn254_g2_endo_check(const void *p, int *ok) {
     *ok = bn254_g2_eq(&t, &psi);
 }
 
-WRAPS(bls12_381_g1, bls12_381_fr)
-WRAPS(bls12_381_g2, bls12_381_fr)
-WRAPS(bn254_g1, bn254_fr)
-WRAPS(bn254_g2, bn254_fr)
-
-static const uint64_t bls_h1[8] = BLS12_381_H1, bls_h2[8] = BLS12_381_H2,
-                      bn_h1[8] = BN254_H1, bn_h2[8] = BN254_H2;
-
-static const gops groups[] = {
-    OPS(bls12_381_g1, 0, bls_h1, bls12_381_fr),
-    OPS(bls12_381_g2, 1, bls_h2, bls12_381_fr),
-    OPS(bn254_g1, 0, bn_h1, bn254_fr),
-    OPS(bn254_g2, 1, bn_h2, bn254_fr),
-};
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -835,29 +675,219 @@ static void test_subgroup(const gops *g) {
     }
 }
 
+#define TEST_CURVE bls12_381
+#define TEST_CONSTS BLS12_381 /* prefix of its constants in field/consts_gen.h */
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_CONSTS
+
+#define TEST_CURVE bn254
+#define TEST_CONSTS BN254
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_CONSTS
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
+
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_curve");
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
-        const gops *g = &groups[i];
-        test_generator(g);
-        if (i == 0)
-            test_kat(g, kat_bls12_381_g1, NULL,
-                     sizeof kat_bls12_381_g1 / sizeof kat_bls12_381_g1[0]);
-        if (i == 1)
-            test_kat(g, NULL, kat_bls12_381_g2,
-                     sizeof kat_bls12_381_g2 / sizeof kat_bls12_381_g2[0]);
-        if (i == 2)
-            test_kat(g, kat_bn254_g1, NULL,
-                     sizeof kat_bn254_g1 / sizeof kat_bn254_g1[0]);
-        if (i == 3)
-            test_kat(g, NULL, kat_bn254_g2,
-                     sizeof kat_bn254_g2 / sizeof kat_bn254_g2[0]);
-        test_laws(g);
-        test_xyzz(g);
-        test_batch(g);
-        test_scalar_mul(g);
-        test_msm_naive(g);
-        test_subgroup(g);
-    }
+    tu_run_curves(curves, TU_COUNT(curves));
     return tu_finish();
 }
+
+#elif !defined(TEST_GROUP) /* ---- per curve (TEST_CURVE): field helpers, groups */
+
+/* Random element of Fp and of Fp2. */
+static void TC(fp_rand)(TC(fp) *x) {
+    uint64_t l[TC(fp_LIMBS)];
+    tu_rand_below(l, TC(fp_modulus), TC(fp_LIMBS));
+    TC(fp_to_mont)(x, l);
+}
+static void TC(fp2_rand)(TC(fp2) *x) {
+    TC(fp_rand)(&x->c0);
+    TC(fp_rand)(&x->c1);
+}
+
+#define TEST_GROUP g1
+#define TEST_COORD fp     /* field of the coordinates */
+#define TEST_COFACTOR H1  /* field/consts_gen.h name of the cofactor */
+#define TEST_IS_G2 0
+#include __FILE__
+#undef TEST_GROUP
+#undef TEST_COORD
+#undef TEST_COFACTOR
+#undef TEST_IS_G2
+
+#define TEST_GROUP g2
+#define TEST_COORD fp2
+#define TEST_COFACTOR H2
+#define TEST_IS_G2 1
+#include __FILE__
+#undef TEST_GROUP
+#undef TEST_COORD
+#undef TEST_COFACTOR
+#undef TEST_IS_G2
+
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
+    TC(g1_tests)();
+    TC(g2_tests)();
+}
+
+#else /* ---- per group (TEST_CURVE, TEST_GROUP) --------------------------- */
+
+#define G TC(TEST_GROUP) /* the Jacobian point type, bls12_381_g1, ... */
+#define GF(x) CUZK_PASTE(G, x)
+#define F TC(TEST_COORD)
+#define FF(x) CUZK_PASTE(F, x)
+#define SF(x) TC(CUZK_PASTE(fr, x))
+
+/* ---- wrappers: the table's functions with void pointers ------------------ */
+
+static void GF(w_set_inf)(void *r) { GF(set_inf)(r); }
+static int GF(w_is_inf)(const void *a) { return GF(is_inf)(a); }
+static void GF(w_aff_set_inf)(void *r) { GF(affine_set_inf)(r); }
+static int GF(w_aff_is_inf)(const void *a) { return GF(affine_is_inf)(a); }
+static void GF(w_generator)(void *r) { GF(generator)(r); }
+static void GF(w_from_affine)(void *r, const void *a) { GF(from_affine)(r, a); }
+static void GF(w_to_affine)(void *r, const void *a) { GF(to_affine)(r, a); }
+static void GF(w_batch)(void *r, const void *a, size_t n) {
+    GF(batch_to_affine)(r, a, n);
+}
+static void GF(w_add)(void *r, const void *a, const void *b) { GF(add)(r, a, b); }
+static void GF(w_dbl)(void *r, const void *a) { GF(dbl)(r, a); }
+static void GF(w_add_affine)(void *r, const void *a, const void *b) {
+    GF(add_affine)(r, a, b);
+}
+static void GF(w_sub)(void *r, const void *a, const void *b) { GF(sub)(r, a, b); }
+static void GF(w_neg)(void *r, const void *a) { GF(neg)(r, a); }
+static void GF(w_aff_neg)(void *r, const void *a) { GF(affine_neg)(r, a); }
+static int GF(w_eq)(const void *a, const void *b) { return GF(eq)(a, b); }
+static int GF(w_aff_eq)(const void *a, const void *b) { return GF(affine_eq)(a, b); }
+static void GF(w_mul)(void *r, const void *a, const void *k) { GF(mul)(r, a, k); }
+static void GF(w_mul_limbs)(void *r, const void *a, const uint64_t *k, size_t n) {
+    GF(mul_limbs)(r, a, k, n);
+}
+static int GF(w_on_curve)(const void *a) { return GF(affine_on_curve)(a); }
+static int GF(w_in_subgroup)(const void *a) { return GF(affine_in_subgroup)(a); }
+static void GF(w_xyzz_set_inf)(void *r) { GF(xyzz_set_inf)(r); }
+static int GF(w_xyzz_is_inf)(const void *a) { return GF(xyzz_is_inf)(a); }
+static void GF(w_xyzz_from_affine)(void *r, const void *a) {
+    GF(xyzz_from_affine)(r, a);
+}
+static void GF(w_xyzz_add_affine)(void *r, const void *a, const void *b) {
+    GF(xyzz_add_affine)(r, a, b);
+}
+static void GF(w_xyzz_add)(void *r, const void *a, const void *b) {
+    GF(xyzz_add)(r, a, b);
+}
+static void GF(w_xyzz_dbl)(void *r, const void *a) { GF(xyzz_dbl)(r, a); }
+static void GF(w_xyzz_to_jac)(void *r, const void *a) {
+    GF(xyzz_to_jacobian)(r, a);
+}
+static void GF(w_msm)(void *r, const void *b, const void *s, size_t n) {
+    GF(msm_naive)(r, b, s, n);
+}
+static void GF(w_s_to_mont)(void *r, const uint64_t *a) { SF(to_mont)(r, a); }
+static void GF(w_s_mul)(void *r, const void *a, const void *b) { SF(mul)(r, a, b); }
+static void GF(w_s_add)(void *r, const void *a, const void *b) { SF(add)(r, a, b); }
+
+/*
+ * Group helpers: a random curve point by trying x until x^3 + b is a square
+ * (b is recomputed from the generator, y^2 - x^3, so it does not come from
+ * the code under test), a random rescaling (X l^2, Y l^3, Z l), and y += 1.
+ */
+static void GF(curve_b)(F *b) {
+    GF(affine) g;
+    F t;
+    GF(generator)(&g);
+    FF(sqr)(b, &g.y);
+    FF(sqr)(&t, &g.x);
+    FF(mul)(&t, &t, &g.x);
+    FF(sub)(b, b, &t);
+}
+static void GF(rand_curve_point)(void *out) {
+    GF(affine) *r = out;
+    F b, rhs;
+    GF(curve_b)(&b);
+    for (;;) {
+        FF(rand)(&r->x);
+        FF(sqr)(&rhs, &r->x);
+        FF(mul)(&rhs, &rhs, &r->x);
+        FF(add)(&rhs, &rhs, &b);
+        if (FF(sqrt)(&r->y, &rhs))
+            return;
+    }
+}
+static void GF(rescale)(void *p) {
+    G *a = p;
+    F l, l2, l3;
+    FF(rand)(&l);
+    if (FF(is_zero)(&l))
+        return;
+    FF(sqr)(&l2, &l);
+    FF(mul)(&l3, &l2, &l);
+    FF(mul)(&a->X, &a->X, &l2);
+    FF(mul)(&a->Y, &a->Y, &l3);
+    FF(mul)(&a->Z, &a->Z, &l);
+}
+static void GF(perturb)(void *p) {
+    GF(affine) *a = p;
+    F one;
+    FF(set_one)(&one);
+    FF(add)(&a->y, &a->y, &one);
+}
+
+static void GF(from_plain)(void *out, const uint64_t (*c)[8]) {
+    GF(affine) *a = out;
+#if TEST_IS_G2
+    TC(fp_to_mont)(&a->x.c0, c[0]);
+    TC(fp_to_mont)(&a->x.c1, c[1]);
+    TC(fp_to_mont)(&a->y.c0, c[2]);
+    TC(fp_to_mont)(&a->y.c1, c[3]);
+#else
+    TC(fp_to_mont)(&a->x, c[0]);
+    TC(fp_to_mont)(&a->y, c[1]);
+#endif
+}
+
+static const uint64_t GF(test_cofactor)[8] = CUZK_PASTE(TEST_CONSTS, TEST_COFACTOR);
+
+static const gops GF(ops) = {
+    TU_STR(G), TEST_IS_G2, GF(test_cofactor), TC(fr_modulus), GF(w_set_inf), GF(w_is_inf),
+    GF(w_aff_set_inf), GF(w_aff_is_inf), GF(w_generator), GF(w_from_affine),
+    GF(w_to_affine), GF(w_batch), GF(w_add), GF(w_dbl), GF(w_add_affine),
+    GF(w_sub), GF(w_neg), GF(w_aff_neg), GF(w_eq), GF(w_aff_eq), GF(w_mul),
+    GF(w_mul_limbs), GF(w_on_curve), GF(w_in_subgroup), GF(w_xyzz_set_inf),
+    GF(w_xyzz_is_inf), GF(w_xyzz_from_affine), GF(w_xyzz_add_affine),
+    GF(w_xyzz_add), GF(w_xyzz_dbl), GF(w_xyzz_to_jac), GF(w_msm),
+    GF(rand_curve_point), GF(rescale), GF(perturb), GF(from_plain),
+    GF(endo_check), sizeof(GF(affine)), sizeof(G), GF(w_s_to_mont),
+    GF(w_s_mul), GF(w_s_add)};
+
+static void GF(tests)(void) {
+    const gops *g = &GF(ops);
+    test_generator(g);
+#if TEST_IS_G2
+    test_kat(g, NULL, CUZK_PASTE(kat, G), TU_COUNT(CUZK_PASTE(kat, G)));
+#else
+    test_kat(g, CUZK_PASTE(kat, G), NULL, TU_COUNT(CUZK_PASTE(kat, G)));
+#endif
+    test_laws(g);
+    test_xyzz(g);
+    test_batch(g);
+    test_scalar_mul(g);
+    test_msm_naive(g);
+    test_subgroup(g);
+}
+
+#undef G
+#undef GF
+#undef F
+#undef FF
+#undef SF
+
+#endif

@@ -84,8 +84,8 @@ static cuzk_engine_status run(const eu_circuit *c, hook_ctx *h, int jobs, int pa
     cfg.log_level = CUZK_LOG_WARN;
     cfg.finalize_threads = 2;
     cfg.cpu_fallback = 0;
-    cfg.fault_fn = hook;
-    cfg.fault_ctx = h;
+    eu_testing.fault_fn = hook;
+    eu_testing.fault_ctx = h;
     eu_sim_device(&cfg, 0, compute_us);
     cuzk_engine *e;
     cuzk_error err = {0};

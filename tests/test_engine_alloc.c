@@ -144,7 +144,7 @@ static void no_allocation_per_partition(const eu_circuit *c, unsigned threads) {
     eu_config(&cfg, NULL);
     cfg.log_level = CUZK_LOG_WARN;
     cfg.trace_events = 64;
-    cfg.fault_fn = mark_hook;
+    eu_testing.fault_fn = mark_hook;
     eu_cpu_device(&cfg, threads);
     cuzk_engine *e = eu_create(&cfg);
     run(e, c, 1); /* warm-up: key, scratch, NTT domain */

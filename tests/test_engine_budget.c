@@ -16,6 +16,7 @@
  */
 #include <sys/stat.h>
 
+#include "groth16/curve_impl.h"
 #include "test_engine_util.h"
 
 static uint64_t file_size(const char *path) {
@@ -138,10 +139,9 @@ static uint64_t scratch_charge(const eu_circuit *c) {
     uint64_t need = 0;
     if (cuzk_key_load(&key, c->zkey, &err) != CUZK_OK)
         return 0;
-    if (key.curve == CUZK_CURVE_BN254)
-        need = bn254_groth16_msms_scratch_bytes(&key.pk.bn254, 1);
-    else
-        need = bls12_381_groth16_msms_scratch_bytes(&key.pk.bls12_381, 1);
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(key.curve);
+    if (ci)
+        need = ci->msms_scratch_bytes(&key, 1);
     cuzk_key_free(&key);
     return need < (64 << 10) ? (64 << 10) : need + need / 4;
 }
@@ -211,7 +211,7 @@ static void in_use_kept(const eu_circuit *k) {
     cfg.buffer_sets = 1;
     cfg.cpu_fallback = 0;
     eu_sim_device(&cfg, 0, 1000);
-    cfg.fault_fn = hold_hook; /* A's partition stays on the device until released */
+    eu_testing.fault_fn = hold_hook; /* A's partition stays on the device until released */
     cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k));
     cuzk_error err = {0};
     CHECK(cuzk_engine_key_preload(e, "A", k[0].zkey, &err) == CUZK_OK, "preload A: %s", err.msg);

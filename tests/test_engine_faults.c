@@ -61,15 +61,15 @@ static cuzk_engine *make_engine_ev(hook_ctx *h, int n_sim, int fallback, int eva
     cuzk_engine_config cfg;
     eu_config(&cfg, NULL);
     cfg.log_level = getenv("CUZK_TEST_LOG") ? CUZK_LOG_INFO : CUZK_LOG_ERROR;
-    cfg.fault_fn = hook;
-    cfg.fault_ctx = h;
+    eu_testing.fault_fn = hook;
+    eu_testing.fault_ctx = h;
     cfg.self_verify = 1;
     cfg.cpu_fallback = fallback;
     if (n_sim == 0)
         eu_cpu_device(&cfg, 1);
     for (int i = 0; i < n_sim; i++) {
         eu_sim_device(&cfg, (unsigned)i, 5000);
-        cfg.devices[i].sim_evaluates = evaluates;
+        eu_testing.sim[i].evaluates = evaluates;
     }
     return eu_create(&cfg);
 }
@@ -204,16 +204,28 @@ static void retry_elsewhere(const eu_circuit *c, int fallback, int evaluates) {
         if (fallback)
             CHECK(pi[k].device >= 0 && st.devices[pi[k].device].fallback_only,
                   "partition %d: device %d is not the fallback", k, pi[k].device);
+        /* where a, b, c were evaluated: by synthesis, unless the failed
+         * device was to evaluate them, when the CPU retry did */
+        const cuzk_step_timing *t = &pi[k].steps;
+        if (fallback)
+            CHECK(t->eval_site == (evaluates ? CUZK_EVAL_DEVICE : CUZK_EVAL_SYNTHESIS) &&
+                      t->evaluate_ns && t->ntt_ns && t->msm_h_ns && t->assemble_ns,
+                  "partition %d: step figures of the CPU retry: evaluate %llu ns at site %d, "
+                  "h %llu, msm H %llu", k, (unsigned long long)t->evaluate_ns, (int)t->eval_site,
+                  (unsigned long long)t->ntt_ns, (unsigned long long)t->msm_h_ns);
     }
     if (fallback) {
         /* The fallback is a real CPU prover: its proofs verify. */
         CHECK(eu_verify_job(j, &c->vk) == P, "fallback proofs do not verify");
         CHECK(!info.simulated, "job marked simulated although every proof came from the CPU");
     } else {
-        cuzk_proof proof;
+        cuzk_proof_bytes proof;
+        size_t n_pub = 0;
         CHECK(info.simulated, "a simulated job is not marked");
-        CHECK(cuzk_job_proof(j, &proof, 0, &err) == CUZK_EUNSUPPORTED,
+        CHECK(cuzk_job_proof_bytes(j, &proof, 0, &err) == CUZK_EUNSUPPORTED,
               "a simulated device must not hand out a proof");
+        CHECK(cuzk_job_public_bytes(j, NULL, NULL, &n_pub, 0, &err) == CUZK_EUNSUPPORTED,
+              "a simulated device must not hand out public signals");
         CHECK(cuzk_job_proof_json(j, 0) == NULL, "a simulated device must not hand out JSON");
     }
     cuzk_job_release(j);

@@ -17,12 +17,15 @@
 #include <unistd.h>
 
 #include "cuzk.h"
+#include "cuzk_testing.h"
+#include "engine/api.h"
 #include "groth16/setup.h"
 #include "groth16/synth.h"
 #include "testutil.h"
 #include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA
@@ -32,6 +35,13 @@ typedef struct circuit {
     cuzk_fr *pub;
     size_t n_pub;
 } circuit;
+
+/* Partition |i|'s proof, from its public image back to the internal form. */
+static cuzk_status job_proof(const cuzk_job *j, cuzk_proof *p, size_t i, cuzk_error *err) {
+    cuzk_proof_bytes b;
+    cuzk_status s = cuzk_job_proof_bytes(j, &b, i, err);
+    return s == CUZK_OK ? cuzk_proof_from_bytes(p, &b, err) : s;
+}
 
 static cuzk_pool *gen_pool; /* the dev setups of the larger circuits */
 
@@ -103,7 +113,7 @@ static void prove_job(cuzk_engine *e, circuit *c, const char *key_id, unsigned p
         cuzk_job_status(job, NULL, pi, parts);
     for (unsigned i = 0; st == CUZK_OK && i < parts; i++) {
         cuzk_proof p;
-        CHECK(cuzk_job_proof(job, &p, i, &err) == CUZK_OK &&
+        CHECK(job_proof(job, &p, i, &err) == CUZK_OK &&
                   cuzk_vk_verify(&c->vk, c->pub, c->n_pub, &p, &err) == CUZK_OK,
               "%s: partition %u proof verifies: %s", what, i, err.msg);
         CHECK(pi[i].device == 0, "%s: partition %u ran on the GPU device (got %d)", what, i,
@@ -263,7 +273,8 @@ int main(int argc, char **argv) {
 
     /* a failed GPU step is retried on the CPU fallback, which evaluates */
     cfg.cpu_fallback = 1;
-    cfg.fault_fn = fail_first_gpu_attempt;
+    static cuzk_testing hooks = {.fault_fn = fail_first_gpu_attempt};
+    cfg.testing = &hooks;
     if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
         CHECK(0, "engine with fallback: %s", err.msg);
     } else {
@@ -278,7 +289,7 @@ int main(int argc, char **argv) {
         cuzk_partition_info pi;
         if (rj)
             cuzk_job_status(rj, NULL, &pi, 1);
-        CHECK(rs == CUZK_OK && cuzk_job_proof(rj, &p, 0, &err) == CUZK_OK &&
+        CHECK(rs == CUZK_OK && job_proof(rj, &p, 0, &err) == CUZK_OK &&
                   cuzk_vk_verify(&bn.vk, bn.pub, bn.n_pub, &p, &err) == CUZK_OK,
               "retried on the CPU fallback: valid proof (%s)", err.msg);
         CHECK(rj && pi.attempts == 2 && pi.device == 1,
@@ -296,7 +307,7 @@ int main(int argc, char **argv) {
     two.n_devices = 2;
     two.devices[1] = two.devices[0];
     two.cpu_fallback = 0;
-    two.fault_fn = fail_first_gpu_attempt;
+    two.testing = &hooks;
     if (cuzk_engine_create(&e, &two, &err) != CUZK_OK) {
         CHECK(0, "engine with two GPU devices: %s", err.msg);
     } else {
@@ -342,7 +353,7 @@ int main(int argc, char **argv) {
                (unsigned long long)st.devices[0].proofs, (unsigned long long)st.devices[1].proofs);
         for (unsigned i = 0; s8 == CUZK_OK && i < 8; i++) {
             cuzk_proof p;
-            CHECK(cuzk_job_proof(j8, &p, i, &err) == CUZK_OK &&
+            CHECK(job_proof(j8, &p, i, &err) == CUZK_OK &&
                       cuzk_vk_verify(&bls.vk, bls.pub, bls.n_pub, &p, &err) == CUZK_OK,
                   "two devices: partition %u verifies", i);
         }

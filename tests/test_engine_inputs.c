@@ -124,9 +124,17 @@ static cuzk_status submit(cuzk_engine *e, cuzk_job **j, const fx *f, const char 
 static size_t good_proofs(cuzk_job *j, const fx *f) {
     size_t ok = 0, n = cuzk_job_partitions(j);
     for (size_t i = 0; i < n; i++) {
-        const cuzk_fr *pub;
-        size_t n_pub = cuzk_job_public(j, &pub, i);
-        int same = n_pub == f->n_pub && (!n_pub || !memcmp(pub, f->pub, n_pub * sizeof *pub));
+        size_t n_pub = f->n_pub, room = f->n_pub;
+        uint8_t *got = malloc(room * CUZK_SCALAR_BYTES + 1), *want = malloc(room * CUZK_SCALAR_BYTES + 1);
+        int same = got && want &&
+                   cuzk_job_public_bytes(j, NULL, got, &n_pub, i, NULL) == CUZK_OK &&
+                   n_pub == f->n_pub;
+        if (same) {
+            cuzk_public_to_bytes(f->vk.curve, want, f->pub, n_pub);
+            same = !n_pub || !memcmp(got, want, n_pub * CUZK_SCALAR_BYTES);
+        }
+        free(got);
+        free(want);
         if (!same)
             fprintf(stderr, "  %s/%s partition %zu: public signals differ from snarkjs's (%zu of %zu)\n",
                     f->dir, f->name, i, n_pub, f->n_pub);
@@ -192,6 +200,20 @@ static void all_circuits(fx *fs, size_t n) {
         CHECK(s == CUZK_OK, "%s/%s: %s", fs[i].dir, fs[i].name, err.msg);
         if (s == CUZK_OK)
             proved += check_proofs(j[i], &fs[i]) == 1;
+        /* the step figures a caller prints (cuzk prove -v): a CPU device
+         * times every step but the transfers it does not have */
+        cuzk_partition_info pi;
+        cuzk_job_status(j[i], NULL, &pi, 1);
+        const cuzk_step_timing *t = &pi.steps;
+        CHECK(s != CUZK_OK ||
+                  (t->witness_ns && t->eval_site == CUZK_EVAL_SYNTHESIS && t->evaluate_ns &&
+                   t->ntt_ns && t->msm_a_ns && t->msm_b1_ns && t->msm_b2_ns && t->msm_c_ns &&
+                   t->msm_h_ns && t->assemble_ns && !t->upload_ns && !t->download_ns),
+              "%s/%s: step figures missing: witness %llu, evaluate %llu (site %d), h %llu, "
+              "msm H %llu, assemble %llu", fs[i].dir, fs[i].name,
+              (unsigned long long)t->witness_ns, (unsigned long long)t->evaluate_ns,
+              (int)t->eval_site, (unsigned long long)t->ntt_ns, (unsigned long long)t->msm_h_ns,
+              (unsigned long long)t->assemble_ns);
         cuzk_job_release(j[i]);
     }
     printf("  %zu of %zu circuits proved from inputs (both curves)\n", proved, n);
@@ -457,7 +479,7 @@ static void starved_split(const fx *f) {
     cfg.log_level = CUZK_LOG_WARN;
     cfg.synth_workers = 1;
     cfg.cpu_fallback = 0;
-    cfg.fault_fn = stall_hook;
+    eu_testing.fault_fn = stall_hook;
     eu_sim_device(&cfg, 0, 2000);
     cuzk_engine *e;
     cuzk_error err = {0};

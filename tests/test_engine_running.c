@@ -136,8 +136,8 @@ static void running_job_ends(cuzk_engine *e, gate *g, const eu_circuit *c, int b
     CHECK(info.partitions_done == 0, "%s: %u partitions counted done", what, info.partitions_done);
     CHECK(pi.stage == CUZK_STAGE_CANCELLED, "%s: partition ended in %s", what,
           cuzk_stage_name(pi.stage));
-    cuzk_proof proof;
-    CHECK(cuzk_job_proof(j, &proof, 0, &err) != CUZK_OK, "%s: the dropped result has a proof",
+    cuzk_proof_bytes proof;
+    CHECK(cuzk_job_proof_bytes(j, &proof, 0, &err) != CUZK_OK, "%s: the dropped result has a proof",
           what);
     cuzk_engine_status_get(e, &st);
     CHECK(st.jobs_done == before.jobs_done && st.proofs == before.proofs,
@@ -168,8 +168,8 @@ int main(int argc, char **argv) {
     eu_config(&cfg, NULL);
     cfg.log_level = CUZK_LOG_WARN;
     cfg.cpu_fallback = 0;
-    cfg.fault_fn = hook;
-    cfg.fault_ctx = &g;
+    eu_testing.fault_fn = hook;
+    eu_testing.fault_ctx = &g;
     eu_cpu_device(&cfg, 1);
     cuzk_engine *e;
     cuzk_error err = {0};

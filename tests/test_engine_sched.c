@@ -57,12 +57,12 @@ static cuzk_engine *make(gate *g, eu_log *log, unsigned batch, unsigned workers,
     cfg.synth_workers = 1;
     cfg.ready_max = 1;
     cfg.batch_max = batch;
-    cfg.fault_fn = hook;
-    cfg.fault_ctx = g;
+    eu_testing.fault_fn = hook;
+    eu_testing.fault_ctx = g;
     eu_sim_device(&cfg, 0, 3000);
     cfg.devices[0].workers = workers;
-    cfg.devices[0].sim_upload_us = upload_us;
-    cfg.devices[0].sim_fetch_us = upload_us / 2;
+    eu_testing.sim[0].upload_us = upload_us;
+    eu_testing.sim[0].fetch_us = upload_us / 2;
     if (batch > 1)
         cfg.ready_max = 0; /* default: room for whole batches */
     return eu_create(&cfg);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "cuzk.h"
+#include "cuzk_testing.h"
+#include "engine/api.h"
 #include "groth16/key.h"
 #include "groth16/setup.h"
 #include "groth16/synth.h"
@@ -111,16 +113,22 @@ static void eu_free(eu_circuit *c) {
 static size_t eu_verify_job(cuzk_job *j, const cuzk_vk *vk) {
     size_t ok = 0, n = cuzk_job_partitions(j);
     for (size_t i = 0; i < n; i++) {
-        cuzk_proof proof;
-        const cuzk_fr *pub;
+        cuzk_proof_bytes proof;
+        uint8_t *pub = NULL;
+        size_t n_pub = 0;
         cuzk_error err = {0};
-        size_t n_pub = cuzk_job_public(j, &pub, i);
-        if (cuzk_job_proof(j, &proof, i, &err) != CUZK_OK) {
-            fprintf(stderr, "  job %llu partition %zu: %s\n", (unsigned long long)cuzk_job_id(j), i,
-                    err.msg);
-            continue;
-        }
-        if (cuzk_vk_verify(vk, pub, n_pub, &proof, &err) != CUZK_OK) {
+        cuzk_status s = cuzk_job_public_bytes(j, NULL, NULL, &n_pub, i, &err);
+        if (s == CUZK_OK && !(pub = malloc(n_pub * CUZK_SCALAR_BYTES + 1)))
+            s = cuzk_fail(&err, CUZK_ENOMEM, "no memory");
+        if (s == CUZK_OK)
+            s = cuzk_job_public_bytes(j, NULL, pub, &n_pub, i, &err);
+        if (s == CUZK_OK)
+            s = cuzk_job_proof_bytes(j, &proof, i, &err);
+        /* through the public API: the images, verified as an embedder would */
+        if (s == CUZK_OK)
+            s = cuzk_verify(vk, &proof, pub, n_pub, &err);
+        free(pub);
+        if (s != CUZK_OK) {
             fprintf(stderr, "  job %llu partition %zu: %s\n", (unsigned long long)cuzk_job_id(j), i,
                     err.msg);
             continue;
@@ -154,10 +162,16 @@ static void eu_log_fn(void *ctx, cuzk_log_level level, const char *line) {
         atomic_fetch_add(&l->other, 1);
 }
 
+/* The test hooks (cuzk_testing.h) of the config eu_config made last; the
+ * engine copies them at create, so one at a time is enough. */
+static cuzk_testing eu_testing;
+
 /* Engine config for tests: small thread counts (the CI machine has two
- * cores), logs into |log|. */
+ * cores), logs into |log|, hooks in eu_testing (cleared). */
 static void eu_config(cuzk_engine_config *cfg, eu_log *log) {
     cuzk_engine_config_default(cfg);
+    memset(&eu_testing, 0, sizeof eu_testing);
+    cfg->testing = &eu_testing;
     cfg->synth_threads = 1;
     cfg->log_fn = eu_log_fn;
     cfg->log_ctx = log;
@@ -189,7 +203,8 @@ static void eu_sim_device(cuzk_engine_config *cfg, unsigned i, uint32_t compute_
         cfg->n_devices = i + 1;
     memset(&cfg->devices[i], 0, sizeof cfg->devices[i]);
     cfg->devices[i].kind = CUZK_DEVICE_SIMULATED;
-    cfg->devices[i].sim_compute_us = compute_us;
+    eu_testing.sim[i].compute_us = compute_us;
+    cfg->testing = &eu_testing;
 }
 
 /* Submit |n| partitions of circuit |c| by path. */

@@ -5,13 +5,21 @@
  * runs) and compared with the same computation done by GMP on plain
  * integers.  The generated constants (consts_gen.h) are re-derived here from
  * the moduli with GMP, so a wrong constant cannot pass through both.
+ *
+ * The field tests are field-generic (a table of the field's functions,
+ * field_ops); the tables are filled, and the roots of unity checked, by the
+ * template at the end of the file, included once per curve (TEST_CURVE,
+ * tests/testutil.h) and within it once per field (TEST_FIELD).
  */
+#ifndef TEST_CURVE
+
 #include <gmp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "field/consts_gen.h"
 #include "field/field.h"
+#include "groth16/curve_id.h"
 #include "testutil.h"
 
 /* A field seen through function pointers, so one test covers all four. */
@@ -44,30 +52,6 @@ typedef struct {
     unsigned s, nqr;
 } field_ops;
 
-#define OPS(F, C)                                                             \
-    {#F, F##_LIMBS, F##_modulus, (void *)F##_add, (void *)F##_sub,            \
-     (void *)F##_mul, (void *)F##_sqr, (void *)F##_neg, (void *)F##_dbl,      \
-     (void *)F##_inv, (void *)F##_inv_var, (void *)F##_batch_inv,             \
-     (void *)F##_pow, (void *)F##_sqrt, (void *)F##_legendre,                 \
-     (void *)F##_from_mont, (void *)F##_to_mont, (void *)F##_from_bytes_le,   \
-     (void *)F##_from_bytes_be, (void *)F##_to_bytes_le,                      \
-     (void *)F##_to_bytes_be, (void *)F##_from_dec, (void *)F##_to_dec,       \
-     C##_one, C##_r2, C##_root, C##_N0, C##_S, C##_NQR}
-
-#define CONSTS(C)                                                             \
-    static const uint64_t C##_one[] = C##_ONE, C##_r2[] = C##_R2,             \
-                          C##_root[] = C##_ROOT_MONT;
-CONSTS(BLS12_381_FP)
-CONSTS(BLS12_381_FR)
-CONSTS(BN254_FP)
-CONSTS(BN254_FR)
-
-static const field_ops fields[] = {
-    OPS(bls12_381_fp, BLS12_381_FP),
-    OPS(bls12_381_fr, BLS12_381_FR),
-    OPS(bn254_fp, BN254_FP),
-    OPS(bn254_fr, BN254_FR),
-};
 
 static void to_mpz(mpz_t r, const uint64_t *l, size_t n) {
     mpz_import(r, n, -1, sizeof(uint64_t), 0, 0, l);
@@ -268,55 +252,114 @@ static void test_batch_and_rejects(const field_ops *f) {
     mpz_clears(a, p, w, NULL);
 }
 
-static void test_roots(void) {
-    bls12_381_fr w, t;
-    bn254_fr v, s;
-    for (unsigned k = 0; k <= BLS12_381_FR_TWO_ADICITY; k++) {
-        CHECK(bls12_381_fr_root_of_unity(&w, k) == CUZK_OK, "bls root %u", k);
+static void field_tests(const field_ops *f) {
+    test_constants(f);
+    test_ops(f, tu_iters(2000));
+    test_batch_and_rejects(f);
+}
+
+#define TEST_CURVE bls12_381
+#define TEST_CONSTS BLS12_381 /* prefix of its constants in field/consts_gen.h */
+#define TEST_ADICITY BLS12_381_FR_TWO_ADICITY
+/* ffjavascript's root of the largest domain (5^t), docs/FILES.md */
+#define TEST_ROOT_HEX "0212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1f"
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_CONSTS
+#undef TEST_ADICITY
+#undef TEST_ROOT_HEX
+
+#define TEST_CURVE bn254
+#define TEST_CONSTS BN254
+#define TEST_ADICITY BN254_FR_TWO_ADICITY
+#define TEST_ROOT_HEX "2a3c09f0a58a7e8500e0a7eb8ef62abc402d111e41112ed49bd61b6e725b19f0"
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_CONSTS
+#undef TEST_ADICITY
+#undef TEST_ROOT_HEX
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
+
+int main(int argc, char **argv) {
+    tu_init(argc, argv, "test_field");
+    tu_run_curves(curves, TU_COUNT(curves));
+    return tu_finish();
+}
+
+#elif !defined(TEST_FIELD) /* ---- per curve (TEST_CURVE): its fields, roots - */
+
+#define TEST_FIELD fp
+#define TEST_FIELD_CONSTS FP
+#include __FILE__
+#undef TEST_FIELD
+#undef TEST_FIELD_CONSTS
+#define TEST_FIELD fr
+#define TEST_FIELD_CONSTS FR
+#include __FILE__
+#undef TEST_FIELD
+#undef TEST_FIELD_CONSTS
+
+/* Roots of unity of Fr: order exactly 2^k up to the two-adicity, refused
+ * beyond, and the largest one equal to ffjavascript's. */
+static void TC(test_roots)(void) {
+    TC(fr) w, t;
+    for (unsigned k = 0; k <= TEST_ADICITY; k++) {
+        CHECK(TC(fr_root_of_unity)(&w, k) == CUZK_OK, "%s root %u", TEST_CURVE_NAME, k);
         t = w;
         for (unsigned i = 0; i < k; i++)
-            bls12_381_fr_sqr(&t, &t);
-        CHECK(bls12_381_fr_is_one(&t), "bls root 2^%u has order dividing 2^%u", k, k);
+            TC(fr_sqr)(&t, &t);
+        CHECK(TC(fr_is_one)(&t), "%s root 2^%u has order dividing 2^%u", TEST_CURVE_NAME, k, k);
         if (k > 0) {
             t = w;
             for (unsigned i = 0; i + 1 < k; i++)
-                bls12_381_fr_sqr(&t, &t);
-            CHECK(!bls12_381_fr_is_one(&t), "bls root 2^%u is primitive", k);
+                TC(fr_sqr)(&t, &t);
+            CHECK(!TC(fr_is_one)(&t), "%s root 2^%u is primitive", TEST_CURVE_NAME, k);
         }
     }
-    CHECK(bls12_381_fr_root_of_unity(&w, 33) == CUZK_ERANGE, "bls root 2^33 refused");
-    for (unsigned k = 0; k <= BN254_FR_TWO_ADICITY; k++) {
-        CHECK(bn254_fr_root_of_unity(&v, k) == CUZK_OK, "bn root %u", k);
-        s = v;
-        for (unsigned i = 0; i < k; i++)
-            bn254_fr_sqr(&s, &s);
-        CHECK(bn254_fr_is_one(&s), "bn root 2^%u", k);
-    }
-    /* docs/FILES.md: ffjavascript's 2^28-th root for bn128 */
-    bn254_fr_root_of_unity(&v, 28);
-    char hex_dec[100];
-    bn254_fr_to_dec(hex_dec, sizeof hex_dec, &v);
+    CHECK(TC(fr_root_of_unity)(&w, TEST_ADICITY + 1) == CUZK_ERANGE, "%s root 2^%u refused",
+          TEST_CURVE_NAME, TEST_ADICITY + 1);
+    char dec[100];
+    TC(fr_root_of_unity)(&w, TEST_ADICITY);
+    TC(fr_to_dec)(dec, sizeof dec, &w);
     mpz_t z;
-    mpz_init_set_str(z, "2a3c09f0a58a7e8500e0a7eb8ef62abc402d111e41112ed49bd61b6e725b19f0", 16);
+    mpz_init_set_str(z, TEST_ROOT_HEX, 16);
     char *zd = mpz_get_str(NULL, 10, z);
-    CHECK(strcmp(zd, hex_dec) == 0, "bn254 2^28 root matches ffjavascript");
-    free(zd);
-    bls12_381_fr_root_of_unity(&w, 32);
-    bls12_381_fr_to_dec(hex_dec, sizeof hex_dec, &w);
-    mpz_set_str(z, "0212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1f", 16);
-    zd = mpz_get_str(NULL, 10, z);
-    CHECK(strcmp(zd, hex_dec) == 0, "bls12-381 2^32 root matches ffjavascript (5^t)");
+    CHECK(strcmp(zd, dec) == 0, "%s 2^%u root matches ffjavascript", TEST_CURVE_NAME,
+          TEST_ADICITY);
     free(zd);
     mpz_clear(z);
 }
 
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_field");
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        test_constants(&fields[i]);
-        test_ops(&fields[i], tu_iters(2000));
-        test_batch_and_rejects(&fields[i]);
-    }
-    test_roots();
-    return tu_finish();
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
+    field_tests(&TC(fp_ops));
+    field_tests(&TC(fr_ops));
+    TC(test_roots)();
 }
+
+#else /* ---- per field (TEST_CURVE, TEST_FIELD) --------------------------- */
+
+#define TF(x) TC(CUZK_PASTE(TEST_FIELD, x)) /* bls12_381_fp_add, ... */
+#define TK(x) CUZK_PASTE(CUZK_PASTE(TEST_CONSTS, TEST_FIELD_CONSTS), x) /* BLS12_381_FP_ONE */
+
+static const uint64_t TF(test_one)[] = TK(ONE), TF(test_r2)[] = TK(R2),
+                      TF(test_root)[] = TK(ROOT_MONT);
+
+static const field_ops TF(ops) = {
+    TU_STR(TC(TEST_FIELD)), TF(LIMBS), TF(modulus), (void *)TF(add), (void *)TF(sub),
+    (void *)TF(mul), (void *)TF(sqr), (void *)TF(neg), (void *)TF(dbl),
+    (void *)TF(inv), (void *)TF(inv_var), (void *)TF(batch_inv),
+    (void *)TF(pow), (void *)TF(sqrt), (void *)TF(legendre),
+    (void *)TF(from_mont), (void *)TF(to_mont), (void *)TF(from_bytes_le),
+    (void *)TF(from_bytes_be), (void *)TF(to_bytes_le),
+    (void *)TF(to_bytes_be), (void *)TF(from_dec), (void *)TF(to_dec),
+    TF(test_one), TF(test_r2), TF(test_root), TK(N0), TK(S), TK(NQR)};
+
+#undef TF
+#undef TK
+
+#endif

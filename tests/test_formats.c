@@ -30,6 +30,7 @@
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
 #include "testutil.h"
+#include "util/paste.h"
 
 #ifdef CUZK_HAVE_JANSSON
 #include <jansson.h>
@@ -834,9 +835,9 @@ static int off_subgroup_point(int ci, int g2, uint8_t *out) {
         return 0;
 #define FIND_POINT(P, G, F)                                                      \
     do {                                                                         \
-        P##_##G##_affine gen, pt;                                                \
+        CUZK_PASTE(CUZK_PASTE(P, G), affine) gen, pt;                            \
         F b, x, t, y;                                                            \
-        P##_##G##_generator(&gen);                                               \
+        CUZK_PASTE(CUZK_PASTE(P, G), generator)(&gen);                           \
         F##_sqr(&t, &gen.x);                                                     \
         F##_mul(&t, &t, &gen.x);                                                 \
         F##_sqr(&b, &gen.y);                                                     \
@@ -850,7 +851,7 @@ static int off_subgroup_point(int ci, int g2, uint8_t *out) {
             if (F##_sqrt(&y, &t)) {                                              \
                 pt.x = x;                                                        \
                 pt.y = y;                                                        \
-                if (!P##_##G##_affine_in_subgroup(&pt))                          \
+                if (!CUZK_PASTE(CUZK_PASTE(P, G), affine_in_subgroup)(&pt))      \
                     break;                                                       \
             }                                                                    \
         }                                                                        \

@@ -15,7 +15,8 @@
 
 #include "curve/curve.h"
 #include "field/field.h"
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
+#include "gpu/selftest.h"
 #include "testutil.h"
 
 #ifdef CUZK_HAVE_CUDA

@@ -30,7 +30,9 @@
 
 #include "curve/curve.h"
 #include "field/field.h"
-#include "gpu/gpu.h"
+#include "gpu/msm.h"
+#include "gpu/runtime.h"
+#include "gpu/selftest.h"
 #include "msm/msm.h"
 #include "testutil.h"
 #include "util/threadpool.h"

@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "field/field.h"
-#include "gpu/gpu.h"
+#include "gpu/ntt.h"
+#include "gpu/runtime.h"
 #include "ntt/ntt.h"
 #include "testutil.h"
 #include "util/threadpool.h"

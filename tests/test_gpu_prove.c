@@ -28,7 +28,7 @@
 #include "groth16/synth.h"
 #include "testutil.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA

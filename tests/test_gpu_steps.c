@@ -1,5 +1,5 @@
 /*
- * The GPU prover's element-wise steps (gpu/gpu.h, "prover steps") against
+ * The GPU prover's element-wise steps (gpu/prove.h) against
  * the CPU field code (field/field.h), for both scalar fields and sizes
  * from 1 to 2^20 + 3 (CUZK_GPU_STEPS_MAX_LOG lowers the top):
  *   - cuzk_gpu_fr_from_plain: random plain values below r become their
@@ -22,7 +22,8 @@
 #include <string.h>
 
 #include "field/field.h"
-#include "gpu/gpu.h"
+#include "gpu/prove.h"
+#include "gpu/runtime.h"
 #include "testutil.h"
 
 #ifdef CUZK_HAVE_CUDA

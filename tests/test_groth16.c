@@ -287,18 +287,26 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     cuzk_r1cs_free(&r1cs);
 }
 
+/* Per curve (curve-generic code: the curve is a cuzk_curve): every circom
+ * fixture of the curve, and a generated circuit. */
+static void curve_tests(const tu_curve *c) {
+    static const char *circs[] = {"multiplier", "poseidon_chain", "merkle", "many_public"};
+    for (size_t i = 0; i < TU_COUNT(circs); i++)
+        test_fixture(cuzk_curve_snarkjs_name((cuzk_curve)c->id), circs[i]);
+    test_generated((cuzk_curve)c->id, 8);
+}
+
+static const tu_curve curves[] = {
+    {"bn254", CUZK_CURVE_BN254, curve_tests},
+    {"bls12_381", CUZK_CURVE_BLS12_381, curve_tests},
+};
+
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_groth16");
     pool = cuzk_pool_create(0, NULL);
-    const char *curves[] = {"bn128", "bls12381"};
-    const char *circs[] = {"multiplier", "poseidon_chain", "merkle", "many_public"};
-    for (int c = 0; c < 2; c++)
-        for (int i = 0; i < 4; i++)
-            test_fixture(curves[c], circs[i]);
+    tu_run_curves(curves, TU_COUNT(curves));
     test_mismatch();
-    test_generated(CUZK_CURVE_BN254, 8);
-    test_generated(CUZK_CURVE_BLS12_381, 8);
-    test_generated(CUZK_CURVE_BN254, 11);
+    test_generated(CUZK_CURVE_BN254, 11); /* one larger circuit */
     cuzk_pool_destroy(pool);
     return tu_finish();
 }

@@ -19,15 +19,16 @@
  *   ranges.
  *
  * The group-generic tests are written once below and instantiated per
- * group by including this file again with TG (group) and TS (scalar field)
- * defined.
+ * curve (TEST_CURVE, tests/testutil.h) and, within it, per group
+ * (TEST_GROUP) by including this file again.
  */
-#ifndef TG
+#ifndef TEST_CURVE
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.h"
+#include "groth16/curve_id.h"
 #include "msm/msm.h"
 #include "testutil.h"
 #include "util/threadpool.h"
@@ -46,26 +47,17 @@ static const char *st_name[] = {"R+iQ", "R", "(-1)^i R"};
 static uint64_t equal_scalar[4]; /* the SC_EQUAL value, drawn per call */
 static const char *bs_name[] = {"random", "repeated", "some-infinity"};
 
-#define TG bls12_381_g1
-#define TS bls12_381_fr
+#define TEST_CURVE bls12_381
 #include __FILE__
-#undef TG
-#undef TS
-#define TG bls12_381_g2
-#define TS bls12_381_fr
+#undef TEST_CURVE
+#define TEST_CURVE bn254
 #include __FILE__
-#undef TG
-#undef TS
-#define TG bn254_g1
-#define TS bn254_fr
-#include __FILE__
-#undef TG
-#undef TS
-#define TG bn254_g2
-#define TS bn254_fr
-#include __FILE__
-#undef TG
-#undef TS
+#undef TEST_CURVE
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
 
 static unsigned window_bits_checks(void) {
     unsigned prev = 0, ok = 1;
@@ -83,21 +75,33 @@ int main(int argc, char **argv) {
     pools[1] = cuzk_pool_create(2, &err);
     pools[2] = cuzk_pool_create(8, &err);
     CHECK(window_bits_checks(), "window choice out of range or decreasing");
-    test_bls12_381_g1(1031);
-    test_bn254_g1(1031);
-    test_bls12_381_g2(100);
-    test_bn254_g2(100);
+    tu_run_curves(curves, TU_COUNT(curves));
     cuzk_pool_destroy(pools[1]);
     cuzk_pool_destroy(pools[2]);
     return tu_finish();
 }
 
-#else /* ---- per-group tests (TG = group, TS = scalar field) ---------- */
+#elif !defined(TEST_GROUP) /* ---- per curve (TEST_CURVE): its groups ------ */
 
-#define T_CAT2(a, b) a##_##b
-#define T_CAT1(a, b) T_CAT2(a, b)
-#define GF(x) T_CAT1(TG, x)
-#define SF(x) T_CAT1(TS, x)
+#define TEST_GROUP g1
+#include __FILE__
+#undef TEST_GROUP
+#define TEST_GROUP g2
+#include __FILE__
+#undef TEST_GROUP
+
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
+    TC(g1_tests)(1031);
+    TC(g2_tests)(100); /* G2's naive reference is slow */
+}
+
+#else /* ---- per group (TEST_CURVE, TEST_GROUP) -------------------------- */
+
+#define TG TC(TEST_GROUP)  /* bls12_381_g1, ... */
+#define TS TC(fr)
+#define GF(x) CUZK_PASTE(TG, x)
+#define SF(x) CUZK_PASTE(TS, x)
 #define T_AFF GF(affine)
 #define T_STR2(x) #x
 #define T_STR1(x) T_STR2(x)
@@ -337,7 +341,7 @@ static void GF(check_empty)(void) {
           "%s msm of nothing is infinity", T_NAME);
 }
 
-static void T_CAT1(test, TG)(size_t max_n) {
+static void GF(tests)(size_t max_n) {
     static const size_t sizes[] = {1, 2, 3, 31, 32, 33, 100, 1031};
     GF(check_empty)();
     GF(check_window_choice)();
@@ -366,7 +370,7 @@ static void T_CAT1(test, TG)(size_t max_n) {
 #undef T_STR2
 #undef SF
 #undef GF
-#undef T_CAT1
-#undef T_CAT2
+#undef TG
+#undef TS
 
 #endif

@@ -12,11 +12,18 @@
  *   direct evaluation.
  * - Linearity and the convolution theorem (against schoolbook products).
  * - Domain creation rejects sizes beyond the two-adicity.
+ *
+ * The tests are curve-generic (a table of the curve's functions, ntt_ops);
+ * the table of each curve is filled by the template at the end of the file,
+ * included once per curve (TEST_CURVE, tests/testutil.h).
  */
+#ifndef TEST_CURVE
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "field/field.h"
+#include "groth16/curve_id.h"
 #include "ntt/ntt.h"
 #include "testutil.h"
 #include "util/threadpool.h"
@@ -47,20 +54,6 @@ typedef struct {
     void (*cfwd)(const void *, fe *, const fe *, cuzk_pool *);
     void (*cinv)(const void *, fe *, const fe *, cuzk_pool *);
 } ntt_ops;
-
-#define OPS(P)                                                                \
-    {#P, P##_fr_modulus, P##_FR_TWO_ADICITY_V, (void *)P##_fr_add,           \
-     (void *)P##_fr_sub, (void *)P##_fr_mul, (void *)P##_fr_pow,              \
-     (void *)P##_fr_inv, (void *)P##_fr_set_u64, (void *)P##_fr_eq,           \
-     (void *)P##_fr_root_of_unity, (void *)P##_ntt_domain_create,             \
-     (void *)P##_ntt_domain_destroy, (void *)P##_ntt_domain_log_n,            \
-     (void *)P##_ntt_domain_omega, (void *)P##_ntt_forward,                   \
-     (void *)P##_ntt_inverse, (void *)P##_ntt_coset_forward,                  \
-     (void *)P##_ntt_coset_inverse}
-#define bls12_381_FR_TWO_ADICITY_V BLS12_381_FR_TWO_ADICITY
-#define bn254_FR_TWO_ADICITY_V BN254_FR_TWO_ADICITY
-
-static const ntt_ops fields[] = {OPS(bls12_381), OPS(bn254)};
 
 static cuzk_pool *pools[3]; /* serial (NULL), 2 threads, 3 threads */
 
@@ -327,24 +320,63 @@ static void test_create_errors(const ntt_ops *f) {
     f->destroy(NULL);
 }
 
+static unsigned max_log;
+
+static void ntt_tests(const ntt_ops *f) {
+    test_root_convention(f);
+    test_create_errors(f);
+    test_small_sizes(f);
+    test_round_trips(f, max_log);
+    for (unsigned log_n = 1; log_n <= 14; log_n += 3)
+        test_linearity(f, log_n);
+    for (unsigned log_n = 1; log_n <= 9; log_n++)
+        test_convolution(f, log_n);
+}
+
+#define TEST_CURVE bls12_381
+#define TEST_ADICITY BLS12_381_FR_TWO_ADICITY
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_ADICITY
+
+#define TEST_CURVE bn254
+#define TEST_ADICITY BN254_FR_TWO_ADICITY
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_ADICITY
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
+
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_ntt");
     cuzk_error err;
     pools[1] = cuzk_pool_create(2, &err);
     pools[2] = cuzk_pool_create(3, &err);
-    unsigned max_log = tu_iters(1) >= 4 ? 18 : 16;
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-        const ntt_ops *f = &fields[i];
-        test_root_convention(f);
-        test_create_errors(f);
-        test_small_sizes(f);
-        test_round_trips(f, max_log);
-        for (unsigned log_n = 1; log_n <= 14; log_n += 3)
-            test_linearity(f, log_n);
-        for (unsigned log_n = 1; log_n <= 9; log_n++)
-            test_convolution(f, log_n);
-    }
+    max_log = tu_iters(1) >= 4 ? 18 : 16;
+    tu_run_curves(curves, TU_COUNT(curves));
     cuzk_pool_destroy(pools[1]);
     cuzk_pool_destroy(pools[2]);
     return tu_finish();
 }
+
+#else /* ---- template, instantiated per curve (TEST_CURVE) --------------- */
+
+static const ntt_ops TC(ntt_ops) = {
+    TEST_CURVE_NAME, TC(fr_modulus), TEST_ADICITY, (void *)TC(fr_add),
+    (void *)TC(fr_sub), (void *)TC(fr_mul), (void *)TC(fr_pow),
+    (void *)TC(fr_inv), (void *)TC(fr_set_u64), (void *)TC(fr_eq),
+    (void *)TC(fr_root_of_unity), (void *)TC(ntt_domain_create),
+    (void *)TC(ntt_domain_destroy), (void *)TC(ntt_domain_log_n),
+    (void *)TC(ntt_domain_omega), (void *)TC(ntt_forward),
+    (void *)TC(ntt_inverse), (void *)TC(ntt_coset_forward),
+    (void *)TC(ntt_coset_inverse)};
+
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
+    ntt_tests(&TC(ntt_ops));
+}
+
+#endif

@@ -10,16 +10,17 @@
  * Prints (never asserts) the time of one pairing per curve.
  *
  * Points come from curve/curve.h (generators, scalar multiplication); the
- * pairing code itself does not use it.  The body below TP_P is a template:
- * this file includes itself once per curve.
+ * pairing code itself does not use it.  The body below is a template: this
+ * file includes itself once per curve (TEST_CURVE, tests/testutil.h).
  */
-#ifndef TP_P
+#ifndef TEST_CURVE
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "curve/curve.h"
+#include "groth16/curve_id.h"
 #include "pairing/pairing.h"
 #include "testutil.h"
 #include "vectors/pairing_kat.h"
@@ -52,47 +53,44 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define TP_P bls12_381
-#define TP_N 6
-#include "test_pairing.c"
-#undef TP_P
-#undef TP_N
+#define TEST_CURVE bls12_381
+#include __FILE__
+#undef TEST_CURVE
 
-#define TP_P bn254
-#define TP_N 4
-#include "test_pairing.c"
-#undef TP_P
-#undef TP_N
+#define TEST_CURVE bn254
+#include __FILE__
+#undef TEST_CURVE
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_pairing");
-    bls12_381_pairing_tests();
-    bn254_pairing_tests();
+    tu_run_curves(curves, TU_COUNT(curves));
     return tu_finish();
 }
 
-#else /* ---- template, instantiated per curve ---------------------------- */
+#else /* ---- template, instantiated per curve (TEST_CURVE) --------------- */
 
-#define TPN2(a, b) a##_##b
-#define TPN(a, b) TPN2(a, b)
-#define TPS2(x) #x
-#define TPS(x) TPS2(x)
-#define NAME TPS(TP_P)
-#define F TPN(TP_P, fp)
-#define E TPN(TP_P, fp2)
-#define S TPN(TP_P, fr)
-#define T12 TPN(TP_P, fp12)
-#define G1 TPN(TP_P, g1)
-#define G2 TPN(TP_P, g2)
-#define G1A TPN(TP_P, g1_affine)
-#define G2A TPN(TP_P, g2_affine)
-#define FP(x) TPN(F, x)
-#define FR(x) TPN(S, x)
-#define F12(x) TPN(T12, x)
-#define P1(x) TPN(G1, x)
-#define P2(x) TPN(G2, x)
-#define PR(x) TPN(TP_P, x)
-#define TP(x) TPN(TP_P, TPN(tp, x))
+#define NAME TEST_CURVE_NAME
+#define TP_N FP(LIMBS)
+#define F TC(fp)
+#define E TC(fp2)
+#define S TC(fr)
+#define T12 TC(fp12)
+#define G1 TC(g1)
+#define G2 TC(g2)
+#define G1A TC(g1_affine)
+#define G2A TC(g2_affine)
+#define FP(x) CUZK_PASTE(F, x)
+#define FR(x) CUZK_PASTE(S, x)
+#define F12(x) CUZK_PASTE(T12, x)
+#define P1(x) CUZK_PASTE(G1, x)
+#define P2(x) CUZK_PASTE(G2, x)
+#define PR(x) TC(x)
+#define TP(x) TC(CUZK_PASTE(tp, x))
 
 static void TP(rand_fr)(S *k) {
     uint64_t plain[4];
@@ -133,8 +131,8 @@ static int TP(fp_from_hex)(F *r, const char *s) {
 }
 
 static void TP(test_kat)(void) {
-    const pairing_kat *kat = TPN(TP_P, pairing_kat);
-    size_t n = sizeof TPN(TP_P, pairing_kat) / sizeof *kat;
+    const pairing_kat *kat = TC(pairing_kat);
+    size_t n = sizeof TC(pairing_kat) / sizeof *kat;
     G1A g1;
     G2A g2;
     P1(generator)(&g1);
@@ -339,18 +337,16 @@ static void TP(timing)(void) {
     fflush(stdout);
 }
 
-static void TPN(TP_P, pairing_tests)(void) {
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
     TP(test_kat)();
     TP(test_laws)(tu_iters(3));
     TP(test_products)();
     TP(timing)();
 }
 
-#undef TPN2
-#undef TPN
-#undef TPS2
-#undef TPS
 #undef NAME
+#undef TP_N
 #undef F
 #undef E
 #undef S

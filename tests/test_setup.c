@@ -25,10 +25,10 @@
  * - Curve-generic entry points (memory and files) agree with the per-curve
  *   ones; bad inputs (curve, zero alpha, tau = 1, too many publics) fail
  *   with the documented status.
- * Per-curve code is this file included again with P defined (the
- * template-by-include pattern of the library).
+ * Per-curve code is this file included again with TEST_CURVE defined
+ * (tests/testutil.h), the template-by-include pattern of the library.
  */
-#ifndef TS_BODY
+#ifndef TEST_CURVE
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,26 +46,32 @@
 
 static cuzk_pool *g_pool;
 
-#define TS_BODY
-#define P bls12_381
-#define P_CURVE CUZK_CURVE_BLS12_381
-#define P_OTHER CUZK_CURVE_BN254
-#define P_ADICITY BLS12_381_FR_TWO_ADICITY
-#include "test_setup.c"
-#undef P
-#undef P_CURVE
-#undef P_OTHER
-#undef P_ADICITY
+static void test_generic(cuzk_curve c);
 
-#define P bn254
-#define P_CURVE CUZK_CURVE_BN254
-#define P_OTHER CUZK_CURVE_BLS12_381
-#define P_ADICITY BN254_FR_TWO_ADICITY
-#include "test_setup.c"
-#undef P
-#undef P_CURVE
-#undef P_OTHER
-#undef P_ADICITY
+#define TEST_CURVE bls12_381
+#define TEST_ID CUZK_CURVE_BLS12_381
+#define TEST_OTHER CUZK_CURVE_BN254
+#define TEST_ADICITY BLS12_381_FR_TWO_ADICITY
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_ID
+#undef TEST_OTHER
+#undef TEST_ADICITY
+
+#define TEST_CURVE bn254
+#define TEST_ID CUZK_CURVE_BN254
+#define TEST_OTHER CUZK_CURVE_BLS12_381
+#define TEST_ADICITY BN254_FR_TWO_ADICITY
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_ID
+#undef TEST_OTHER
+#undef TEST_ADICITY
+
+static const tu_curve curves[] = {
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+};
 
 /* The generic entry points agree with the per-curve ones, in memory and
  * through files. */
@@ -203,23 +209,16 @@ int main(int argc, char **argv) {
     cuzk_error err = {0};
     g_pool = cuzk_pool_create(3, &err); /* 3 threads: chunks split unevenly */
     CHECK(g_pool != NULL, "pool: %s", err.msg);
-    bn254_test_all();
-    bls12_381_test_all();
-    test_generic(CUZK_CURVE_BN254);
-    test_generic(CUZK_CURVE_BLS12_381);
+    tu_run_curves(curves, TU_COUNT(curves));
     test_fixtures();
     cuzk_pool_destroy(g_pool);
     return tu_finish();
 }
 
-#else /* TS_BODY: per-curve tests, P = curve prefix */
+#else /* ---- template, instantiated per curve (TEST_CURVE) --------------- */
 
-#define TN2(a, b) a##_##b
-#define TN1(a, b) TN2(a, b)
-#define T(x) TN1(P, x)
-#define TSTR2(x) #x
-#define TSTR(x) TSTR2(x)
-#define PN TSTR(P)
+#define T(x) TC(x)
+#define PN TEST_CURVE_NAME
 #define FR T(fr)
 #define G1A T(g1_affine)
 #define G2A T(g2_affine)
@@ -344,7 +343,7 @@ static void T(test_lagrange)(void) {
     }
     FR tau, t;
     T(rand_tau)(&tau);
-    CHECK(T(setup_lagrange)(&t, 1, P_ADICITY + 1, 0, 1, &tau, &tau, NULL, &err) == CUZK_ERANGE,
+    CHECK(T(setup_lagrange)(&t, 1, TEST_ADICITY + 1, 0, 1, &tau, &tau, NULL, &err) == CUZK_ERANGE,
           "%s: oversized domain accepted", PN);
     /* Pooled chunks (2^14 with grain 4096 on 3 threads) == serial. */
     size_t N = 1 << 14;
@@ -444,7 +443,7 @@ static void T(naive_qap)(const cuzk_r1cs *r, const FR *tau, unsigned log_n, FR *
         for (int x = 0; x < 3; x++)
             for (uint64_t k = m[x]->row_ptr[j]; k < m[x]->row_ptr[j + 1]; k++) {
                 FR t;
-                T(fr_mul)(&t, &m[x]->coef[k].P, &L[j]);
+                T(fr_mul)(&t, &m[x]->coef[k].TEST_CURVE, &L[j]);
                 T(fr_add)(&dst[x][m[x]->col[k]], &dst[x][m[x]->col[k]], &t);
             }
     for (uint32_t i = 0; i <= cuzk_r1cs_n_public(r); i++)
@@ -516,15 +515,15 @@ static void T(check_coefs)(const T(dev_key) *key, const cuzk_r1cs *r, const char
         for (uint64_t k = r->a.row_ptr[j]; k < r->a.row_ptr[j + 1]; k++, i++)
             bad += key->coefs[i].matrix != 0 || key->coefs[i].row != j ||
                    key->coefs[i].signal != r->a.col[k] ||
-                   !T(fr_eq)(&key->coefs[i].value.P, &r->a.coef[k].P);
+                   !T(fr_eq)(&key->coefs[i].value.TEST_CURVE, &r->a.coef[k].TEST_CURVE);
         for (uint64_t k = r->b.row_ptr[j]; k < r->b.row_ptr[j + 1]; k++, i++)
             bad += key->coefs[i].matrix != 1 || key->coefs[i].row != j ||
                    key->coefs[i].signal != r->b.col[k] ||
-                   !T(fr_eq)(&key->coefs[i].value.P, &r->b.coef[k].P);
+                   !T(fr_eq)(&key->coefs[i].value.TEST_CURVE, &r->b.coef[k].TEST_CURVE);
     }
     for (uint32_t s = 0; s <= n_pub; s++, i++)
         bad += key->coefs[i].matrix != 0 || key->coefs[i].row != r->n_constraints + s ||
-               key->coefs[i].signal != s || !T(fr_eq)(&key->coefs[i].value.P, &one);
+               key->coefs[i].signal != s || !T(fr_eq)(&key->coefs[i].value.TEST_CURVE, &one);
     CHECK(bad == 0, "%s: %d coefficients differ from the r1cs", what, bad);
 }
 
@@ -535,9 +534,9 @@ static void T(prove_verify)(const T(groth16_pk) *pk, const cuzk_fr *wm, const ch
     size_t nv = pk->n_vars;
     FR *plain = malloc(nv * sizeof *plain), *pub = malloc((pk->n_public + 1) * sizeof *pub);
     for (size_t i = 0; i < nv; i++)
-        T(fr_from_mont)(plain[i].l, &wm[i].P);
+        T(fr_from_mont)(plain[i].l, &wm[i].TEST_CURVE);
     for (size_t i = 0; i < pk->n_public; i++)
-        pub[i] = wm[1 + i].P;
+        pub[i] = wm[1 + i].TEST_CURVE;
     T(groth16_proof) pr;
     T(groth16_vk) vk = {0};
     cuzk_status st = T(groth16_prove)(&pr, pk, plain, nv, NULL, NULL, g_pool, NULL, &err);
@@ -577,18 +576,18 @@ static void T(check_zkey)(const T(dev_key) *key, const cuzk_r1cs *r, const cuzk_
     const T(groth16_pk) *pk = &key->pk;
     CHECK(cuzk_zkey_check_points(&z, 1, &err) == CUZK_OK, "%s: points: %s", what, err.msg);
     CHECK(cuzk_zkey_check_r1cs(&z, r, &err) == CUZK_OK, "%s: zkey vs r1cs: %s", what, err.msg);
-    CHECK(z.curve == P_CURVE && z.n_vars == pk->n_vars && z.n_public == pk->n_public &&
+    CHECK(z.curve == TEST_ID && z.n_vars == pk->n_vars && z.n_public == pk->n_public &&
               z.log_domain_size == pk->log_n && z.n_coefs == pk->n_coefs,
           "%s: zkey header", what);
-    CHECK(!memcmp(&z.vk.P.alpha1, &pk->alpha1, sizeof pk->alpha1) &&
-              !memcmp(&z.vk.P.delta2, &pk->delta2, sizeof pk->delta2) &&
-              !memcmp(&z.vk.P.gamma2, &pk->gamma2, sizeof pk->gamma2),
+    CHECK(!memcmp(&z.vk.TEST_CURVE.alpha1, &pk->alpha1, sizeof pk->alpha1) &&
+              !memcmp(&z.vk.TEST_CURVE.delta2, &pk->delta2, sizeof pk->delta2) &&
+              !memcmp(&z.vk.TEST_CURVE.gamma2, &pk->gamma2, sizeof pk->gamma2),
           "%s: zkey header points", what);
     cuzk_key k;
     st = cuzk_key_from_zkey(&k, &z, &err);
     CHECK(st == CUZK_OK, "%s: key load: %s", what, err.msg);
     if (st == CUZK_OK) {
-        const T(groth16_pk) *q = &k.pk.P;
+        const T(groth16_pk) *q = &k.pk.TEST_CURVE;
         size_t n = (size_t)1 << pk->log_n, nv = pk->n_vars, npub = pk->n_public;
         CHECK(!memcmp(q->a, pk->a, nv * sizeof *q->a) && !memcmp(q->b1, pk->b1, nv * sizeof *q->b1) &&
                   !memcmp(q->b2, pk->b2, nv * sizeof *q->b2) &&
@@ -600,7 +599,7 @@ static void T(check_zkey)(const T(dev_key) *key, const cuzk_r1cs *r, const cuzk_
         for (size_t i = 0; i < pk->n_coefs; i++)
             bad += q->coefs[i].matrix != pk->coefs[i].matrix || q->coefs[i].row != pk->coefs[i].row ||
                    q->coefs[i].signal != pk->coefs[i].signal ||
-                   !T(fr_eq)(&q->coefs[i].value.P, &pk->coefs[i].value.P);
+                   !T(fr_eq)(&q->coefs[i].value.TEST_CURVE, &pk->coefs[i].value.TEST_CURVE);
         CHECK(bad == 0, "%s: %d coefficients read back differ", what, bad);
         char w2[160];
         snprintf(w2, sizeof w2, "%s (loaded from zkey)", what);
@@ -617,7 +616,7 @@ static void T(test_small_key)(uint32_t n_constraints, uint32_t pub_out, uint32_t
     snprintf(what, sizeof what, "%s %u constraints, %u+%u public", PN, n_constraints, pub_out,
              pub_in);
     cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, P_CURVE);
+    cuzk_synth_params_default(&sp, TEST_ID);
     sp.log2_domain = 0, sp.n_constraints = n_constraints;
     sp.n_pub_out = pub_out, sp.n_pub_in = pub_in, sp.bool_share = bool_share;
     sp.seed = tu_rand64();
@@ -661,7 +660,7 @@ static void T(test_small_key)(uint32_t n_constraints, uint32_t pub_out, uint32_t
  * from the (tested) fast Lagrange values; prove and verify. */
 static void T(test_larger_key)(void) {
     cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, P_CURVE);
+    cuzk_synth_params_default(&sp, TEST_ID);
     sp.log2_domain = 12, sp.seed = tu_rand64();
     cuzk_r1cs r;
     cuzk_fr *wm;
@@ -686,12 +685,12 @@ static void T(test_larger_key)(void) {
         for (uint32_t j = 0; j < r.n_constraints; j++) {
             for (uint64_t k = r.a.row_ptr[j]; k < r.a.row_ptr[j + 1]; k++) {
                 FR x;
-                T(fr_mul)(&x, &r.a.coef[k].P, &L[j]);
+                T(fr_mul)(&x, &r.a.coef[k].TEST_CURVE, &L[j]);
                 T(fr_add)(&u[r.a.col[k]], &u[r.a.col[k]], &x);
             }
             for (uint64_t k = r.b.row_ptr[j]; k < r.b.row_ptr[j + 1]; k++) {
                 FR x;
-                T(fr_mul)(&x, &r.b.coef[k].P, &L[j]);
+                T(fr_mul)(&x, &r.b.coef[k].TEST_CURVE, &L[j]);
                 T(fr_add)(&v[r.b.col[k]], &v[r.b.col[k]], &x);
             }
         }
@@ -714,7 +713,7 @@ static void T(test_larger_key)(void) {
 
 static void T(test_rejects)(void) {
     cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, P_CURVE);
+    cuzk_synth_params_default(&sp, TEST_ID);
     sp.log2_domain = 5, sp.seed = tu_rand64();
     cuzk_r1cs r;
     cuzk_error err = {0};
@@ -723,10 +722,10 @@ static void T(test_rejects)(void) {
     T(setup_toxic) t, bad;
     T(dev_key) key;
     T(setup_toxic_draw)(&t, NULL, &err);
-    r.curve = P_OTHER;
+    r.curve = TEST_OTHER;
     CHECK(T(setup_dev)(&key, &r, &t, NULL, &err) == CUZK_ECURVE && key.a == NULL,
           "%s: other curve accepted", PN);
-    r.curve = P_CURVE;
+    r.curve = TEST_ID;
     bad = t;
     T(fr_set_zero)(&bad.alpha);
     CHECK(T(setup_dev)(&key, &r, &bad, NULL, &err) == CUZK_EINVAL, "%s: alpha = 0", PN);
@@ -753,14 +752,15 @@ static void T(test_all)(void) {
     T(test_rejects)();
 }
 
-#undef TN2
-#undef TN1
+static void T(tests)(const tu_curve *c) {
+    T(test_all)();
+    test_generic((cuzk_curve)c->id);
+}
+
 #undef T
-#undef TSTR2
-#undef TSTR
 #undef PN
 #undef FR
 #undef G1A
 #undef G2A
 
-#endif /* TS_BODY */
+#endif

@@ -9,16 +9,18 @@
  * FROB constants of consts_gen.h), and the cyclotomic squaring and
  * exponentiation against the generic ones on elements f^((p^6-1)(p^2+1)).
  *
- * The body below TT_P is a template: this file includes itself once per
- * curve, the way field/tower.c instantiates field/tower_gen.h.
+ * The body below is a template: this file includes itself once per curve
+ * (TEST_CURVE, tests/testutil.h), the way field/tower.c instantiates
+ * field/tower_template.h.
  */
-#ifndef TT_P
+#ifndef TEST_CURVE
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "field/consts_gen.h"
 #include "field/tower.h"
+#include "groth16/curve_id.h"
 #include "testutil.h"
 
 /* r = a * b on little-endian limbs; r has na + nb limbs, no aliasing. */
@@ -36,45 +38,42 @@ static void big_mul(uint64_t *r, const uint64_t *a, size_t na,
     }
 }
 
-#define TT_P bls12_381
-#define TT_N 6
-#define TT_XI_C0 1
-#include "test_tower.c"
-#undef TT_P
-#undef TT_N
-#undef TT_XI_C0
+#define TEST_CURVE bls12_381
+#define TEST_XI_C0 1
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_XI_C0
 
-#define TT_P bn254
-#define TT_N 4
-#define TT_XI_C0 9
-#include "test_tower.c"
-#undef TT_P
-#undef TT_N
-#undef TT_XI_C0
+#define TEST_CURVE bn254
+#define TEST_XI_C0 9
+#include __FILE__
+#undef TEST_CURVE
+#undef TEST_XI_C0
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_tower");
-    bls12_381_tower_tests();
-    bn254_tower_tests();
+    tu_run_curves(curves, TU_COUNT(curves));
     return tu_finish();
 }
 
-#else /* ---- template, instantiated per curve ---------------------------- */
+#else /* ---- template, instantiated per curve (TEST_CURVE) --------------- */
 
-#define TTN2(a, b) a##_##b
-#define TTN(a, b) TTN2(a, b)
-#define F TTN(TT_P, fp)
-#define E TTN(TT_P, fp2)
-#define T6 TTN(TT_P, fp6)
-#define T12 TTN(TT_P, fp12)
-#define FP(x) TTN(F, x)
-#define E2(x) TTN(E, x)
-#define F6(x) TTN(T6, x)
-#define F12(x) TTN(T12, x)
-#define TT(x) TTN(TT_P, TTN(tt, x))
-#define TTS2(x) #x
-#define TTS(x) TTS2(x)
-#define NAME TTS(TT_P)
+#define F TC(fp)
+#define E TC(fp2)
+#define T6 TC(fp6)
+#define T12 TC(fp12)
+#define FP(x) CUZK_PASTE(F, x)
+#define E2(x) CUZK_PASTE(E, x)
+#define F6(x) CUZK_PASTE(T6, x)
+#define F12(x) CUZK_PASTE(T12, x)
+#define TT(x) TC(CUZK_PASTE(tt, x))
+#define NAME TEST_CURVE_NAME
+#define TT_N FP(LIMBS)
 
 static void TT(rand_fp)(F *r) {
     uint64_t plain[TT_N];
@@ -117,11 +116,11 @@ static void TT(rand_cyclotomic)(T12 *g) {
 }
 
 static void TT(test_definition)(void) {
-    /* v^3 = xi with xi = TT_XI_C0 + u, and w^2 = v, w^6 = xi. */
+    /* v^3 = xi with xi = TEST_XI_C0 + u, and w^2 = v, w^6 = xi. */
     T6 v, x;
     T12 w, y, vv;
     E xi;
-    FP(set_u64)(&xi.c0, TT_XI_C0);
+    FP(set_u64)(&xi.c0, TEST_XI_C0);
     FP(set_one)(&xi.c1);
     F6(set_zero)(&v);
     E2(set_one)(&v.c1);
@@ -387,15 +386,14 @@ static void TT(test_cyclotomic)(unsigned iters) {
     CHECK(F12(is_one)(&x), "%s pow(g, 0) = 1", NAME);
 }
 
-static void TTN(TT_P, tower_tests)(void) {
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
     TT(test_definition)();
     TT(test_laws)(tu_iters(40));
     TT(test_frobenius)(tu_iters(3));
     TT(test_cyclotomic)(tu_iters(12));
 }
 
-#undef TTN2
-#undef TTN
 #undef F
 #undef E
 #undef T6
@@ -406,6 +404,5 @@ static void TTN(TT_P, tower_tests)(void) {
 #undef F12
 #undef TT
 #undef NAME
-#undef TTS
-#undef TTS2
+#undef TT_N
 #endif

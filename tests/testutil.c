@@ -5,7 +5,7 @@
 #include "groth16/wtns.h"
 #include "util/splitmix.h"
 #ifdef CUZK_HAVE_CUDA
-#include "gpu/gpu.h"
+#include "gpu/runtime.h"
 #include <cuda_runtime_api.h>
 #endif
 
@@ -226,3 +226,21 @@ cuzk_gpu_ctx *tu_gpu_ctx(void) {
     return ctx;
 }
 #endif
+
+void tu_run_curves(const tu_curve *curves, size_t n) {
+    const char *only = getenv("CUZK_TEST_CURVE");
+    size_t ran = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (only && *only && strcmp(only, curves[i].name) != 0)
+            continue;
+        unsigned long before = tu_passed + tu_failed;
+        curves[i].run(&curves[i]);
+        printf("%s: %s: %lu checks\n", tu_name, curves[i].name,
+               tu_passed + tu_failed - before);
+        fflush(stdout);
+        ran++;
+    }
+    if (ran == 0) /* counted only when it fails: pass counts stay those of the curves */
+        CHECK(0, "CUZK_TEST_CURVE=%s names none of the %zu curves of this test", only ? only : "",
+              n);
+}

@@ -8,6 +8,37 @@
  *   program ends with "N passed, N failed" and exit status 1 on any failure.
  * - Random field inputs mix uniform values, edge values (0, 1, p-1) and
  *   values made of long runs of 0 and 1 bits, where carry bugs hide.
+ *
+ * Per-curve tests are written one way in every program:
+ *
+ * - The curves a program covers are one table, run by tu_run_curves():
+ *       static const tu_curve curves[] = {
+ *           {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+ *           {"bn254", CUZK_CURVE_BN254, bn254_tests},
+ *       };
+ *       tu_run_curves(curves, TU_COUNT(curves));
+ *   Adding a curve to the tests is adding its row (and, for typed code,
+ *   its instantiation below).  CUZK_TEST_CURVE=<name> runs one curve only
+ *   (a name that matches no row is a failure).
+ * - Code that needs the curve's C types is written once, as a template
+ *   under `#else` of `#ifndef TEST_CURVE`, and the file includes itself
+ *   once per curve with TEST_CURVE defined to the curve's name prefix:
+ *       #define TEST_CURVE bls12_381
+ *       #include __FILE__
+ *       #undef TEST_CURVE
+ *   Inside the template, TC(x) (CUZK_PASTE(TEST_CURVE, x), util/paste.h)
+ *   names the curve's types and functions (TC(fp), TC(g1_add)) and the
+ *   template's own (TC(tests) is the table's entry point); TEST_CURVE_NAME
+ *   is the prefix as a string.  Per-group or per-field bodies nest the
+ *   same way with TEST_GROUP (g1, g2) or TEST_FIELD (fp, fr) defined.
+ *   Anything else that differs by curve comes from the library's own
+ *   lower-case per-curve names where it has them (TC(fp_LIMBS)); other
+ *   values (the cuzk_curve, constants named only in capitals, values a
+ *   test states independently of the library such as the real part of
+ *   xi) are TEST_<WHAT> macros defined and undefined next to TEST_CURVE.
+ * - Code that is curve-generic (it goes through cuzk_curve, or through a
+ *   table of function pointers that the template fills per curve) is an
+ *   ordinary function taking the table row.
  */
 #ifndef CUZK_TESTUTIL_H
 #define CUZK_TESTUTIL_H
@@ -15,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "util/paste.h"
 
 void tu_init(int argc, char **argv, const char *name);
 int tu_finish(void); /* prints the summary; returns the exit status */
@@ -53,5 +86,21 @@ int tu_gen_keyed(int curve, unsigned log2, struct cuzk_pool *pool, struct cuzk_r
                  union cuzk_fr **wit, uint8_t **zkey, size_t *zsize, struct cuzk_error *err);
 
 #define CHECK(cond, ...) tu_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+/* One curve of a program's per-curve tests (see the top of this file). */
+typedef struct tu_curve {
+    const char *name; /* the C prefix: "bls12_381", "bn254" */
+    int id;           /* its cuzk_curve */
+    void (*run)(const struct tu_curve *c);
+} tu_curve;
+/* Runs every row (or the one CUZK_TEST_CURVE names), in table order. */
+void tu_run_curves(const tu_curve *curves, size_t n);
+#define TU_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* For per-curve templates: expand where TEST_CURVE is defined. */
+#define TC(x) CUZK_PASTE(TEST_CURVE, x)
+#define TU_STR2(x) #x
+#define TU_STR(x) TU_STR2(x)
+#define TEST_CURVE_NAME TU_STR(TEST_CURVE)
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Kernels of the GPU Groth16 prover (groth16/prove_gpu.c) and the small
- * stream utilities it needs (gpu/gpu.h: cuzk_gpu_fr_*, cuzk_gpu_spmv,
- * cuzk_gpu_event_*, cuzk_gpu_host_register).
+ * stream utilities it needs (gpu/prove.h: cuzk_gpu_fr_*, cuzk_gpu_spmv;
+ * gpu/runtime.h: cuzk_gpu_event_*, cuzk_gpu_host_register).
  *
  * Everything here is element-wise or row-wise over Fr and memory bound: a
  * 2^24-row product of the A or B matrix reads ~1.5 GB (values, columns and
@@ -16,6 +16,7 @@
 
 #include "field/gpu/mont.cuh"
 #include "gpu/internal.cuh"
+#include "gpu/prove.h"
 
 #define FR_THREADS 256
 

@@ -1,6 +1,6 @@
 /*
  * GPU multi-scalar multiplication for G1 and G2 of BLS12-381 and BN254
- * (gpu/gpu.h: cuzk_gpu_bases_*, cuzk_gpu_msm).  The algorithm and the
+ * (gpu/msm.h: cuzk_gpu_bases_*, cuzk_gpu_msm).  The algorithm and the
  * per-thread bodies are in msm_kernels.cuh; this file sizes the launches,
  * lays out the stream's scratch memory, sorts with CUB and combines the
  * window sums on the host.

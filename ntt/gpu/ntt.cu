@@ -1,5 +1,5 @@
 /*
- * GPU NTT over the scalar fields of BLS12-381 and BN254 (gpu/gpu.h:
+ * GPU NTT over the scalar fields of BLS12-381 and BN254 (gpu/ntt.h:
  * cuzk_gpu_ntt, cuzk_gpu_ntt_prepare).  The algorithm and the kernel bodies
  * are in ntt_kernels.cuh; this file launches the passes of the plan,
  * builds and caches the twiddle tables and computes the per-call scalars
@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "gpu/internal.cuh"
+#include "gpu/ntt.h"
 #include "ntt/gpu/ntt_kernels.cuh"
 
 /* One pass of the plan (ntt_kernels.cuh): a tile of 2^tile_log elements

@@ -19,10 +19,9 @@
  * Must not: print, or be used with secret scalars where timing matters (the
  * table index depends on the scalar).  Functions are static: setup.c only.
  */
-#define FBN2(a, b) a##_##b
-#define FBN1(a, b) FBN2(a, b)
-#define FBG(x) FBN1(FB_G, x)
-#define FBS(x) FBN1(FB_S, x)
+#include "util/paste.h"
+#define FBG(x) CUZK_PASTE(FB_G, x)
+#define FBS(x) CUZK_PASTE(FB_S, x)
 #define FB_AFF FBG(affine)
 
 typedef struct FBG(fb) {
@@ -217,46 +216,46 @@ static void FBG(fb_window)(const FBG(fb) *fb, FBG(fb_scratch) *s, size_t cnt, un
     const FB_AFF *tab = fb->table + win * fb->per_window;
     FB_F run, inv, den, lam, t1;
     size_t n_act = 0;
-    FBN1(FB_F, set_one)(&run);
+    CUZK_PASTE(FB_F, set_one)(&run);
     for (size_t i = 0; i < cnt; i++) {
         int32_t d = s->digit[i];
         if (d == 0)
             continue;
         FB_AFF t = tab[(d > 0 ? d : -d) - 1];
         if (d < 0)
-            FBN1(FB_F, neg)(&t.y, &t.y);
+            CUZK_PASTE(FB_F, neg)(&t.y, &t.y);
         if (s->inf[i]) {
             s->acc[i] = t;
             s->inf[i] = 0;
-        } else if (FBN1(FB_F, eq)(&s->acc[i].x, &t.x)) {
+        } else if (CUZK_PASTE(FB_F, eq)(&s->acc[i].x, &t.x)) {
             FBG(fb_add_slow)(s, i, &t);
         } else {
             s->t[i] = t;
             s->act[n_act] = (uint32_t)i;
             s->pre[n_act++] = run;
-            FBN1(FB_F, sub)(&den, &t.x, &s->acc[i].x);
-            FBN1(FB_F, mul)(&run, &run, &den);
+            CUZK_PASTE(FB_F, sub)(&den, &t.x, &s->acc[i].x);
+            CUZK_PASTE(FB_F, mul)(&run, &run, &den);
         }
     }
     if (n_act == 0)
         return;
-    FBN1(FB_F, inv_var)(&inv, &run);
+    CUZK_PASTE(FB_F, inv_var)(&inv, &run);
     for (size_t j = n_act; j-- > 0;) {
         size_t i = s->act[j];
         FB_AFF *a = &s->acc[i];
         const FB_AFF *t = &s->t[i];
-        FBN1(FB_F, sub)(&den, &t->x, &a->x);
-        FBN1(FB_F, mul)(&t1, &inv, &s->pre[j]); /* 1 / den_j */
-        FBN1(FB_F, mul)(&inv, &inv, &den);      /* drop den_j from the inverse */
-        FBN1(FB_F, sub)(&lam, &t->y, &a->y);
-        FBN1(FB_F, mul)(&lam, &lam, &t1);
-        FBN1(FB_F, sqr)(&t1, &lam);
-        FBN1(FB_F, sub)(&t1, &t1, &a->x);
-        FBN1(FB_F, sub)(&t1, &t1, &t->x);       /* x' */
-        FBN1(FB_F, sub)(&den, &a->x, &t1);
+        CUZK_PASTE(FB_F, sub)(&den, &t->x, &a->x);
+        CUZK_PASTE(FB_F, mul)(&t1, &inv, &s->pre[j]); /* 1 / den_j */
+        CUZK_PASTE(FB_F, mul)(&inv, &inv, &den);      /* drop den_j from the inverse */
+        CUZK_PASTE(FB_F, sub)(&lam, &t->y, &a->y);
+        CUZK_PASTE(FB_F, mul)(&lam, &lam, &t1);
+        CUZK_PASTE(FB_F, sqr)(&t1, &lam);
+        CUZK_PASTE(FB_F, sub)(&t1, &t1, &a->x);
+        CUZK_PASTE(FB_F, sub)(&t1, &t1, &t->x);       /* x' */
+        CUZK_PASTE(FB_F, sub)(&den, &a->x, &t1);
         a->x = t1;
-        FBN1(FB_F, mul)(&lam, &lam, &den);
-        FBN1(FB_F, sub)(&a->y, &lam, &a->y);    /* y' */
+        CUZK_PASTE(FB_F, mul)(&lam, &lam, &den);
+        CUZK_PASTE(FB_F, sub)(&a->y, &lam, &a->y);    /* y' */
     }
 }
 
@@ -264,7 +263,7 @@ static void FBG(fb_window)(const FBG(fb) *fb, FBG(fb_scratch) *s, size_t cnt, un
 static void FBG(fb_block)(const FBG(fb) *fb, FBG(fb_scratch) *s, FB_AFF *out,
                           const FB_S *k, size_t cnt) {
     for (size_t i = 0; i < cnt; i++) {
-        FBN1(FB_S, from_mont)(s->limbs[i], &k[i]);
+        CUZK_PASTE(FB_S, from_mont)(s->limbs[i], &k[i]);
         s->carry[i] = 0;
         s->inf[i] = 1;
     }
@@ -323,8 +322,6 @@ static cuzk_status FBG(fb_mul_gen)(FB_AFF *out, const FB_S *k, size_t n, unsigne
     return st;
 }
 
-#undef FBN2
-#undef FBN1
 #undef FBG
 #undef FBS
 #undef FB_AFF

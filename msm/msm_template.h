@@ -39,12 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MSM_CAT2(a, b) a##_##b
-#define MSM_CAT1(a, b) MSM_CAT2(a, b)
-#define GN(x) MSM_CAT1(MSM_G, x)        /* group function or type */
-#define MSM_CF(x) MSM_CAT1(MSM_F, x)    /* coordinate field function */
-#define SF(x) MSM_CAT1(MSM_S, x)        /* scalar field function */
-#define MN(x) MSM_CAT1(MSM_G, msm_##x)  /* file-local helpers */
+#include "util/paste.h"
+#define GN(x) CUZK_PASTE(MSM_G, x)        /* group function or type */
+#define MSM_CF(x) CUZK_PASTE(MSM_F, x)    /* coordinate field function */
+#define SF(x) CUZK_PASTE(MSM_S, x)        /* scalar field function */
+#define MN(x) CUZK_PASTE(MSM_G, msm_##x)  /* file-local helpers */
 #define G_AFF GN(affine)
 #define G_XYZZ GN(xyzz)
 
@@ -562,5 +561,3 @@ cuzk_status GN(msm)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
 #undef MN
 #undef SF
 #undef GN
-#undef MSM_CAT1
-#undef MSM_CAT2

@@ -3,9 +3,8 @@
  * with P the curve prefix (bls12_381 or bn254): one aligned block holds
  * every point array and the decoded coefficients.
  */
-#define KN2(a, b) a##_##b
-#define KN1(a, b) KN2(a, b)
-#define K(x) KN1(P, x)
+#include "util/paste.h"
+#define K(x) CUZK_PASTE(P, x)
 
 static cuzk_status K(key_from_zkey)(cuzk_key *k, const cuzk_zkey *z,
                                      cuzk_error *err) {
@@ -57,5 +56,3 @@ static cuzk_status K(key_from_zkey)(cuzk_key *k, const cuzk_zkey *z,
 }
 
 #undef K
-#undef KN1
-#undef KN2

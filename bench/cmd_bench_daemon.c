@@ -35,13 +35,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/load.h"
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "util/threadpool.h"
+#include "cuzk_files.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench single [-n N] ...\n"
@@ -92,10 +90,11 @@ typedef struct bench_pair {
     char circuit[PATH_MAX];  /* --circuit (absolute), or "" */
     char *input;             /* the input.json text */
     size_t input_len;
-    cuzk_wtns w; /* open for the expected public signals */
-    int w_open;
-    cuzk_vk vk; /* --verify */
-    int have_vk;
+    char *wdata; /* the witness file's bytes, when uploaded */
+    int w_open;  /* a witness file (not inputs), checked */
+    cuzk_vk *vk; /* --verify */
+    uint8_t *expect; /* --verify: the witness's public signals (images) */
+    size_t n_expect;
 } bench_pair;
 
 typedef struct bench_opts {
@@ -244,8 +243,8 @@ static void fail_text(char *out, const char *phase, const char *msg, const char 
 /* Does the result hold a valid proof of |pair|'s witness? */
 static int check_proof(const bench_pair *pair, const json_t *result, int verify, char *why) {
     cuzk_error err = {0};
-    cuzk_proof proof;
-    cuzk_fr *pub = NULL;
+    cuzk_proof_bytes proof;
+    uint8_t *pub = NULL;
     size_t n_pub = 0;
     int ok = 0;
     if (json_is_true(json_object_get(result, "simulated"))) {
@@ -267,16 +266,15 @@ static int check_proof(const bench_pair *pair, const json_t *result, int verify,
     }
     /* The public signals must be the witness's own w[1..n_pub] (inputs:
      * the daemon computed the witness; the vk check below decides). */
-    cuzk_fr expect;
     for (size_t i = 0; pair->w_open && i < n_pub; i++) {
-        if (i + 1 >= pair->w.n_witness ||
-            cuzk_wtns_to_mont(&pair->w, &expect, i + 1, 1, &err) != CUZK_OK ||
-            memcmp(&expect, &pub[i], sizeof expect) != 0) {
+        if (i >= pair->n_expect ||
+            memcmp(pair->expect + i * CUZK_SCALAR_BYTES, pub + i * CUZK_SCALAR_BYTES,
+                   CUZK_SCALAR_BYTES) != 0) {
             snprintf(why, ERR_TEXT, "invalid proof: public signal %zu is not the witness's", i);
             goto out;
         }
     }
-    if (cuzk_vk_verify(&pair->vk, pub, n_pub, &proof, &err) != CUZK_OK) {
+    if (cuzk_verify(pair->vk, &proof, pub, n_pub, &err) != CUZK_OK) {
         fail_text(why, "invalid proof", err.msg, NULL);
         goto out;
     }
@@ -535,49 +533,16 @@ static int run_procs(const bench_opts *o, bench_ctx *base, bench_sink *sink, uin
 
 /* ---- figures --------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted |v| (n > 0): the smallest value with
- * at least p% of the values at or below it. */
-static double percentile(const double *v, size_t n, double p) {
-    size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999999);
-    if (rank < 1)
-        rank = 1;
-    return v[(rank > n ? n : rank) - 1];
-}
-
-typedef struct lat_stats {
-    size_t n;
-    double mean, p50, p95, p99, max;
-} lat_stats;
-
-/* Latency of the successful jobs matching |prio| (-1: all). */
-/* Mean, percentiles and maximum of the |st->n| values at |v| (sorted
- * here), whose sum is |sum|. */
-static void summarize(lat_stats *st, double *v, double sum) {
-    if (!st->n)
-        return;
-    qsort(v, st->n, sizeof *v, cmp_double);
-    st->mean = sum / st->n;
-    st->p50 = percentile(v, st->n, 50), st->p95 = percentile(v, st->n, 95);
-    st->p99 = percentile(v, st->n, 99), st->max = v[st->n - 1];
-}
+typedef bench_stats lat_stats;
 
 static lat_stats latency(const bench_sink *s, int prio) {
     lat_stats st = {0};
-    double *v = malloc((s->n ? s->n : 1) * sizeof *v), sum = 0;
+    double *v = malloc((s->n ? s->n : 1) * sizeof *v);
+    size_t n = 0;
     for (size_t i = 0; v && i < s->n; i++)
         if (!s->recs[i].status && (prio < 0 || s->recs[i].prio == prio))
-            v[st.n++] = s->recs[i].latency_s, sum += s->recs[i].latency_s;
-    summarize(&st, v, sum);
+            v[n++] = s->recs[i].latency_s;
+    bench_stats_of(&st, v, n);
     free(v);
     return st;
 }
@@ -591,7 +556,7 @@ static size_t duplicate_ids(const bench_sink *s) {
         if (s->recs[i].job_id)
             ids[n++] = s->recs[i].job_id;
     if (ids)
-        qsort(ids, n, sizeof *ids, cmp_u64);
+        qsort(ids, n, sizeof *ids, bench_cmp_u64);
     for (size_t i = 1; i < n; i++)
         dup += ids[i] == ids[i - 1];
     free(ids);
@@ -626,9 +591,12 @@ static void daemon_split(const json_t *before, const json_t *after, json_t *out)
         double iww = cli_json_num(d, "idle_with_work_s", 0) - cli_json_num(b, "idle_with_work_s", 0);
         double proofs = cli_json_num(d, "proofs", 0) - cli_json_num(b, "proofs", 0);
         double all = busy + starved + iww, pct = all > 0 ? 100 * busy / all : 0;
-        printf("device %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s  idle-with-work %7.3f s  "
-               "proofs +%.0f\n",
-               cli_json_str(d, "name", "?"), busy, pct, starved, iww, proofs);
+        /* the synthesis part of starved, when the daemon reports it */
+        double ss = json_object_get(d, "starved_synth_s")
+                        ? cli_json_num(d, "starved_synth_s", 0) - cli_json_num(b, "starved_synth_s", 0)
+                        : -1;
+        bench_split sp = {cli_json_str(d, "name", "?"), busy, starved, ss, iww, proofs};
+        bench_split_print("", &sp);
         json_array_append_new(devs, json_pack("{s:s, s:f, s:f, s:f, s:f, s:I}", "name",
                                               cli_json_str(d, "name", "?"), "busy_s", busy,
                                               "starved_s", starved, "idle_with_work_s", iww,
@@ -649,18 +617,19 @@ static void daemon_split(const json_t *before, const json_t *after, json_t *out)
 /* The intake: submit times and bytes of the submits the daemon answered. */
 static json_t *intake_report(const bench_sink *s, double wall) {
     lat_stats st = {0};
-    double *v = malloc((s->n ? s->n : 1) * sizeof *v), sum = 0, rate_sum = 0;
+    double *v = malloc((s->n ? s->n : 1) * sizeof *v), rate_sum = 0;
     uint64_t bytes = 0;
+    size_t n = 0;
     for (size_t i = 0; v && i < s->n; i++) {
         const bench_rec *r = &s->recs[i];
         if (r->status == 3)
             continue;
-        v[st.n++] = r->submit_s, sum += r->submit_s;
+        v[n++] = r->submit_s;
         bytes += r->bytes;
         if (r->submit_s > 0)
             rate_sum += r->bytes / r->submit_s;
     }
-    summarize(&st, v, sum);
+    bench_stats_of(&st, v, n);
     free(v);
     double agg = wall > 0 ? bytes / wall / 1e6 : 0, per = st.n ? rate_sum / st.n / 1e6 : 0;
     print_lat("submit", &st);
@@ -732,25 +701,17 @@ static int report(const bench_opts *o, bench_sink *s, double wall, uint64_t subm
 /* ---- circuits ----------------------------------------------------------------------- */
 
 static int gen_pair(bench_opts *o, cuzk_curve curve, unsigned log2, const char *dir,
-                    cuzk_pool *pool) {
+                    unsigned threads) {
     bench_pair *p = &o->pairs[o->n_pairs];
-    char r1cs[PATH_MAX];
     const char *cn = cuzk_curve_snarkjs_name(curve);
     cuzk_error err = {0};
-    snprintf(r1cs, sizeof r1cs, "%s/bench_%s_%u.r1cs", dir, cn, log2);
-    snprintf(p->wtns, sizeof p->wtns, "%s/bench_%s_%u.wtns", dir, cn, log2);
-    snprintf(p->key, sizeof p->key, "%s/bench_%s_%u.zkey", dir, cn, log2);
+    bench_circuit c = {curve, log2, NULL, -1, 0};
     snprintf(p->label, sizeof p->label, "%s 2^%u", cn, log2);
-    cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
-    uint64_t seed = 1;
     fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key in %s\n", cn, log2,
             dir);
-    if (cuzk_synth_write(r1cs, p->wtns, &sp, &err) != CUZK_OK)
-        return cli_fail("bench", "gen", &err);
-    if (cuzk_setup_dev_write(r1cs, p->key, &seed, pool, &err) != CUZK_OK)
-        return cli_fail("bench", "setup", &err);
+    if (bench_circuit_write(&c, dir, "bench", p->key, p->wtns, sizeof p->key, threads, &err) !=
+        CUZK_OK)
+        return cli_fail("bench", "generate", &err);
     o->n_pairs++;
     return 0;
 }
@@ -832,19 +793,27 @@ static int prepare_pair(const bench_opts *o, bench_pair *p, cli_conn *c, int upl
             fprintf(stderr, "cuzk bench: %s: cannot read\n", p->wtns);
             return 1;
         }
-    } else if (cuzk_wtns_open(&p->w, p->wtns, &err) != CUZK_OK)
-        return cli_fail("bench", p->wtns, &err);
-    else
+    } else {
+        /* Checked here: a bad witness stops the bench before it starts.
+         * Uploads send the file's bytes as they are. */
+        cuzk_curve wc;
+        uint64_t nw;
+        size_t len = 0;
+        if ((upload && cli_read_file(p->wtns, &p->wdata, &len, &err)) ||
+            cuzk_wtns_inspect(&wc, &nw, upload ? NULL : p->wtns, p->wdata, len, &err) != CUZK_OK)
+            return cli_fail("bench", p->wtns, &err);
         p->w_open = 1;
-    if (upload && p->w_open) {
-        /* The open witness maps the whole file: upload those bytes. */
-        p->data = (const void *)p->w.bf.data;
-        p->len = p->w.bf.size;
+        if (upload)
+            p->data = p->wdata, p->len = len;
     }
     if (o->verify) {
         if (cli_key_vk(c, p->key, &p->vk, &err) != CUZK_OK)
             return cli_fail("bench", p->key, &err);
-        p->have_vk = 1;
+        p->n_expect = cuzk_vk_n_public(p->vk);
+        if (p->w_open &&
+            (!(p->expect = malloc(p->n_expect * CUZK_SCALAR_BYTES + 1)) ||
+             cuzk_wtns_public_bytes(p->wtns, NULL, p->expect, p->n_expect, &err) != CUZK_OK))
+            return cli_fail("bench", p->wtns, &err);
     }
     return 0;
 }
@@ -852,12 +821,14 @@ static int prepare_pair(const bench_opts *o, bench_pair *p, cli_conn *c, int upl
 static void release_pairs(bench_opts *o, int remove_files) {
     for (unsigned i = 0; i < o->n_pairs; i++) {
         bench_pair *p = &o->pairs[i];
-        if (p->w_open)
-            cuzk_wtns_close(&p->w);
+        free(p->wdata);
+        p->wdata = NULL;
+        free(p->expect);
+        p->expect = NULL;
         free(p->input);
         p->input = NULL;
-        if (p->have_vk)
-            cuzk_vk_free(&p->vk);
+        cuzk_vk_release(p->vk);
+        p->vk = NULL;
         if (remove_files) {
             char r1cs[PATH_MAX];
             snprintf(r1cs, sizeof r1cs, "%.*s.r1cs", (int)(strlen(p->key) - 5), p->key);
@@ -1075,14 +1046,8 @@ int cmd_bench_daemon(int argc, char **argv) {
             goto out;
         }
         made_dir = !o.dir;
-        cuzk_pool *pool = cuzk_pool_create(0, &err);
-        if (!pool) {
-            rc = cli_fail("bench", "thread pool", &err);
-            goto out;
-        }
         for (unsigned i = 0; i < g.n && !rc; i++)
-            rc = gen_pair(&o, g.curve[i], g.log2[i], dir, pool);
-        cuzk_pool_destroy(pool);
+            rc = gen_pair(&o, g.curve[i], g.log2[i], dir, 0);
     }
     int upload = o.upload || cli_conn_addr(c)->kind == CLI_ADDR_TCP;
     for (unsigned i = 0; i < o.n_pairs && !rc; i++)

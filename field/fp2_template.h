@@ -4,10 +4,9 @@
  * xi as a small integer; xi = XI_C0 + u), and FP_C(x) for base-field
  * constants.
  */
-#define ENAME2(a, b) a##_##b
-#define ENAME1(a, b) ENAME2(a, b)
-#define EE(x) ENAME1(E, x)
-#define FE(x) ENAME1(F, x)
+#include "util/paste.h"
+#define EE(x) CUZK_PASTE(E, x)
+#define FE(x) CUZK_PASTE(F, x)
 
 void EE(add)(E *r, const E *a, const E *b) {
     FE(add)(&r->c0, &a->c0, &b->c0);
@@ -161,5 +160,3 @@ int EE(sqrt)(E *r, const E *a) {
 
 #undef EE
 #undef FE
-#undef ENAME1
-#undef ENAME2

@@ -25,11 +25,10 @@
  * and falls back to doubling or to infinity, which makes them complete at
  * the price of data-dependent branches.
  */
-#define CURVE_CAT2(a, b) a##_##b
-#define CURVE_CAT(a, b) CURVE_CAT2(a, b)
-#define GN(x) CURVE_CAT(G, x)   /* group function or type name */
-#define CF(x) CURVE_CAT(F, x)   /* coordinate field function */
-#define SF(x) CURVE_CAT(S, x)   /* scalar field function */
+#include "util/paste.h"
+#define GN(x) CUZK_PASTE(G, x)   /* group function or type name */
+#define CF(x) CUZK_PASTE(F, x)   /* coordinate field function */
+#define SF(x) CUZK_PASTE(S, x)   /* scalar field function */
 #define G_AFF GN(affine)
 #define G_XYZZ GN(xyzz)
 #define FT F                    /* coordinate field type */
@@ -604,8 +603,6 @@ void GN(xyzz_to_jacobian)(G *r, const G_XYZZ *a) {
     r->Z = a->ZZZ;
 }
 
-#undef CURVE_CAT2
-#undef CURVE_CAT
 #undef GN
 #undef CF
 #undef SF

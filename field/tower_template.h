@@ -15,17 +15,16 @@
  * and squarings (S); additions are not counted.
  * Must not: allocate, keep state, or call anything outside field/.
  */
-#define TWN2(a, b) a##_##b
-#define TWN(a, b) TWN2(a, b)
-#define F TWN(TW_P, fp)
-#define E TWN(TW_P, fp2)
-#define T6 TWN(TW_P, fp6)
-#define T12 TWN(TW_P, fp12)
-#define FP(x) TWN(F, x)
-#define E2(x) TWN(E, x)
-#define F6(x) TWN(T6, x)
-#define F12(x) TWN(T12, x)
-#define TWS(x) TWN(TW_P, TWN(tw, x)) /* names of file-local helpers */
+#include "util/paste.h"
+#define F CUZK_PASTE(TW_P, fp)
+#define E CUZK_PASTE(TW_P, fp2)
+#define T6 CUZK_PASTE(TW_P, fp6)
+#define T12 CUZK_PASTE(TW_P, fp12)
+#define FP(x) CUZK_PASTE(F, x)
+#define E2(x) CUZK_PASTE(E, x)
+#define F6(x) CUZK_PASTE(T6, x)
+#define F12(x) CUZK_PASTE(T12, x)
+#define TWS(x) CUZK_PASTE(TW_P, CUZK_PASTE(tw, x)) /* names of file-local helpers */
 
 /* consts_gen.h writes an Fp2 constant as {{{c0 limbs}, {c1 limbs}}}, the
  * initializer of a uint64_t[2][N]; the union gives it the Fp2 type. */
@@ -100,7 +99,7 @@ static inline __attribute__((always_inline)) void TWS(dbl2)(E *r, const E *a) {
     TWS(add)(&r->c1, &a->c1, &a->c1);
 }
 
-/* Fp2 product and square, the same formulas as fp2_gen.h with the inline
+/* Fp2 product and square, the same formulas as fp2_template.h with the inline
  * additions: Karatsuba 3 products, and (a0 + a1)(a0 - a1) + 2 a0 a1 u with
  * 2 products.  r may alias a and b. */
 static void TWS(mul2)(E *r, const E *a, const E *b) {
@@ -654,8 +653,6 @@ void F12(cyclotomic_pow)(T12 *r, const T12 *a, const uint64_t *e,
     *r = acc;
 }
 
-#undef TWN2
-#undef TWN
 #undef F
 #undef E
 #undef T6

@@ -2,8 +2,10 @@
  * cuzk bench: benchmarks that print figures (never tests).
  *   cuzk bench prove [--curve C] [--log2 K ...] [--snarkjs PATH] [--threads N]
  * generates a circuit per size (synthetic, default profile), makes an
- * INSECURE development key, proves with cuzk (and with snarkjs when a
- * snarkjs CLI path is given), verifies, and prints a table.
+ * INSECURE development key, proves with a one-device CPU engine (the path
+ * of `cuzk prove --cpu`; and with snarkjs when a snarkjs CLI path is
+ * given), and prints a table.  A proof's time is the engine's, from submit
+ * to the published proof.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/load.h"
 #include "cli/cli.h"
-#include "groth16/key.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "util/threadpool.h"
+#include "cuzk.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench engine --help   (the proving engine under load)\n"
@@ -37,40 +38,49 @@ static double run_cmd_s(const char *cmd) {
     return (double)(cli_now_ns() - t0) / 1e9;
 }
 
-static int bench_one(cuzk_curve curve, unsigned log2, double bool_share, int reps,
-                     const char *snarkjs, const char *dir, cuzk_pool *pool) {
-    char r1cs[512], wtns[512], zkey[512];
+/* One proof through |e| with the witness file |wtns|: its partition's
+ * figures, or 1 after printing why it failed. */
+static int prove_once(cuzk_engine *e, const char *zkey, const char *wtns,
+                      cuzk_partition_info *part) {
+    cuzk_witness w = {.path = wtns};
+    cuzk_submit_opts so = {.key = zkey, .priority = CUZK_PRIORITY_NORMAL, .witnesses = &w,
+                           .n_witnesses = 1};
+    cuzk_job *job = NULL;
+    cuzk_error err = {0};
+    if (cuzk_submit(e, &job, NULL, &so, &err) != CUZK_OK)
+        return cli_fail("bench", "submit", &err);
+    int rc = 0;
+    if (cuzk_job_await(job, -1, &err) != CUZK_OK)
+        rc = cli_fail("bench", "prove", &err);
+    cuzk_job_status(job, NULL, part, 1);
+    cuzk_job_release(job);
+    return rc;
+}
+
+static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double bool_share,
+                     int reps, const char *snarkjs, const char *dir, unsigned threads) {
+    char wtns[512], zkey[512];
     cuzk_error err = {0};
     const char *cname = cuzk_curve_snarkjs_name(curve);
-    snprintf(r1cs, sizeof r1cs, "%s/bench_%s_%u.r1cs", dir, cname, log2);
-    snprintf(wtns, sizeof wtns, "%s/bench_%s_%u.wtns", dir, cname, log2);
-    snprintf(zkey, sizeof zkey, "%s/bench_%s_%u.zkey", dir, cname, log2);
-    cuzk_synth_params sp;
-    cuzk_synth_params_default(&sp, curve);
-    sp.log2_domain = log2;
-    sp.bool_share = bool_share;
+    bench_circuit bc = {curve, log2, NULL, bool_share, 0};
     fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key...\n", cname, log2);
-    if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
-        return cli_fail("bench", "gen", &err);
-    uint64_t seed = 1;
-    if (cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
-        return cli_fail("bench", "setup", &err);
-    cuzk_key key;
-    cuzk_wtns w;
-    if (cuzk_key_load(&key, zkey, &err) != CUZK_OK)
+    if (bench_circuit_write(&bc, dir, "bench", zkey, wtns, sizeof zkey, threads, &err) != CUZK_OK)
+        return cli_fail("bench", "generate", &err);
+    if (cuzk_engine_key_preload(e, NULL, zkey, &err) != CUZK_OK)
         return cli_fail("bench", zkey, &err);
-    if (cuzk_wtns_open(&w, wtns, &err) != CUZK_OK)
-        return cli_fail("bench", wtns, &err);
+    /* A proof's time is the engine's, submit to published proof:
+     * synthesis (witness load and evaluate), the device step, finalize. */
     double best = 1e30;
-    cuzk_groth16_timing bt = {0};
+    cuzk_step_timing bt = {0};
     for (int i = 0; i < reps; i++) {
-        cuzk_proof proof;
-        cuzk_groth16_timing t;
-        if (cuzk_key_prove(&key, &w, &proof, pool, &t, &err) != CUZK_OK)
-            return cli_fail("bench", "prove", &err);
-        if (t.total_ns / 1e9 < best)
-            best = t.total_ns / 1e9, bt = t;
+        cuzk_partition_info p;
+        if (prove_once(e, zkey, wtns, &p))
+            return 1;
+        double s = (p.finalize_end_ns - p.queued_ns) / 1e9;
+        if (s < best)
+            best = s, bt = p.steps;
     }
+    cuzk_engine_key_evict(e, zkey, NULL); /* the next size needs the memory */
     double sj = 0;
     if (snarkjs) {
         char cmd[2048];
@@ -88,7 +98,7 @@ static int bench_one(cuzk_curve curve, unsigned log2, double bool_share, int rep
         }
     }
     printf("%-9s 2^%-3u %9.3f s  (eval %.3f, h %.3f, msm A %.3f B1 %.3f B2 %.3f C %.3f H %.3f)",
-           cname, log2, best, bt.evaluate_ns / 1e9, bt.h_ns / 1e9, bt.msm_a_ns / 1e9,
+           cname, log2, best, bt.evaluate_ns / 1e9, bt.ntt_ns / 1e9, bt.msm_a_ns / 1e9,
            bt.msm_b1_ns / 1e9, bt.msm_b2_ns / 1e9, bt.msm_c_ns / 1e9, bt.msm_h_ns / 1e9);
     if (snarkjs && sj > 0)
         printf("  snarkjs %.3f s  ratio %.1fx", sj, sj / best);
@@ -96,8 +106,6 @@ static int bench_one(cuzk_curve curve, unsigned log2, double bool_share, int rep
         printf("  snarkjs failed");
     printf("\n");
     fflush(stdout);
-    cuzk_wtns_close(&w);
-    cuzk_key_free(&key);
     return 0;
 }
 
@@ -157,11 +165,26 @@ int cmd_bench(int argc, char **argv) {
         return 1;
     }
     cuzk_error err = {0};
-    cuzk_pool *pool = cuzk_pool_create(threads, &err);
-    if (!pool)
-        return cli_fail("bench", "thread pool", &err);
+    if (!threads) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = nc > 0 ? (unsigned)nc : 1;
+    }
+    /* The proofs: a one-device CPU engine, as `cuzk prove --cpu` runs. */
+    cuzk_engine_config cfg;
+    cuzk_engine_config_default(&cfg);
+    cfg.synth_workers = 1;
+    cfg.synth_threads = threads;
+    cfg.buffer_sets = 1;
+    cfg.log_level = CUZK_LOG_WARN;
+    cfg.n_devices = 1;
+    cfg.devices[0] = (cuzk_device_config){.kind = CUZK_DEVICE_CPU,
+                                          .threads = threads};
+    cuzk_engine *e = NULL;
+    if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK) {
+        return cli_fail("bench", "engine", &err);
+    }
     printf("cuzk bench prove: %u threads, synthetic circuits (bool share %s), best of %d\n",
-           cuzk_pool_threads(pool), bool_share < 0 ? "default" : "given", reps);
+           threads, bool_share < 0 ? "default" : "given", reps);
     int rc = 0;
     for (unsigned s = 0; s < n_sizes && !rc; s++)
         for (int c = 0; c < 2 && !rc; c++)
@@ -169,9 +192,9 @@ int cmd_bench(int argc, char **argv) {
                 cuzk_synth_params dp;
                 cuzk_curve cv = c == 0 ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381;
                 cuzk_synth_params_default(&dp, cv);
-                rc = bench_one(cv, sizes[s], bool_share < 0 ? dp.bool_share : bool_share, reps,
-                               snarkjs, dir, pool);
+                rc = bench_one(e, cv, sizes[s], bool_share < 0 ? dp.bool_share : bool_share,
+                               reps, snarkjs, dir, threads);
             }
-    cuzk_pool_destroy(pool);
+    cuzk_engine_destroy(e, 0);
     return rc;
 }

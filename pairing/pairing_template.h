@@ -41,18 +41,17 @@
  *
  * Must not: allocate, keep state, or use curve/ beyond curve_types.h.
  */
-#define PRN2(a, b) a##_##b
-#define PRN(a, b) PRN2(a, b)
-#define F PRN(PR_P, fp)
-#define E PRN(PR_P, fp2)
-#define T12 PRN(PR_P, fp12)
-#define G1A PRN(PR_P, g1_affine)
-#define G2A PRN(PR_P, g2_affine)
-#define FP(x) PRN(F, x)
-#define E2(x) PRN(E, x)
-#define F12(x) PRN(T12, x)
-#define PR(x) PRN(PR_P, x)
-#define PRS(x) PRN(PR_P, PRN(pr, x)) /* names of file-local helpers */
+#include "util/paste.h"
+#define F CUZK_PASTE(PR_P, fp)
+#define E CUZK_PASTE(PR_P, fp2)
+#define T12 CUZK_PASTE(PR_P, fp12)
+#define G1A CUZK_PASTE(PR_P, g1_affine)
+#define G2A CUZK_PASTE(PR_P, g2_affine)
+#define FP(x) CUZK_PASTE(F, x)
+#define E2(x) CUZK_PASTE(E, x)
+#define F12(x) CUZK_PASTE(T12, x)
+#define PR(x) CUZK_PASTE(PR_P, x)
+#define PRS(x) CUZK_PASTE(PR_P, CUZK_PASTE(pr, x)) /* names of file-local helpers */
 
 /* Fp2 constants of consts_gen.h are uint64_t[2][N] initializers. */
 typedef union {
@@ -429,8 +428,6 @@ int PR(pairing_product_is_one)(const G1A *p, const G2A *q, size_t n) {
     return F12(is_one)(&f);
 }
 
-#undef PRN2
-#undef PRN
 #undef F
 #undef E
 #undef T12

@@ -37,11 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NTT_CAT2(a, b) a##_##b
-#define NTT_CAT1(a, b) NTT_CAT2(a, b)
-#define NP(x) NTT_CAT1(NTT_P, x)        /* bls12_381_ntt_forward, ... */
-#define FRF(x) NTT_CAT1(NTT_FR, x)      /* bls12_381_fr_mul, ... */
-#define NS(x) NTT_CAT1(NTT_P, ntt_##x)  /* file-local helpers */
+#include "util/paste.h"
+#define NP(x) CUZK_PASTE(NTT_P, x)        /* bls12_381_ntt_forward, ... */
+#define FRF(x) CUZK_PASTE(NTT_FR, x)      /* bls12_381_fr_mul, ... */
+#define NS(x) CUZK_PASTE(NTT_P, ntt_##x)  /* file-local helpers */
 
 struct NP(ntt_domain) {
     unsigned log_n;
@@ -334,5 +333,3 @@ void NP(ntt_coset_inverse)(const NP(ntt_domain) *d, NTT_FR *a,
 #undef NS
 #undef FRF
 #undef NP
-#undef NTT_CAT1
-#undef NTT_CAT2

@@ -10,9 +10,8 @@
  * The arithmetic itself lives in field_impl.h; this file only supplies
  * constants and wraps the limb routines with the field's types.
  */
-#define FNAME2(a, b) a##_##b
-#define FNAME1(a, b) FNAME2(a, b)
-#define FF(x) FNAME1(FIELD, x)
+#include "util/paste.h"
+#define FF(x) CUZK_PASTE(FIELD, x)
 
 static const uint64_t FF(p)[FN] = FC(P);
 static const uint64_t FF(one_m)[FN] = FC(ONE);
@@ -265,5 +264,3 @@ size_t FF(to_dec)(char *out, size_t cap, const FIELD *a) {
 }
 
 #undef FF
-#undef FNAME1
-#undef FNAME2

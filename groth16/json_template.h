@@ -8,10 +8,9 @@
  * string or NULL), J(alphabeta) (the pairing, or 0 when not usable), and
  * <jansson.h>.
  */
-#define JG_CAT2(a, b) a##_##b
-#define JG_CAT1(a, b) JG_CAT2(a, b)
-#define T(x) JG_CAT1(P, x)         /* T(fp) -> bn254_fp */
-#define J(x) JG_CAT1(P, JG_CAT1(json, x)) /* J(g1_read) -> bn254_json_g1_read */
+#include "util/paste.h"
+#define T(x) CUZK_PASTE(P, x)         /* T(fp) -> bn254_fp */
+#define J(x) CUZK_PASTE(P, CUZK_PASTE(json, x)) /* J(g1_read) -> bn254_json_g1_read */
 
 /* ---- scalars and coordinates ----------------------------------------------- */
 
@@ -310,5 +309,3 @@ static json_t *J(public_json)(const T(fr) *pub, size_t n) {
 
 #undef T
 #undef J
-#undef JG_CAT1
-#undef JG_CAT2

@@ -7,9 +7,8 @@
  * at all in the *_with_scratch forms given a buffer (their scratch is the
  * caller's), start threads (work goes through the caller's pool), or print.
  */
-#define GN2(a, b) a##_##b
-#define GN1(a, b) GN2(a, b)
-#define G(x) GN1(P, x)
+#include "util/paste.h"
+#define G(x) CUZK_PASTE(P, x)
 
 #define FR G(fr)
 #define G1J G(g1)
@@ -533,5 +532,3 @@ void G(groth16_vk_free)(G(groth16_vk) *vk) {
 #undef G2J
 #undef G2A
 #undef G
-#undef GN1
-#undef GN2

@@ -18,11 +18,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench/load.h"
 #include "cli/cli.h"
 #include "cuzk.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "util/threadpool.h"
+#include "cuzk_testing.h"
+#include "cuzk_tools.h"
 
 static const char *help =
     "usage: cuzk bench engine [--curve bn254|bls12_381] [--log2 K] [-n JOBS] [-k PARTITIONS]\n"
@@ -159,40 +159,27 @@ static int parse(bench_opts *o, int argc, char **argv) {
     return 0;
 }
 
-/* Writes the circuit's .r1cs, .wtns and dev .zkey into |dir|. */
+/* Writes the circuit's .wtns and dev (or timing) .zkey into |dir|. */
 static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *wtns, size_t n) {
-    char r1cs[1024];
     cuzk_error err = {0};
-    cuzk_synth_params sp;
-    const char *cn = cuzk_curve_snarkjs_name(o->curve);
-    snprintf(r1cs, sizeof r1cs, "%s/engine_%s_%u.r1cs", dir, cn, o->log2);
-    snprintf(wtns, n, "%s/engine_%s_%u.wtns", dir, cn, o->log2);
-    snprintf(zkey, n, "%s/engine_%s_%u.zkey", dir, cn, o->log2);
-    cuzk_synth_params_default(&sp, o->curve);
-    if (o->profile && cuzk_synth_params_profile(&sp, o->profile, &err) != CUZK_OK)
-        return cli_fail("bench engine", "profile", &err);
-    sp.curve = o->curve;
-    sp.log2_domain = o->log2;
-    fprintf(stderr, "bench engine: %s 2^%u%s%s: generating circuit and %s...\n", cn, o->log2,
-            o->profile ? ", profile " : "", o->profile ? o->profile : "",
+    bench_circuit c = {o->curve, o->log2, o->profile, -1, o->timing_key};
+    fprintf(stderr, "bench engine: %s 2^%u%s%s: generating circuit and %s...\n",
+            cuzk_curve_snarkjs_name(o->curve), o->log2, o->profile ? ", profile " : "",
+            o->profile ? o->profile : "",
             o->timing_key ? "a timing key (proofs will not verify)" : "an INSECURE dev key");
-    cuzk_pool *pool = cuzk_pool_create(0, &err);
-    uint64_t seed = 1;
     int rc = 0;
-    if (!pool)
-        rc = cli_fail("bench engine", "thread pool", &err);
-    else if (cuzk_synth_write(r1cs, wtns, &sp, &err) != CUZK_OK)
-        rc = cli_fail("bench engine", "gen", &err);
-    else if (o->timing_key ? cuzk_setup_timing_write(r1cs, zkey, seed, pool, &err) != CUZK_OK
-                           : cuzk_setup_dev_write(r1cs, zkey, &seed, pool, &err) != CUZK_OK)
-        rc = cli_fail("bench engine", "setup", &err);
-    cuzk_pool_destroy(pool);
-    unlink(r1cs);
+    if (bench_circuit_write(&c, dir, "engine", zkey, wtns, n, 0, &err) != CUZK_OK)
+        rc = cli_fail("bench engine", "generate", &err);
     return rc;
 }
 
 static void config(cuzk_engine_config *cfg, bench_opts *o) {
+    /* the simulated devices and the slow finalizer are test hooks; the
+     * engine copies them at create */
+    static cuzk_testing hooks;
+    memset(&hooks, 0, sizeof hooks);
     cuzk_engine_config_default(cfg);
+    cfg->testing = &hooks;
     cfg->synth_workers = o->synth_workers;
     cfg->synth_threads = o->synth_threads;
     cfg->finalize_threads = o->finalizers;
@@ -209,26 +196,16 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
         if (o->sim == 2)
             cfg->devices[d].workers = 2; /* one uploads while the other computes */
         cfg->devices[d].threads = o->threads;
-        cfg->devices[d].sim_compute_us = o->sim_ms * 1000;
+        hooks.sim[d].compute_us = o->sim_ms * 1000;
         if (o->sim == 2 && o->gpu_limit_gib > 0)
             cfg->devices[d].gpu_mem_limit = (uint64_t)(o->gpu_limit_gib * 1073741824.0);
     }
     if (o->sim == 1)
         cfg->cpu_fallback = 0; /* nothing fails here; keep the split readable */
     if (o->slow_finalize_ms) {
-        cfg->fault_fn = slow_finalize;
-        cfg->fault_ctx = o;
+        hooks.fault_fn = slow_finalize;
+        hooks.fault_ctx = o;
     }
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(const uint64_t *sorted, size_t n, double p) {
-    size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
-    return sorted[i < n ? i : n - 1] / 1e6;
 }
 
 /* Mean per-partition times of the run (ms): synthesis (which includes the
@@ -239,7 +216,7 @@ typedef struct part_means {
 } part_means;
 
 static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_engine_status *b,
-                   uint64_t *lat, size_t n_lat, uint64_t wall_ns, unsigned failed,
+                   double *lat_ms, size_t n_lat, uint64_t wall_ns, unsigned failed,
                    const part_means *pm) {
     double wall = wall_ns / 1e9;
     unsigned proofs = (unsigned)(b->proofs - a->proofs);
@@ -247,10 +224,11 @@ static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_
            proofs / wall, (o->jobs - failed) / wall, o->sim == 1 ? " (simulated device: no proofs)" : "");
     if (failed)
         printf("  %u jobs FAILED\n", failed);
-    qsort(lat, n_lat, sizeof *lat, cmp_u64);
+    bench_stats ls;
+    bench_stats_of(&ls, lat_ms, n_lat);
     if (n_lat)
-        printf("  job latency (submit to done): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-               pct(lat, n_lat, 50), pct(lat, n_lat, 99), lat[n_lat - 1] / 1e6);
+        printf("  job latency (submit to done): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", ls.p50,
+               ls.p99, ls.max);
     if (pm->n)
         printf("  per partition: synthesis %.1f ms%s, device %.1f ms (means of %u)\n",
                pm->synth_ms / pm->n, o->input ? " (witness from inputs)" : "",
@@ -262,10 +240,8 @@ static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_
                iw = y->idle_with_work_s - x->idle_with_work_s, tot = busy + st + iw;
         if (tot <= 0)
             tot = 1;
-        printf("  device %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s (%5.1f%%: synthesis behind "
-               "%.3f s, no work %.3f s)  idle-with-work %.6f s (%.3f%%)  %llu partitions\n",
-               y->name, busy, 100 * busy / tot, st, 100 * st / tot, ss, st - ss, iw,
-               100 * iw / tot, (unsigned long long)(y->proofs - x->proofs));
+        bench_split sp = {y->name, busy, st, ss, iw, (double)(y->proofs - x->proofs)};
+        bench_split_print("  ", &sp);
         /* A device that proved and then waited on synthesis for a tenth of
          * the run or more is held back by synthesis, not by itself. */
         if (y->proofs > x->proofs && ss >= 0.1 * tot)
@@ -369,7 +345,7 @@ static int run(bench_opts *o, const char *zkey, const char *wtns, const char *in
         return 1;
     }
     cuzk_job **jobs = calloc(o->jobs, sizeof *jobs);
-    uint64_t *lat = calloc(o->jobs, sizeof *lat);
+    double *lat = calloc(o->jobs ? o->jobs : 1, sizeof *lat); /* ms */
     cuzk_witness w[64];
     memset(w, 0, sizeof w);
     for (unsigned k = 0; k < o->parts; k++) {
@@ -397,7 +373,7 @@ static int run(bench_opts *o, const char *zkey, const char *wtns, const char *in
         } else {
             cuzk_partition_info pi[64];
             cuzk_job_status(jobs[i], &info, pi, o->parts);
-            lat[n_lat++] = info.end_ns - info.submit_ns;
+            lat[n_lat++] = (info.end_ns - info.submit_ns) / 1e6;
             for (unsigned k = 0; k < o->parts; k++, pm.n++) {
                 pm.synth_ms += (pi[k].synth_end_ns - pi[k].synth_start_ns) / 1e6;
                 pm.device_ms += (pi[k].device_end_ns - pi[k].device_start_ns) / 1e6;

@@ -4,7 +4,7 @@
  *   P         the curve prefix (bls12_381 or bn254)
  *   P_CURVE   its cuzk_curve id
  *   P_FR_S    the 2-adicity of its Fr
- * after the fixed-base code for P_g1 and P_g2 (setup_fb_gen.h).
+ * after the fixed-base code for P_g1 and P_g2 (setup_fb_template.h).
  *
  * Steps of P_setup_dev, in order:
  *   1. L_j(tau) for the n-point domain (one batch inversion per chunk)
@@ -16,9 +16,8 @@
  *   6. the coefficient list
  * Must not: print, or touch anything but the key being built.
  */
-#define SN2(a, b) a##_##b
-#define SN1(a, b) SN2(a, b)
-#define S_(x) SN1(P, x)
+#include "util/paste.h"
+#define S_(x) CUZK_PASTE(P, x)
 
 #define FR S_(fr)
 #define G1A S_(g1_affine)
@@ -511,5 +510,3 @@ static cuzk_status S_(setup_and_write)(const cuzk_r1cs *r, const uint64_t *seed,
 #undef G1A
 #undef G2A
 #undef S_
-#undef SN1
-#undef SN2

@@ -1,0 +1,199 @@
+/*
+ * The public file API (include/cuzk_files.h): wrappers of the readers and
+ * writers of groth16/ that take and give byte images and plain C types, so
+ * that programs built on libcuzk need no internal header.
+ *
+ * Each wrapper converts at the edge (cuzk_proof_bytes <-> cuzk_proof,
+ * 32-byte big-endian signals <-> Montgomery scalars: engine/api.h) and
+ * otherwise calls the one reader or writer there is; the validation stays
+ * in the readers.  Must not: parse anything itself.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cuzk_files.h"
+#include "engine/api.h"
+#include "groth16/json.h"
+#include "groth16/r1cs.h"
+#include "groth16/wtns.h"
+#include "groth16/zkey.h"
+
+static cuzk_status inspect_r1cs(cuzk_file_info *info, const char *path, cuzk_error *err) {
+    cuzk_r1cs r;
+    cuzk_status s = cuzk_r1cs_read_file(&r, path, err);
+    if (s != CUZK_OK)
+        return s;
+    info->curve = r.curve;
+    info->n_constraints = r.n_constraints;
+    info->n_wires = r.n_wires;
+    info->n_pub_out = r.n_pub_out;
+    info->n_pub_in = r.n_pub_in;
+    info->n_prv_in = r.n_prv_in;
+    info->n_labels = r.n_labels;
+    info->nnz_a = r.a.nnz, info->nnz_b = r.b.nnz, info->nnz_c = r.c.nnz;
+    uint64_t need = (uint64_t)r.n_constraints + cuzk_r1cs_n_public(&r) + 1, n = 1;
+    while (n < need)
+        n <<= 1, info->log_n++;
+    cuzk_r1cs_free(&r);
+    return CUZK_OK;
+}
+
+static cuzk_status inspect_wtns(cuzk_file_info *info, const char *path, cuzk_error *err) {
+    cuzk_wtns w;
+    cuzk_status s = cuzk_wtns_open(&w, path, err);
+    if (s != CUZK_OK)
+        return s;
+    info->curve = w.curve;
+    info->n_values = w.n_witness;
+    cuzk_error re = {0};
+    info->range = cuzk_wtns_check_range(&w, &re);
+    snprintf(info->range_msg, sizeof info->range_msg, "%s", re.msg);
+    cuzk_wtns_close(&w);
+    return CUZK_OK;
+}
+
+static cuzk_status inspect_zkey(cuzk_file_info *info, const char *path, cuzk_error *err) {
+    cuzk_zkey z;
+    cuzk_status s = cuzk_zkey_open(&z, path, err);
+    if (s != CUZK_OK)
+        return s;
+    info->curve = z.curve;
+    info->n_vars = z.n_vars;
+    info->n_public = z.n_public;
+    info->log_n = z.log_domain_size;
+    info->n_coefs = z.n_coefs;
+    info->n_contributions = z.n_contributions;
+    info->n_ic = z.ic.count, info->n_a = z.a.count, info->n_b1 = z.b1.count;
+    info->n_b2 = z.b2.count, info->n_c = z.c.count, info->n_h = z.h.count;
+    cuzk_zkey_close(&z);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_file_inspect(cuzk_file_info *info, const char *path, cuzk_error *err) {
+    memset(info, 0, sizeof *info);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cuzk_fail(err, CUZK_EIO, "cannot open %s: %s", path, strerror(errno));
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, f);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0)
+        info->file_bytes = (uint64_t)sb.st_size;
+    fclose(f);
+    if (got == 4 && !memcmp(magic, "r1cs", 4))
+        return info->kind = CUZK_FILE_R1CS, inspect_r1cs(info, path, err);
+    if (got == 4 && !memcmp(magic, "wtns", 4))
+        return info->kind = CUZK_FILE_WTNS, inspect_wtns(info, path, err);
+    if (got == 4 && !memcmp(magic, "zkey", 4))
+        return info->kind = CUZK_FILE_ZKEY, inspect_zkey(info, path, err);
+    return cuzk_fail(err, CUZK_EFORMAT, "not a .r1cs, .wtns or .zkey file (unknown magic)");
+}
+
+cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, const char *path,
+                              const void *data, size_t size, cuzk_error *err) {
+    cuzk_wtns w;
+    cuzk_status s = path ? cuzk_wtns_open(&w, path, err) : cuzk_wtns_from_mem(&w, data, size, err);
+    if (s != CUZK_OK)
+        return s;
+    *curve = w.curve;
+    *n_values = w.n_witness;
+    cuzk_wtns_close(&w);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_wtns_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
+                                   cuzk_error *err) {
+    cuzk_wtns w;
+    cuzk_status s = cuzk_wtns_open(&w, path, err);
+    if (s != CUZK_OK)
+        return s;
+    if (curve)
+        *curve = w.curve;
+    cuzk_fr *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu values", n);
+    else if ((uint64_t)n + 1 > w.n_witness)
+        s = cuzk_fail(err, CUZK_EMISMATCH, "%s has %u values, not %zu public signals and the 1",
+                      path, w.n_witness, n);
+    else if ((s = cuzk_wtns_to_mont(&w, v, 1, n, err)) == CUZK_OK)
+        cuzk_public_to_bytes(w.curve, out, v, n);
+    free(v);
+    cuzk_wtns_close(&w);
+    return s;
+}
+
+cuzk_status cuzk_vk_save_json(const cuzk_vk *vk, const char *path, cuzk_error *err) {
+    return cuzk_vk_write_json_file(vk, path, err);
+}
+
+cuzk_status cuzk_proof_bytes_from_json(cuzk_proof_bytes *out, cuzk_curve curve, const char *text,
+                                       size_t len, cuzk_error *err) {
+    cuzk_proof p;
+    cuzk_status s = cuzk_proof_read_json(&p, curve, text, len, err);
+    if (s == CUZK_OK)
+        cuzk_proof_to_bytes(out, &p);
+    return s;
+}
+
+cuzk_status cuzk_proof_bytes_read_json_file(cuzk_proof_bytes *out, cuzk_curve curve,
+                                            const char *path, cuzk_error *err) {
+    cuzk_proof p;
+    cuzk_status s = cuzk_proof_read_json_file(&p, curve, path, err);
+    if (s == CUZK_OK)
+        cuzk_proof_to_bytes(out, &p);
+    return s;
+}
+
+cuzk_status cuzk_proof_bytes_write_json_file(const cuzk_proof_bytes *proof, const char *path,
+                                             cuzk_error *err) {
+    cuzk_proof p;
+    cuzk_status s = cuzk_proof_from_bytes(&p, proof, err);
+    return s == CUZK_OK ? cuzk_proof_write_json_file(&p, path, err) : s;
+}
+
+/* Montgomery scalars to malloc'd images; frees |fr|. */
+static cuzk_status fr_to_images(cuzk_curve curve, cuzk_fr *fr, size_t n, uint8_t **out,
+                                cuzk_error *err) {
+    *out = NULL;
+    if (n) {
+        *out = malloc(n * CUZK_SCALAR_BYTES);
+        if (!*out) {
+            free(fr);
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu public signals", n);
+        }
+        cuzk_public_to_bytes(curve, *out, fr, n);
+    }
+    free(fr);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_public_bytes_from_json(cuzk_curve curve, uint8_t **out, size_t *n,
+                                        const char *text, size_t len, cuzk_error *err) {
+    cuzk_fr *fr = NULL;
+    *out = NULL;
+    cuzk_status s = cuzk_public_read_json(curve, &fr, n, text, len, err);
+    return s == CUZK_OK ? fr_to_images(curve, fr, *n, out, err) : s;
+}
+
+cuzk_status cuzk_public_bytes_read_json_file(cuzk_curve curve, uint8_t **out, size_t *n,
+                                             const char *path, cuzk_error *err) {
+    cuzk_fr *fr = NULL;
+    *out = NULL;
+    cuzk_status s = cuzk_public_read_json_file(curve, &fr, n, path, err);
+    return s == CUZK_OK ? fr_to_images(curve, fr, *n, out, err) : s;
+}
+
+cuzk_status cuzk_public_bytes_write_json_file(cuzk_curve curve, const uint8_t *pub, size_t n,
+                                              const char *path, cuzk_error *err) {
+    cuzk_fr *fr = calloc(n ? n : 1, sizeof *fr);
+    if (!fr)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu public signals", n);
+    cuzk_status s = cuzk_public_from_bytes(curve, fr, pub, n, err);
+    if (s == CUZK_OK)
+        s = cuzk_public_write_json_file(curve, fr, n, path, err);
+    free(fr);
+    return s;
+}

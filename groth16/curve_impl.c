@@ -1,0 +1,110 @@
+/*
+ * The per-curve tables (curve_impl.h): the one place that lists the curves
+ * above the arithmetic layers.  Each curve is one instantiation of
+ * curve_impl_template.h with the few facts no prefix can derive (its
+ * names, its raw proof encoding, its GPU id); a new curve is one more
+ * block here and one more entry in |all| and |by_id|.
+ */
+#include "groth16/curve_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve/curve.h"
+#include "curve/encode.h"
+#include "groth16/groth16.h"
+#include "groth16/setup.h"
+#include "groth16/zkey.h"
+#ifdef CUZK_HAVE_CUDA
+#include "gpu/runtime.h"
+#endif
+
+/* ---- the curves' raw proof encodings ------------------------------------------ */
+
+/* zcash / bellperson compressed: A 48, B 96, C 48 bytes. */
+static size_t bls12_381_proof_raw(uint8_t *out, const cuzk_proof *pr) {
+    uint8_t *p = out;
+    p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.a, 1);
+    p += bls12_381_g2_encode_zcash(p, &pr->p.bls12_381.b, 1);
+    p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.c, 1);
+    return (size_t)(p - out);
+}
+
+/* Ethereum (EIP-197): A 64, B 128, C 64 bytes. */
+static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
+    bn254_g1_encode_eth(out, &pr->p.bn254.a);
+    bn254_g2_encode_eth(out + 64, &pr->p.bn254.b);
+    bn254_g1_encode_eth(out + 192, &pr->p.bn254.c);
+    return 256;
+}
+
+/* ---- one instantiation per curve ------------------------------------------------ */
+
+#define P bn254
+#define P_ID CUZK_CURVE_BN254
+#define P_NAME "bn128"
+#define P_ALIASES {"bn128", "bn254", "altbn128", NULL}
+#define P_FR_S BN254_FR_TWO_ADICITY
+#define P_Q_LIMBS 4
+#define P_PROOF_RAW bn254_proof_raw
+#define P_PROOF_RAW_BYTES 256
+#ifdef CUZK_HAVE_CUDA
+#define P_GPU_CURVE CUZK_GPU_BN254
+#else
+#define P_GPU_CURVE 0
+#endif
+#include "groth16/curve_impl_template.h"
+#undef P
+#undef P_ID
+#undef P_NAME
+#undef P_ALIASES
+#undef P_FR_S
+#undef P_Q_LIMBS
+#undef P_PROOF_RAW
+#undef P_PROOF_RAW_BYTES
+#undef P_GPU_CURVE
+
+#define P bls12_381
+#define P_ID CUZK_CURVE_BLS12_381
+#define P_NAME "bls12381"
+#define P_ALIASES {"bls12381", NULL}
+#define P_FR_S BLS12_381_FR_TWO_ADICITY
+#define P_Q_LIMBS 6
+#define P_PROOF_RAW bls12_381_proof_raw
+#define P_PROOF_RAW_BYTES 192
+#ifdef CUZK_HAVE_CUDA
+#define P_GPU_CURVE CUZK_GPU_BLS12_381
+#else
+#define P_GPU_CURVE 0
+#endif
+#include "groth16/curve_impl_template.h"
+#undef P
+#undef P_ID
+#undef P_NAME
+#undef P_ALIASES
+#undef P_FR_S
+#undef P_Q_LIMBS
+#undef P_PROOF_RAW
+#undef P_PROOF_RAW_BYTES
+#undef P_GPU_CURVE
+
+/* Lookup order: the order names and primes are tried in. */
+static const cuzk_curve_impl *const all[] = {&cuzk_curve_impl_bn254,
+                                             &cuzk_curve_impl_bls12_381};
+
+/* Indexed by cuzk_curve: the scalar operations of curve_id.h look up the
+ * table on every call, so this is an array read, not a search. */
+static const cuzk_curve_impl *const by_id[] = {
+    [CUZK_CURVE_BN254] = &cuzk_curve_impl_bn254,
+    [CUZK_CURVE_BLS12_381] = &cuzk_curve_impl_bls12_381,
+};
+
+const cuzk_curve_impl *cuzk_curve_impl_get(cuzk_curve c) {
+    /* unsigned: a negative value read from a corrupt struct is out of range too */
+    return (unsigned)c < sizeof by_id / sizeof by_id[0] ? by_id[(unsigned)c] : NULL;
+}
+
+const cuzk_curve_impl *const *cuzk_curve_impl_all(size_t *n) {
+    *n = sizeof all / sizeof all[0];
+    return all;
+}

@@ -1,0 +1,274 @@
+/*
+ * cuzk_tools.h: what a proving service needs around the engine (libcuzk):
+ * synthetic circuits of any size, development and timing setups, circom's
+ * witness calculator at native speed, the GPUs of the machine, SHA-256
+ * content addresses, and atomic file writes.  The cuzk command and the
+ * cuzkd daemon build on these and on cuzk.h / cuzk_files.h only.
+ *
+ * Conventions are cuzk.h's: every function that can fail returns a
+ * cuzk_status and writes a one-line reason into |err| when it is not
+ * NULL; nothing exits or aborts on bad input; outputs are documented per
+ * function.  Handles are opaque; their owner frees them with the function
+ * named beside them.
+ */
+#ifndef CUZK_TOOLS_H
+#define CUZK_TOOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- synthetic circuits --------------------------------------------------------
+ * An R1CS of any size with a satisfying witness, shaped like what circom
+ * emits; the output is a pure function of the parameters (docs/FILES.md). */
+
+/* Largest number of terms in one generated linear combination. */
+#define CUZK_SYNTH_MAX_TERMS 16
+
+typedef struct cuzk_synth_params {
+    cuzk_curve curve;
+    /* Size: if |log2_domain| != 0, nConstraints = 2^log2_domain - nPublic - 1,
+     * which makes the Groth16 domain exactly 2^log2_domain; otherwise
+     * |n_constraints| is used as given. */
+    uint32_t n_constraints;
+    unsigned log2_domain;
+    uint32_t n_pub_out;   /* default 1 */
+    uint32_t n_pub_in;    /* default 1 */
+    double bool_share;    /* share of boolean wires, 0..1; default 0.8 */
+    unsigned min_terms;   /* terms per A/B combination of a product, */
+    unsigned max_terms;   /* 1 <= min <= max <= CUZK_SYNTH_MAX_TERMS; 2..3 */
+    uint64_t seed;        /* default 1 */
+} cuzk_synth_params;
+
+/* Fill |p| with the defaults above for |curve| (log2_domain 10, seed 1). */
+CUZK_API void cuzk_synth_params_default(cuzk_synth_params *p, cuzk_curve curve);
+
+/*
+ * Fill |p| with a named profile: "default" (the defaults above), "porep"
+ * (a Filecoin PoRep partition: BLS12-381, 2^27, 90% 0/1 wires, about 90
+ * public inputs) or "snap" (a SnapDeals partition).  Keeps nothing of |p|
+ * but its curve for "default".  CUZK_EINVAL for another name.  The
+ * profiles' numbers and where they come from: docs/FILES.md.
+ */
+CUZK_API cuzk_status cuzk_synth_params_profile(cuzk_synth_params *p, const char *name, cuzk_error *err);
+
+/*
+ * Generate the same circuit and write it as an .r1cs (streamed, byte for
+ * byte what cuzk_r1cs_write_file would write for cuzk_synth_circuit's
+ * output) and, if |wtns_path| is not NULL, its witness as a .wtns.  Each
+ * file is written under a temporary name and renamed when complete.
+ * Returns: CUZK_OK; CUZK_EINVAL; CUZK_ENOMEM; CUZK_EIO (with the path).
+ */
+CUZK_API cuzk_status cuzk_synth_write(const char *r1cs_path, const char *wtns_path,
+                                      const cuzk_synth_params *p, cuzk_error *err);
+
+/* ---- setups ---------------------------------------------------------------------
+ * Keys for development and benchmarks: NOT a trusted setup (the toxic
+ * waste is known to whoever has the seed, or lives only in this process).
+ * |threads|: of a pool made for the call (0: every online CPU). */
+
+/*
+ * A development .zkey for the circuit at |r1cs_path|, written atomically
+ * to |zkey_path|.  |seed| NULL: toxic waste from the OS CSPRNG; else
+ * reproducible from *seed.
+ * Returns: CUZK_OK; the reader's errors for a bad .r1cs (CUZK_EIO,
+ *   CUZK_EFORMAT, CUZK_ECURVE, ...); CUZK_ENOMEM; CUZK_EIO (writing).
+ */
+CUZK_API cuzk_status cuzk_setup_dev(const char *r1cs_path, const char *zkey_path,
+                                    const uint64_t *seed, unsigned threads, cuzk_error *err);
+
+/*
+ * A timing key: the right shape and sizes, repeated random points, so that
+ * proofs take as long as with a real key but do NOT verify.  For
+ * benchmarks at sizes where a development setup would take too long.
+ * Returns as cuzk_setup_dev.
+ */
+CUZK_API cuzk_status cuzk_setup_timing(const char *r1cs_path, const char *zkey_path,
+                                       uint64_t seed, unsigned threads, cuzk_error *err);
+
+/* ---- the witness calculator -------------------------------------------------------
+ * circom's witness calculator (the .wasm of `circom --wasm`) compiled once
+ * per machine to native code and cached (docs/WITNESS.md).  A circuit is
+ * immutable and shared by any number of threads; an instance (cuzk_wc) is
+ * used by one thread at a time; an input is an input.json parsed and
+ * checked against a circuit. */
+
+typedef struct cuzk_wc_circuit cuzk_wc_circuit;
+typedef struct cuzk_wc cuzk_wc;
+typedef struct cuzk_wc_input cuzk_wc_input;
+
+/* Receives progress lines of a compile ("compiling circuit.wasm (1.7 MB)
+ * to native code ...") and lines a circuit prints with log(); no newline. */
+typedef void (*cuzk_wc_print_fn)(void *ctx, const char *line);
+
+typedef struct cuzk_wc_opts {
+    /* Where compiled circuits are kept.  NULL: $CUZK_WC_CACHE, else
+     * $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc, else
+     * /tmp/cuzk-wc-<uid>.  Created (mode 0700) if missing. */
+    const char *cache_dir;
+    /* C compiler: NULL means $CC, else "cc".  $CUZK_WC_CFLAGS adds flags
+     * after cuzk's own (-O2 and the safety flags; e.g. "-march=native"),
+     * and is part of the cache key. */
+    const char *cc;
+    /* wasm2c: NULL means $WASM2C, else "wasm2c" on the PATH. */
+    const char *wasm2c;
+    /* Compile progress (NULL: quiet). */
+    cuzk_wc_print_fn progress;
+    void *progress_ctx;
+} cuzk_wc_opts;
+
+/*
+ * Load the circuit whose witness calculator is the .wasm at |wasm_path|,
+ * compiling it first if the cache does not hold it (concurrent first uses,
+ * in this process or others, compile once: the others wait on a lock file
+ * and then load the same object).
+ * Returns: CUZK_OK; CUZK_EIO / CUZK_ENOTFOUND (the file); CUZK_EFORMAT (not
+ *   a wasm module, or not a circom witness calculator: a required export is
+ *   missing, or an import circom does not make); CUZK_EUNSUPPORTED (wasm2c
+ *   or the C compiler is missing, or the circuit's prime is not a curve of
+ *   ours); CUZK_EINTERNAL (the compile failed: the message names the log
+ *   file kept in the cache folder); CUZK_ENOMEM.
+ * Out: |*c| the circuit (free with cuzk_wc_circuit_free); NULL on failure.
+ */
+CUZK_API cuzk_status cuzk_wc_circuit_load(cuzk_wc_circuit **c, const char *wasm_path,
+                                          const cuzk_wc_opts *opts, cuzk_error *err);
+
+/* Same for a wasm image in memory (|size| bytes, borrowed for the call). */
+CUZK_API cuzk_status cuzk_wc_circuit_load_mem(cuzk_wc_circuit **c, const void *wasm, size_t size,
+                                              const char *name, const cuzk_wc_opts *opts,
+                                              cuzk_error *err);
+
+/* NULL is a no-op.  Every instance of |c| must be freed first. */
+CUZK_API void cuzk_wc_circuit_free(cuzk_wc_circuit *c);
+
+/* What the circuit is: its curve (from the prime), the number of witness
+ * values (wires, w[0] = 1 included), of input values (all input signals'
+ * elements), the circom version that made it ("2.1.9"), the hex SHA-256 of
+ * its wasm (64 characters), and whether the object came from the cache. */
+CUZK_API cuzk_curve cuzk_wc_circuit_curve(const cuzk_wc_circuit *c);
+CUZK_API uint32_t cuzk_wc_circuit_n_witness(const cuzk_wc_circuit *c);
+CUZK_API uint32_t cuzk_wc_circuit_n_inputs(const cuzk_wc_circuit *c);
+CUZK_API const char *cuzk_wc_circuit_version(const cuzk_wc_circuit *c);
+CUZK_API const char *cuzk_wc_circuit_hash(const cuzk_wc_circuit *c);
+/* Seconds the compile took (0 when loaded from the cache). */
+CUZK_API double cuzk_wc_circuit_compile_s(const cuzk_wc_circuit *c);
+/* 1 when the circuit's field products run as native 64-bit code (they
+ * were found in the module and agreed with the module's own on a check
+ * set); 0 when the module's wasm products are used.  CUZK_WC_NATIVE=0 in
+ * the environment turns the native products off. */
+CUZK_API int cuzk_wc_circuit_native(const cuzk_wc_circuit *c);
+
+/*
+ * A new instance of |c|.  |print| (may be NULL) receives the lines the
+ * circuit prints with log().
+ * Returns CUZK_OK, CUZK_ENOMEM, or CUZK_EINTERNAL (the module's start
+ * trapped).
+ */
+CUZK_API cuzk_status cuzk_wc_new(cuzk_wc **wc, const cuzk_wc_circuit *c, cuzk_wc_print_fn print,
+                                 void *print_ctx, cuzk_error *err);
+CUZK_API void cuzk_wc_free(cuzk_wc *wc);
+
+/*
+ * Parse |len| bytes of input.json for circuit |c| the way snarkjs does
+ * (`snarkjs wtns calculate`): each top-level member names an input signal;
+ * nested arrays are flattened in row-major order; a value is a JSON number
+ * (an integer; read as a double, as JavaScript does), a decimal or 0x-hex
+ * string, or true/false; negative values and values >= p are reduced
+ * mod p as snarkjs's normalize() does.
+ * Returns: CUZK_OK; CUZK_EFORMAT (malformed JSON, not an object, a value
+ *   snarkjs cannot turn into an integer: "1.5", "abc", null, an object);
+ *   CUZK_ENOTFOUND (a member names no input signal); CUZK_EMISMATCH (a
+ *   signal given too few or too many values); CUZK_ENOMEM.  The message
+ *   names the signal, as snarkjs's does: "Too many values for input signal
+ *   k".  Whether all inputs are set is checked by cuzk_wc_calculate.
+ * Out: |*in| (free with cuzk_wc_input_free); NULL on failure.
+ * Needs jansson (CUZK_EUNSUPPORTED without it).
+ */
+CUZK_API cuzk_status cuzk_wc_input_parse(cuzk_wc_input **in, const cuzk_wc_circuit *c,
+                                         const char *json, size_t len, cuzk_error *err);
+CUZK_API void cuzk_wc_input_free(cuzk_wc_input *in);
+/* Number of values the input holds. */
+CUZK_API size_t cuzk_wc_input_count(const cuzk_wc_input *in);
+
+/*
+ * Compute the witness of |in| with instance |wc| (of the circuit |in| was
+ * parsed for) into |out|: cuzk_wc_circuit_n_witness(c) values, each 32
+ * bytes little-endian in plain (not Montgomery) form, the layout of a .wtns
+ * file's values.
+ * Returns: CUZK_OK; CUZK_EVERIFY (the circuit rejected the inputs: an
+ *   assert failed, "Assert Failed. Error in template Num2Bits_1 line: 38");
+ *   CUZK_EMISMATCH ("Not all inputs have been set. Only 2 out of 3");
+ *   CUZK_EINTERNAL (the module trapped); CUZK_EINVAL (|in| is for
+ *   another circuit).  After a failure the instance is started afresh, so
+ *   it stays usable.
+ */
+CUZK_API cuzk_status cuzk_wc_calculate(cuzk_wc *wc, void *out, const cuzk_wc_input *in,
+                                       cuzk_error *err);
+
+/*
+ * Write a .wtns file image of |n| values at |values| (32 bytes each, plain
+ * LE) for |curve|: the bytes `snarkjs wtns calculate` writes (version 2,
+ * two sections).  Returns the image's size; writes it to |out| when |out|
+ * is not NULL (size it with a first call).
+ */
+CUZK_API size_t cuzk_wtns_image(uint8_t *out, cuzk_curve curve, const void *values, uint32_t n);
+
+/* ---- GPUs --------------------------------------------------------------------------- */
+
+typedef struct cuzk_gpu_info {
+    int index;
+    char name[128];
+    size_t total_mem_bytes;
+    size_t free_mem_bytes; /* free now, all processes considered */
+    int sm_count;          /* multiprocessors */
+    int cc_major, cc_minor; /* compute capability */
+    size_t l2_bytes;
+} cuzk_gpu_info;
+
+/* Number of usable CUDA devices: 0 when there is no driver, no device, or
+ * the library was built without CUDA. */
+CUZK_API int cuzk_gpu_count(void);
+
+/* Fill |info| for CUDA device |index|.  Returns CUZK_OK; CUZK_EINVAL (no
+ * such device); CUZK_EGPU (the driver failed); CUZK_EUNSUPPORTED (built
+ * without CUDA).  |info| is zeroed on failure. */
+CUZK_API cuzk_status cuzk_gpu_query(int index, cuzk_gpu_info *info, cuzk_error *err);
+
+/* ---- SHA-256 -------------------------------------------------------------------------
+ * FIPS 180-4, for content addresses (the identity of a circuit, of a
+ * request's content).  Not constant time; not meant for secrets. */
+
+typedef struct cuzk_sha256 {
+    uint32_t h[8];
+    uint64_t bytes;
+    uint8_t buf[64];
+    size_t fill;
+} cuzk_sha256;
+
+CUZK_API void cuzk_sha256_init(cuzk_sha256 *s);
+CUZK_API void cuzk_sha256_update(cuzk_sha256 *s, const void *data, size_t len);
+CUZK_API void cuzk_sha256_final(cuzk_sha256 *s, uint8_t out[32]);
+/* The digest of |len| bytes at |data| as 64 lower-case hex digits + NUL. */
+CUZK_API void cuzk_sha256_hex(char out[65], const void *data, size_t len);
+/* Hex of a finished digest. */
+CUZK_API void cuzk_sha256_to_hex(char out[65], const uint8_t digest[32]);
+
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+/* Write |size| bytes to |path| under a temporary name in the same folder,
+ * then rename it into place, so no reader ever sees a partial file.
+ * Returns CUZK_OK or CUZK_EIO (with the path and the reason). */
+CUZK_API cuzk_status cuzk_file_write_atomic(const char *path, const void *data, size_t size,
+                                            cuzk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,80 @@
+#!/bin/sh
+# One GPU-machine run that builds cuzk (CUDA, sm_90) and, as the stages in
+# CUZK_SESSION_STAGES ask (default "tests prove engine filecoin"):
+#   tests     every GPU test (test_gpu_*, test_engine_gpu), one log each;
+#   prove     bench_gpu_prove: BLS12-381 2^20 and 2^24, BN254 2^24, key
+#             resident (the whole-proof figures of docs/PERFORMANCE.md);
+#   engine    cuzk bench engine --device gpu at 2^24 (timing key, 3 jobs of 4
+#             partitions): the busy / idle-with-work split between partitions;
+#   filecoin  cuzk bench filecoin --proof porep at 2^CUZK_SESSION_FC_LOG
+#             (default 24), resident and with a 16 GiB device cap.
+# Prints a table last; logs go to $OUT (default ./gpu-out).  Uses the
+# libraries of a .devdeps prefix when one is present (a bare GPU machine).
+set -u
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUTDIR=${OUT:-$PWD/gpu-out}
+B=${CUZK_SESSION_BUILD:-$SRC/build-gpu-session}
+STAGES=${CUZK_SESSION_STAGES:-"tests prove engine filecoin"}
+FC_LOG=${CUZK_SESSION_FC_LOG:-24}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+PATH=$PATH:/usr/local/cuda/bin
+mkdir -p "$OUTDIR"
+sum=$OUTDIR/session-summary.txt
+: >"$sum"
+fail=0
+extra=""
+if [ -f "$SRC/.devdeps/setup.sh" ]; then
+    . "$SRC/.devdeps/setup.sh"
+    extra="-DCMAKE_LIBRARY_PATH=$SRC/.devdeps/lnk -DCMAKE_INCLUDE_PATH=$SRC/.devdeps/include"
+fi
+t0=$(date +%s)
+cmake -S "$SRC" -B "$B" -DCUZK_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 $extra ${CMAKE_ARGS:-} >"$OUTDIR/session-config.log" 2>&1 ||
+    { echo "configure failed"; tail -20 "$OUTDIR/session-config.log"; exit 1; }
+cmake --build "$B" -j "$JOBS" >"$OUTDIR/session-build.log" 2>&1 ||
+    { echo "build failed"; grep -m20 -B2 -A5 'error' "$OUTDIR/session-build.log"; exit 1; }
+echo "build $(( $(date +%s) - t0 )) s" >>"$sum"
+
+run() { # name timeout cmd...
+    name=$1; to=$2; shift 2
+    s=$(date +%s)
+    timeout "$to" "$@" >"$OUTDIR/$name.log" 2>&1
+    rc=$?
+    printf '%-28s rc %3d %4d s\n' "$name" $rc $(( $(date +%s) - s )) >>"$sum"
+    [ $rc -eq 0 ] || fail=1
+    return $rc
+}
+for st in $STAGES; do
+    case $st in
+    tests)
+        for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c; do
+            t=$(basename "$f" .c)
+            run "$t" 400 "$B/$t"
+            grep -E "passed|failed" "$OUTDIR/$t.log" | tail -1 | sed 's/^/    /' >>"$sum"
+        done ;;
+    prove)
+        run prove-bls-20 200 "$B/bench_gpu_prove" --curve bls12_381 --logs 20 --reps 5
+        run prove-bls-24 400 "$B/bench_gpu_prove" --curve bls12_381 --logs 24 --reps 3
+        run prove-bn-24 400 "$B/bench_gpu_prove" --curve bn254 --logs 24 --reps 3
+        for l in prove-bls-20 prove-bls-24 prove-bn-24; do
+            grep -E "^(bls12381|bn128|bn254) +[0-9]+ " "$OUTDIR/$l.log" | tail -1 | sed 's/^/    /' >>"$sum"
+        done ;;
+    engine)
+        mkdir -p /tmp/fc
+        run engine-24 500 "$B/cuzk" bench engine --device gpu --curve bls12_381 --log2 24 \
+            -n 3 -k 4 --timing-key --dir /tmp/fc --trace "$OUTDIR/engine-24.trace.json"
+        grep -iE "busy|idle|proofs/s|partition" "$OUTDIR/engine-24.log" | head -12 | sed 's/^/    /' >>"$sum" ;;
+    filecoin)
+        mkdir -p /tmp/fc
+        run filecoin-$FC_LOG 560 "$B/cuzk" bench filecoin --proof porep --log2 "$FC_LOG" --proofs 2 --dir /tmp/fc
+        tail -12 "$OUTDIR/filecoin-$FC_LOG.log" | sed 's/^/    /' >>"$sum"
+        if [ "${CUZK_SESSION_FC_CAP:-1}" = 1 ]; then
+            run filecoin-$FC_LOG-cap16 560 "$B/cuzk" bench filecoin --proof porep --log2 "$FC_LOG" --proofs 2 \
+                --gpu-mem-limit-gib 16 --dir /tmp/fc
+            tail -12 "$OUTDIR/filecoin-$FC_LOG-cap16.log" | sed 's/^/    /' >>"$sum"
+        fi ;;
+    esac
+done
+echo "== gpu-session $(date -u '+%F %T') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null) total $(( $(date +%s) - t0 )) s"
+cat "$sum"
+exit $fail
