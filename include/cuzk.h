@@ -200,6 +200,10 @@ typedef struct cuzk_job cuzk_job;
 /* Longest request id and key id, in bytes, without the terminating NUL. */
 #define CUZK_ID_MAX 127
 
+/* The library's version, "MAJOR.MINOR.PATCH" (what pkg-config --modversion
+ * cuzk says of the installed one); a static string. */
+CUZK_API const char *cuzk_version(void);
+
 /* ---- configuration -------------------------------------------------------- */
 
 typedef enum cuzk_log_level {

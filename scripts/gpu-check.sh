@@ -23,6 +23,7 @@
 #                         (for snarkjs to verify on another machine)
 #   CUZK_GPU_SKIP_BENCH=1 tests only;  CUZK_GPU_SKIP_TESTS=1 bench only
 #   JOBS                  parallel build jobs (default: all cores)
+#   CMAKE_ARGS            more options for CMake (e.g. where jansson is)
 #   CUZK_GPU_TEST_TIMEOUT / CUZK_GPU_BENCH_TIMEOUT   seconds per program
 #                         (default 300 / 600), so a hung kernel cannot eat
 #                         a whole lease
@@ -93,8 +94,13 @@ fi
 if [ -z "$BIN" ]; then
     [ "${CUZK_GPU_REUSE:-0}" = 1 ] || rm -rf "$BUILD"
     t0=$(now)
+    # Tests and benchmarks only: the daemon and the daemon client (and their
+    # libraries, often absent on a GPU machine) are not built.  jansson and
+    # GMP are required; CMAKE_ARGS can point CMake at a private copy
+    # (-DCMAKE_LIBRARY_PATH=... -DCMAKE_INCLUDE_PATH=...).
     if ! cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-        -DCUZK_CUDA=ON >"$OUTDIR/build.log" 2>&1; then
+        -DCUZK_CUDA=ON -DCUZK_DAEMON=OFF -DCUZK_CLIENT=OFF ${CMAKE_ARGS:-} \
+        >"$OUTDIR/build.log" 2>&1; then
         log "configure failed (see build.log)"
         tail -n 20 "$OUTDIR/build.log"
         exit 1

@@ -28,8 +28,9 @@ summary=$OUTDIR/scale-summary.txt
 : >"$summary"
 
 if [ ! -x "$B/bench_gpu_prove" ] || [ "${CUZK_SCALE_SKIP_TESTS:-0}" != 1 -a ! -x "$B/test_gpu_prove" ]; then
+    # no daemon or daemon client here (their libraries may be absent)
     cmake -S "$SRC" -B "$B" -DCUZK_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CUDA_ARCHITECTURES=90 ${CMAKE_ARGS:-} >"$OUTDIR/scale-config.log" 2>&1
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_DAEMON=OFF -DCUZK_CLIENT=OFF ${CMAKE_ARGS:-} >"$OUTDIR/scale-config.log" 2>&1
     for t in test_gpu_msm test_gpu_prove test_engine_gpu bench_gpu_prove; do
         cmake --build "$B" -j "$JOBS" --target $t >>"$OUTDIR/scale-build.log" 2>&1 ||
             { echo "build of $t failed (see scale-build.log)"; fail=1; }

@@ -24,8 +24,11 @@ if [ "$REQUIRE_ALL" = 1 ]; then
       exit 1
     fi
   done
-  if grep -q "CURL_LIB-NOTFOUND" "$BUILD_DIR/CMakeCache.txt"; then
-    echo "test: cuzk was built without libcurl; failing" >&2
+  # (a missing library stops CMake; these options turn parts off on purpose)
+  off=$(sed -n 's/^\(CUZK_\(CLIENT\|DAEMON\|FLEET\|TESTS\|SHARED\)\):BOOL=OFF$/\1/p' \
+    "$BUILD_DIR/CMakeCache.txt")
+  if [ -n "$off" ]; then
+    echo "test: configured with $(echo $off | sed 's/\([A-Z_]*\)/-D\1=OFF/g'); failing" >&2
     exit 1
   fi
 fi
