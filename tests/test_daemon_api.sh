@@ -326,6 +326,8 @@ for how in cancel deadline; do
   check "$how: no proof published" "$(jget "$tmp/after.json" jobs.proofs)" "$before_proofs"
   jtrue "$tmp/after.json" 'j.memory.buffers == j.memory.buffers_idle' && ok ||
     bad "$how: buffers not returned: $(jget "$tmp/after.json" memory)"
+  jtrue "$tmp/after.json" 'typeof j.memory.scratch == "number" && j.memory.scratch <= j.memory.buffers' && ok ||
+    bad "$how: memory.scratch missing or larger than the buffers: $(jget "$tmp/after.json" memory)"
   check "$how: witness memory returned" "$(jget "$tmp/after.json" memory.intake)" 0
   jtrue "$tmp/after.json" 'j.keys.every(k => k.in_use == 0)' && ok || bad "$how: a key is still pinned: $(jget "$tmp/after.json" keys)"
   expect 200 -- /v1/jobs/$rid
