@@ -25,13 +25,19 @@ fail=0
 extra=""
 if [ -f "$SRC/.devdeps/setup.sh" ]; then
     . "$SRC/.devdeps/setup.sh"
-    extra="-DCMAKE_LIBRARY_PATH=$SRC/.devdeps/lnk -DCMAKE_INCLUDE_PATH=$SRC/.devdeps/include"
+    # no libcurl or libpq for development there: no daemon client, no fleet
+    extra="-DCMAKE_LIBRARY_PATH=$SRC/.devdeps/lnk -DCMAKE_INCLUDE_PATH=$SRC/.devdeps/include
+           -DCUZK_CLIENT=OFF -DCUZK_FLEET=OFF"
 fi
 t0=$(date +%s)
 cmake -S "$SRC" -B "$B" -DCUZK_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 $extra ${CMAKE_ARGS:-} >"$OUTDIR/session-config.log" 2>&1 ||
     { echo "configure failed"; tail -20 "$OUTDIR/session-config.log"; exit 1; }
-cmake --build "$B" -j "$JOBS" >"$OUTDIR/session-build.log" 2>&1 ||
+targets="cuzk-cli bench_gpu bench_gpu_prove"
+for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c; do
+    targets="$targets $(basename "$f" .c)"
+done
+cmake --build "$B" -j "$JOBS" --target $targets >"$OUTDIR/session-build.log" 2>&1 ||
     { echo "build failed"; grep -m20 -B2 -A5 'error' "$OUTDIR/session-build.log"; exit 1; }
 echo "build $(( $(date +%s) - t0 )) s" >>"$sum"
 
