@@ -293,7 +293,12 @@ extern "C" cuzk_status cuzk_gpu_malloc(cuzk_gpu_ctx *ctx, size_t bytes,
                                        void **d_ptr, cuzk_error *err) {
     *d_ptr = NULL;
     CUZK_CUDA(err, cudaSetDevice(ctx->device));
-    CUZK_CUDA(err, cuzk_gpu_dmalloc(ctx, d_ptr, bytes ? bytes : 1));
+    /* named as the CUDA call it stands for, so that the message tells a
+     * user what failed (cudaMalloc, or the context's cap refusing it) */
+    cudaError_t e = cuzk_gpu_dmalloc(ctx, d_ptr, bytes ? bytes : 1);
+    if (e != cudaSuccess)
+        return cuzk_gpu_cuda_fail(err, e, "cudaMalloc (through the context's accounting)",
+                                  __FILE__, __LINE__);
     return CUZK_OK;
 }
 
