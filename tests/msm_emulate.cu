@@ -23,6 +23,12 @@
  * after the first need at least 4 entries per thread to shrink (with 3, two
  * threads stay two threads), as msm_seg_len's minimum ensures.
  *
+ * Every MSM runs twice: as above, and with the batch-affine levels
+ * (msm_affine.cuh) before level 1, at segment lengths 4 to 512 and level
+ * thresholds 1 to 128 (emu_affine), after which the rewritten pairs must be
+ * sorted (key, index) pairs.  Two more base sets feed the levels their
+ * exceptional pairs: P, -P, P, P, infinity, Q repeated, and one point only.
+ *
  * Groups: G1 and G2 of BN254 and BLS12-381.  Windows 3, 8, 13 plain and 8,
  * 10 with shifted copies (one bucket set), sizes 1, 2, 3, 33, 257 and a
  * larger one, scalar sets random / zero / one (Montgomery and plain) /
