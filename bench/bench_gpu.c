@@ -16,7 +16,10 @@
  * Options: --quick (smaller sizes, for a smoke run), --msm-max-log N,
  * --ntt-min-log N, --ntt-max-log N, --reps N, --skip-msm, --skip-ntt,
  * --skip-field,
- * --msm-only NAME
+ * --msm-only NAME, --msm-accum xyzz|affine|both (the MSMs' bucket
+ * accumulation: XYZZ additions, the default, or the batch-affine levels of
+ * msm/gpu/msm_affine.cuh; "both" runs every MSM figure with each, the
+ * affine rows named "... affine")
  * (only the MSM groups whose name contains NAME, e.g. "G2"), --no-shifted (skip
  * the MSMs over bases with precomputed shifted copies, which are built per
  * size and timed the same way).  BLS12-381 G1 also gets a per-phase profile
@@ -47,7 +50,7 @@ static int reps = 3;
 static int shifted = 1; /* MSMs over shifted copies too (--no-shifted) */
 static const char *msm_only; /* --msm-only NAME: groups whose name has it */
 
-#define MAX_ROWS 96
+#define MAX_ROWS 160
 static char rows[MAX_ROWS][160];
 static int nrows;
 
@@ -375,6 +378,7 @@ int main(int argc, char **argv) {
 #else
     int quick = 0, skip_msm = 0, skip_ntt = 0, skip_field = 0;
     unsigned msm_max = 26, ntt_min = 20, ntt_max = 27;
+    const char *accum = "xyzz";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
@@ -386,6 +390,8 @@ int main(int argc, char **argv) {
             skip_field = 1;
         else if (!strcmp(argv[i], "--no-shifted"))
             shifted = 0;
+        else if (!strcmp(argv[i], "--msm-accum") && i + 1 < argc)
+            accum = argv[++i];
         else if (!strcmp(argv[i], "--msm-only") && i + 1 < argc)
             msm_only = argv[++i];
         else if (!strcmp(argv[i], "--msm-max-log") && i + 1 < argc)
@@ -399,6 +405,12 @@ int main(int argc, char **argv) {
     }
     if (reps < 1 || reps > 16)
         reps = 3;
+    if (strcmp(accum, "xyzz") && strcmp(accum, "affine") &&
+        strcmp(accum, "both")) {
+        fprintf(stderr, "bench_gpu: --msm-accum %s: want xyzz, affine or "
+                        "both\n", accum);
+        return 2;
+    }
     if (cuzk_gpu_device_count() == 0) {
         printf("bench_gpu: no GPU\n");
         return 0;
@@ -437,10 +449,22 @@ int main(int argc, char **argv) {
             bls12_381_g1_bench(q, 1, "bls12_381 G1", NULL, 0);
         }
         unsigned sweep = msm_max >= 24 ? 24 : 0;
-        bls12_381_g1_bench(g1_logs, n1, "bls12_381 G1", g1_ref, sweep);
-        bn254_g1_bench(g1_logs, n1, "bn254 G1", NULL, 0);
-        bls12_381_g2_bench(g2_logs, n2, "bls12_381 G2", g2_ref, 0);
-        bn254_g2_bench(g2_logs, n2, "bn254 G2", NULL, 0);
+        for (int a = 0; a < 2; a++) {
+            if (strcmp(accum, "both") && strcmp(accum, a ? "affine" : "xyzz"))
+                continue;
+            cuzk_gpu_ctx_msm_accum(ctx, a);
+            const char *sfx = a ? " affine" : "";
+            char nm[4][40];
+            snprintf(nm[0], sizeof nm[0], "bls12_381 G1%s", sfx);
+            snprintf(nm[1], sizeof nm[1], "bn254 G1%s", sfx);
+            snprintf(nm[2], sizeof nm[2], "bls12_381 G2%s", sfx);
+            snprintf(nm[3], sizeof nm[3], "bn254 G2%s", sfx);
+            bls12_381_g1_bench(g1_logs, n1, nm[0], g1_ref, sweep);
+            bn254_g1_bench(g1_logs, n1, nm[1], NULL, 0);
+            bls12_381_g2_bench(g2_logs, n2, nm[2], g2_ref, 0);
+            bn254_g2_bench(g2_logs, n2, nm[3], NULL, 0);
+        }
+        cuzk_gpu_ctx_msm_accum(ctx, 0);
     }
     if (!skip_ntt) {
         double ref[32] = {0};

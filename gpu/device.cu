@@ -130,6 +130,10 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **out,
     if (ctx == NULL)
         return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
     ctx->device = device;
+    /* CUZK_GPU_MSM_ACCUM=affine selects the batch-affine MSM accumulation
+     * (msm/gpu/msm_affine.cuh) for this context; xyzz (default) the other */
+    const char *accum = getenv("CUZK_GPU_MSM_ACCUM");
+    ctx->msm_affine = accum != NULL && strcmp(accum, "affine") == 0;
     cudaError_t e = cudaSetDevice(device);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&ctx->sm_count,
@@ -195,6 +199,10 @@ extern "C" void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
     ctx->msm_window = msm_window <= 22 ? msm_window : 22;
     ctx->ntt_log_radix = ntt_log_radix <= 4 ? ntt_log_radix : 4;
     ctx->profile = profile;
+}
+
+extern "C" void cuzk_gpu_ctx_msm_accum(cuzk_gpu_ctx *ctx, int affine) {
+    ctx->msm_affine = affine != 0;
 }
 
 extern "C" cuzk_status cuzk_gpu_stream_create(cuzk_gpu_ctx *ctx,

@@ -51,6 +51,7 @@ struct cuzk_gpu_ctx {
     size_t cached_bytes;
     /* tuning overrides (0 = automatic), see cuzk_gpu_ctx_tune */
     unsigned msm_window;
+    bool msm_affine; /* batch-affine MSM accumulation (msm_affine.cuh) */
     unsigned ntt_log_radix;
     int profile; /* print per-phase MSM times to stderr */
     /* Device memory the context allocated (cuzk_gpu_dmalloc) and its cap

@@ -38,6 +38,11 @@ typedef enum cuzk_gpu_field {
 void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
                        unsigned ntt_log_radix, int profile);
 
+/* MSM bucket accumulation of |ctx| (same caveat): |affine| != 0 selects
+ * the batch-affine levels (msm/gpu/msm_affine.cuh), 0 the XYZZ additions
+ * (the default; CUZK_GPU_MSM_ACCUM=affine at context creation sets it). */
+void cuzk_gpu_ctx_msm_accum(cuzk_gpu_ctx *ctx, int affine);
+
 typedef enum cuzk_gpu_fop {
     CUZK_GPU_FOP_ADD = 0,
     CUZK_GPU_FOP_SUB = 1,

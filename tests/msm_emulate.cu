@@ -23,6 +23,12 @@
  * after the first need at least 4 entries per thread to shrink (with 3, two
  * threads stay two threads), as msm_seg_len's minimum ensures.
  *
+ * Every MSM runs twice: as above, and with the batch-affine levels
+ * (msm_affine.cuh) before level 1, at segment lengths 4 to 512 and level
+ * thresholds 1 to 128 (emu_affine), after which the rewritten pairs must be
+ * sorted (key, index) pairs.  Two more base sets feed the levels their
+ * exceptional pairs: P, -P, P, P, infinity, Q repeated, and one point only.
+ *
  * Groups: G1 and G2 of BN254 and BLS12-381.  Windows 3, 8, 13 plain and 8,
  * 10 with shifted copies (one bucket set), sizes 1, 2, 3, 33, 257 and a
  * larger one, scalar sets random / zero / one (Montgomery and plain) /
@@ -46,6 +52,7 @@ extern "C" {
 #include "field/field.h"
 #include "msm/msm.h"
 }
+#include "msm/gpu/msm_affine.cuh"
 #include "msm/gpu/msm_kernels.cuh"
 #include "tests/emulate_rng.h"
 
@@ -102,6 +109,23 @@ static const emu_variant variants[] = {
     {0, 0, 1, true, "seg_len(1 SM) backward"},
 };
 #define NVARIANTS (sizeof variants / sizeof variants[0])
+
+/* Batch-affine levels (msm_affine.cuh) before level 1: entries per thread
+ * |la| (0: the XYZZ path alone) and the fewest pairs a level needs.  Short
+ * segments put runs across many segment boundaries; min_pairs 1 takes
+ * every run down to one point, the device's 128 / 48 stop early and leave
+ * runs of several points to the XYZZ level. */
+struct emu_affine {
+    size_t la, min_pairs;
+    const char *name;
+};
+static const emu_affine aff_variants[] = {
+    {4, 1, "affine L 4"},     {7, 1, "affine L 7"},
+    {64, 2, "affine L 64"},   {256, 1, "affine L 256"},
+    {256, 128, "affine L 256 min 128"}, {512, 48, "affine L 512 min 48"},
+};
+#define NAFF (sizeof aff_variants / sizeof aff_variants[0])
+static const emu_affine aff_none = {0, 0, "xyzz"};
 
 /* ---- poisoned arrays with a guard region ------------------------------- */
 
@@ -223,7 +247,8 @@ template <class G>
 static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
                     size_t N, const typename G::affine *shift, size_t off,
                     size_t n, const uint32_t *scalars, bool mont, unsigned c,
-                    int nbatch, const emu_variant &v) {
+                    int nbatch, const emu_variant &v,
+                    const emu_affine &av = aff_none) {
     typedef typename G::affine A;
     typedef typename G::xyzz P;
     bool shifted = shift != NULL, ok = true;
@@ -303,14 +328,42 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
         size_t L = v.l1 ? v.l1 : emu_seg_len(M, v.sm, 256);
         size_t T = (M + L - 1) / L;
         const A *lvl_bases = shifted ? bases : bases + off + b0;
+        const A *lvl_shift = shift;
+        uint32_t lvl_nfirst = shifted ? (uint32_t)N : MSM_INVALID;
+        guarded<A> work(av.la ? M : 0);
+        if (av.la) {
+            /* batch-affine levels in place, then level 1 over their
+             * points with the same segments (msm_run's affine branch) */
+            L = av.la;
+            T = (M + L - 1) / L;
+            guarded<typename G::F> pre(T * (L / 2));
+            for (size_t q = 0; q < T; q++)
+                msm_aff_one<G>(v.backward ? T - 1 - q : q, keys1.p(), M, L,
+                               vals1.p(), lvl_bases, shift, lvl_nfirst,
+                               av.min_pairs, work.p(), pre.p());
+            ok = ok && pre.guard_ok() && work.guard_ok() &&
+                 keys1.guard_ok() && vals1.guard_ok();
+            for (size_t k = 0; k < M; k++) {
+                if ((k > 0 && keys1.p()[k] < keys1.p()[k - 1]) ||
+                    keys1.p()[k] >= nbk || vals1.p()[k] != k) {
+                    fprintf(stderr, "affine levels: entry %zu key %u value "
+                                    "%u, not sorted (key, index) pairs\n",
+                            k, keys1.p()[k], vals1.p()[k]);
+                    ok = false;
+                    break;
+                }
+            }
+            lvl_bases = work.p();
+            lvl_shift = NULL;
+            lvl_nfirst = MSM_INVALID;
+        }
         guarded<uint32_t> *pk = new guarded<uint32_t>(2 * T);
         guarded<P> *pp = new guarded<P>(2 * T);
         for (size_t q = 0; q < T; q++) {
             size_t t = v.backward ? T - 1 - q : q;
             msm_acc_one<G, true>(t, keys1.p(), M, L, vals1.p(), lvl_bases,
-                                 shift, shifted ? (uint32_t)N : MSM_INVALID,
-                                 (const P *)NULL, buckets.data(), acc,
-                                 pk->p(), pp->p());
+                                 lvl_shift, lvl_nfirst, (const P *)NULL,
+                                 buckets.data(), acc, pk->p(), pp->p());
         }
         ok = ok && pk->guard_ok() && pp->guard_ok();
         while (T > 1) {
@@ -440,6 +493,17 @@ static void check(const typename G::affine *bases, size_t N,
            emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
            v.name, nbatch,
            !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
+    /* the same MSM through the batch-affine levels */
+    const emu_affine &av = aff_variants[run_count % NAFF];
+    memset(out, POISON, sizeof out);
+    ok = emu_msm<G>(out, bases, N, shift, off, n, s.data(), mont, c, nbatch,
+                    v, av);
+    memcpy(&got, out, sizeof got);
+    EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
+           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %s, %d batch(es): %s",
+           emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
+           v.name, av.name, nbatch,
+           !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
 }
 
 template <class G> static void test_group(size_t nmax) {
@@ -546,6 +610,36 @@ template <class G> static void test_group(size_t nmax) {
         check<G>(gb, N, sh, N - 33, 33, SC_RANDOM, true, c, "shifted last");
         check<G>(gb, N, sh, 100, N - 100, SC_RANDOM, false, c,
                  "shifted offset 100");
+    }
+    /* collisions for the batch-affine levels: a base set repeating
+     * P, -P, P, P, infinity, Q (with equal scalars one bucket per window
+     * holds them in this order: P - P, P + P, infinity + Q at the first
+     * level, then sums with infinity and more doublings), and a set of one
+     * point only (every pair of every level a doubling) */
+    {
+        std::vector<A> col(N), same(N);
+        A P0 = pts[5], Pn, Q0 = pts[9], inf;
+        E::affine_neg(&Pn, &P0);
+        E::affine_set_inf(&inf);
+        for (size_t i = 0; i < N; i++) {
+            static const int pat[6] = {0, 1, 0, 0, 2, 3};
+            int k = pat[i % 6];
+            col[i] = k == 0 ? P0 : k == 1 ? Pn : k == 2 ? inf : Q0;
+            same[i] = P0;
+        }
+        const GA *cb = (const GA *)col.data(), *sb = (const GA *)same.data();
+        static const int kinds[] = {SC_EQUAL, SC_ONE, SC_RANDOM, SC_MIX};
+        static const unsigned cols_c[] = {3, 8};
+        size_t csz[] = {2, 6, 64, 257, nmax};
+        for (unsigned ci = 0; ci < 2; ci++)
+            for (size_t si = 0; si < sizeof csz / sizeof *csz; si++)
+                for (int ki = 0; ki < 4; ki++) {
+                    check<G>(cb, N, NULL, 0, csz[si], kinds[ki], ki & 1,
+                             cols_c[ci], "collisions");
+                    if (ki < 2)
+                        check<G>(sb, N, NULL, 0, csz[si], kinds[ki], ki & 1,
+                                 cols_c[ci], "one point");
+                }
     }
     printf("%s: n up to %zu, %d passed, %d failed, %.1f s\n", E::name(), nmax,
            passed - p0, failed - f0, now_s() - t0);

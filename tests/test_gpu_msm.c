@@ -21,6 +21,9 @@
  * CUZK_GPU_MSM_SHIFT_C replaces the forced 8-bit window of the shifted
  * copies, CUZK_GPU_MSM_FORCE_C forces the window of the plain MSMs (the
  * G2 bucket-tree fault of 2026-12-02 showed with 20 at every size).
+ * Every group runs twice, with the XYZZ bucket accumulation and with the
+ * batch-affine one (msm/gpu/msm_affine.cuh); CUZK_GPU_MSM_ACCUM=xyzz or
+ * affine runs that one only.
  *
  * Without CUDA or a device: prints "no GPU: skipped", exits 77.
  */
@@ -397,16 +400,23 @@ int main(int argc, char **argv) {
     if ((e = getenv("CUZK_GPU_MSM_G2_MAX_LOG")) != NULL)
         g2_max_log = (unsigned)atoi(e);
     const char *only = getenv("CUZK_GPU_MSM_ONLY"); /* e.g. "bn254_g1" */
+    const char *accum = getenv("CUZK_GPU_MSM_ACCUM");
+    static const char *accums[2] = {"xyzz", "affine"};
 #define RUN(G, LOG)                                                           \
     if (!only || strcmp(only, #G) == 0) {                                     \
-        printf("%s up to 2^%u\n", #G, LOG);                                   \
+        printf("%s up to 2^%u, %s accumulation\n", #G, LOG, accums[a]);       \
         fflush(stdout);                                                       \
         G##_test(LOG);                                                        \
     }
-    RUN(bn254_g1, max_log)
-    RUN(bls12_381_g1, max_log)
-    RUN(bn254_g2, g2_max_log)
-    RUN(bls12_381_g2, g2_max_log)
+    for (int a = 0; a < 2; a++) {
+        if (accum && strcmp(accum, accums[a]) != 0)
+            continue;
+        cuzk_gpu_ctx_msm_accum(ctx, a);
+        RUN(bn254_g1, max_log)
+        RUN(bls12_381_g1, max_log)
+        RUN(bn254_g2, g2_max_log)
+        RUN(bls12_381_g2, g2_max_log)
+    }
     cuzk_pool_destroy(pool);
     cuzk_gpu_ctx_destroy(ctx);
     return tu_finish();

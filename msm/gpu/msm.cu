@@ -26,6 +26,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "gpu/internal.cuh"
+#include "msm/gpu/msm_affine.cuh"
 #include "msm/gpu/msm_kernels.cuh"
 
 /* Largest batch of points per sort (pairs: W * batch < 2^31). */
@@ -74,6 +75,19 @@ __global__ void __launch_bounds__(MSM_ACC_THREADS)
     if (t < T)
         msm_acc_one<G, FIRST>(t, keys, M, L, vals, bases, shift, nfirst, pts,
                               buckets, accumulate, out_keys, out_pts);
+}
+
+template <class G>
+__global__ void __launch_bounds__(MSM_ACC_THREADS)
+    k_msm_aff(uint32_t *keys, size_t M, size_t L, size_t T, uint32_t *vals,
+              const typename G::affine *bases,
+              const typename G::affine *shift, uint32_t nfirst,
+              size_t min_pairs, typename G::affine *work,
+              typename G::F *pre) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < T)
+        msm_aff_one<G>(t, keys, M, L, vals, bases, shift, nfirst, min_pairs,
+                       work, pre);
 }
 
 template <class G>
@@ -304,6 +318,38 @@ static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, size_t nvec,
     return CUZK_OK;
 }
 
+/* ---- batch-affine accumulation (msm_affine.cuh) ------------------------ */
+
+/* Entries per thread of the batch-affine levels for M entries: long
+ * segments, so one inversion serves many pairs (a field inversion costs
+ * ~500 products), yet about sm_count * 512 threads; at least 256, which
+ * keeps the following msm_acc_one level within the T1 partial slots of
+ * msm_make_plan (T1 >= M / 256). */
+static size_t msm_aff_len(size_t M, int sm_count) {
+    size_t target = (size_t)sm_count * 512;
+    return clamp_sz((M + target - 1) / target, 256, 4096);
+}
+
+/* Fewest pairs per thread for which a level is still done in affine: the
+ * inversion shared by the pairs must cost less than the ~4 products each
+ * affine addition saves (Fp2 products cost ~3 Fp products, an Fp2
+ * inversion about one Fp inversion: G2 breaks even with fewer pairs). */
+template <class G> static size_t msm_aff_min_pairs(void) {
+    return sizeof(typename G::F) <= 48 ? 128 : 48; /* Fp of G1: <= 384 bits */
+}
+
+/* Adds the batch-affine scratch (work points for every entry, prefix
+ * products for half of them) after the plan's own; returns the total. */
+template <class G>
+static size_t msm_aff_plan(const msm_plan<G> &pl, size_t *off_work,
+                           size_t *off_pre) {
+    cuzk_gpu_arena a = {pl.total};
+    *off_work = cuzk_gpu_arena_take(&a, sizeof(typename G::affine) * pl.M);
+    *off_pre = cuzk_gpu_arena_take(
+        &a, sizeof(typename G::F) * (pl.M / 2 + 4096));
+    return a.used;
+}
+
 /* ---- phase timing (cuzk_gpu_ctx_tune profile mode) ------------------------ */
 
 /* Records the end of phase |name| on the stream (profile mode only). */
@@ -359,6 +405,10 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                                       shifted ? bases->shift_c : 0,
                                       s->ctx->sm_count, s->ctx->msm_window,
                                       err);
+    bool affine = s->ctx->msm_affine;
+    size_t off_aw = 0, off_apre = 0;
+    if (st == CUZK_OK && affine)
+        pl.total = msm_aff_plan<G>(pl, &off_aw, &off_apre);
     if (st == CUZK_OK && host_bases)
         st = cuzk_gpu_copy_stream(s, err);
     if (st == CUZK_OK)
@@ -460,13 +510,29 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
             /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
             size_t L = msm_seg_len(M, s->ctx->sm_count, 256);
             size_t T = (M + L - 1) / L;
+            const A *l1_bases = shifted ? (const A *)bases->d_points : batch_bases;
+            const A *l1_shift = (const A *)bases->d_shift;
+            uint32_t l1_nfirst = shifted ? (uint32_t)bases->n : MSM_INVALID;
+            if (affine) {
+                /* batch-affine levels in place; level 1 then reads their
+                 * points with the same segments (msm_affine.cuh) */
+                L = msm_aff_len(M, s->ctx->sm_count);
+                T = (M + L - 1) / L;
+                A *work = (A *)(base + off_aw);
+                k_msm_aff<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                               MSM_ACC_THREADS, 0, cs>>>(
+                    keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
+                    msm_aff_min_pairs<G>(), work, (F *)(base + off_apre));
+                CUZK_LAUNCHED(err);
+                prof_mark(s, "affine");
+                l1_bases = work;
+                l1_shift = NULL;
+                l1_nfirst = MSM_INVALID;
+            }
             k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
                                  MSM_ACC_THREADS, 0, cs>>>(
-                keys[1], M, L, T, vals[1],
-                shifted ? (const A *)bases->d_points : batch_bases,
-                (const A *)bases->d_shift,
-                shifted ? (uint32_t)bases->n : MSM_INVALID, (const P *)NULL,
-                vb, acc, pk[0], pp[0]);
+                keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
+                (const P *)NULL, vb, acc, pk[0], pp[0]);
             CUZK_LAUNCHED(err);
             prof_mark(s, "accumulate");
             int cur = 0;
