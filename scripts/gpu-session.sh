@@ -2,6 +2,8 @@
 # One GPU-machine run that builds cuzk (CUDA, sm_90) and, as the stages in
 # CUZK_SESSION_STAGES ask (default "tests prove engine filecoin"):
 #   tests     every GPU test (test_gpu_*, test_engine_gpu), one log each;
+#   msm       bench_gpu's MSMs to 2^24 with both bucket accumulations
+#             (XYZZ and batch-affine), plain bases;
 #   prove     bench_gpu_prove: BLS12-381 2^20 and 2^24, BN254 2^24, key
 #             resident (the whole-proof figures of docs/PERFORMANCE.md);
 #   engine    cuzk bench engine --device gpu at 2^24 (timing key, 3 jobs of 4
@@ -55,6 +57,8 @@ for st in $STAGES; do
     tests)
         for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c; do
             t=$(basename "$f" .c)
+            # CUZK_SESSION_TESTS: a space-separated subset
+            case " ${CUZK_SESSION_TESTS:-$t} " in *" $t "*) ;; *) continue ;; esac
             run "$t" 400 "$B/$t"
             grep -E "passed|failed" "$OUTDIR/$t.log" | tail -1 | sed 's/^/    /' >>"$sum"
         done ;;
@@ -65,6 +69,10 @@ for st in $STAGES; do
         for l in prove-bls-20 prove-bls-24 prove-bn-24; do
             grep -E "^(bls12381|bn128|bn254) +[0-9]+ " "$OUTDIR/$l.log" | tail -1 | sed 's/^/    /' >>"$sum"
         done ;;
+    msm)
+        run msm-accum 400 "$B/bench_gpu" --skip-field --skip-ntt --no-shifted --msm-accum both \
+            --msm-max-log 24 --reps 2
+        grep -E "^bench_gpu: msm .* 2\^(20|22|24): " "$OUTDIR/msm-accum.log" | cut -c1-110 | tail -24 | sed 's/^/    /' >>"$sum" ;;
     engine)
         mkdir -p /tmp/fc
         run engine-24 500 "$B/cuzk" bench engine --device gpu --curve bls12_381 --log2 24 \
