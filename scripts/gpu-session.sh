@@ -77,9 +77,10 @@ for st in $STAGES; do
         mkdir -p /tmp/fc
         run engine-24 500 "$B/cuzk" bench engine --device gpu --curve bls12_381 --log2 24 \
             -n 3 -k 4 --timing-key --dir /tmp/fc --trace "$OUTDIR/engine-24.trace.json"
-        grep -iE "busy|idle|proofs/s|partition" "$OUTDIR/engine-24.log" | head -12 | sed 's/^/    /' >>"$sum" ;;
+        grep -iE "busy|idle|proofs/s|partition" "$OUTDIR/engine-24.log" | head -12 | sed 's/^/    /' >>"$sum"
+        rm -rf /tmp/fc ;; # a 2^24 key is 11 GB: the host's disk is 64 GiB
     filecoin)
-        mkdir -p /tmp/fc
+        rm -rf /tmp/fc && mkdir -p /tmp/fc
         run filecoin-$FC_LOG 560 "$B/cuzk" bench filecoin --proof porep --log2 "$FC_LOG" --proofs 2 --dir /tmp/fc
         tail -12 "$OUTDIR/filecoin-$FC_LOG.log" | sed 's/^/    /' >>"$sum"
         if [ "${CUZK_SESSION_FC_CAP:-1}" = 1 ]; then
