@@ -54,15 +54,6 @@ static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
 #define P_GPU_CURVE 0
 #endif
 #include "groth16/curve_impl_template.h"
-#undef P
-#undef P_ID
-#undef P_NAME
-#undef P_ALIASES
-#undef P_FR_S
-#undef P_Q_LIMBS
-#undef P_PROOF_RAW
-#undef P_PROOF_RAW_BYTES
-#undef P_GPU_CURVE
 
 #define P bls12_381
 #define P_ID CUZK_CURVE_BLS12_381
@@ -78,15 +69,6 @@ static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
 #define P_GPU_CURVE 0
 #endif
 #include "groth16/curve_impl_template.h"
-#undef P
-#undef P_ID
-#undef P_NAME
-#undef P_ALIASES
-#undef P_FR_S
-#undef P_Q_LIMBS
-#undef P_PROOF_RAW
-#undef P_PROOF_RAW_BYTES
-#undef P_GPU_CURVE
 
 /* Lookup order: the order names and primes are tried in. */
 static const cuzk_curve_impl *const all[] = {&cuzk_curve_impl_bn254,

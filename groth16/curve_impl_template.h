@@ -11,7 +11,8 @@
  *   P_PROOF_RAW        size_t f(uint8_t *out, const cuzk_proof *p): the
  *                      curve's raw proof encoding, P_PROOF_RAW_BYTES long
  *   P_GPU_CURVE        its cuzk_gpu_curve (0 without CUDA)
- * and defines const cuzk_curve_impl cuzk_curve_impl_<P>.
+ * and defines const cuzk_curve_impl cuzk_curve_impl_<P>.  It undefines
+ * them at its end, so the next curve can be defined right after.
  *
  * The adapters only convert between the curve-agnostic types and P's
  * typed ones (a cuzk_fr is read through its P member, a key through
@@ -264,3 +265,12 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 
 #undef T
 #undef I
+#undef P
+#undef P_ID
+#undef P_NAME
+#undef P_ALIASES
+#undef P_FR_S
+#undef P_Q_LIMBS
+#undef P_PROOF_RAW
+#undef P_PROOF_RAW_BYTES
+#undef P_GPU_CURVE
