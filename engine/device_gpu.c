@@ -62,6 +62,15 @@ typedef struct gpu_state {
     uint64_t tick;
     cuzk_gpu_prover *free_provers[GPU_MAX_PROVERS];
     unsigned n_free, n_made;
+    /* Every prover made, with the page-locked host bytes charged for it to
+     * the engine's budget (MEM_PINNED); under provers_lock.  A prover grows
+     * its staging buffers for a larger key while it runs; prover_put
+     * charges the growth when it comes back. */
+    struct {
+        cuzk_gpu_prover *p;
+        uint64_t charged;
+    } made[GPU_MAX_PROVERS];
+    engine_mem *mem; /* the engine's budget (NULL: nothing is charged) */
 } gpu_state;
 
 static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
@@ -88,6 +97,7 @@ static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
         free(s);
         return st;
     }
+    s->mem = d->mem;
     d->state = s;
     d->has_upload = 1; /* transfers overlap the other worker's compute */
     return CUZK_OK;
@@ -99,6 +109,9 @@ static void gpu_close(engine_device *d) {
         return;
     for (unsigned i = 0; i < s->n_free; i++)
         cuzk_gpu_prover_free(s->free_provers[i]);
+    for (unsigned i = 0; i < GPU_MAX_PROVERS; i++)
+        if (s->mem && s->made[i].charged)
+            engine_mem_uncharge(s->mem, MEM_PINNED, s->made[i].charged);
     for (int i = 0; i < GPU_MAX_KEYS; i++)
         cuzk_gpu_key_free(s->keys[i].gk);
     cuzk_gpu_ctx_destroy(s->ctx);
@@ -194,11 +207,19 @@ static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err
     s->n_made++;
     pthread_mutex_unlock(&s->provers_lock);
     cuzk_status st = cuzk_gpu_prover_create(p, s->ctx, s->pool, err);
+    pthread_mutex_lock(&s->provers_lock);
     if (st != CUZK_OK) {
-        pthread_mutex_lock(&s->provers_lock);
         s->n_made--;
         pthread_mutex_unlock(&s->provers_lock);
     } else {
+        /* its slot in |made|: the first free one (provers live until the
+         * device closes) */
+        for (unsigned i = 0; i < GPU_MAX_PROVERS; i++)
+            if (!s->made[i].p) {
+                s->made[i].p = *p, s->made[i].charged = 0;
+                break;
+            }
+        pthread_mutex_unlock(&s->provers_lock);
         /* a, b, c come from synthesis or are evaluated on the GPU, as
          * upload's |abc| says; the prover's own mode is for wtns input */
         cuzk_gpu_prover_set_eval(*p, CUZK_GPU_EVAL_GPU);
@@ -206,8 +227,22 @@ static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err
     return st;
 }
 
+/* Back to the free list, with any growth of its page-locked staging
+ * buffers charged to the budget: O(provers) under provers_lock, no system
+ * call.  The memory is already in use, so it is charged even past the
+ * budget (engine_mem_charge_held): admission then waits until it fits. */
 static void prover_put(gpu_state *s, cuzk_gpu_prover *p) {
+    uint64_t host = cuzk_gpu_prover_host_bytes(p);
     pthread_mutex_lock(&s->provers_lock);
+    for (unsigned i = 0; s->mem && i < GPU_MAX_PROVERS; i++)
+        if (s->made[i].p == p) {
+            if (host > s->made[i].charged)
+                engine_mem_charge_held(s->mem, MEM_PINNED, host - s->made[i].charged);
+            else if (host < s->made[i].charged)
+                engine_mem_uncharge(s->mem, MEM_PINNED, s->made[i].charged - host);
+            s->made[i].charged = host;
+            break;
+        }
     s->free_provers[s->n_free++] = p;
     pthread_mutex_unlock(&s->provers_lock);
 }

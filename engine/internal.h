@@ -77,6 +77,7 @@ typedef enum engine_mem_kind {
     MEM_BUFFERS, /* pool buffers, in use or idle */
     MEM_INTAKE,  /* copies of in-memory witnesses */
     MEM_OTHER,   /* timeline rings */
+    MEM_PINNED,  /* GPU provers' page-locked host staging buffers */
     MEM_KINDS
 } engine_mem_kind;
 
@@ -110,6 +111,10 @@ uint64_t engine_mem_auto_budget(uint64_t margin);
 /* Charge |bytes| of |kind| if they fit (intake also within intake_max):
  * 1 if charged, 0 if not. */
 int engine_mem_try_charge(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* Charge |bytes| that are already in use, whether or not they fit (a
+ * device's buffers that grew for a larger key): the total may then exceed
+ * the budget, and other charges wait until it is below again. */
+void engine_mem_charge_held(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
 void engine_mem_uncharge(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
 /* Wait up to |timeout_ns| for a charge to drop. */
 void engine_mem_wait(engine_mem *m, uint64_t timeout_ns);

@@ -83,8 +83,8 @@ uint64_t engine_mem_auto_budget(uint64_t margin) {
 
 /* mem.lock held. */
 static int fits_locked(engine_mem *m, engine_mem_kind kind, uint64_t bytes) {
-    if (bytes > m->budget - m->used)
-        return 0;
+    if (m->used >= m->budget || bytes > m->budget - m->used)
+        return 0; /* (used passes the budget only by engine_mem_charge_held) */
     return kind != MEM_INTAKE || m->by_kind[MEM_INTAKE] + bytes <= m->intake_max;
 }
 
@@ -93,6 +93,12 @@ static void charge_locked(engine_mem *m, engine_mem_kind kind, uint64_t bytes) {
     m->by_kind[kind] += bytes;
     if (m->used > m->peak)
         m->peak = m->used;
+}
+
+void engine_mem_charge_held(engine_mem *m, engine_mem_kind kind, uint64_t bytes) {
+    pthread_mutex_lock(&m->lock);
+    charge_locked(m, kind, bytes);
+    pthread_mutex_unlock(&m->lock);
 }
 
 int engine_mem_try_charge(engine_mem *m, engine_mem_kind kind, uint64_t bytes) {
@@ -127,7 +133,7 @@ void engine_mem_wait(engine_mem *m, uint64_t timeout_ns) {
 
 uint64_t engine_mem_room(engine_mem *m) {
     pthread_mutex_lock(&m->lock);
-    uint64_t r = m->budget - m->used;
+    uint64_t r = m->used < m->budget ? m->budget - m->used : 0;
     pthread_mutex_unlock(&m->lock);
     return r;
 }

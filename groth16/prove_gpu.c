@@ -395,6 +395,10 @@ void cuzk_gpu_prover_fix_rs(cuzk_gpu_prover *p, const cuzk_fr *r, const cuzk_fr 
     }
 }
 
+uint64_t cuzk_gpu_prover_host_bytes(const cuzk_gpu_prover *p) {
+    return (uint64_t)FR_BYTES * (p->h_cap_vars + 3 * p->h_cap_n);
+}
+
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p) {
     return (uint64_t)FR_BYTES * (2 * p->cap_vars + 3 * p->cap_n) +
            cuzk_gpu_stream_scratch_bytes(p->s1) + cuzk_gpu_stream_scratch_bytes(p->s2);

@@ -108,6 +108,10 @@ cuzk_status cuzk_gpu_prover_reserve_batch(cuzk_gpu_prover *p, const cuzk_gpu_key
                                           size_t np, cuzk_error *err);
 /* Device bytes held by the prover's buffers and its streams' scratch. */
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p);
+/* Page-locked host bytes held by the prover's staging buffers (the
+ * witness copy; a, b, c when it evaluates on the CPU).  The engine charges
+ * them to its memory budget. */
+uint64_t cuzk_gpu_prover_host_bytes(const cuzk_gpu_prover *p);
 
 /* Domain sizes from 2^CUZK_GPU_EVAL_MIN_LOG on evaluate on the GPU in
  * CUZK_GPU_EVAL_AUTO.  Measured on an H200 with 16 host cores (PERFORMANCE.md):

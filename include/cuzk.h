@@ -697,9 +697,12 @@ typedef struct cuzk_engine_status {
     /* Memory (bytes): the budget and what is charged to it now: keys, pool
      * buffers (in use and idle) and copied witnesses; peak of the total.
      * mem_scratch: the part of mem_buffers the devices hold as their
-     * workers' prover scratch (sized per key, kept between partitions). */
+     * workers' prover scratch (sized per key, kept between partitions).
+     * mem_pinned: GPU provers' page-locked host staging buffers (sized per
+     * key, kept between partitions; charged even when a larger key makes
+     * them pass the budget, which then admits nothing new until they fit). */
     uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
-        mem_buffers_idle, mem_intake, mem_scratch;
+        mem_buffers_idle, mem_intake, mem_scratch, mem_pinned;
     /* Queues: jobs with partitions not yet admitted, by priority; partitions
      * waiting for synthesis, for a device, for a finalizer. */
     uint32_t queued_jobs[4];

@@ -180,6 +180,11 @@ int main(int argc, char **argv) {
           (unsigned long long)st.devices[0].device_mem_bytes);
     CHECK(st.devices[0].proofs == 7, "status: 7 proofs on the GPU (got %llu)",
           (unsigned long long)st.devices[0].proofs);
+    /* the provers' page-locked witness staging is charged to the budget */
+    CHECK(st.mem_pinned > 0 && st.mem_pinned % 32 == 0 &&
+              st.mem_used >= st.mem_keys + st.mem_buffers + st.mem_intake + st.mem_pinned,
+          "status: pinned staging charged (%llu bytes pinned, %llu used)",
+          (unsigned long long)st.mem_pinned, (unsigned long long)st.mem_used);
 
     /* evict: the device copy goes; the next job uploads again */
     CHECK(cuzk_engine_key_evict(e, "bn", &err) == CUZK_OK, "evict bn: %s", err.msg);
