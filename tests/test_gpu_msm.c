@@ -24,15 +24,22 @@
  * Every group runs twice, with the XYZZ bucket accumulation and with the
  * batch-affine one (msm/gpu/msm_affine.cuh); CUZK_GPU_MSM_ACCUM=xyzz or
  * affine runs that one only.
+ * The per-group checks are written once below and instantiated per curve
+ * (TEST_CURVE, tests/testutil.h) and, within it, per group (TEST_GROUP) by
+ * including this file again; CUZK_TEST_CURVE=<name> runs one curve, each
+ * curve its groups under both accumulations in turn.
  *
  * Without CUDA or a device: prints "no GPU: skipped", exits 77.
  */
+#ifndef TEST_CURVE
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.h"
 #include "field/field.h"
+#include "groth16/curve_id.h"
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
 #include "gpu/selftest.h"
@@ -46,6 +53,10 @@ static cuzk_gpu_ctx *ctx;
 static cuzk_gpu_stream *st;
 static cuzk_pool *pool;
 static size_t cpu_max = (size_t)1 << 16;
+/* the environment's choices (see the top of this file) */
+static unsigned max_log = 22, g2_max_log = 22;
+static const char *only, *accum;
+static const char *accums[2] = {"xyzz", "affine"};
 
 enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_EQUAL, SC_RM1, SC_SMALL, SC_MIX };
 static const char *sc_name[] = {"random", "zero", "one",  "equal",
@@ -82,301 +93,36 @@ static void make_scalars(uint64_t (*s)[4], size_t n, int kind, int mont,
     }
 }
 
-/* Per-group helpers, stamped out for the four groups. */
-#define MSM_TEST(G, S, CURVE, GROUP)                                          \
-    typedef struct G##_gen {                                                  \
-        G##_affine *pts;                                                      \
-        S *k;                                                                 \
-        G *jac;                                                               \
-        S a, d;                                                               \
-        G D;                                                                  \
-    } G##_gen;                                                                \
-                                                                              \
-    /* k[i] = a + i d, pts[i] = k[i] G for i in [b, e) */                     \
-    static void G##_gen_chunk(void *vc, size_t b, size_t e, unsigned w) {     \
-        G##_gen *c = vc;                                                      \
-        (void)w;                                                              \
-        S kb, bs;                                                             \
-        G##_affine gen;                                                       \
-        G P;                                                                  \
-        S##_set_u64(&bs, b);                                                  \
-        S##_mul(&kb, &bs, &c->d);                                             \
-        S##_add(&kb, &kb, &c->a);                                             \
-        G##_generator(&gen);                                                  \
-        G##_from_affine(&P, &gen);                                            \
-        G##_mul(&P, &P, &kb);                                                 \
-        for (size_t i = b; i < e; i++) {                                      \
-            c->k[i] = kb;                                                     \
-            c->jac[i] = P;                                                    \
-            G##_add(&P, &P, &c->D);                                           \
-            S##_add(&kb, &kb, &c->d);                                         \
-        }                                                                     \
-        G##_batch_to_affine(c->pts + b, c->jac + b, e - b);                   \
-    }                                                                         \
-                                                                              \
-    static void G##_make_bases(G##_affine *pts, S *k, size_t n) {             \
-        G##_gen c;                                                            \
-        G##_affine gen;                                                       \
-        c.pts = pts;                                                          \
-        c.k = k;                                                              \
-        c.jac = malloc(n * sizeof *c.jac);                                    \
-        tu_rand_below(c.a.l, S##_modulus, 4);                                 \
-        tu_rand_below(c.d.l, S##_modulus, 4);                                 \
-        G##_generator(&gen);                                                  \
-        G##_from_affine(&c.D, &gen);                                          \
-        G##_mul(&c.D, &c.D, &c.d);                                            \
-        cuzk_pool_for(pool, n, 4096, G##_gen_chunk, &c);                      \
-        free(c.jac);                                                          \
-        for (size_t i = n; i > 1; i--) { /* shuffle */                        \
-            size_t j = tu_rand64() % i;                                       \
-            G##_affine tp = pts[i - 1];                                       \
-            S tk = k[i - 1];                                                  \
-            pts[i - 1] = pts[j];                                              \
-            k[i - 1] = k[j];                                                  \
-            pts[j] = tp;                                                      \
-            k[j] = tk;                                                        \
-        }                                                                     \
-    }                                                                         \
-                                                                              \
-    /* (sum s_i k_i) G, s_i read as Montgomery or plain (reduced mod r) */    \
-    static void G##_expected(G *r, const S *k, const uint64_t (*s)[4],        \
-                             size_t n, int mont) {                            \
-        S acc, t, v;                                                          \
-        G##_affine gen;                                                       \
-        S##_set_zero(&acc);                                                   \
-        for (size_t i = 0; i < n; i++) {                                      \
-            if (mont) {                                                       \
-                memcpy(v.l, s[i], 32);                                        \
-            } else {                                                          \
-                uint64_t x[4];                                                \
-                memcpy(x, s[i], 32);                                          \
-                for (int rep = 0; rep < 6; rep++) { /* x mod r */             \
-                    S tmp;                                                    \
-                    cuzk_error e;                                             \
-                    if (S##_from_limbs(&tmp, x, &e) == CUZK_OK)               \
-                        break;                                                \
-                    uint64_t br = 0;                                          \
-                    for (int j = 0; j < 4; j++) {                             \
-                        uint64_t m = S##_modulus[j], xi = x[j];               \
-                        x[j] = xi - m - br;                                   \
-                        br = (xi < m) || (xi == m && br);                     \
-                    }                                                         \
-                }                                                             \
-                S##_to_mont(&v, x);                                           \
-            }                                                                 \
-            S##_mul(&t, &v, &k[i]);                                           \
-            S##_add(&acc, &acc, &t);                                          \
-        }                                                                     \
-        G##_generator(&gen);                                                  \
-        G##_from_affine(r, &gen);                                             \
-        G##_mul(r, r, &acc);                                                  \
-    }                                                                         \
-                                                                              \
-    /* One GPU MSM over bases [off, off+n), checked against the logs and,   \
-     * when small enough, the CPU MSM. */                                     \
-    static void G##_check(cuzk_gpu_bases *gb, const G##_affine *pts,          \
-                          const S *k, size_t off, size_t n,                   \
-                          const uint64_t (*s)[4], int mont, int on_device,    \
-                          const char *what) {                                 \
-        G got, want;                                                          \
-        cuzk_error err = {0};                                                 \
-        const void *sc = s;                                                   \
-        void *d_sc = NULL;                                                    \
-        memset(&got, 0xA5, sizeof got); /* poison */                          \
-        if (on_device && n > 0) {                                             \
-            if (cuzk_gpu_malloc(ctx, 32 * n, &d_sc, &err) != CUZK_OK ||       \
-                cuzk_gpu_copy_to_device(st, d_sc, s, 32 * n, &err) !=         \
-                    CUZK_OK) {                                                \
-                CHECK(0, #G " %s: device scalars: %s", what, err.msg);        \
-                return;                                                       \
-            }                                                                 \
-            sc = d_sc;                                                        \
-        }                                                                     \
-        unsigned flags = (mont ? CUZK_GPU_SCALARS_MONT : 0) |                 \
-                         (on_device ? CUZK_GPU_SCALARS_DEVICE : 0);           \
-        cuzk_status rc = cuzk_gpu_msm(st, gb, off, n, sc, flags, &got, &err); \
-        cuzk_gpu_free(ctx, d_sc);                                             \
-        CHECK(rc == CUZK_OK, #G " %s n=%zu: %s", what, n, err.msg);           \
-        if (rc != CUZK_OK)                                                    \
-            return;                                                           \
-        G##_expected(&want, k + off, s, n, mont);                             \
-        CHECK(G##_eq(&got, &want), #G " %s n=%zu mont=%d dev=%d: != logs",    \
-              what, n, mont, on_device);                                      \
-        if (n <= cpu_max) {                                                   \
-            G cpu;                                                            \
-            rc = G##_msm(&cpu, pts + off, (const S *)s, n, mont, pool);       \
-            CHECK(rc == CUZK_OK && G##_eq(&got, &cpu),                        \
-                  #G " %s n=%zu mont=%d: != CPU MSM", what, n, mont);         \
-        }                                                                     \
-    }                                                                         \
-                                                                              \
-    /* Shifted copies (cuzk_gpu_bases_precompute): argument errors, a      \
-     * limit too small (ENOMEM, bases still usable), then a forced 8-bit   \
-     * window (32 copies) and the automatic one, each checked like the     \
-     * plain bases: sizes, special scalar sets, plain >= r, an offset. */  \
-    static void G##_shifted(cuzk_gpu_bases *gb, const G##_affine *pts,        \
-                            const S *k, size_t nmax, unsigned max_log,        \
-                            uint64_t (*s)[4]) {                               \
-        cuzk_error err = {0};                                                 \
-        unsigned rbits = CURVE == CUZK_GPU_BLS12_381 ? 255 : 254;             \
-        cuzk_gpu_bases *hb = NULL;                                            \
-        if (cuzk_gpu_bases_host(ctx, CURVE, GROUP, pts, nmax, &hb, &err) ==   \
-            CUZK_OK) {                                                        \
-            CHECK(cuzk_gpu_bases_precompute(hb, 0, 0, &err) == CUZK_EINVAL,   \
-                  #G " precompute of host bases rejected");                   \
-            cuzk_gpu_bases_free(hb);                                          \
-        }                                                                     \
-        CHECK(cuzk_gpu_bases_precompute(gb, 7, 0, &err) == CUZK_EINVAL &&     \
-                  cuzk_gpu_bases_precompute(gb, 25, 0, &err) == CUZK_EINVAL,  \
-              #G " precompute windows 7 and 25 rejected");                    \
-        CHECK(cuzk_gpu_bases_precompute(gb, 0, 4096, &err) == CUZK_ENOMEM &&  \
-                  cuzk_gpu_bases_shift_bits(gb) == 0 &&                       \
-                  cuzk_gpu_bases_bytes(gb) == nmax * sizeof *pts,             \
-              #G " precompute within 4 KB: ENOMEM, no copies");               \
-        make_scalars(s, 1031, SC_RANDOM, 1, S##_modulus, NULL);               \
-        G##_check(gb, pts, k, 0, 1031, s, 1, 0, "after ENOMEM");              \
-        unsigned wins[2] = {8, 0};                                            \
-        if (getenv("CUZK_GPU_MSM_SHIFT_C")) /* e.g. to rerun one window */    \
-            wins[0] = (unsigned)atoi(getenv("CUZK_GPU_MSM_SHIFT_C"));         \
-        for (int wi = 0; wi < 2; wi++) {                                      \
-            cuzk_status rc = cuzk_gpu_bases_precompute(gb, wins[wi], 0, &err); \
-            CHECK(rc == CUZK_OK, #G " precompute window %u: %s", wins[wi],    \
-                  err.msg);                                                   \
-            if (rc != CUZK_OK)                                                \
-                continue;                                                     \
-            unsigned c = cuzk_gpu_bases_shift_bits(gb);                       \
-            size_t w = (rbits + 1 + c - 1) / c;                               \
-            CHECK(c >= 8 && c <= 24 && (wins[wi] == 0 || c == wins[wi]),      \
-                  #G " shifted window %u (asked %u)", c, wins[wi]);           \
-            CHECK(cuzk_gpu_bases_bytes(gb) == w * nmax * sizeof *pts,         \
-                  #G " shifted bytes: %zu windows", w);                       \
-            printf("%s shifted copies: window %u, %zu copies\n", #G, c, w);   \
-            fflush(stdout);                                                   \
-            static const size_t small[] = {1, 2, 33, 1031};                   \
-            for (size_t t = 0; t < sizeof small / sizeof *small; t++) {       \
-                int mont = (int)(t & 1);                                      \
-                make_scalars(s, small[t], SC_RANDOM, mont, S##_modulus,       \
-                             NULL);                                           \
-                G##_check(gb, pts, k, 0, small[t], s, mont, (int)(t & 2),     \
-                          "shifted random");                                  \
-            }                                                                 \
-            unsigned logs[2] = {16, max_log};                                 \
-            for (int li = 0; li < 2; li++) {                                  \
-                unsigned lg = logs[li];                                       \
-                if (lg > max_log || (li == 1 && lg == 16))                    \
-                    continue;                                                 \
-                make_scalars(s, (size_t)1 << lg, SC_RANDOM, 1, S##_modulus,   \
-                             NULL);                                           \
-                G##_check(gb, pts, k, 0, (size_t)1 << lg, s, 1, li == 0,      \
-                          "shifted random");                                  \
-            }                                                                 \
-            S one;                                                            \
-            S##_set_one(&one);                                                \
-            for (int kind = SC_ZERO; kind <= SC_MIX; kind++) {                \
-                make_scalars(s, 4099, kind, kind & 1, S##_modulus, one.l);    \
-                G##_check(gb, pts, k, 0, 4099, s, kind & 1, 0,                \
-                          sc_name[kind]);                                     \
-            }                                                                 \
-            for (size_t i = 0; i < 1000; i++)                                 \
-                memset(s[i], 0xff, 32);                                       \
-            G##_check(gb, pts, k, 0, 1000, s, 0, 0, "shifted 2^256-1");       \
-            make_scalars(s, 777, SC_RANDOM, 1, S##_modulus, NULL);            \
-            G##_check(gb, pts, k, 5, 777, s, 1, 0, "shifted offset 5");       \
-            make_scalars(s, 999, SC_RANDOM, 0, S##_modulus, NULL);            \
-            G##_check(gb, pts, k, nmax - 999, 999, s, 0, 1,                   \
-                      "shifted last points");                                 \
-        }                                                                     \
-    }                                                                         \
-                                                                              \
-    static void G##_test(unsigned max_log) {                                  \
-        if (getenv("CUZK_GPU_MSM_FORCE_C")) /* one window for every size */   \
-            cuzk_gpu_ctx_tune(ctx, (unsigned)atoi(getenv(                     \
-                                  "CUZK_GPU_MSM_FORCE_C")), 0, 0);            \
-        size_t nmax = (size_t)1 << max_log;                                   \
-        if (nmax < 4099)                                                      \
-            nmax = 4099;                                                      \
-        G##_affine *pts = malloc(nmax * sizeof *pts);                         \
-        S *k = malloc(nmax * sizeof *k);                                      \
-        uint64_t(*s)[4] = malloc(nmax * 32);                                  \
-        G##_make_bases(pts, k, nmax);                                         \
-        /* special bases in the first 4099: repeats, infinity, opposites */   \
-        for (size_t i = 100; i < 400; i += 3) {                               \
-            pts[i] = pts[7];                                                  \
-            k[i] = k[7];                                                      \
-        }                                                                     \
-        for (size_t i = 500; i < 600; i += 2) {                               \
-            G##_affine_set_inf(&pts[i]);                                      \
-            S##_set_zero(&k[i]);                                              \
-        }                                                                     \
-        for (size_t i = 700; i < 800; i++) {                                  \
-            G##_affine_neg(&pts[i + 100], &pts[i]);                           \
-            S##_neg(&k[i + 100], &k[i]);                                      \
-        }                                                                     \
-        cuzk_gpu_bases *gb = NULL;                                            \
-        cuzk_error err = {0};                                                 \
-        if (cuzk_gpu_bases_upload(ctx, CURVE, GROUP, pts, nmax, &gb, &err) != \
-            CUZK_OK) {                                                        \
-            CHECK(0, #G " bases upload: %s", err.msg);                        \
-            goto done;                                                        \
-        }                                                                     \
-        CHECK(cuzk_gpu_bases_bytes(gb) == nmax * sizeof *pts,                 \
-              #G " bases bytes");                                             \
-        static const size_t small[] = {1, 2, 3, 31, 32, 33, 1031};            \
-        for (size_t t = 0; t < sizeof small / sizeof *small; t++) {           \
-            int mont = (int)(t & 1);                                          \
-            make_scalars(s, small[t], SC_RANDOM, mont, S##_modulus,           \
-                         k[0].l /* unused for random */);                     \
-            G##_check(gb, pts, k, 0, small[t], s, mont, 0, "random");         \
-        }                                                                     \
-        for (unsigned lg = 16; lg <= max_log; lg += (lg < 20 ? 4 : 2)) {      \
-            size_t n = (size_t)1 << lg;                                       \
-            make_scalars(s, n, SC_RANDOM, 1, S##_modulus, NULL);              \
-            G##_check(gb, pts, k, 0, n, s, 1, lg == 16, "random");            \
-            make_scalars(s, n, SC_RANDOM, 0, S##_modulus, NULL);              \
-            G##_check(gb, pts, k, 0, n, s, 0, lg == 20, "random");            \
-        }                                                                     \
-        {                                                                     \
-            S one;                                                            \
-            S##_set_one(&one);                                                \
-            size_t sizes[2] = {4099, nmax >= ((size_t)1 << 20)                \
-                                         ? ((size_t)1 << 20)                  \
-                                         : nmax};                             \
-            for (int si = 0; si < 2; si++)                                    \
-                for (int kind = SC_ZERO; kind <= SC_MIX; kind++)              \
-                    for (int mont = 0; mont < 2; mont++) {                    \
-                        make_scalars(s, sizes[si], kind, mont, S##_modulus,   \
-                                     one.l);                                  \
-                        G##_check(gb, pts, k, 0, sizes[si], s, mont, 0,       \
-                                  sc_name[kind]);                             \
-                    }                                                         \
-        }                                                                     \
-        /* plain scalars >= r (all ones: 2^256 - 1) and a base offset */      \
-        for (size_t i = 0; i < 1000; i++)                                     \
-            memset(s[i], 0xff, 32);                                           \
-        G##_check(gb, pts, k, 0, 1000, s, 0, 0, "2^256-1");                   \
-        make_scalars(s, 777, SC_RANDOM, 1, S##_modulus, NULL);                \
-        G##_check(gb, pts, k, 5, 777, s, 1, 0, "offset 5");                   \
-        {                                                                     \
-            G got;                                                            \
-            CHECK(cuzk_gpu_msm(st, gb, 0, 0, s, 0, &got, &err) == CUZK_OK &&  \
-                      G##_is_inf(&got),                                       \
-                  #G " n = 0 gives infinity");                                \
-            CHECK(cuzk_gpu_msm(st, gb, nmax - 1, 2, s, 0, &got, &err) ==      \
-                      CUZK_EINVAL,                                            \
-                  #G " range beyond the bases rejected");                     \
-        }                                                                     \
-        G##_shifted(gb, pts, k, nmax, max_log, s);                            \
-        cuzk_gpu_bases_free(gb);                                              \
-    done:                                                                     \
-        free(pts);                                                            \
-        free(k);                                                              \
-        free(s);                                                              \
-    }
+/* One group under the accumulation set on the context, unless
+ * CUZK_GPU_MSM_ONLY names another group. */
+static void run_group(const char *name, void (*test)(unsigned), unsigned log, int a) {
+    if (only && strcmp(only, name) != 0)
+        return;
+    printf("%s up to 2^%u, %s accumulation\n", name, log, accums[a]);
+    fflush(stdout);
+    test(log);
+}
 
-MSM_TEST(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
-MSM_TEST(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
-MSM_TEST(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
-MSM_TEST(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+/* TEST_R_BITS: the bit length of the scalar field's modulus r */
+#define TEST_CURVE bls12_381
+#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_R_BITS 255
+#include __FILE__
+#undef TEST_R_BITS
+#undef TEST_GPU_CURVE
+#undef TEST_CURVE
+#define TEST_CURVE bn254
+#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_R_BITS 254
+#include __FILE__
+#undef TEST_R_BITS
+#undef TEST_GPU_CURVE
+#undef TEST_CURVE
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, bls12_381_tests},
+    {"bn254", CUZK_CURVE_BN254, bn254_tests},
+};
 
 #endif /* CUZK_HAVE_CUDA */
 
@@ -390,35 +136,349 @@ int main(int argc, char **argv) {
         return tu_finish();
     st = cuzk_gpu_ctx_stream(ctx);
     pool = cuzk_pool_create(0, &err);
-    unsigned max_log = 22;
     const char *e = getenv("CUZK_GPU_MSM_MAX_LOG");
     if (e)
         max_log = (unsigned)atoi(e);
     if ((e = getenv("CUZK_GPU_MSM_CPU_MAX")) != NULL)
         cpu_max = (size_t)strtoull(e, NULL, 0);
-    unsigned g2_max_log = max_log;
+    g2_max_log = max_log;
     if ((e = getenv("CUZK_GPU_MSM_G2_MAX_LOG")) != NULL)
         g2_max_log = (unsigned)atoi(e);
-    const char *only = getenv("CUZK_GPU_MSM_ONLY"); /* e.g. "bn254_g1" */
-    const char *accum = getenv("CUZK_GPU_MSM_ACCUM");
-    static const char *accums[2] = {"xyzz", "affine"};
-#define RUN(G, LOG)                                                           \
-    if (!only || strcmp(only, #G) == 0) {                                     \
-        printf("%s up to 2^%u, %s accumulation\n", #G, LOG, accums[a]);       \
-        fflush(stdout);                                                       \
-        G##_test(LOG);                                                        \
-    }
-    for (int a = 0; a < 2; a++) {
-        if (accum && strcmp(accum, accums[a]) != 0)
-            continue;
-        cuzk_gpu_ctx_msm_accum(ctx, a);
-        RUN(bn254_g1, max_log)
-        RUN(bls12_381_g1, max_log)
-        RUN(bn254_g2, g2_max_log)
-        RUN(bls12_381_g2, g2_max_log)
-    }
+    only = getenv("CUZK_GPU_MSM_ONLY"); /* e.g. "bn254_g1" */
+    accum = getenv("CUZK_GPU_MSM_ACCUM");
+    tu_run_curves(curves, TU_COUNT(curves));
     cuzk_pool_destroy(pool);
     cuzk_gpu_ctx_destroy(ctx);
     return tu_finish();
 #endif
 }
+
+#elif !defined(TEST_GROUP) /* ---- per curve (TEST_CURVE): its groups ------- */
+
+#define TEST_GROUP g1
+#define TEST_GPU_GROUP CUZK_GPU_G1
+#include __FILE__
+#undef TEST_GPU_GROUP
+#undef TEST_GROUP
+#define TEST_GROUP g2
+#define TEST_GPU_GROUP CUZK_GPU_G2
+#include __FILE__
+#undef TEST_GPU_GROUP
+#undef TEST_GROUP
+
+/* Both groups under each bucket accumulation (CUZK_GPU_MSM_ACCUM: one). */
+static void TC(tests)(const tu_curve *c) {
+    (void)c;
+    for (int a = 0; a < 2; a++) {
+        if (accum && strcmp(accum, accums[a]) != 0)
+            continue;
+        cuzk_gpu_ctx_msm_accum(ctx, a);
+        run_group(TU_STR(TC(g1)), TC(g1_test), max_log, a);
+        run_group(TU_STR(TC(g2)), TC(g2_test), g2_max_log, a);
+    }
+}
+
+#else /* ---- per group (TEST_CURVE, TEST_GROUP, TEST_GPU_GROUP) ----------- */
+
+#define TG TC(TEST_GROUP) /* bls12_381_g1, ... */
+#define TS TC(fr)
+#define GF(x) CUZK_PASTE(TG, x)
+#define SF(x) CUZK_PASTE(TS, x)
+#define TG_NAME TU_STR(TG)
+
+typedef struct GF(gen) {
+    GF(affine) *pts;
+    TS *k;
+    TG *jac;
+    TS a, d;
+    TG D;
+} GF(gen);
+
+/* k[i] = a + i d, pts[i] = k[i] G for i in [b, e) */
+static void GF(gen_chunk)(void *vc, size_t b, size_t e, unsigned w) {
+    GF(gen) *c = vc;
+    (void)w;
+    TS kb, bs;
+    GF(affine) gen;
+    TG P;
+    SF(set_u64)(&bs, b);
+    SF(mul)(&kb, &bs, &c->d);
+    SF(add)(&kb, &kb, &c->a);
+    GF(generator)(&gen);
+    GF(from_affine)(&P, &gen);
+    GF(mul)(&P, &P, &kb);
+    for (size_t i = b; i < e; i++) {
+        c->k[i] = kb;
+        c->jac[i] = P;
+        GF(add)(&P, &P, &c->D);
+        SF(add)(&kb, &kb, &c->d);
+    }
+    GF(batch_to_affine)(c->pts + b, c->jac + b, e - b);
+}
+
+static void GF(make_bases)(GF(affine) *pts, TS *k, size_t n) {
+    GF(gen) c;
+    GF(affine) gen;
+    c.pts = pts;
+    c.k = k;
+    c.jac = malloc(n * sizeof *c.jac);
+    tu_rand_below(c.a.l, SF(modulus), 4);
+    tu_rand_below(c.d.l, SF(modulus), 4);
+    GF(generator)(&gen);
+    GF(from_affine)(&c.D, &gen);
+    GF(mul)(&c.D, &c.D, &c.d);
+    cuzk_pool_for(pool, n, 4096, GF(gen_chunk), &c);
+    free(c.jac);
+    for (size_t i = n; i > 1; i--) { /* shuffle */
+        size_t j = tu_rand64() % i;
+        GF(affine) tp = pts[i - 1];
+        TS tk = k[i - 1];
+        pts[i - 1] = pts[j];
+        k[i - 1] = k[j];
+        pts[j] = tp;
+        k[j] = tk;
+    }
+}
+
+/* (sum s_i k_i) G, s_i read as Montgomery or plain (reduced mod r) */
+static void GF(expected)(TG *r, const TS *k, const uint64_t (*s)[4],
+                         size_t n, int mont) {
+    TS acc, t, v;
+    GF(affine) gen;
+    SF(set_zero)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        if (mont) {
+            memcpy(v.l, s[i], 32);
+        } else {
+            uint64_t x[4];
+            memcpy(x, s[i], 32);
+            for (int rep = 0; rep < 6; rep++) { /* x mod r */
+                TS tmp;
+                cuzk_error e;
+                if (SF(from_limbs)(&tmp, x, &e) == CUZK_OK)
+                    break;
+                uint64_t br = 0;
+                for (int j = 0; j < 4; j++) {
+                    uint64_t m = SF(modulus)[j], xi = x[j];
+                    x[j] = xi - m - br;
+                    br = (xi < m) || (xi == m && br);
+                }
+            }
+            SF(to_mont)(&v, x);
+        }
+        SF(mul)(&t, &v, &k[i]);
+        SF(add)(&acc, &acc, &t);
+    }
+    GF(generator)(&gen);
+    GF(from_affine)(r, &gen);
+    GF(mul)(r, r, &acc);
+}
+
+/* One GPU MSM over bases [off, off+n), checked against the logs and,
+ * when small enough, the CPU MSM. */
+static void GF(check)(cuzk_gpu_bases *gb, const GF(affine) *pts,
+                      const TS *k, size_t off, size_t n,
+                      const uint64_t (*s)[4], int mont, int on_device,
+                      const char *what) {
+    TG got, want;
+    cuzk_error err = {0};
+    const void *sc = s;
+    void *d_sc = NULL;
+    memset(&got, 0xA5, sizeof got); /* poison */
+    if (on_device && n > 0) {
+        if (cuzk_gpu_malloc(ctx, 32 * n, &d_sc, &err) != CUZK_OK ||
+            cuzk_gpu_copy_to_device(st, d_sc, s, 32 * n, &err) !=
+                CUZK_OK) {
+            CHECK(0, TG_NAME " %s: device scalars: %s", what, err.msg);
+            return;
+        }
+        sc = d_sc;
+    }
+    unsigned flags = (mont ? CUZK_GPU_SCALARS_MONT : 0) |
+                     (on_device ? CUZK_GPU_SCALARS_DEVICE : 0);
+    cuzk_status rc = cuzk_gpu_msm(st, gb, off, n, sc, flags, &got, &err);
+    cuzk_gpu_free(ctx, d_sc);
+    CHECK(rc == CUZK_OK, TG_NAME " %s n=%zu: %s", what, n, err.msg);
+    if (rc != CUZK_OK)
+        return;
+    GF(expected)(&want, k + off, s, n, mont);
+    CHECK(GF(eq)(&got, &want), TG_NAME " %s n=%zu mont=%d dev=%d: != logs",
+          what, n, mont, on_device);
+    if (n <= cpu_max) {
+        TG cpu;
+        rc = GF(msm)(&cpu, pts + off, (const TS *)s, n, mont, pool);
+        CHECK(rc == CUZK_OK && GF(eq)(&got, &cpu),
+              TG_NAME " %s n=%zu mont=%d: != CPU MSM", what, n, mont);
+    }
+}
+
+/* Shifted copies (cuzk_gpu_bases_precompute): argument errors, a
+ * limit too small (ENOMEM, bases still usable), then a forced 8-bit
+ * window (32 copies) and the automatic one, each checked like the
+ * plain bases: sizes, special scalar sets, plain >= r, an offset. */
+static void GF(shifted)(cuzk_gpu_bases *gb, const GF(affine) *pts,
+                        const TS *k, size_t nmax, unsigned max_log,
+                        uint64_t (*s)[4]) {
+    cuzk_error err = {0};
+    unsigned rbits = TEST_R_BITS;
+    cuzk_gpu_bases *hb = NULL;
+    if (cuzk_gpu_bases_host(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, pts, nmax, &hb, &err) ==
+        CUZK_OK) {
+        CHECK(cuzk_gpu_bases_precompute(hb, 0, 0, &err) == CUZK_EINVAL,
+              TG_NAME " precompute of host bases rejected");
+        cuzk_gpu_bases_free(hb);
+    }
+    CHECK(cuzk_gpu_bases_precompute(gb, 7, 0, &err) == CUZK_EINVAL &&
+              cuzk_gpu_bases_precompute(gb, 25, 0, &err) == CUZK_EINVAL,
+          TG_NAME " precompute windows 7 and 25 rejected");
+    CHECK(cuzk_gpu_bases_precompute(gb, 0, 4096, &err) == CUZK_ENOMEM &&
+              cuzk_gpu_bases_shift_bits(gb) == 0 &&
+              cuzk_gpu_bases_bytes(gb) == nmax * sizeof *pts,
+          TG_NAME " precompute within 4 KB: ENOMEM, no copies");
+    make_scalars(s, 1031, SC_RANDOM, 1, SF(modulus), NULL);
+    GF(check)(gb, pts, k, 0, 1031, s, 1, 0, "after ENOMEM");
+    unsigned wins[2] = {8, 0};
+    if (getenv("CUZK_GPU_MSM_SHIFT_C")) /* e.g. to rerun one window */
+        wins[0] = (unsigned)atoi(getenv("CUZK_GPU_MSM_SHIFT_C"));
+    for (int wi = 0; wi < 2; wi++) {
+        cuzk_status rc = cuzk_gpu_bases_precompute(gb, wins[wi], 0, &err);
+        CHECK(rc == CUZK_OK, TG_NAME " precompute window %u: %s", wins[wi],
+              err.msg);
+        if (rc != CUZK_OK)
+            continue;
+        unsigned c = cuzk_gpu_bases_shift_bits(gb);
+        size_t w = (rbits + 1 + c - 1) / c;
+        CHECK(c >= 8 && c <= 24 && (wins[wi] == 0 || c == wins[wi]),
+              TG_NAME " shifted window %u (asked %u)", c, wins[wi]);
+        CHECK(cuzk_gpu_bases_bytes(gb) == w * nmax * sizeof *pts,
+              TG_NAME " shifted bytes: %zu windows", w);
+        printf("%s shifted copies: window %u, %zu copies\n", TG_NAME, c, w);
+        fflush(stdout);
+        static const size_t small[] = {1, 2, 33, 1031};
+        for (size_t t = 0; t < sizeof small / sizeof *small; t++) {
+            int mont = (int)(t & 1);
+            make_scalars(s, small[t], SC_RANDOM, mont, SF(modulus),
+                         NULL);
+            GF(check)(gb, pts, k, 0, small[t], s, mont, (int)(t & 2),
+                      "shifted random");
+        }
+        unsigned logs[2] = {16, max_log};
+        for (int li = 0; li < 2; li++) {
+            unsigned lg = logs[li];
+            if (lg > max_log || (li == 1 && lg == 16))
+                continue;
+            make_scalars(s, (size_t)1 << lg, SC_RANDOM, 1, SF(modulus),
+                         NULL);
+            GF(check)(gb, pts, k, 0, (size_t)1 << lg, s, 1, li == 0,
+                      "shifted random");
+        }
+        TS one;
+        SF(set_one)(&one);
+        for (int kind = SC_ZERO; kind <= SC_MIX; kind++) {
+            make_scalars(s, 4099, kind, kind & 1, SF(modulus), one.l);
+            GF(check)(gb, pts, k, 0, 4099, s, kind & 1, 0,
+                      sc_name[kind]);
+        }
+        for (size_t i = 0; i < 1000; i++)
+            memset(s[i], 0xff, 32);
+        GF(check)(gb, pts, k, 0, 1000, s, 0, 0, "shifted 2^256-1");
+        make_scalars(s, 777, SC_RANDOM, 1, SF(modulus), NULL);
+        GF(check)(gb, pts, k, 5, 777, s, 1, 0, "shifted offset 5");
+        make_scalars(s, 999, SC_RANDOM, 0, SF(modulus), NULL);
+        GF(check)(gb, pts, k, nmax - 999, 999, s, 0, 1,
+                  "shifted last points");
+    }
+}
+
+static void GF(test)(unsigned max_log) {
+    if (getenv("CUZK_GPU_MSM_FORCE_C")) /* one window for every size */
+        cuzk_gpu_ctx_tune(ctx, (unsigned)atoi(getenv(
+                              "CUZK_GPU_MSM_FORCE_C")), 0, 0);
+    size_t nmax = (size_t)1 << max_log;
+    if (nmax < 4099)
+        nmax = 4099;
+    GF(affine) *pts = malloc(nmax * sizeof *pts);
+    TS *k = malloc(nmax * sizeof *k);
+    uint64_t(*s)[4] = malloc(nmax * 32);
+    GF(make_bases)(pts, k, nmax);
+    /* special bases in the first 4099: repeats, infinity, opposites */
+    for (size_t i = 100; i < 400; i += 3) {
+        pts[i] = pts[7];
+        k[i] = k[7];
+    }
+    for (size_t i = 500; i < 600; i += 2) {
+        GF(affine_set_inf)(&pts[i]);
+        SF(set_zero)(&k[i]);
+    }
+    for (size_t i = 700; i < 800; i++) {
+        GF(affine_neg)(&pts[i + 100], &pts[i]);
+        SF(neg)(&k[i + 100], &k[i]);
+    }
+    cuzk_gpu_bases *gb = NULL;
+    cuzk_error err = {0};
+    if (cuzk_gpu_bases_upload(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, pts, nmax, &gb, &err) !=
+        CUZK_OK) {
+        CHECK(0, TG_NAME " bases upload: %s", err.msg);
+        goto done;
+    }
+    CHECK(cuzk_gpu_bases_bytes(gb) == nmax * sizeof *pts,
+          TG_NAME " bases bytes");
+    static const size_t small[] = {1, 2, 3, 31, 32, 33, 1031};
+    for (size_t t = 0; t < sizeof small / sizeof *small; t++) {
+        int mont = (int)(t & 1);
+        make_scalars(s, small[t], SC_RANDOM, mont, SF(modulus),
+                     k[0].l /* unused for random */);
+        GF(check)(gb, pts, k, 0, small[t], s, mont, 0, "random");
+    }
+    for (unsigned lg = 16; lg <= max_log; lg += (lg < 20 ? 4 : 2)) {
+        size_t n = (size_t)1 << lg;
+        make_scalars(s, n, SC_RANDOM, 1, SF(modulus), NULL);
+        GF(check)(gb, pts, k, 0, n, s, 1, lg == 16, "random");
+        make_scalars(s, n, SC_RANDOM, 0, SF(modulus), NULL);
+        GF(check)(gb, pts, k, 0, n, s, 0, lg == 20, "random");
+    }
+    {
+        TS one;
+        SF(set_one)(&one);
+        size_t sizes[2] = {4099, nmax >= ((size_t)1 << 20)
+                                     ? ((size_t)1 << 20)
+                                     : nmax};
+        for (int si = 0; si < 2; si++)
+            for (int kind = SC_ZERO; kind <= SC_MIX; kind++)
+                for (int mont = 0; mont < 2; mont++) {
+                    make_scalars(s, sizes[si], kind, mont, SF(modulus),
+                                 one.l);
+                    GF(check)(gb, pts, k, 0, sizes[si], s, mont, 0,
+                              sc_name[kind]);
+                }
+    }
+    /* plain scalars >= r (all ones: 2^256 - 1) and a base offset */
+    for (size_t i = 0; i < 1000; i++)
+        memset(s[i], 0xff, 32);
+    GF(check)(gb, pts, k, 0, 1000, s, 0, 0, "2^256-1");
+    make_scalars(s, 777, SC_RANDOM, 1, SF(modulus), NULL);
+    GF(check)(gb, pts, k, 5, 777, s, 1, 0, "offset 5");
+    {
+        TG got;
+        CHECK(cuzk_gpu_msm(st, gb, 0, 0, s, 0, &got, &err) == CUZK_OK &&
+                  GF(is_inf)(&got),
+              TG_NAME " n = 0 gives infinity");
+        CHECK(cuzk_gpu_msm(st, gb, nmax - 1, 2, s, 0, &got, &err) ==
+                  CUZK_EINVAL,
+              TG_NAME " range beyond the bases rejected");
+    }
+    GF(shifted)(gb, pts, k, nmax, max_log, s);
+    cuzk_gpu_bases_free(gb);
+done:
+    free(pts);
+    free(k);
+    free(s);
+}
+
+#undef TG_NAME
+#undef SF
+#undef GF
+#undef TS
+#undef TG
+
+#endif

@@ -15,6 +15,8 @@
  * - Tiers and batches (test_tiers_batches): with r and s fixed, identical
  *   proof bytes from device-resident, host-streamed and device-capped keys
  *   and from batches of 1..4 partitions.
+ * Every check is curve-generic (through cuzk_curve), run per row of the
+ * curve table (tests/testutil.h); CUZK_TEST_CURVE=<name> runs one curve.
  * Skipped (77) without CUDA or without a device.
  */
 #include <stdio.h>
@@ -35,6 +37,7 @@
 static cuzk_pool *pool;
 static cuzk_gpu_ctx *ctx;
 static cuzk_gpu_prover *prover;
+static const char *logs; /* CUZK_GPU_PROVE_LOGS: "10,12,14,16" */
 
 static int proofs_equal(const cuzk_proof *a, const cuzk_proof *b) {
     if (a->curve != b->curve)
@@ -469,6 +472,30 @@ out:
     free(bad);
     cuzk_r1cs_free(&r1cs);
 }
+/* One curve: the bundled fixtures (by the name snarkjs gives the curve),
+ * then per size of CUZK_GPU_PROVE_LOGS the generated circuit and the tiers
+ * and batches. */
+static void run_curve(const tu_curve *c) {
+    const char *circs[4] = {"multiplier", "poseidon_chain", "merkle", "many_public"};
+    for (int i = 0; i < 4; i++)
+        test_fixture(cuzk_curve_snarkjs_name((cuzk_curve)c->id), circs[i]);
+    for (const char *q = logs; *q;) {
+        unsigned lg = (unsigned)strtoul(q, (char **)&q, 10);
+        if (lg >= 4 && lg <= 26) {
+            test_generated((cuzk_curve)c->id, lg);
+            test_tiers_batches((cuzk_curve)c->id, lg);
+        }
+        while (*q == ',' || *q == ' ')
+            q++;
+        if (*q && (*q < '0' || *q > '9'))
+            break;
+    }
+}
+
+static const tu_curve curves[] = {
+    {"bls12_381", CUZK_CURVE_BLS12_381, run_curve},
+    {"bn254", CUZK_CURVE_BN254, run_curve},
+};
 #endif
 
 int main(int argc, char **argv) {
@@ -484,27 +511,10 @@ int main(int argc, char **argv) {
         CHECK(0, "GPU prover: %s", err.msg);
         return tu_finish();
     }
-    const char *curves[2] = {"bn128", "bls12381"};
-    const char *circs[4] = {"multiplier", "poseidon_chain", "merkle", "many_public"};
-    for (int c = 0; c < 2; c++)
-        for (int i = 0; i < 4; i++)
-            test_fixture(curves[c], circs[i]);
-    const char *logs = getenv("CUZK_GPU_PROVE_LOGS");
+    logs = getenv("CUZK_GPU_PROVE_LOGS");
     if (!logs || !*logs)
         logs = "10,12,14,16";
-    for (const char *q = logs; *q;) {
-        unsigned lg = (unsigned)strtoul(q, (char **)&q, 10);
-        if (lg >= 4 && lg <= 26) {
-            test_generated(CUZK_CURVE_BN254, lg);
-            test_generated(CUZK_CURVE_BLS12_381, lg);
-            test_tiers_batches(CUZK_CURVE_BN254, lg);
-            test_tiers_batches(CUZK_CURVE_BLS12_381, lg);
-        }
-        while (*q == ',' || *q == ' ')
-            q++;
-        if (*q && (*q < '0' || *q > '9'))
-            break;
-    }
+    tu_run_curves(curves, TU_COUNT(curves));
     cuzk_gpu_prover_free(prover);
     cuzk_gpu_ctx_destroy(ctx);
     cuzk_pool_destroy(pool);
