@@ -28,7 +28,8 @@
 #include "cuzk.h"
 #include "cuzk_files.h"
 
-#if defined(CUZK_HAVE_CURL) && defined(CUZK_HAVE_JANSSON)
+/* jansson is required by the build; libcurl is optional (-DCUZK_CLIENT=OFF) */
+#if defined(CUZK_HAVE_CURL)
 #define CLI_HAVE_DAEMON 1
 #include <jansson.h>
 #else

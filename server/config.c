@@ -329,11 +329,9 @@ static int check_listen(const char *v, char *msg, size_t cap) {
  * "sim:upload_us=1,compute_us=2,cpu" is a simulated device with two
  * parameters and a CPU device.  Fills |ec| when not NULL.
  */
-#ifdef CUZK_HAVE_CUDA
-#define NO_GPU_TEXT "no such GPU on this machine"
-#else
-#define NO_GPU_TEXT "this cuzkd was built without CUDA"
-#endif
+/* cuzkd sees the library through its public API only, which counts no
+ * GPU both on a machine without one and in a build without CUDA */
+#define NO_GPU_TEXT "no such GPU (none on this machine, or libcuzk built without CUDA)"
 static int gpu_count(void) { return cuzk_gpu_count(); }
 
 static int add_device(cuzk_engine_config *ec, cuzk_device_kind kind, int index, char *msg,
