@@ -507,6 +507,10 @@ typedef struct engine_thread {
     engine_ring *ring;
     cuzk_wc **wc;
     unsigned n_wc;
+    /* synthesis threads: evaluate's working memory, a pool buffer kept
+     * between partitions (grown for a larger key, shown as scratch) and
+     * given back when the thread ends */
+    engine_buf *eval_scratch;
 } engine_thread;
 
 /* ---- circuits (circuits.c) ---------------------------------------------------------- */

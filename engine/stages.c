@@ -369,11 +369,26 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
     return s;
 }
 
-static cuzk_status evaluate(const cuzk_key *k, engine_part *p, cuzk_pool *pool, cuzk_error *err) {
-    size_t n = (size_t)1 << cuzk_key_log_n(k);
+/* a, b, c of one partition.  Its working memory (a Montgomery copy of the
+ * witness: gigabytes at 2^27) is the synthesis thread's own pool buffer,
+ * kept between partitions and grown only for a larger key, so synthesis
+ * maps nothing per partition; with no room in the budget for it, evaluate
+ * allocates it itself (uncharged) rather than fail. */
+static cuzk_status evaluate(cuzk_engine *e, engine_thread *th, const cuzk_key *k, engine_part *p,
+                            cuzk_pool *pool, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    size_t n = (size_t)1 << ci->key_log_n(k), need = ci->evaluate_scratch_bytes(k);
     cuzk_fr *abc = p->abcbuf->p;
-    return cuzk_curve_impl_get(k->curve)->evaluate(k, p->wbuf->p, abc, abc + n, abc + 2 * n, pool,
-                                                   err);
+    if (th->eval_scratch && th->eval_scratch->bytes < need) {
+        engine_mem_scratch(&e->mem, -(int64_t)th->eval_scratch->bytes);
+        engine_buf_put(&e->mem, th->eval_scratch);
+        th->eval_scratch = NULL;
+    }
+    cuzk_error e2;
+    if (!th->eval_scratch && engine_buf_get(&e->mem, &th->eval_scratch, need, &e2) == CUZK_OK)
+        engine_mem_scratch(&e->mem, (int64_t)th->eval_scratch->bytes);
+    return ci->evaluate_with_scratch(k, p->wbuf->p, abc, abc + n, abc + 2 * n,
+                                     th->eval_scratch ? th->eval_scratch->p : NULL, pool, err);
 }
 
 /* Every witness value below r (what evaluate checks when it runs). */
@@ -419,7 +434,7 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
             p->abc_ready = 0;
         } else if (s == CUZK_OK) {
             uint64_t te = cuzk_now_ns();
-            s = evaluate(k, p, e->synth_pool, &p->err);
+            s = evaluate(e, th, k, p, e->synth_pool, &p->err);
             p->abc_ready = s == CUZK_OK;
             p->steps.evaluate_ns = cuzk_now_ns() - te;
         }
@@ -457,8 +472,14 @@ void *engine_synth_main(void *arg) {
         if (p)
             engine_pq_remove(&e->synq.q, p);
         pthread_mutex_unlock(&e->synq.lock);
-        if (!p)
+        if (!p) {
+            if (th->eval_scratch) {
+                engine_mem_scratch(&e->mem, -(int64_t)th->eval_scratch->bytes);
+                engine_buf_put(&e->mem, th->eval_scratch);
+                th->eval_scratch = NULL;
+            }
             return NULL;
+        }
         synth_one(e, p, th);
     }
 }

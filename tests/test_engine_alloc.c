@@ -1,15 +1,18 @@
 /*
  * The proving hot path allocates nothing per partition (docs/ENGINE.md).
  *
- * A CPU engine proves one warm-up job (the key loads, the workers' scratch
- * is sized from the buffer pool, NTT domains are built), then a job of K
- * partitions and one of 2K.  Every allocation call (malloc, calloc,
+ * A CPU engine proves a warm-up job of 2K partitions (the key loads, the
+ * workers' and the synthesis thread's scratch is sized from the buffer
+ * pool, NTT domains are built, the pool grows to the partitions in
+ * flight), then a job of K partitions and one of 2K.  Every allocation call (malloc, calloc,
  * realloc, posix_memalign, aligned_alloc, memalign) made on a device
  * worker thread is counted: the count over the 2K-partition job must not
  * exceed the count over the K-partition job, so partitions cost no
- * allocation there.  Synthesis threads are counted and printed, not
- * checked: parsing a witness and evaluating a, b, c there still allocate
- * per partition (a few calls, off the device's path).  Worker
+ * allocation there.  Synthesis threads still make a few small calls per
+ * partition (the witness image's header, the public signals kept for the
+ * result); what is checked there is the bytes: no partition may allocate
+ * anything of a witness's size (evaluate's working copy comes from the
+ * pool).  Worker
  * and synthesis threads are recognised by the engine's fault hook, which
  * runs on the worker before each device step (CUZK_FAULT_DEVICE) and on
  * the synthesis thread before each partition (CUZK_FAULT_SYNTHESIS); it
@@ -46,7 +49,7 @@
 
 enum { ROLE_NONE = 0, ROLE_WORKER, ROLE_SYNTH };
 static _Thread_local int role;
-static _Atomic uint64_t calls[3];
+static _Atomic uint64_t calls[3], bytes[3];
 
 #if COUNT_CALLS
 void *__libc_malloc(size_t);
@@ -55,10 +58,13 @@ void *__libc_realloc(void *, size_t);
 void *__libc_memalign(size_t, size_t);
 void __libc_free(void *);
 
-static void counted(void) {
-    if (role)
+static void counted_n(size_t n) {
+    if (role) {
         atomic_fetch_add_explicit(&calls[role], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&bytes[role], n, memory_order_relaxed);
+    }
 }
+#define counted() counted_n(n)
 
 void *malloc(size_t n) {
     counted();
@@ -66,7 +72,7 @@ void *malloc(size_t n) {
 }
 
 void *calloc(size_t n, size_t m) {
-    counted();
+    counted_n(n * m);
     return __libc_calloc(n, m);
 }
 
@@ -108,13 +114,14 @@ static void mark_hook(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
 }
 
 typedef struct run_counts {
-    uint64_t worker, synth, buffers, scratch;
+    uint64_t worker, synth, synth_bytes, buffers, scratch;
 } run_counts;
 
 static run_counts run(cuzk_engine *e, const eu_circuit *c, size_t parts) {
     cuzk_error err = {0};
     run_counts r;
     uint64_t w0 = atomic_load(&calls[ROLE_WORKER]), s0 = atomic_load(&calls[ROLE_SYNTH]);
+    uint64_t sb0 = atomic_load(&bytes[ROLE_SYNTH]);
     /* in-memory witnesses: reading .wtns files is I/O, not proving */
     cuzk_witness w[16];
     memset(w, 0, sizeof w);
@@ -131,6 +138,7 @@ static run_counts run(cuzk_engine *e, const eu_circuit *c, size_t parts) {
         cuzk_job_release(j);
     r.worker = atomic_load(&calls[ROLE_WORKER]) - w0;
     r.synth = atomic_load(&calls[ROLE_SYNTH]) - s0;
+    r.synth_bytes = atomic_load(&bytes[ROLE_SYNTH]) - sb0;
     cuzk_engine_status st;
     cuzk_engine_status_get(e, &st);
     r.buffers = st.mem_buffers;
@@ -146,14 +154,21 @@ static void no_allocation_per_partition(const eu_circuit *c, unsigned threads) {
     cfg.trace_events = 64;
     eu_testing.fault_fn = mark_hook;
     eu_cpu_device(&cfg, threads);
+    /* one synthesis worker: each worker holds one evaluate buffer while it
+     * runs, so the pool grows with the workers that ever overlapped, which
+     * a warm-up of one partition cannot fix in advance */
+    cfg.synth_workers = 1;
     cuzk_engine *e = eu_create(&cfg);
-    run(e, c, 1); /* warm-up: key, scratch, NTT domain */
+    /* warm-up: key, scratch, NTT domain, and the pool grown to as many
+     * partitions in flight as the larger job has */
+    run(e, c, 2 * K);
     run_counts a = run(e, c, K), b = run(e, c, 2 * K);
     if (COUNT_CALLS)
         printf("  %u thread(s): allocation calls on the device worker: %llu for %d partitions, "
-               "%llu for %d; on synthesis: %llu, %llu\n",
+               "%llu for %d; on synthesis: %llu, %llu (%llu, %llu bytes)\n",
                threads, (unsigned long long)a.worker, K, (unsigned long long)b.worker, 2 * K,
-               (unsigned long long)a.synth, (unsigned long long)b.synth);
+               (unsigned long long)a.synth, (unsigned long long)b.synth,
+               (unsigned long long)a.synth_bytes, (unsigned long long)b.synth_bytes);
     printf("  %u thread(s): pool buffers %llu then %llu bytes, device scratch %llu then %llu\n",
            threads, (unsigned long long)a.buffers, (unsigned long long)b.buffers,
            (unsigned long long)a.scratch, (unsigned long long)b.scratch);
@@ -162,6 +177,13 @@ static void no_allocation_per_partition(const eu_circuit *c, unsigned threads) {
               "%u thread(s): the device worker allocated %llu times for %d partitions and %llu "
               "for %d: allocation per partition",
               threads, (unsigned long long)a.worker, K, (unsigned long long)b.worker, 2 * K);
+        /* a witness is 32 bytes per value: at least 32 * 2^9 here */
+        uint64_t per_part = (b.synth_bytes - (b.synth_bytes < a.synth_bytes ? 0 : a.synth_bytes)) / K;
+        CHECK(b.synth_bytes >= a.synth_bytes && per_part < 4096,
+              "%u thread(s): synthesis allocated %llu bytes per partition (%llu for %d "
+              "partitions, %llu for %d): a witness-sized allocation per partition",
+              threads, (unsigned long long)per_part, (unsigned long long)a.synth_bytes, K,
+              (unsigned long long)b.synth_bytes, 2 * K);
     }
     CHECK(a.scratch > 0 && a.scratch == b.scratch,
           "%u thread(s): device scratch from the pool %llu then %llu bytes", threads,
