@@ -24,9 +24,10 @@
  * (__libc_malloc and friends).  Under AddressSanitizer or ThreadSanitizer,
  * whose runtimes own malloc, they are not defined; the test then asserts
  * the same property through the engine's own pool counters instead: the
- * buffer bytes mapped (mem_buffers) and the scratch the device holds
- * (mem_scratch) do not change between the K and the 2K job, and the
- * scratch is non-zero (the device took it from the pool).  Those checks
+ * scratch the device holds (mem_scratch) does not change between the K and
+ * the 2K job and is non-zero (the device took it from the pool), and the
+ * buffer bytes mapped (mem_buffers) grow by no more than a scheduling
+ * accident explains (one buffer, not a set per partition).  Those checks
  * run in every build.
  */
 #define _GNU_SOURCE
@@ -188,8 +189,14 @@ static void no_allocation_per_partition(const eu_circuit *c, unsigned threads) {
     CHECK(a.scratch > 0 && a.scratch == b.scratch,
           "%u thread(s): device scratch from the pool %llu then %llu bytes", threads,
           (unsigned long long)a.scratch, (unsigned long long)b.scratch);
-    CHECK(a.buffers == b.buffers, "%u thread(s): pool buffers grew from %llu to %llu bytes",
-          threads, (unsigned long long)a.buffers, (unsigned long long)b.buffers);
+    /* The pool may still grow once in the larger job, when more partitions
+     * happen to be in flight at once than in the warm-up (scheduling: seen
+     * on a loaded 2-core VM, one 64 KiB buffer).  Buffers per partition
+     * would add at least a buffer set (>= 2 x 64 KiB here) for each of the
+     * K extra partitions, far above the bound. */
+    CHECK(b.buffers >= a.buffers && b.buffers - a.buffers <= 2 * 65536,
+          "%u thread(s): pool buffers grew from %llu to %llu bytes", threads,
+          (unsigned long long)a.buffers, (unsigned long long)b.buffers);
     cuzk_engine_destroy(e, -1);
 }
 
