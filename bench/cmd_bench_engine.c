@@ -168,8 +168,12 @@ static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *
             o->profile ? o->profile : "",
             o->timing_key ? "a timing key (proofs will not verify)" : "an INSECURE dev key");
     int rc = 0;
+    uint64_t t0 = cli_now_ns();
     if (bench_circuit_write(&c, dir, "engine", zkey, wtns, n, 0, &err) != CUZK_OK)
         rc = cli_fail("bench engine", "generate", &err);
+    else /* minutes at 2^26: say where the time went before the run starts */
+        fprintf(stderr, "bench engine: circuit and key written in %.1f s\n",
+                (cli_now_ns() - t0) / 1e9);
     return rc;
 }
 
@@ -326,6 +330,7 @@ static int load(cuzk_engine *e, const bench_opts *o, const char *zkey) {
     if (o->circuit)
         printf(", circuit loaded in %.1f ms", circuit_ms);
     printf(", %u synthesis worker(s)\n", o->synth_workers_used);
+    fflush(stdout); /* a run cut short by a time limit still shows it */
     return 0;
 }
 

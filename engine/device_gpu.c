@@ -8,8 +8,9 @@
  *           uploaded first if this device does not hold it yet).  Runs
  *           while another worker's partition computes.
  *   run     H and the five MSMs on the device, the proof assembled on the
- *           CPU.  One partition at a time per device (gpu_lock): two
- *           concurrent proofs would share the SMs and finish no sooner.
+ *           CPU.  One batch at a time per device (gpu_lock, released
+ *           before the assembly): two concurrent proofs would share the
+ *           SMs and finish no sooner.
  *
  * Keys: a small table maps a host key (its address and its memory block,
  * which changes when the engine evicts and reloads the key) to its device
@@ -60,6 +61,12 @@ typedef struct gpu_state {
     pthread_cond_t keys_cv;
     gpu_key_slot keys[GPU_MAX_KEYS];
     uint64_t tick;
+    /* Scratch of every prover's main and B2 streams: one proof runs at a
+     * time (gpu_lock), so one pair serves them all.  With scratch per
+     * prover stream a 2^26 PoRep key left too little of a 141 GB H200 for
+     * the second and third provers' MSMs (every partition they led failed
+     * to allocate its scratch). */
+    cuzk_gpu_shared_scratch *scratch[2];
     cuzk_gpu_prover *free_provers[GPU_MAX_PROVERS];
     unsigned n_free, n_made;
     /* Every prover made, with the page-locked host bytes charged for it to
@@ -92,7 +99,12 @@ static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
         cuzk_gpu_ctx_set_mem_limit(s->ctx, (size_t)d->cfg.gpu_mem_limit);
     if (st == CUZK_OK && !(s->pool = cuzk_pool_create(d->cfg.threads ? d->cfg.threads : 4, err)))
         st = err ? err->status : CUZK_EINTERNAL;
+    for (int i = 0; i < 2 && st == CUZK_OK; i++)
+        st = cuzk_gpu_shared_scratch_create(s->ctx, &s->scratch[i], err);
     if (st != CUZK_OK) {
+        for (int i = 0; i < 2; i++)
+            cuzk_gpu_shared_scratch_free(s->scratch[i]);
+        cuzk_pool_destroy(s->pool);
         cuzk_gpu_ctx_destroy(s->ctx);
         free(s);
         return st;
@@ -114,6 +126,8 @@ static void gpu_close(engine_device *d) {
             engine_mem_uncharge(s->mem, MEM_PINNED, s->made[i].charged);
     for (int i = 0; i < GPU_MAX_KEYS; i++)
         cuzk_gpu_key_free(s->keys[i].gk);
+    for (int i = 0; i < 2; i++) /* after every stream that shares them */
+        cuzk_gpu_shared_scratch_free(s->scratch[i]);
     cuzk_gpu_ctx_destroy(s->ctx);
     cuzk_pool_destroy(s->pool);
     pthread_mutex_destroy(&s->keys_lock);
@@ -223,6 +237,7 @@ static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err
         /* a, b, c come from synthesis or are evaluated on the GPU, as
          * upload's |abc| says; the prover's own mode is for wtns input */
         cuzk_gpu_prover_set_eval(*p, CUZK_GPU_EVAL_GPU);
+        cuzk_gpu_prover_share_scratch(*p, s->scratch[0], s->scratch[1]);
     }
     return st;
 }
@@ -287,9 +302,21 @@ static void gpu_steps(cuzk_step_timing *o, const cuzk_gpu_timing *t) {
 /* Partitions of one key run as one batch (every MSM one pass over the
  * bases for all of them: cuzk_gpu_prove_run_batch); a run of items with
  * different keys is split into batches of consecutive equal keys. */
+struct gpu_hold {
+    gpu_state *s;
+    int held;
+};
+static void gpu_release(void *arg) {
+    struct gpu_hold *h = arg;
+    if (h->held) {
+        h->held = 0;
+        pthread_mutex_unlock(&h->s->gpu_lock);
+    }
+}
+
 static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     gpu_state *s = d->state;
-    pthread_mutex_lock(&s->gpu_lock);
+    struct gpu_hold hold = {s, 0};
     for (size_t i = 0; i < n;) {
         engine_dev_item *it = items[i];
         if (!it->dev_prover) {
@@ -309,7 +336,14 @@ static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
         }
         cuzk_gpu_timing t;
         cuzk_error err = {0};
-        cuzk_status st = cuzk_gpu_prove_run_batch(b, m, slot->gk, &t, &err);
+        /* The device is released as soon as the batch's results are on the
+         * host: the proofs are assembled on the CPU (1.3 ms per partition
+         * at BLS12-381) while the next worker's batch runs. */
+        pthread_mutex_lock(&s->gpu_lock);
+        hold.held = 1;
+        cuzk_status st =
+            cuzk_gpu_prove_run_batch_notify(b, m, slot->gk, &t, gpu_release, &hold, &err);
+        gpu_release(&hold); /* on failure: nothing called it */
         for (size_t j = 0; j < m; j++) {
             engine_dev_item *x = of[j];
             if (st != CUZK_OK) {
@@ -328,7 +362,6 @@ static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
             x->dev_key = NULL;
         }
     }
-    pthread_mutex_unlock(&s->gpu_lock);
 }
 
 static cuzk_status gpu_reset(engine_device *d, cuzk_error *err) {
@@ -353,10 +386,9 @@ static void gpu_key_prepare(engine_device *d, const cuzk_key *key) {
     cuzk_gpu_prover *got[GPU_MAX_PROVERS];
     unsigned n = 0;
     while (n < want && prover_get(s, &got[n], &err) == CUZK_OK) {
-        /* a batch runs on its first prover's streams: one per worker gets
-         * the MSM scratch of a whole batch, the others their buffers (a
-         * different leader grows its streams on first use) */
-        size_t np = n < d->n_workers ? d->batch_max : 0;
+        /* the first grows the device's shared scratch to a whole batch's
+         * MSMs; the others need only their buffers */
+        size_t np = n == 0 ? d->batch_max : 0;
         if (cuzk_gpu_prover_reserve_batch(got[n], slot->gk, np, &err) != CUZK_OK) {
             prover_put(s, got[n]); /* out of memory: the rest grow on use */
             break;

@@ -98,7 +98,7 @@ static void stream_release(cuzk_gpu_stream *s) {
     cudaSetDevice(s->ctx->device);
     if (s->s)
         cudaStreamSynchronize(s->s);
-    if (s->d_scratch)
+    if (s->d_scratch && !s->shared)
         cuzk_gpu_dfree(s->ctx, s->d_scratch);
     if (s->h_scratch)
         cudaFreeHost(s->h_scratch);
@@ -244,25 +244,75 @@ extern "C" cuzk_status cuzk_gpu_stream_sync(cuzk_gpu_stream *s,
 }
 
 extern "C" size_t cuzk_gpu_stream_scratch_bytes(const cuzk_gpu_stream *s) {
-    return s->scratch_bytes;
+    return s->shared ? s->shared->bytes : s->scratch_bytes;
 }
 
-cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
-                             cuzk_error *err) {
-    if (bytes <= s->scratch_bytes)
+/* Grow |*d| (holding |*have| bytes) to at least |bytes|, after the work
+ * queued on |s| is done. */
+static cuzk_status arena_grow(cuzk_gpu_stream *s, void **d, size_t *have, size_t bytes,
+                              cuzk_error *err) {
+    if (bytes <= *have)
         return CUZK_OK;
     /* Grow by at least 1/8 so a slowly rising size does not reallocate on
      * every call. */
     size_t want = bytes + bytes / 8;
     CUZK_CUDA(err, cudaStreamSynchronize(s->s));
-    if (s->d_scratch) {
-        cuzk_gpu_dfree(s->ctx, s->d_scratch);
-        s->d_scratch = NULL;
-        s->scratch_bytes = 0;
+    if (*d) {
+        cuzk_gpu_dfree(s->ctx, *d);
+        *d = NULL;
+        *have = 0;
     }
-    CUZK_CUDA(err, cuzk_gpu_dmalloc(s->ctx, &s->d_scratch, want));
-    s->scratch_bytes = want;
+    CUZK_CUDA(err, cuzk_gpu_dmalloc(s->ctx, d, want));
+    *have = want;
     return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_scratch(cuzk_gpu_stream *s, size_t bytes,
+                             cuzk_error *err) {
+    if (!s->shared)
+        return arena_grow(s, &s->d_scratch, &s->scratch_bytes, bytes, err);
+    cuzk_gpu_shared_scratch *a = s->shared;
+    cuzk_status st = arena_grow(s, &a->d, &a->bytes, bytes, err);
+    s->d_scratch = a->d; /* another stream may have grown it */
+    s->scratch_bytes = a->bytes;
+    return st;
+}
+
+extern "C" cuzk_status cuzk_gpu_shared_scratch_create(cuzk_gpu_ctx *ctx, cuzk_gpu_shared_scratch **out,
+                                             cuzk_error *err) {
+    *out = (cuzk_gpu_shared_scratch *)calloc(1, sizeof **out);
+    if (*out == NULL)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
+    (*out)->ctx = ctx;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_shared_scratch_free(cuzk_gpu_shared_scratch *a) {
+    if (a == NULL)
+        return;
+    if (a->d) {
+        cudaSetDevice(a->ctx->device);
+        cuzk_gpu_dfree(a->ctx, a->d);
+    }
+    free(a);
+}
+
+extern "C" size_t cuzk_gpu_shared_scratch_bytes(const cuzk_gpu_shared_scratch *a) {
+    return a ? a->bytes : 0;
+}
+
+extern "C" void cuzk_gpu_stream_share_scratch(cuzk_gpu_stream *s, cuzk_gpu_shared_scratch *a) {
+    if (s->shared == a)
+        return;
+    cudaSetDevice(s->ctx->device);
+    cudaStreamSynchronize(s->s);
+    if (s->d_scratch && !s->shared)
+        cuzk_gpu_dfree(s->ctx, s->d_scratch);
+    s->shared = a;
+    /* the view is set by the next cuzk_gpu_scratch, under the sharers'
+     * own exclusion (a run in progress may be growing the arena now) */
+    s->d_scratch = NULL;
+    s->scratch_bytes = 0;
 }
 
 extern "C" int cuzk_gpu_ctx_device(const cuzk_gpu_ctx *ctx) {

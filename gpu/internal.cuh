@@ -25,6 +25,13 @@
 
 #define CUZK_GPU_MAX_EVENTS 16
 
+/* Device scratch several streams use in turn (cuzk_gpu_stream_share_scratch). */
+struct cuzk_gpu_shared_scratch {
+    cuzk_gpu_ctx *ctx;
+    void *d;
+    size_t bytes;
+};
+
 struct cuzk_gpu_stream {
     cuzk_gpu_ctx *ctx;
     cudaStream_t s;
@@ -32,8 +39,13 @@ struct cuzk_gpu_stream {
     const char *ev_name[CUZK_GPU_MAX_EVENTS];
     int nev;
     int is_default;
-    void *d_scratch; /* device arena, grown on demand */
+    /* Device arena, grown on demand (cuzk_gpu_scratch).  With |shared|
+     * set these are a view of that arena, refreshed by every
+     * cuzk_gpu_scratch call (another stream may have grown it), and the
+     * stream frees nothing of it. */
+    void *d_scratch;
     size_t scratch_bytes;
+    cuzk_gpu_shared_scratch *shared;
     void *h_scratch; /* pinned host arena for small results */
     size_t h_scratch_bytes;
     /* Second stream and events for MSMs over host-resident bases (created

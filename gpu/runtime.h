@@ -122,8 +122,25 @@ cuzk_status cuzk_gpu_stream_create(cuzk_gpu_ctx *ctx, cuzk_gpu_stream **s,
 void cuzk_gpu_stream_destroy(cuzk_gpu_stream *s);
 /* Blocks until all work queued on |s| is done; reports a kernel fault. */
 cuzk_status cuzk_gpu_stream_sync(cuzk_gpu_stream *s, cuzk_error *err);
-/* Device scratch currently held by |s| (bytes). */
+/* Device scratch currently held by |s| (bytes; a shared arena's size). */
 size_t cuzk_gpu_stream_scratch_bytes(const cuzk_gpu_stream *s);
+
+/*
+ * A scratch arena shared by streams that never run scratch work at the
+ * same time: an engine device runs one proof at a time, so every prover's
+ * main stream can use one arena and every B2 stream another, instead of
+ * one arena per stream (at 2^26 a stream's MSM scratch is tens of GB, and
+ * one per prover did not fit a 141 GB device beside the key).  A stream
+ * that shares an arena drops its own first.  The arena must outlive its
+ * streams.  Whoever shares one must make sure that no two of its streams
+ * have scratch work queued at once (growing it frees the old block after
+ * synchronising only the growing stream).
+ */
+typedef struct cuzk_gpu_shared_scratch cuzk_gpu_shared_scratch;
+cuzk_status cuzk_gpu_shared_scratch_create(cuzk_gpu_ctx *ctx, cuzk_gpu_shared_scratch **out, cuzk_error *err);
+void cuzk_gpu_shared_scratch_free(cuzk_gpu_shared_scratch *a);
+size_t cuzk_gpu_shared_scratch_bytes(const cuzk_gpu_shared_scratch *a);
+void cuzk_gpu_stream_share_scratch(cuzk_gpu_stream *s, cuzk_gpu_shared_scratch *a);
 
 /* ---- memory ------------------------------------------------------------- */
 

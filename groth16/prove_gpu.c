@@ -399,6 +399,14 @@ uint64_t cuzk_gpu_prover_host_bytes(const cuzk_gpu_prover *p) {
     return (uint64_t)FR_BYTES * (p->h_cap_vars + 3 * p->h_cap_n);
 }
 
+void cuzk_gpu_prover_share_scratch(cuzk_gpu_prover *p, cuzk_gpu_shared_scratch *main,
+                                   cuzk_gpu_shared_scratch *b2) {
+    if (main)
+        cuzk_gpu_stream_share_scratch(p->s1, main);
+    if (b2)
+        cuzk_gpu_stream_share_scratch(p->s2, b2);
+}
+
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p) {
     return (uint64_t)FR_BYTES * (2 * p->cap_vars + 3 * p->cap_n) +
            cuzk_gpu_stream_scratch_bytes(p->s1) + cuzk_gpu_stream_scratch_bytes(p->s2);
@@ -680,6 +688,13 @@ cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_
 cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
                                      const cuzk_gpu_key *gk, cuzk_gpu_timing *t,
                                      cuzk_error *err) {
+    return cuzk_gpu_prove_run_batch_notify(items, np, gk, t, NULL, NULL, err);
+}
+
+cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t np,
+                                            const cuzk_gpu_key *gk, cuzk_gpu_timing *t,
+                                            void (*gpu_done)(void *ctx), void *ctx,
+                                            cuzk_error *err) {
     cuzk_gpu_timing local;
     if (!t)
         t = &local;
@@ -791,6 +806,9 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
         return st;
     }
 
+    /* the streams are idle and every result is on the host */
+    if (gpu_done)
+        gpu_done(ctx);
     double t_asm = now_us();
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
     size_t g1b = ci->g1_jacobian_bytes;

@@ -46,7 +46,9 @@ echo "build $(( $(date +%s) - t0 )) s" >>"$sum"
 run() { # name timeout cmd...
     name=$1; to=$2; shift 2
     s=$(date +%s)
-    timeout "$to" "$@" >"$OUTDIR/$name.log" 2>&1
+    # line-buffered: a run cut short by a time limit still leaves its lines
+    echo "$(date -u +%T) start: $*" >"$OUTDIR/$name.log"
+    timeout "$to" stdbuf -oL -eL "$@" >>"$OUTDIR/$name.log" 2>&1
     rc=$?
     printf '%-28s rc %3d %4d s\n' "$name" $rc $(( $(date +%s) - s )) >>"$sum"
     [ $rc -eq 0 ] || fail=1
@@ -76,7 +78,7 @@ for st in $STAGES; do
     engine)
         mkdir -p /tmp/fc
         run engine-24 500 "$B/cuzk" bench engine --device gpu --curve bls12_381 --log2 24 \
-            -n 3 -k 4 --timing-key --dir /tmp/fc --trace "$OUTDIR/engine-24.trace.json"
+            -n ${CUZK_SESSION_ENGINE_JOBS:-3} -k 4 --timing-key --dir /tmp/fc --trace "$OUTDIR/engine-24.trace.json"
         grep -iE "busy|idle|proofs/s|partition" "$OUTDIR/engine-24.log" | head -12 | sed 's/^/    /' >>"$sum"
         rm -rf /tmp/fc ;; # a 2^24 key is 11 GB: the host's disk is 64 GiB
     filecoin)

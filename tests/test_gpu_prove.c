@@ -39,6 +39,8 @@ static cuzk_gpu_ctx *ctx;
 static cuzk_gpu_prover *prover;
 static const char *logs; /* CUZK_GPU_PROVE_LOGS: "10,12,14,16" */
 
+static void count_notice(void *ctx) { ++*(int *)ctx; }
+
 static int proofs_equal(const cuzk_proof *a, const cuzk_proof *b) {
     if (a->curve != b->curve)
         return 0;
@@ -405,6 +407,47 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             cuzk_wtns_close(&rw);
         }
         free(rbuf);
+    }
+    /* Provers sharing one pair of scratch arenas (as an engine device's
+     * provers do), one after another with the batch notice: the same
+     * bytes, the notice comes once per batch, and the shared scratch is
+     * the one allocation (the provers' own streams hold none). */
+    {
+        cuzk_gpu_shared_scratch *sh[2] = {NULL, NULL};
+        cuzk_gpu_prover *q[2] = {NULL, NULL};
+        int ok = cuzk_gpu_shared_scratch_create(ctx, &sh[0], &err) == CUZK_OK &&
+                 cuzk_gpu_shared_scratch_create(ctx, &sh[1], &err) == CUZK_OK;
+        for (int i = 0; i < 2 && ok; i++) {
+            ok = cuzk_gpu_prover_create(&q[i], ctx, pool, &err) == CUZK_OK;
+            if (ok)
+                cuzk_gpu_prover_share_scratch(q[i], sh[0], sh[1]);
+        }
+        CHECK(ok, "%s 2^%u: shared scratch set-up: %s", cname, log2, err.msg);
+        int notices = 0, same = ok;
+        for (int round = 0; round < 3 && same; round++) {
+            cuzk_gpu_prover *qp = q[round % 2];
+            int i = round % NB;
+            cuzk_gpu_prover_fix_rs(qp, &r[i], &s[i]);
+            cuzk_gpu_batch_item it = {.p = qp, .out = &got[i]};
+            cuzk_status st = cuzk_gpu_prove_upload(qp, gd, of[i]->values, NULL, &err);
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_run_batch_notify(&it, 1, gd, NULL, count_notice, &notices,
+                                                     &err);
+            same = st == CUZK_OK && it.st == CUZK_OK && proofs_equal(&got[i], &ref[i]);
+            cuzk_gpu_prover_fix_rs(qp, NULL, NULL);
+        }
+        CHECK(same && notices == 3,
+              "%s 2^%u: provers sharing scratch give the same proofs, one notice per batch "
+              "(%d; %s)", cname, log2, notices, err.msg);
+        size_t b0 = cuzk_gpu_shared_scratch_bytes(sh[0]), b1 = cuzk_gpu_shared_scratch_bytes(sh[1]);
+        CHECK(ok && b0 > 0 && b1 > 0 && cuzk_gpu_prover_device_bytes(q[0]) ==
+                                            cuzk_gpu_prover_device_bytes(q[1]),
+              "%s 2^%u: both provers see the one shared scratch (%zu + %zu bytes)", cname, log2,
+              b0, b1);
+        for (int i = 0; i < 2; i++)
+            cuzk_gpu_prover_free(q[i]);
+        for (int i = 0; i < 2; i++)
+            cuzk_gpu_shared_scratch_free(sh[i]);
     }
     /* A device-memory cap that leaves no room for the bases: a context
      * whose scratch is already grown by one proof, capped at what it holds
