@@ -5,7 +5,7 @@
  *
  *   bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20,22,24]
  *                   [--reps N] [--real-max-log K] [--eval auto|gpu|cpu]
- *                   [--host-bases]
+ *                   [--host-bases] [--shifted-gib G]
  *
  * Keys: up to 2^K constraints (default K = 20) a real development key
  * (cuzk setup --dev), and every proof is checked by the CPU verifier;
@@ -14,7 +14,10 @@
  * are not valid, so they are not verified.  The output says which.
  * --host-bases keeps the key's points in page-locked host memory and
  * streams them to the device in every MSM (the mode for keys larger than
- * device memory).  Prints one line per proof and a summary table last.
+ * device memory).  --shifted-gib G gives the resident key's base sets
+ * precomputed shifted copies within G GiB (cuzk_gpu_key_precompute: H,
+ * B2, A, B1, C in that order, each if it fits).  Prints one line per
+ * proof and a summary table last.
  * No GPU: exit 77.
  */
 #include <stdio.h>
@@ -34,6 +37,8 @@
 #endif
 
 #ifdef CUZK_HAVE_CUDA
+static double g_shifted_gib; /* --shifted-gib */
+
 typedef struct row {
     const char *curve;
     unsigned log2;
@@ -160,6 +165,17 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         fprintf(stderr, "GPU key/prover: %s\n", err.msg);
         return 1;
     }
+    if (g_shifted_gib > 0) {
+        size_t took = 0;
+        double ts = bench_now_s();
+        if (cuzk_gpu_key_precompute(gk, (size_t)(g_shifted_gib * 1073741824.0), &took, &err) !=
+            CUZK_OK) {
+            fprintf(stderr, "shifted copies: %s\n", err.msg);
+            return 1;
+        }
+        printf("  shifted copies: %.2f GiB in %.1f s\n", took / 1073741824.0,
+               bench_now_s() - ts);
+    }
     out->host = cuzk_gpu_key_host_streamed(gk);
     out->batch = batch;
     printf("  key: %s\n", cuzk_gpu_key_why(gk));
@@ -275,6 +291,8 @@ int main(int argc, char **argv) {
             host_bases = 1;
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
             batch = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--shifted-gib") && i + 1 < argc)
+            g_shifted_gib = atof(argv[++i]);
         else if (!strcmp(argv[i], "--mem-limit-gib") && i + 1 < argc)
             limit_gib = atof(argv[++i]);
         else if (!strcmp(argv[i], "--real-max-log") && i + 1 < argc)
@@ -288,7 +306,7 @@ int main(int argc, char **argv) {
             fprintf(stderr,
                     "usage: bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20] "
                     "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu] [--host-bases]\n"
-                    "                       [--batch N] [--mem-limit-gib G]\n");
+                    "                       [--batch N] [--mem-limit-gib G] [--shifted-gib G]\n");
             return 2;
         }
     }

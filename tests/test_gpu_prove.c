@@ -449,6 +449,23 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         for (int i = 0; i < 2; i++)
             cuzk_gpu_shared_scratch_free(sh[i]);
     }
+    /* Shifted copies of the resident key's bases (all five sets fit in
+     * 1 GiB at these sizes): the same proofs; a budget of one byte takes
+     * none */
+    {
+        size_t used = 1;
+        CHECK(cuzk_gpu_key_precompute(gd, 1, &used, &err) == CUZK_OK && used == 0,
+              "%s 2^%u: a one-byte budget takes no shifted copies (%zu; %s)", cname, log2, used,
+              err.msg);
+        uint64_t before = cuzk_gpu_key_device_bytes(gd);
+        CHECK(cuzk_gpu_key_precompute(gd, (size_t)1 << 30, &used, &err) == CUZK_OK && used > 0 &&
+                  cuzk_gpu_key_device_bytes(gd) == before + used,
+              "%s 2^%u: shifted copies built (%zu bytes; %s)", cname, log2, used, err.msg);
+        for (int i = 0; i < NB; i++)
+            CHECK(prove_fixed(ps[0], gd, of[i], &r[i], &s[i], &got[i], &err) == CUZK_OK &&
+                      proofs_equal(&got[i], &ref[i]),
+                  "%s 2^%u: proof %d over shifted copies identical (%s)", cname, log2, i, err.msg);
+    }
     /* A device-memory cap that leaves no room for the bases: a context
      * whose scratch is already grown by one proof, capped at what it holds
      * plus the matrices plus half the bases; AUTO must stream the key and
