@@ -404,7 +404,9 @@ template <class C> CUZK_HD const uint32_t *fp_p32() {
  * a[j] * b[i] of the called BLS12-381 Fp product (823 instructions instead
  * of 422), and 864 of them in the inlined products of the level-1 MSM
  * accumulation kernel for BLS12-381 G1 (9599 instructions instead of
- * 7108).  n0 comes from constant memory (see CUZK_GPU_FIELD).
+ * 7108).  The copy of |a|, whose words every row reads, is the one that
+ * matters (copying only |b| changes nothing; only |a| gives the same SASS
+ * as both).  n0 comes from constant memory (see CUZK_GPU_FIELD).
  */
 template <class C>
 CUZK_HD void f_mul(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
