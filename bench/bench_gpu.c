@@ -1,6 +1,7 @@
 /*
  * GPU benchmarks: Montgomery product throughput (the kernels' even/odd form
- * against CIOS on 32- and 64-bit words), MSM
+ * against CIOS on 32- and 64-bit words, and against the even/odd form as
+ * compiled before, inlined and called: "eo-32-prev", "eo-32-call-prev"), MSM
  * G1/G2 of both curves with bases resident on the device, NTT with data on
  * the device.  Prints one line per measurement ("bench_gpu: ...") and a
  * summary table last.
@@ -123,9 +124,10 @@ static void fail(const char *what, const cuzk_error *err) {
 static void bench_field(void) {
     static const char *names[] = {"bls12_381_fp", "bls12_381_fr", "bn254_fp",
                                   "bn254_fr"};
-    static const char *forms[] = {"eo-32", "cios-32", "cios-64"};
+    static const char *forms[] = {"eo-32",      "cios-32",    "cios-64",
+                                  "eo-32-prev", "eo-32-call", "eo-32-call-prev"};
     for (int f = 0; f < 4; f++)
-        for (int form = CUZK_GPU_MUL_EO32; form <= CUZK_GPU_MUL_CIOS64;
+        for (int form = CUZK_GPU_MUL_EO32; form <= CUZK_GPU_MUL_EO32_CALL_PREV;
              form++) {
             double rate = 0;
             cuzk_error err = {0};
@@ -137,7 +139,7 @@ static void bench_field(void) {
             }
             printf("bench_gpu: field %s product %s: %.3g products/s\n",
                    names[f], forms[form], rate);
-            row("%-28s %-10s %10.1f Gmul/s %8s", names[f], forms[form],
+            row("%-28s %-15s %10.1f Gmul/s %8s", names[f], forms[form],
                 rate * 1e-9, 0);
         }
 }

@@ -38,6 +38,19 @@ __device__ __forceinline__ void mul_cios32(fp_t<C> &r, const fp_t<C> &a,
     mont_mul_chain<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
 }
 
+/* The even/odd product as compiled before (n0 an immediate, operands read
+ * in place), for the throughput comparison only. */
+template <class C>
+__device__ __forceinline__ void mul_eo_prev(fp_t<C> &r, const fp_t<C> &a,
+                                            const fp_t<C> &b) {
+    mont_mul_eo<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
+}
+template <class C>
+__device__ __noinline__ void mul_eo_prev_call(fp_t<C> &r, const fp_t<C> &a,
+                                              const fp_t<C> &b) {
+    mul_eo_prev(r, a, b);
+}
+
 template <class C>
 __global__ void k_field_op(int op, const fp_t<C> *a, const fp_t<C> *b,
                            fp_t<C> *out, size_t n) {
@@ -105,6 +118,12 @@ __device__ __forceinline__ void bench_mul(fp_t<C> &r, const fp_t<C> &a,
         mul64(r, a, b);
     else if (FORM == CUZK_GPU_MUL_CIOS32)
         mul_cios32(r, a, b);
+    else if (FORM == CUZK_GPU_MUL_EO32_PREV)
+        mul_eo_prev(r, a, b);
+    else if (FORM == CUZK_GPU_MUL_EO32_CALL)
+        f_mul_call(r, a, b);
+    else if (FORM == CUZK_GPU_MUL_EO32_CALL_PREV)
+        mul_eo_prev_call(r, a, b);
     else
         f_mul(r, a, b);
 }
@@ -140,15 +159,31 @@ static cuzk_status field_bench(cuzk_gpu_ctx *ctx, int form, double *rate,
     float ms = 0;
     for (int rep = 0; rep < 2; rep++) { /* first run warms up */
         CUZK_CUDA(err, cudaEventRecord(e0, s->s));
-        if (form == CUZK_GPU_MUL_CIOS64)
+        switch (form) {
+        case CUZK_GPU_MUL_CIOS64:
             k_field_bench<C, CUZK_GPU_MUL_CIOS64>
                 <<<blocks, threads, 0, s->s>>>(in, out);
-        else if (form == CUZK_GPU_MUL_CIOS32)
+            break;
+        case CUZK_GPU_MUL_CIOS32:
             k_field_bench<C, CUZK_GPU_MUL_CIOS32>
                 <<<blocks, threads, 0, s->s>>>(in, out);
-        else
+            break;
+        case CUZK_GPU_MUL_EO32_PREV:
+            k_field_bench<C, CUZK_GPU_MUL_EO32_PREV>
+                <<<blocks, threads, 0, s->s>>>(in, out);
+            break;
+        case CUZK_GPU_MUL_EO32_CALL:
+            k_field_bench<C, CUZK_GPU_MUL_EO32_CALL>
+                <<<blocks, threads, 0, s->s>>>(in, out);
+            break;
+        case CUZK_GPU_MUL_EO32_CALL_PREV:
+            k_field_bench<C, CUZK_GPU_MUL_EO32_CALL_PREV>
+                <<<blocks, threads, 0, s->s>>>(in, out);
+            break;
+        default:
             k_field_bench<C, CUZK_GPU_MUL_EO32>
                 <<<blocks, threads, 0, s->s>>>(in, out);
+        }
         CUZK_LAUNCHED(err);
         CUZK_CUDA(err, cudaEventRecord(e1, s->s));
         CUZK_CUDA(err, cudaEventSynchronize(e1));
@@ -165,7 +200,7 @@ extern "C" cuzk_status cuzk_gpu_field_bench(cuzk_gpu_ctx *ctx,
                                             cuzk_gpu_mul_form form,
                                             double *rate, cuzk_error *err) {
     int f = (int)form;
-    if ((unsigned)form > CUZK_GPU_MUL_CIOS64 ||
+    if ((unsigned)form > CUZK_GPU_MUL_EO32_CALL_PREV ||
         (unsigned)field > CUZK_GPU_BN254_FR)
         return cuzk_gpu_fail(err, CUZK_EINVAL,
                              "field bench: form %d or field %d unknown", f,

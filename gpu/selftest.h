@@ -61,12 +61,18 @@ cuzk_status cuzk_gpu_field_op(cuzk_gpu_stream *s, cuzk_gpu_field field,
                               cuzk_error *err);
 
 /* Forms of the device Montgomery product (field/gpu/mont.cuh): the one the
- * kernels use (32-bit words, even/odd accumulators) and two CIOS loops
- * kept for comparison. */
+ * kernels use (32-bit words, even/odd accumulators), two CIOS loops kept
+ * for comparison, the even/odd product as it was compiled before n0 came
+ * from constant memory and the operands were copied up front ("prev": n0
+ * an immediate, operands read in place), and both even/odd forms through a
+ * called (not inlined) function, as the MSM's XYZZ formulas use it. */
 typedef enum cuzk_gpu_mul_form {
     CUZK_GPU_MUL_EO32 = 0,
     CUZK_GPU_MUL_CIOS32 = 1,
-    CUZK_GPU_MUL_CIOS64 = 2
+    CUZK_GPU_MUL_CIOS64 = 2,
+    CUZK_GPU_MUL_EO32_PREV = 3,
+    CUZK_GPU_MUL_EO32_CALL = 4,
+    CUZK_GPU_MUL_EO32_CALL_PREV = 5
 } cuzk_gpu_mul_form;
 
 /* Throughput of Montgomery products of |form| in a dependent-chain kernel

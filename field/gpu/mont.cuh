@@ -332,10 +332,23 @@ static inline void mod_sub_host(uint64_t *r, const uint64_t *a,
  * (device constant memory and a host copy) and its configuration struct
  * name##_cfg.  PFX names the consts_gen.h prefix (e.g. BLS12_381_FP).
  * Constant memory is read with compile-time offsets in the unrolled loops,
- * so the modulus words become instruction operands.
+ * so the modulus words become instruction operands (uniform registers),
+ * which the wide multiply-add takes as they are.
+ *
+ * The products take n0 from constant memory too (n0(), not the immediate
+ * n0_32), on purpose: ptxas folds a known n0 into the reduction, and for
+ * n0 = 0xffffffff (BLS12-381 Fr: p = 1 mod 2^32) it computes m = -t[0] and
+ * then splits every m * p[j] of the row into IMAD.X + IMAD.HI.U32.X with
+ * extra adds (the field bench loop, two products: 536 SASS instructions
+ * instead of 424; the NTT tile kernel 17% larger than the same kernel for
+ * BN254 Fr).  An opaque value keeps each m * p[j] one IMAD.WIDE.U32(.X);
+ * for the other fields it costs one uniform load per kernel.  (Placing p
+ * as immediates or passing it, or n0, through a volatile register move
+ * changes nothing: ptxas sees through both; docs/PERFORMANCE-GPU-notes.md.)
  */
 #define CUZK_GPU_FIELD(name, PFX, limbs)                                      \
     static __device__ __constant__ uint64_t name##_d_p[limbs] = PFX##_P;      \
+    static __device__ __constant__ uint32_t name##_d_n0 = (uint32_t)PFX##_N0; \
     static __device__ __constant__ uint64_t name##_d_one[limbs] = PFX##_ONE;  \
     static __device__ __constant__ uint64_t name##_d_r2[limbs] = PFX##_R2;    \
     static const uint64_t name##_h_p[limbs] = PFX##_P;                        \
@@ -345,6 +358,7 @@ static inline void mod_sub_host(uint64_t *r, const uint64_t *a,
         enum { N64 = limbs, N32 = 2 * limbs };                                \
         static constexpr uint64_t n0_64 = PFX##_N0;                           \
         static constexpr uint32_t n0_32 = (uint32_t)PFX##_N0;                 \
+        CUZK_HD static uint32_t n0() { CUZK_GPU_PICK(name##_d_n0, n0_32); }   \
         CUZK_HD static const uint64_t *p() {                                  \
             CUZK_GPU_PICK(name##_d_p, name##_h_p);                            \
         }                                                                     \
@@ -381,10 +395,29 @@ template <class C> CUZK_HD const uint32_t *fp_p32() {
     return (const uint32_t *)C::p();
 }
 
+/*
+ * The operands are copied into local arrays before the product: free where
+ * the product is inlined (the copies are registers), and where it is not
+ * (f_mul_call, the Fp2 product), the copy loads every word up front; read
+ * in place through the references, ptxas split each a[j] * b[i] into
+ * IMAD + IMAD.HI.U32 + two adds instead of one IMAD.WIDE.U32(.X): all 144
+ * a[j] * b[i] of the called BLS12-381 Fp product (823 instructions instead
+ * of 422), and 864 of them in the inlined products of the level-1 MSM
+ * accumulation kernel for BLS12-381 G1 (9599 instructions instead of
+ * 7108).  The copy of |a|, whose words every row reads, is the one that
+ * matters (copying only |b| changes nothing; only |a| gives the same SASS
+ * as both).  n0 comes from constant memory (see CUZK_GPU_FIELD).
+ */
 template <class C>
 CUZK_HD void f_mul(fp_t<C> &r, const fp_t<C> &a, const fp_t<C> &b) {
 #ifdef CUZK_GPU_CHAIN
-    mont_mul_eo<uint32_t, C::N32>(r.v, a.v, b.v, fp_p32<C>(), C::n0_32);
+    uint32_t x[C::N32], y[C::N32];
+    CUZK_UNROLL
+    for (int j = 0; j < C::N32; j++) {
+        x[j] = a.v[j];
+        y[j] = b.v[j];
+    }
+    mont_mul_eo<uint32_t, C::N32>(r.v, x, y, fp_p32<C>(), C::n0());
 #else
     uint64_t x[C::N64], y[C::N64];
     memcpy(x, a.v, sizeof x); /* memcpy, not casts: strict aliasing */
