@@ -134,6 +134,8 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **out,
      * (msm/gpu/msm_affine.cuh) for this context; xyzz (default) the other */
     const char *accum = getenv("CUZK_GPU_MSM_ACCUM");
     ctx->msm_affine = accum != NULL && strcmp(accum, "affine") == 0;
+    const char *minb = getenv("CUZK_GPU_MSM_ACC_MINB");
+    ctx->msm_acc_minb = minb ? atoi(minb) : 0;
     cudaError_t e = cudaSetDevice(device);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&ctx->sm_count,

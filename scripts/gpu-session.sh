@@ -2,10 +2,13 @@
 # One GPU-machine run that builds cuzk (CUDA, sm_90) and, as the stages in
 # CUZK_SESSION_STAGES ask (default "tests prove engine filecoin"):
 #   tests     every GPU test (test_gpu_*, test_engine_gpu), one log each;
-#   msm       bench_gpu's MSMs to 2^24 with both bucket accumulations
-#             (XYZZ and batch-affine), plain bases;
+#   field     bench_gpu's product throughput (current and previous forms);
+#   msm       bench_gpu's MSMs to 2^24, plain bases, with the accumulation
+#             CUZK_SESSION_MSM_ACCUM (xyzz, affine or both), and G1 with
+#             level 1 built for 3 blocks per multiprocessor;
 #   prove     bench_gpu_prove: BLS12-381 2^20 and 2^24, BN254 2^24, key
-#             resident (the whole-proof figures of docs/PERFORMANCE.md);
+#             resident (the whole-proof figures of docs/PERFORMANCE.md), and
+#             the 2^24 proofs again with shifted copies of the bases;
 #   engine    cuzk bench engine --device gpu at 2^24 (timing key, 3 jobs of 4
 #             partitions): the busy / idle-with-work split between partitions;
 #   filecoin  cuzk bench filecoin --proof porep at 2^CUZK_SESSION_FC_LOG
@@ -68,13 +71,28 @@ for st in $STAGES; do
         run prove-bls-20 200 "$B/bench_gpu_prove" --curve bls12_381 --logs 20 --reps 5
         run prove-bls-24 400 "$B/bench_gpu_prove" --curve bls12_381 --logs 24 --reps 3
         run prove-bn-24 400 "$B/bench_gpu_prove" --curve bn254 --logs 24 --reps 3
-        for l in prove-bls-20 prove-bls-24 prove-bn-24; do
+        # shifted copies of the base sets within 60 GiB (cuzk_gpu_key_precompute)
+        run prove-bls-24-shifted 400 "$B/bench_gpu_prove" --curve bls12_381 --logs 24 --reps 3 \
+            --shifted-gib 60
+        run prove-bn-24-shifted 400 "$B/bench_gpu_prove" --curve bn254 --logs 24 --reps 3 \
+            --shifted-gib 60
+        for l in prove-bls-20 prove-bls-24 prove-bn-24 prove-bls-24-shifted prove-bn-24-shifted; do
             grep -E "^(bls12381|bn128|bn254) +[0-9]+ " "$OUTDIR/$l.log" | tail -1 | sed 's/^/    /' >>"$sum"
         done ;;
+    field)
+        run field 120 "$B/bench_gpu" --skip-msm --skip-ntt
+        grep -E "^bench_gpu: field .*product eo-32" "$OUTDIR/field.log" | sed 's/^/    /' >>"$sum" ;;
     msm)
-        run msm-accum 400 "$B/bench_gpu" --skip-field --skip-ntt --no-shifted --msm-accum both \
-            --msm-max-log 24 --reps 2
-        grep -E "^bench_gpu: msm .* 2\^(20|22|24): " "$OUTDIR/msm-accum.log" | cut -c1-110 | tail -24 | sed 's/^/    /' >>"$sum" ;;
+        # CUZK_SESSION_MSM_ACCUM: xyzz (default), affine or both
+        run msm-accum 400 "$B/bench_gpu" --skip-field --skip-ntt --no-shifted \
+            --msm-accum "${CUZK_SESSION_MSM_ACCUM:-xyzz}" --msm-max-log 24 --reps 3
+        grep -E "^bench_gpu: msm .* 2\^(20|24): " "$OUTDIR/msm-accum.log" | cut -c1-110 | tail -24 | sed 's/^/    /' >>"$sum"
+        # level 1 of G1 built for 3 blocks per multiprocessor (msm.cu, MB)
+        export CUZK_GPU_MSM_ACC_MINB=3
+        run msm-minb3 200 "$B/bench_gpu" --skip-field --skip-ntt \
+            --no-shifted --msm-only G1 --msm-max-log 24 --reps 3
+        unset CUZK_GPU_MSM_ACC_MINB
+        grep -E "^bench_gpu: msm .* 2\^(20|24): " "$OUTDIR/msm-minb3.log" | cut -c1-110 | sed 's/^/    minb3 /' >>"$sum" ;;
     engine)
         mkdir -p /tmp/fc
         run engine-24 500 "$B/cuzk" bench engine --device gpu --curve bls12_381 --log2 24 \

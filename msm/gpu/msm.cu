@@ -63,8 +63,14 @@ __global__ void k_msm_scatter(const uint32_t *scalars, size_t n, bool mont,
                            keys, vals);
 }
 
-template <class G, bool FIRST>
-__global__ void __launch_bounds__(MSM_ACC_THREADS)
+/* MB: the fewest blocks per multiprocessor the register allocation must
+ * allow (1: no constraint).  With every product's partial products in
+ * wide multiply-adds, BLS12-381 G1's level 1 took 180 registers (2 blocks
+ * of 128 threads) instead of 168 (3); MB = 3 holds it at 168 without
+ * spills, and CUZK_GPU_MSM_ACC_MINB=3 selects that build of level 1 so
+ * one run measures both (G2 spills under it). */
+template <class G, bool FIRST, int MB = 1>
+__global__ void __launch_bounds__(MSM_ACC_THREADS, MB)
     k_msm_acc(const uint32_t *keys, size_t M, size_t L, size_t T,
               const uint32_t *vals, const typename G::affine *bases,
               const typename G::affine *shift, uint32_t nfirst,
@@ -529,10 +535,16 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                 l1_shift = NULL;
                 l1_nfirst = MSM_INVALID;
             }
-            k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                 MSM_ACC_THREADS, 0, cs>>>(
-                keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
-                (const P *)NULL, vb, acc, pk[0], pp[0]);
+            if (s->ctx->msm_acc_minb == 3 && sizeof(F) <= 48)
+                k_msm_acc<G, true, 3><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                        MSM_ACC_THREADS, 0, cs>>>(
+                    keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
+                    (const P *)NULL, vb, acc, pk[0], pp[0]);
+            else
+                k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                     MSM_ACC_THREADS, 0, cs>>>(
+                    keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
+                    (const P *)NULL, vb, acc, pk[0], pp[0]);
             CUZK_LAUNCHED(err);
             prof_mark(s, "accumulate");
             int cur = 0;
