@@ -9,9 +9,11 @@
  * read what another block of the same pass writes).
  *
  * Checks, for both scalar fields, every log_n in 1..18 plus 20
- * (CUZK_NTT_EMULATE_MAX_LOG lowers or raises the top), all four directions
- * (coset generator w_2n, and a random one at odd sizes), element by element
- * equal to the CPU transform, with the fixed-tile plan and, at the sizes
+ * (CUZK_NTT_EMULATE_MAX_LOG lowers or raises the top), all five directions
+ * (coset generator w_2n, and a random one at some sizes; the fifth,
+ * inverse-to-coset, against the CPU inverse times g^i, and followed by a
+ * forward transform against the CPU inverse then coset forward), element by
+ * element equal to the CPU transform, with the fixed-tile plan and, at the sizes
  * where it differs (2^11 .. 2^17), the small-tile plan on the same input.
  * Also checks ntt_inv_n (1/2^k without an inversion) against a Fermat
  * inversion for k = 0..28.  Also checks that the swizzled shared-memory
@@ -59,7 +61,16 @@ template <> struct emu_field<gpu_bls12_381_fr_cfg> {
         case 0: bls12_381_ntt_forward(d, a, NULL); break;
         case 1: bls12_381_ntt_inverse(d, a, NULL); break;
         case 2: bls12_381_ntt_coset_forward(d, a, g, NULL); break;
-        default: bls12_381_ntt_coset_inverse(d, a, g, NULL); break;
+        case 3: bls12_381_ntt_coset_inverse(d, a, g, NULL); break;
+        default: { /* inverse, then a[i] times g^i */
+            bls12_381_ntt_inverse(d, a, NULL);
+            F p;
+            bls12_381_fr_set_one(&p);
+            for (size_t i = 0; i < ((size_t)1 << bls12_381_ntt_domain_log_n(d)); i++) {
+                bls12_381_fr_mul(&a[i], &a[i], &p);
+                bls12_381_fr_mul(&p, &p, g);
+            }
+        }
         }
     }
     static const char *name() { return "bls12_381"; }
@@ -77,7 +88,16 @@ template <> struct emu_field<gpu_bn254_fr_cfg> {
         case 0: bn254_ntt_forward(d, a, NULL); break;
         case 1: bn254_ntt_inverse(d, a, NULL); break;
         case 2: bn254_ntt_coset_forward(d, a, g, NULL); break;
-        default: bn254_ntt_coset_inverse(d, a, g, NULL); break;
+        case 3: bn254_ntt_coset_inverse(d, a, g, NULL); break;
+        default: { /* inverse, then a[i] times g^i */
+            bn254_ntt_inverse(d, a, NULL);
+            F p;
+            bn254_fr_set_one(&p);
+            for (size_t i = 0; i < ((size_t)1 << bn254_ntt_domain_log_n(d)); i++) {
+                bn254_fr_mul(&a[i], &a[i], &p);
+                bn254_fr_mul(&p, &p, g);
+            }
+        }
         }
     }
     static const char *name() { return "bn254"; }
@@ -158,13 +178,15 @@ static void emu_ntt(fp_t<C> *x, unsigned log_n, int dir, const fp_t<C> &g,
     tw[0] = one;
     for (uint32_t k = 1; k < half; k++)
         f_mul(tw[k], tw[k - 1], w);
-    bool inverse = dir == 1 || dir == 3, coset = dir >= 2;
+    bool inverse = dir == 1 || dir == 3 || dir == 4, coset = dir >= 2;
     E ninv;
     ntt_inv_n(ninv, log_n);
     std::vector<E> lo(NTT_POW_LO), hi((n + NTT_POW_LO - 1) / NTT_POW_LO);
     if (coset) {
         E b = g, sc = one;
-        if (inverse) {
+        if (dir == 4) { /* inverse to coset: output j times g^j / n */
+            sc = ninv;
+        } else if (inverse) {
             f_inv(b, g);
             sc = ninv;
         }
@@ -233,7 +255,7 @@ template <class C> static void test_field(unsigned max_log) {
         }
         std::vector<E> gpu(n), cpu(n), in(n);
         F g_last;
-        for (int dir = 0; dir < 4; dir++)
+        for (int dir = 0; dir < 5; dir++)
         for (unsigned shape = 0; shape < 2; shape++) {
             if (shape == NTT_PLAN_SMALL && !plans_differ(lg))
                 continue;
@@ -252,7 +274,8 @@ template <class C> static void test_field(unsigned max_log) {
             }
             F g;
             emu_field<C>::root(&g, lg + 1);
-            if (dir == 2 && (lg & 1)) { /* random generator, below 2^253 */
+            if ((dir == 2 && (lg & 1)) || (dir == 4 && !(lg & 1))) {
+                /* random generator, below 2^253 */
                 uint64_t v[4] = {rnd64(), rnd64(), rnd64(),
                                  rnd64() & ((1ull << 61) - 1)};
                 memcpy(&g, v, sizeof v);
@@ -277,6 +300,22 @@ template <class C> static void test_field(unsigned max_log) {
                     bad = i;
             EXPECT(bad == n, "%s 2^%u dir %d plan 0 differs from CPU at %zu",
                    emu_field<C>::name(), lg, dir, bad);
+            if (dir == 4) { /* then a plain forward = the coset forward */
+                memcpy(cpu.data(), in.data(), n * sizeof(E));
+                emu_field<C>::run(dom, (F *)cpu.data(), 1, &g);
+                emu_field<C>::run(dom, (F *)cpu.data(), 2, &g);
+                emu_ntt<C>(gpu.data(), lg, 0, ge, NTT_PLAN_SMALL);
+                bad = n;
+                for (size_t i = 0; i < n && bad == n; i++)
+                    if (memcmp(&gpu[i], &cpu[i], sizeof(E)))
+                        bad = i;
+                EXPECT(bad == n, "%s 2^%u inverse-to-coset + forward differs"
+                       " from inverse + coset forward at %zu",
+                       emu_field<C>::name(), lg, bad);
+                /* restore the dir 4 reference for the other plan */
+                memcpy(cpu.data(), in.data(), n * sizeof(E));
+                emu_field<C>::run(dom, (F *)cpu.data(), 4, &g);
+            }
         }
         emu_field<C>::dom_free(dom);
     }

@@ -265,10 +265,13 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     if (st != CUZK_OK)
         return st;
     uint32_t n = 1u << log_n;
+    /* to_coset: the inverse whose last pass multiplies output j by g^j / n
+     * (the coset inverse's store, with g for g^-1) */
+    bool to_coset = dir == CUZK_GPU_NTT_INVERSE_TO_COSET;
     bool inverse = dir == CUZK_GPU_NTT_INVERSE ||
-                   dir == CUZK_GPU_NTT_COSET_INVERSE;
+                   dir == CUZK_GPU_NTT_COSET_INVERSE || to_coset;
     bool coset = dir == CUZK_GPU_NTT_COSET_FORWARD ||
-                 dir == CUZK_GPU_NTT_COSET_INVERSE;
+                 dir == CUZK_GPU_NTT_COSET_INVERSE || to_coset;
     ntt_pass plan[NTT_MAX_PASSES];
     unsigned np = ntt_plan_passes(log_n, inverse, coset && !inverse,
                                   !inverse ? 0 : coset ? 2 : 1,
@@ -300,7 +303,9 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
         E one;
         f_set_one(one);
         uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
-        if (inverse) {
+        if (to_coset) {
+            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, ninv, err);
+        } else if (inverse) {
             E ginv;
             f_inv(ginv, g);
             st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
@@ -344,7 +349,7 @@ extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
     cuzk_status st = ntt_check(curve, log_n, err);
     if (st != CUZK_OK)
         return st;
-    if (d_data == NULL || (unsigned)dir > CUZK_GPU_NTT_COSET_INVERSE ||
+    if (d_data == NULL || (unsigned)dir > CUZK_GPU_NTT_INVERSE_TO_COSET ||
         (dir >= CUZK_GPU_NTT_COSET_FORWARD && coset_gen == NULL))
         return cuzk_gpu_fail(err, CUZK_EINVAL,
                              "ntt: NULL data, bad direction or missing coset "

@@ -61,7 +61,11 @@
  * into the same table) and scales by 1/n in the last pass; the forward
  * coset multiplies the input by g^i on load in the first pass, the coset
  * inverse multiplies output j by g^-j / n in the last pass, both from two
- * small tables lo[k] = g^k (k < 4096) and hi[k] = s * g^(4096 k).
+ * small tables lo[k] = g^k (k < 4096) and hi[k] = s * g^(4096 k).  The
+ * inverse-to-coset direction (Groth16's H: each of a, b, c goes from
+ * evaluations to the coset) is the coset inverse's store with g for g^-1:
+ * output j times g^j / n, which the following plain forward transform
+ * then evaluates on the coset, so the forward's load product disappears.
  * Sizes below one thread's E elements use ntt_small_one.
  *
  * Must not: allocate, or depend on the launch shape beyond the plan.
