@@ -14,7 +14,7 @@
  * inverse-to-coset, against the CPU inverse times g^i, and followed by a
  * forward transform against the CPU inverse then coset forward), element by
  * element equal to the CPU transform, with the fixed-tile plan and, at the sizes
- * where it differs (2^11 .. 2^17), the small-tile plan on the same input.
+ * where it differs (2^11 .. 2^16), the small-tile plan on the same input.
  * Also checks ntt_inv_n (1/2^k without an inversion) against a Fermat
  * inversion for k = 0..28.  Also checks that the swizzled shared-memory
  * slots of every round are a permutation (no two threads share a slot).

@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
 
 /* Launches one pass: the fixed-shape kernel for full tiles of 5 to 10
  * stages (every pass of a plan for log_n >= 10 up to 2^28 and beyond) and
- * for the small tiles of NTT_PLAN_SMALL (2^11 .. 2^17), the run-time one
+ * for the small tiles of NTT_PLAN_SMALL (2^11 .. 2^16), the run-time one
  * otherwise. */
 template <class C>
 static void ntt_launch_pass(cudaStream_t cs, const ntt_pass &P,
@@ -116,9 +116,9 @@ static void ntt_launch_pass(cudaStream_t cs, const ntt_pass &P,
         NTT_FIXED(5, 7)
         NTT_FIXED(6, 7)
         NTT_FIXED(7, 7)
+        NTT_FIXED(7, 8)
         NTT_FIXED(8, 8)
         NTT_FIXED(8, 9)
-        NTT_FIXED(9, 9)
 #endif
     default:
         k_ntt_tile<C, 0, 0><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi,

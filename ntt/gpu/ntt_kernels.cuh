@@ -140,16 +140,19 @@ static inline unsigned ntt_plan(unsigned log_n, unsigned L[NTT_MAX_PASSES]) {
  * Tile of one pass of L stages.  NTT_PLAN_FIXED: 2^NTT_TILE_LOG (log_n when
  * smaller), so a transform of 2^n elements launches 2^(n-10) blocks per
  * pass: 4 at 2^12, 64 at 2^16, fewer than the 132 multiprocessors of an
- * H200 up to 2^17.  NTT_PLAN_SMALL: the largest tile that still gives
- * 2^NTT_SMALL_BLOCKS_LOG blocks, but at least the pass's L stages and one
- * warp of threads (2^(NTT_EPT_LOG + 5) elements), at most NTT_TILE_LOG.
- * The thread count of a pass (n / E) is the same either way; the smaller
- * tile spreads it over all multiprocessors instead of packing 8 warps on
- * each of a few.  From 2^18 up both plans are the same.
+ * H200 below 2^17.  NTT_PLAN_SMALL: the largest tile that still gives
+ * 2^NTT_SMALL_BLOCKS_LOG blocks (about one per multiprocessor), but at
+ * least the pass's L stages and one warp of threads (2^(NTT_EPT_LOG + 5)
+ * elements), at most NTT_TILE_LOG.  The thread count of a pass (n / E) is
+ * the same either way; the smaller tile spreads it over all
+ * multiprocessors instead of packing 8 warps on each of a few.  Twice the
+ * blocks would not shorten the busiest multiprocessor's work (two blocks
+ * of half the size on most of them), only shrink the tiles.  From 2^17 up
+ * both plans are the same.
  */
 #define NTT_PLAN_FIXED 0u
 #define NTT_PLAN_SMALL 1u
-#define NTT_SMALL_BLOCKS_LOG 8
+#define NTT_SMALL_BLOCKS_LOG 7
 static inline unsigned ntt_pass_tile(unsigned log_n, unsigned L,
                                      unsigned shape) {
     if (log_n <= NTT_TILE_LOG)
