@@ -25,8 +25,10 @@
  * "post-twiddle" product per element reads the big table (n/2 powers of w,
  * w^(e + n/2) = -w^e).  The last pass has S = 1 and no post-twiddle.
  *
- * Block work: a tile of 2^T elements (T = NTT_TILE_LOG, or log_n when
- * smaller) = 2^(T-L) columns x 2^L rows; tile slot s = c + (m << log_c).
+ * Block work: a tile of 2^T elements (T = NTT_TILE_LOG, log_n when
+ * smaller, or a smaller tile for 2^11 .. 2^16 so that a pass has about one
+ * block per multiprocessor: ntt_pass_tile) = 2^(T-L) columns x 2^L rows;
+ * tile slot s = c + (m << log_c).
  * Each of the 2^(T-e) threads holds E = 2^e elements in registers (e =
  * NTT_EPT_LOG, 2 by default) and does up to e stages there ("round"),
  * then the tile is exchanged through shared memory for the next round:
