@@ -17,7 +17,8 @@
  *
  * Scratch per call (cuzk_gpu_scratch): n elements for the intermediate copy
  * when the plan has two or more passes (log_n > 10), plus 4096 + n/4096
- * elements of coset power tables for the coset directions.
+ * elements of coset power tables for the coset directions (and
+ * inverse-to-coset).
  *
  * cuzk_gpu_ctx_tune's ntt_log_radix is ignored: the pass plan follows
  * from the size (ntt_kernels.cuh: ntt_plan_passes; CUZK_NTT_PLAN=fixed in
@@ -50,8 +51,11 @@
 /*
  * FL = 0: the plan's shape is read at run time (any tile size).  FL > 0:
  * a tile of 2^FT elements (FT = NTT_TILE_LOG, or one of the smaller tiles
- * of NTT_PLAN_SMALL) over FL stages, the shape fixed at compile time, so the slot and index arithmetic of every round (bit
- * placements, shifts, masks) folds to constants and the rounds unroll.
+ * of NTT_PLAN_SMALL) over FL stages, the shape fixed at compile time (the
+ * launch picks it by (tile_log, L), from which log_c and rounds follow, so
+ * the constants always equal the plan's), and the slot and index
+ * arithmetic of every round (bit placements, shifts, masks) folds to
+ * constants and the rounds unroll.
  * That arithmetic is integer ALU work competing with the products' carry
  * instructions, the busiest pipe of these kernels.  The bodies are the
  * same; only the copy of the plan they read differs.
