@@ -16,7 +16,9 @@
  *
  * Options: --quick (smaller sizes, for a smoke run), --msm-max-log N,
  * --ntt-min-log N, --ntt-max-log N, --reps N, --skip-msm, --skip-ntt,
- * --skip-field,
+ * --skip-field, --ntt-ab (each NTT size also with CUZK_NTT_PLAN=fixed
+ * against the default plan, one call + sync and 16 queued calls per sync,
+ * and up to 2^22 the six transforms of Groth16's H, plain against fused),
  * --msm-only NAME, --msm-accum xyzz|affine|both (the MSMs' bucket
  * accumulation: XYZZ additions, the default, or the batch-affine levels of
  * msm/gpu/msm_affine.cuh; "both" runs every MSM figure with each, the
@@ -315,26 +317,97 @@ MSM_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
 
 /* ---- NTT ------------------------------------------------------------------------ */
 
-/* Times one forward NTT size and adds a table row. */
-static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
-                   unsigned lg, const double *refs) {
+/* Median ms per forward NTT at 2^|lg| on |d|: one call then a stream
+ * synchronisation (|batch| 1), or |batch| calls queued back to back and one
+ * synchronisation, divided by |batch| (the launch latency is then hidden
+ * behind the previous transform, as in a prover's sequence).  0 on error. */
+static double ntt_time(cuzk_gpu_curve curve, void *d, unsigned lg, int batch,
+                       cuzk_error *err) {
     double t[16];
-    cuzk_error err = {0};
-    int ok = cuzk_gpu_ntt_prepare(ctx, curve, lg, &err) == CUZK_OK;
+    int ok = 1;
     for (int rep = -1; rep < reps && ok; rep++) {
         double t0 = now_ms();
-        ok = cuzk_gpu_ntt(st, curve, d, lg, CUZK_GPU_NTT_FORWARD, NULL,
-                          &err) == CUZK_OK &&
-             cuzk_gpu_stream_sync(st, &err) == CUZK_OK;
+        for (int k = 0; k < batch && ok; k++)
+            ok = cuzk_gpu_ntt(st, curve, d, lg, CUZK_GPU_NTT_FORWARD, NULL,
+                              err) == CUZK_OK;
+        ok = ok && cuzk_gpu_stream_sync(st, err) == CUZK_OK;
+        if (rep >= 0)
+            t[rep] = (now_ms() - t0) / batch;
+    }
+    return ok ? median(t, reps) : 0;
+}
+
+/* --ntt-ab: both pass plans of ntt/gpu (CUZK_NTT_PLAN, read per call) */
+static int ntt_ab;
+static unsigned ntt_buf_log; /* the NTT buffer holds 2^ntt_buf_log elements */
+
+/* Median ms of the NTT part of Groth16's H on three vectors of 2^|lg| at
+ * |d| (3 n elements): per vector INVERSE then COSET_FORWARD (|fused| 0) or
+ * INVERSE_TO_COSET then FORWARD (|fused| 1), queued, one synchronisation.
+ * The coset generator is a fixed non-zero element (timing only).  0 on
+ * error. */
+static double ntt_h_time(cuzk_gpu_curve curve, void *d, unsigned lg,
+                         int fused, cuzk_error *err) {
+    double t[16];
+    uint64_t g[4] = {7, 0, 0, 0};
+    size_t bytes = (size_t)32 << lg;
+    int ok = 1;
+    for (int rep = -1; rep < reps && ok; rep++) {
+        double t0 = now_ms();
+        for (int k = 0; k < 3 && ok; k++) {
+            void *v = (char *)d + k * bytes;
+            ok = cuzk_gpu_ntt(st, curve, v, lg,
+                              fused ? CUZK_GPU_NTT_INVERSE_TO_COSET
+                                    : CUZK_GPU_NTT_INVERSE,
+                              g, err) == CUZK_OK &&
+                 cuzk_gpu_ntt(st, curve, v, lg,
+                              fused ? CUZK_GPU_NTT_FORWARD
+                                    : CUZK_GPU_NTT_COSET_FORWARD,
+                              g, err) == CUZK_OK;
+        }
+        ok = ok && cuzk_gpu_stream_sync(st, err) == CUZK_OK;
         if (rep >= 0)
             t[rep] = now_ms() - t0;
     }
-    if (!ok) {
+    return ok ? median(t, reps) : 0;
+}
+
+/* Times one forward NTT size and adds a table row.  With --ntt-ab, also
+ * prints the fixed-tile plan against the default one, single and queued. */
+static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
+                   unsigned lg, const double *refs) {
+    cuzk_error err = {0};
+    double m = 0, q[2][2] = {{0}}, hq[2] = {0};
+    if (cuzk_gpu_ntt_prepare(ctx, curve, lg, &err) == CUZK_OK)
+        m = ntt_time(curve, d, lg, 1, &err);
+    for (int plan = 0; ntt_ab && m > 0 && plan < 2; plan++) {
+        if (plan == 0)
+            setenv("CUZK_NTT_PLAN", "fixed", 1);
+        q[plan][0] = ntt_time(curve, d, lg, 1, &err);
+        q[plan][1] = ntt_time(curve, d, lg, 16, &err);
+        unsetenv("CUZK_NTT_PLAN");
+        if (q[plan][0] <= 0 || q[plan][1] <= 0)
+            m = 0;
+    }
+    /* H's six transforms need 3 n elements: only where the buffer has them */
+    int hfit = ntt_ab && m > 0 && lg + 2 <= ntt_buf_log;
+    for (int fused = 0; hfit && fused < 2; fused++)
+        if ((hq[fused] = ntt_h_time(curve, d, lg, fused, &err)) <= 0)
+            m = 0;
+    if (m <= 0) {
         fail("ntt", &err);
         return 0;
     }
-    double m = median(t, reps);
     printf("bench_gpu: ntt %s forward 2^%u: %.3f ms\n", name, lg, m);
+    if (ntt_ab)
+        printf("bench_gpu: ntt-ab %s 2^%u: fixed %.4f ms, small %.4f ms "
+               "(one call + sync); fixed %.4f ms, small %.4f ms (per call, "
+               "16 queued)\n",
+               name, lg, q[0][0], q[1][0], q[0][1], q[1][1]);
+    if (hfit)
+        printf("bench_gpu: ntt-ab %s 2^%u: H transforms of a, b, c: inverse + "
+               "coset forward %.4f ms, inverse-to-coset + forward %.4f ms\n",
+               name, lg, hq[0], hq[1]);
     fflush(stdout);
     char sz[16];
     snprintf(sz, sizeof sz, "2^%u", lg);
@@ -345,7 +418,9 @@ static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
 static void bench_ntt(cuzk_gpu_curve curve, const char *name,
                       const uint64_t *r, unsigned lo, unsigned hi,
                       const double *refs) {
-    size_t nmax = (size_t)1 << hi;
+    /* --ntt-ab times H's three vectors too: room for 4 n up to 2^22 */
+    ntt_buf_log = hi + (ntt_ab && hi <= 22 ? 2 : 0);
+    size_t nmax = (size_t)1 << ntt_buf_log;
     void *d = NULL;
     uint64_t *h = malloc(32 * nmax);
     cuzk_error err = {0};
@@ -390,6 +465,8 @@ int main(int argc, char **argv) {
             skip_ntt = 1;
         else if (!strcmp(argv[i], "--skip-field"))
             skip_field = 1;
+        else if (!strcmp(argv[i], "--ntt-ab"))
+            ntt_ab = 1;
         else if (!strcmp(argv[i], "--no-shifted"))
             shifted = 0;
         else if (!strcmp(argv[i], "--msm-accum") && i + 1 < argc)

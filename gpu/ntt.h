@@ -18,7 +18,12 @@ typedef enum cuzk_gpu_ntt_dir {
     CUZK_GPU_NTT_FORWARD = 0,       /* a[i] <- sum_k a[k] w^(ik) */
     CUZK_GPU_NTT_INVERSE = 1,       /* a[i] <- 1/n sum_k a[k] w^(-ik) */
     CUZK_GPU_NTT_COSET_FORWARD = 2, /* a[i] <- sum_k a[k] (g w^i)^k */
-    CUZK_GPU_NTT_COSET_INVERSE = 3  /* inverse of COSET_FORWARD */
+    CUZK_GPU_NTT_COSET_INVERSE = 3, /* inverse of COSET_FORWARD */
+    /* a[i] <- g^i/n sum_k a[k] w^(-ik): INVERSE, then COSET_FORWARD's
+     * input scaling, so that INVERSE_TO_COSET then FORWARD equals INVERSE
+     * then COSET_FORWARD with one product per element less (the scaling
+     * rides in the inverse's last pass, with the 1/n) */
+    CUZK_GPU_NTT_INVERSE_TO_COSET = 4
 } cuzk_gpu_ntt_dir;
 
 /*
@@ -27,7 +32,8 @@ typedef enum cuzk_gpu_ntt_dir {
  * synchronise the stream before reading the data).  w is the field's
  * root_of_unity(log_n) (field/field.h, ffjavascript's roots) — the same
  * definitions as ntt/ntt.h.  |coset_gen| (host pointer to one Fr element,
- * Montgomery form, non-zero) is used by the coset directions only.
+ * Montgomery form, non-zero) is used by the coset directions (and
+ * INVERSE_TO_COSET) only.
  * 1 <= log_n <= 28.  The twiddle table for (curve, log_n) is computed on
  * first use and cached in the context (16 * n bytes).
  * CUZK_EINVAL / CUZK_ERANGE / CUZK_EGPU.

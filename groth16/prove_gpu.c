@@ -649,9 +649,11 @@ static cuzk_status compute_h(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_
     uint8_t *d = p->d_abc;
     for (int k = 0; k < 3; k++) {
         void *v = d + (size_t)k * n * FR_BYTES;
-        if ((st = cuzk_gpu_ntt(s, gk->curve, v, log_n, CUZK_GPU_NTT_INVERSE, NULL, err)) ||
-            (st = cuzk_gpu_ntt(s, gk->curve, v, log_n, CUZK_GPU_NTT_COSET_FORWARD, &shift,
-                               err)))
+        /* = INVERSE then COSET_FORWARD, the coset scaling in the inverse's
+         * last pass */
+        if ((st = cuzk_gpu_ntt(s, gk->curve, v, log_n, CUZK_GPU_NTT_INVERSE_TO_COSET, &shift,
+                               err)) ||
+            (st = cuzk_gpu_ntt(s, gk->curve, v, log_n, CUZK_GPU_NTT_FORWARD, NULL, err)))
             return st;
     }
     return cuzk_gpu_fr_mul_sub(s, gk->curve, d, d, d + n * FR_BYTES, d + 2 * n * FR_BYTES, n,

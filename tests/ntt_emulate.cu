@@ -8,10 +8,15 @@
  * which is one of the orders the device may pick (blocks of a pass never
  * read what another block of the same pass writes).
  *
- * Checks, for both scalar fields, every log_n in 1..16 plus 18 and 20
- * (CUZK_NTT_EMULATE_MAX_LOG lowers or raises the top), all four directions
- * (coset generator w_2n, and a random one at odd sizes), element by element
- * equal to the CPU transform.  Also checks that the swizzled shared-memory
+ * Checks, for both scalar fields, every log_n in 1..18 plus 20
+ * (CUZK_NTT_EMULATE_MAX_LOG lowers or raises the top), all five directions
+ * (coset generator w_2n, and a random one at some sizes; the fifth,
+ * inverse-to-coset, against the CPU inverse times g^i, and followed by a
+ * forward transform against the CPU inverse then coset forward), element by
+ * element equal to the CPU transform, with the fixed-tile plan and, at the sizes
+ * where it differs (2^11 .. 2^16), the small-tile plan on the same input.
+ * Also checks ntt_inv_n (1/2^k without an inversion) against a Fermat
+ * inversion for k = 0..28.  Also checks that the swizzled shared-memory
  * slots of every round are a permutation (no two threads share a slot).
  * Exit 0 pass, 1 fail.
  */
@@ -56,7 +61,16 @@ template <> struct emu_field<gpu_bls12_381_fr_cfg> {
         case 0: bls12_381_ntt_forward(d, a, NULL); break;
         case 1: bls12_381_ntt_inverse(d, a, NULL); break;
         case 2: bls12_381_ntt_coset_forward(d, a, g, NULL); break;
-        default: bls12_381_ntt_coset_inverse(d, a, g, NULL); break;
+        case 3: bls12_381_ntt_coset_inverse(d, a, g, NULL); break;
+        default: { /* inverse, then a[i] times g^i */
+            bls12_381_ntt_inverse(d, a, NULL);
+            F p;
+            bls12_381_fr_set_one(&p);
+            for (size_t i = 0; i < ((size_t)1 << bls12_381_ntt_domain_log_n(d)); i++) {
+                bls12_381_fr_mul(&a[i], &a[i], &p);
+                bls12_381_fr_mul(&p, &p, g);
+            }
+        }
         }
     }
     static const char *name() { return "bls12_381"; }
@@ -74,7 +88,16 @@ template <> struct emu_field<gpu_bn254_fr_cfg> {
         case 0: bn254_ntt_forward(d, a, NULL); break;
         case 1: bn254_ntt_inverse(d, a, NULL); break;
         case 2: bn254_ntt_coset_forward(d, a, g, NULL); break;
-        default: bn254_ntt_coset_inverse(d, a, g, NULL); break;
+        case 3: bn254_ntt_coset_inverse(d, a, g, NULL); break;
+        default: { /* inverse, then a[i] times g^i */
+            bn254_ntt_inverse(d, a, NULL);
+            F p;
+            bn254_fr_set_one(&p);
+            for (size_t i = 0; i < ((size_t)1 << bn254_ntt_domain_log_n(d)); i++) {
+                bn254_fr_mul(&a[i], &a[i], &p);
+                bn254_fr_mul(&p, &p, g);
+            }
+        }
         }
     }
     static const char *name() { return "bn254"; }
@@ -142,7 +165,8 @@ template <class C> static void f_from_u64_host(fp_t<C> &r, uint64_t v) {
 
 /* The whole cuzk_gpu_ntt of ntt.cu, on the host. */
 template <class C>
-static void emu_ntt(fp_t<C> *x, unsigned log_n, int dir, const fp_t<C> &g) {
+static void emu_ntt(fp_t<C> *x, unsigned log_n, int dir, const fp_t<C> &g,
+                    unsigned shape) {
     typedef fp_t<C> E;
     const uint32_t n = 1u << log_n, half = n / 2;
     typename emu_field<C>::F wf;
@@ -154,14 +178,15 @@ static void emu_ntt(fp_t<C> *x, unsigned log_n, int dir, const fp_t<C> &g) {
     tw[0] = one;
     for (uint32_t k = 1; k < half; k++)
         f_mul(tw[k], tw[k - 1], w);
-    bool inverse = dir == 1 || dir == 3, coset = dir >= 2;
+    bool inverse = dir == 1 || dir == 3 || dir == 4, coset = dir >= 2;
     E ninv;
-    f_from_u64_host(ninv, n);
-    f_inv(ninv, ninv);
+    ntt_inv_n(ninv, log_n);
     std::vector<E> lo(NTT_POW_LO), hi((n + NTT_POW_LO - 1) / NTT_POW_LO);
     if (coset) {
         E b = g, sc = one;
-        if (inverse) {
+        if (dir == 4) { /* inverse to coset: output j times g^j / n */
+            sc = ninv;
+        } else if (inverse) {
             f_inv(b, g);
             sc = ninv;
         }
@@ -175,7 +200,7 @@ static void emu_ntt(fp_t<C> *x, unsigned log_n, int dir, const fp_t<C> &g) {
     }
     ntt_pass plan[NTT_MAX_PASSES];
     unsigned np = ntt_plan_passes(log_n, inverse, coset && !inverse,
-                                  !inverse ? 0 : coset ? 2 : 1, plan);
+                                  !inverse ? 0 : coset ? 2 : 1, shape, plan);
     if (log_n <= NTT_SMALL_LOG) {
         ntt_small_one<C>(x, plan[0], tw.data(), lo.data(), hi.data(), ninv);
         return;
@@ -189,12 +214,37 @@ static void emu_ntt(fp_t<C> *x, unsigned log_n, int dir, const fp_t<C> &g) {
     }
 }
 
+/* Whether the two plan shapes give different passes at 2^|log_n|. */
+static bool plans_differ(unsigned log_n) {
+    ntt_pass a[NTT_MAX_PASSES], b[NTT_MAX_PASSES];
+    unsigned na = ntt_plan_passes(log_n, 0, 0, 0, NTT_PLAN_FIXED, a);
+    unsigned nb = ntt_plan_passes(log_n, 0, 0, 0, NTT_PLAN_SMALL, b);
+    return na != nb || memcmp(a, b, na * sizeof a[0]) != 0;
+}
+
+/* ntt_inv_n against a Fermat inversion of n, every 2^k up to 2^28. */
+template <class C> static void test_inv_n(void) {
+    for (unsigned lg = 0; lg <= 28; lg++) {
+        fp_t<C> a, b, one;
+        f_from_u64_host(a, (uint64_t)1 << lg);
+        f_inv(a, a);
+        ntt_inv_n(b, lg);
+        EXPECT(memcmp(&a, &b, sizeof a) == 0, "%s 1/2^%u",
+               emu_field<C>::name(), lg);
+        f_from_u64_host(a, (uint64_t)1 << lg);
+        f_mul(a, a, b);
+        f_set_one(one);
+        EXPECT(memcmp(&a, &one, sizeof a) == 0, "%s 2^%u / 2^%u != 1",
+               emu_field<C>::name(), lg, lg);
+    }
+}
+
 template <class C> static void test_field(unsigned max_log) {
     typedef fp_t<C> E;
     typedef typename emu_field<C>::F F;
     const uint64_t *mod = (const uint64_t *)C::p();
     for (unsigned lg = 1; lg <= max_log; lg++) {
-        if (lg > 16 && lg != 18 && lg != 20 && lg != max_log)
+        if (lg > 18 && lg != 20 && lg != max_log)
             continue;
         const size_t n = (size_t)1 << lg;
         typename emu_field<C>::D *dom = NULL;
@@ -203,11 +253,29 @@ template <class C> static void test_field(unsigned max_log) {
             EXPECT(0, "%s domain 2^%u", emu_field<C>::name(), lg);
             continue;
         }
-        std::vector<E> gpu(n), cpu(n);
-        for (int dir = 0; dir < 4; dir++) {
+        std::vector<E> gpu(n), cpu(n), in(n);
+        F g_last;
+        for (int dir = 0; dir < 5; dir++)
+        for (unsigned shape = 0; shape < 2; shape++) {
+            if (shape == NTT_PLAN_SMALL && !plans_differ(lg))
+                continue;
+            if (shape == NTT_PLAN_SMALL) { /* same input, the other plan */
+                memcpy(gpu.data(), in.data(), n * sizeof(E));
+                E ge;
+                memcpy(ge.v, &g_last, sizeof ge.v);
+                emu_ntt<C>(gpu.data(), lg, dir, ge, shape);
+                size_t bad = n;
+                for (size_t i = 0; i < n && bad == n; i++)
+                    if (memcmp(&gpu[i], &cpu[i], sizeof(E)))
+                        bad = i;
+                EXPECT(bad == n, "%s 2^%u dir %d plan %u differs from CPU "
+                       "at %zu", emu_field<C>::name(), lg, dir, shape, bad);
+                continue;
+            }
             F g;
             emu_field<C>::root(&g, lg + 1);
-            if (dir == 2 && (lg & 1)) { /* random generator, below 2^253 */
+            if ((dir == 2 && (lg & 1)) || (dir == 4 && !(lg & 1))) {
+                /* random generator, below 2^253 */
                 uint64_t v[4] = {rnd64(), rnd64(), rnd64(),
                                  rnd64() & ((1ull << 61) - 1)};
                 memcpy(&g, v, sizeof v);
@@ -220,16 +288,34 @@ template <class C> static void test_field(unsigned max_log) {
                 memcpy(gpu[i].v, v, sizeof v);
             }
             memcpy(cpu.data(), gpu.data(), n * sizeof(E));
+            memcpy(in.data(), gpu.data(), n * sizeof(E));
+            g_last = g;
             emu_field<C>::run(dom, (F *)cpu.data(), dir, &g);
             E ge;
             memcpy(ge.v, &g, sizeof ge.v);
-            emu_ntt<C>(gpu.data(), lg, dir, ge);
+            emu_ntt<C>(gpu.data(), lg, dir, ge, NTT_PLAN_FIXED);
             size_t bad = n;
             for (size_t i = 0; i < n && bad == n; i++)
                 if (memcmp(&gpu[i], &cpu[i], sizeof(E)))
                     bad = i;
-            EXPECT(bad == n, "%s 2^%u dir %d differs from CPU at %zu",
+            EXPECT(bad == n, "%s 2^%u dir %d plan 0 differs from CPU at %zu",
                    emu_field<C>::name(), lg, dir, bad);
+            if (dir == 4) { /* then a plain forward = the coset forward */
+                memcpy(cpu.data(), in.data(), n * sizeof(E));
+                emu_field<C>::run(dom, (F *)cpu.data(), 1, &g);
+                emu_field<C>::run(dom, (F *)cpu.data(), 2, &g);
+                emu_ntt<C>(gpu.data(), lg, 0, ge, NTT_PLAN_SMALL);
+                bad = n;
+                for (size_t i = 0; i < n && bad == n; i++)
+                    if (memcmp(&gpu[i], &cpu[i], sizeof(E)))
+                        bad = i;
+                EXPECT(bad == n, "%s 2^%u inverse-to-coset + forward differs"
+                       " from inverse + coset forward at %zu",
+                       emu_field<C>::name(), lg, bad);
+                /* restore the dir 4 reference for the other plan */
+                memcpy(cpu.data(), in.data(), n * sizeof(E));
+                emu_field<C>::run(dom, (F *)cpu.data(), 4, &g);
+            }
         }
         emu_field<C>::dom_free(dom);
     }
@@ -242,17 +328,28 @@ int main(void) {
         max_log = (unsigned)atoi(e);
     if (max_log > 28)
         max_log = 28;
-    /* print the pass plans the report quotes */
-    const unsigned show[] = {20, 24, 27, 28};
-    for (unsigned k = 0; k < sizeof show / sizeof show[0]; k++) {
-        ntt_pass plan[NTT_MAX_PASSES];
-        unsigned np = ntt_plan_passes(show[k], 0, 0, 0, plan);
-        printf("plan 2^%u:", show[k]);
-        for (unsigned i = 0; i < np; i++)
-            printf(" %u%s", plan[i].L, i + 1 < np ? " +" : "");
-        printf("  (tile 2^%u, %u blocks, shared %zu B)\n", plan[0].tile_log,
-               1u << plan[0].log_nb, ntt_pass_shared_bytes(&plan[0]));
+    /* print the pass plans the report quotes: stages, tile and blocks of
+     * each pass, per shape */
+    for (unsigned lg = 10; lg <= 28; lg++) {
+        if (lg > 24 && lg != 27 && lg != 28)
+            continue;
+        for (unsigned shape = 0; shape < 2; shape++) {
+            if (shape == NTT_PLAN_SMALL && !plans_differ(lg))
+                continue;
+            ntt_pass plan[NTT_MAX_PASSES];
+            unsigned np = ntt_plan_passes(lg, 0, 0, 0, shape, plan);
+            printf("plan 2^%u %s:", lg, shape ? "small" : "fixed");
+            for (unsigned i = 0; i < np; i++)
+                printf(" L%u/tile 2^%u/%u blocks of %u thr (%zu B)%s",
+                       plan[i].L, plan[i].tile_log, 1u << plan[i].log_nb,
+                       1u << (plan[i].tile_log - NTT_EPT_LOG),
+                       ntt_pass_shared_bytes(&plan[i]),
+                       i + 1 < np ? " +" : "");
+            printf("\n");
+        }
     }
+    test_inv_n<gpu_bls12_381_fr_cfg>();
+    test_inv_n<gpu_bn254_fr_cfg>();
     test_field<gpu_bls12_381_fr_cfg>(max_log);
     test_field<gpu_bn254_fr_cfg>(max_log);
     printf("ntt_emulate: %s (%d failures)\n", failures ? "FAIL" : "ok",

@@ -1,9 +1,12 @@
 /*
  * GPU NTT (cuzk_gpu_ntt) against the CPU NTT (ntt/ntt.h) for both scalar
  * fields:
- *   - all four directions (forward, inverse, coset forward, coset inverse)
+ *   - all five directions (forward, inverse, coset forward, coset inverse,
+ *     inverse to coset: the CPU inverse times g^i)
  *     at every size 2^1 .. 2^20 on random data, compared element by element
- *     with the CPU transform (forward also at 2^21, 2^22);
+ *     with the CPU transform (forward also at 2^21, 2^22); at 2^11 .. 2^16,
+ *     where the default small-tile plan differs from the fixed-tile one,
+ *     the same input also with CUZK_NTT_PLAN=fixed;
  *   - round trips forward/inverse and coset forward/coset inverse at
  *     2^21 .. 2^27 (CUZK_GPU_NTT_MAX_LOG changes the top), checking that
  *     the transform changed the data and that the inverse restores it;
@@ -155,7 +158,18 @@ static void TC(cpu)(TC(ntt_domain) *d, fe *a, int dir, const TF *g) {
     case CUZK_GPU_NTT_COSET_FORWARD:
         TC(ntt_coset_forward)(d, x, g, pool);
         break;
-    default: TC(ntt_coset_inverse)(d, x, g, pool); break;
+    case CUZK_GPU_NTT_COSET_INVERSE:
+        TC(ntt_coset_inverse)(d, x, g, pool);
+        break;
+    default: { /* inverse to coset: the inverse, then x[i] times g^i */
+        TC(ntt_inverse)(d, x, pool);
+        TF p;
+        FF(set_one)(&p);
+        for (size_t i = 0; i < ((size_t)1 << TC(ntt_domain_log_n)(d)); i++) {
+            FF(mul)(&x[i], &x[i], &p);
+            FF(mul)(&p, &p, g);
+        }
+    }
     }
 }
 typedef struct TC(eval) {
@@ -239,10 +253,11 @@ static void TC(tests)(const tu_curve *c) {
             continue;
         }
         TF g;
-        for (int dir = 0; dir < 4; dir++) {
+        for (int dir = 0; dir <= CUZK_GPU_NTT_INVERSE_TO_COSET; dir++) {
             if (lg > 20 && dir != CUZK_GPU_NTT_FORWARD)
                 continue;
-            if (dir == CUZK_GPU_NTT_COSET_FORWARD && (lg & 1))
+            if ((dir == CUZK_GPU_NTT_COSET_FORWARD && (lg & 1)) ||
+                (dir == CUZK_GPU_NTT_INVERSE_TO_COSET && !(lg & 1)))
                 tu_rand_below(g.l, FF(modulus), 4);
             else
                 FF(root_of_unity)(&g, lg + 1);
@@ -250,6 +265,7 @@ static void TC(tests)(const tu_curve *c) {
                 FF(set_u64)(&g, 7);
             fill(h, n, FF(modulus));
             memcpy(ref, h, n * sizeof *h);
+            memcpy(orig, h, n * sizeof *h);
             TC(cpu)(dom, ref, dir, &g);
             if (!gpu_ntt(TEST_GPU_CURVE, d, h, lg, (cuzk_gpu_ntt_dir)dir,
                          (const fe *)&g))
@@ -257,6 +273,19 @@ static void TC(tests)(const tu_curve *c) {
             size_t bad = first_diff(h, ref, n);
             CHECK(bad == n, TEST_CURVE_NAME " 2^%u dir %d differs from CPU at %zu",
                   lg, dir, bad);
+            if (lg < 11 || lg > 16)
+                continue;
+            /* the fixed-tile plan, where the default plan differs */
+            memcpy(h, orig, n * sizeof *h);
+            setenv("CUZK_NTT_PLAN", "fixed", 1);
+            int ran = gpu_ntt(TEST_GPU_CURVE, d, h, lg, (cuzk_gpu_ntt_dir)dir,
+                              (const fe *)&g);
+            unsetenv("CUZK_NTT_PLAN");
+            if (!ran)
+                continue;
+            bad = first_diff(h, ref, n);
+            CHECK(bad == n, TEST_CURVE_NAME " 2^%u dir %d fixed plan differs "
+                  "from CPU at %zu", lg, dir, bad);
         }
         TC(ntt_domain_destroy)(dom);
     }

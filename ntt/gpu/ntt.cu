@@ -17,16 +17,24 @@
  *
  * Scratch per call (cuzk_gpu_scratch): n elements for the intermediate copy
  * when the plan has two or more passes (log_n > 10), plus 4096 + n/4096
- * elements of coset power tables for the coset directions.
+ * elements of coset power tables for the coset directions (and
+ * inverse-to-coset).
  *
- * cuzk_gpu_ctx_tune's ntt_log_radix is ignored: the pass plan is fixed by
- * the tile size (NTT_TILE_LOG).
+ * cuzk_gpu_ctx_tune's ntt_log_radix is ignored: the pass plan follows
+ * from the size (ntt_kernels.cuh: ntt_plan_passes; CUZK_NTT_PLAN=fixed in
+ * the environment selects the older fixed-tile plan, for A/B timing).
+ *
+ * Host work per call is kept to a few scalar operations: 1/n comes from a
+ * shift of p - 1 (ntt_inv_n), not a Fermat inversion (about 20 us on the
+ * host, which the measured time of a small transform includes since the
+ * launches wait for it); only the inverse coset still inverts g on the host.
  *
  * Must not: allocate in steady state (only the first use of a size builds
  * its table; the scratch grows once), or block except when building a
  * table.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu/internal.cuh"
@@ -42,14 +50,17 @@
 #endif
 /*
  * FL = 0: the plan's shape is read at run time (any tile size).  FL > 0:
- * a full tile (tile_log = NTT_TILE_LOG) of FL stages, the shape fixed at
- * compile time, so the slot and index arithmetic of every round (bit
- * placements, shifts, masks) folds to constants and the rounds unroll.
+ * a tile of 2^FT elements (FT = NTT_TILE_LOG, or one of the smaller tiles
+ * of NTT_PLAN_SMALL) over FL stages, the shape fixed at compile time (the
+ * launch picks it by (tile_log, L), from which log_c and rounds follow, so
+ * the constants always equal the plan's), and the slot and index
+ * arithmetic of every round (bit placements, shifts, masks) folds to
+ * constants and the rounds unroll.
  * That arithmetic is integer ALU work competing with the products' carry
  * instructions, the busiest pipe of these kernels.  The bodies are the
  * same; only the copy of the plan they read differs.
  */
-template <class C, unsigned FL>
+template <class C, unsigned FL, unsigned FT>
 __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
     k_ntt_tile(ntt_pass P, const fp_t<C> *src, fp_t<C> *dst,
                const fp_t<C> *__restrict__ tw, const fp_t<C> *lo,
@@ -58,8 +69,8 @@ __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
     constexpr unsigned FR = (FL + NTT_EPT_LOG - 1) / NTT_EPT_LOG;
     if (FL != 0) {
         P.L = FL;
-        P.tile_log = NTT_TILE_LOG;
-        P.log_c = NTT_TILE_LOG - FL;
+        P.tile_log = FT;
+        P.log_c = FT - FL;
         P.rounds = FR;
     }
     ntt_regs<C> r;
@@ -83,8 +94,9 @@ __global__ void __launch_bounds__(NTT_THREADS, NTT_MIN_BLOCKS)
 }
 
 /* Launches one pass: the fixed-shape kernel for full tiles of 5 to 10
- * stages (every pass of a plan for log_n >= 10 up to 2^28 and beyond), the
- * run-time one otherwise. */
+ * stages (every pass of a plan for log_n >= 10 up to 2^28 and beyond) and
+ * for the small tiles of NTT_PLAN_SMALL (2^11 .. 2^16), the run-time one
+ * otherwise. */
 template <class C>
 static void ntt_launch_pass(cudaStream_t cs, const ntt_pass &P,
                             const fp_t<C> *src, fp_t<C> *dst,
@@ -92,24 +104,40 @@ static void ntt_launch_pass(cudaStream_t cs, const ntt_pass &P,
                             const fp_t<C> *hi, const fp_t<C> &scale) {
     dim3 grid(1u << P.log_nb), block(1u << (P.tile_log - NTT_EPT_LOG));
     size_t shb = ntt_pass_shared_bytes(&P);
-    bool full = P.tile_log == NTT_TILE_LOG;
-#define NTT_FIXED(l)                                                           \
-    case l:                                                                    \
-        k_ntt_tile<C, l><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi,   \
-                                                   scale);                     \
+#define NTT_FIXED(l, t)                                                        \
+    case (t) * 32 + (l):                                                       \
+        k_ntt_tile<C, l, t><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi, \
+                                                      scale);                  \
         return;
-    switch (full ? P.L : 0) {
-        NTT_FIXED(5)
-        NTT_FIXED(6)
-        NTT_FIXED(7)
-        NTT_FIXED(8)
-        NTT_FIXED(9)
-        NTT_FIXED(10)
+    switch (P.tile_log * 32 + P.L) {
+        NTT_FIXED(5, NTT_TILE_LOG)
+        NTT_FIXED(6, NTT_TILE_LOG)
+        NTT_FIXED(7, NTT_TILE_LOG)
+        NTT_FIXED(8, NTT_TILE_LOG)
+        NTT_FIXED(9, NTT_TILE_LOG)
+        NTT_FIXED(10, NTT_TILE_LOG)
+#if NTT_TILE_LOG == 10 && NTT_EPT_LOG == 2
+        NTT_FIXED(5, 7)
+        NTT_FIXED(6, 7)
+        NTT_FIXED(7, 7)
+        NTT_FIXED(7, 8)
+        NTT_FIXED(8, 8)
+        NTT_FIXED(8, 9)
+#endif
     default:
-        k_ntt_tile<C, 0><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi,
-                                                   scale);
+        k_ntt_tile<C, 0, 0><<<grid, block, shb, cs>>>(P, src, dst, tw, lo, hi,
+                                                      scale);
     }
 #undef NTT_FIXED
+}
+
+/* The plan's tile rule for this call: CUZK_NTT_PLAN=fixed selects the
+ * fixed 2^NTT_TILE_LOG tiles (read per call, so one process can time both
+ * plans; the default is NTT_PLAN_SMALL). */
+static unsigned ntt_plan_shape(void) {
+    const char *e = getenv("CUZK_NTT_PLAN");
+    return e != NULL && strcmp(e, "fixed") == 0 ? NTT_PLAN_FIXED
+                                                 : NTT_PLAN_SMALL;
 }
 
 template <class C>
@@ -158,13 +186,6 @@ template <class C> static void ntt_omega(fp_t<C> &w, unsigned log_n) {
     ntt_field<C>::root(w);
     for (unsigned i = log_n; i < (unsigned)ntt_field<C>::S; i++)
         f_sqr(w, w);
-}
-
-template <class C> static void f_from_u64(fp_t<C> &r, uint64_t v) {
-    f_set_zero(r);
-    r.v[0] = (uint32_t)v;
-    r.v[1] = (uint32_t)(v >> 32);
-    f_to_mont(r, r);
 }
 
 /* Fills lo[k] = scale0 * b^k (k < 4096 or count_lo) and
@@ -248,13 +269,17 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     if (st != CUZK_OK)
         return st;
     uint32_t n = 1u << log_n;
+    /* to_coset: the inverse whose last pass multiplies output j by g^j / n
+     * (the coset inverse's store, with g for g^-1) */
+    bool to_coset = dir == CUZK_GPU_NTT_INVERSE_TO_COSET;
     bool inverse = dir == CUZK_GPU_NTT_INVERSE ||
-                   dir == CUZK_GPU_NTT_COSET_INVERSE;
+                   dir == CUZK_GPU_NTT_COSET_INVERSE || to_coset;
     bool coset = dir == CUZK_GPU_NTT_COSET_FORWARD ||
-                 dir == CUZK_GPU_NTT_COSET_INVERSE;
+                 dir == CUZK_GPU_NTT_COSET_INVERSE || to_coset;
     ntt_pass plan[NTT_MAX_PASSES];
     unsigned np = ntt_plan_passes(log_n, inverse, coset && !inverse,
-                                  !inverse ? 0 : coset ? 2 : 1, plan);
+                                  !inverse ? 0 : coset ? 2 : 1,
+                                  ntt_plan_shape(), plan);
     /* scratch: the intermediate copy (two or more passes), then the coset
      * power tables */
     cuzk_gpu_arena arena = {0};
@@ -271,8 +296,7 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     E *tmp = np > 1 ? (E *)(scr + off_data) : x;
     E *lo = NULL, *hi = NULL;
     E ninv;
-    f_from_u64(ninv, n);
-    f_inv(ninv, ninv);
+    ntt_inv_n(ninv, log_n);
     if (coset) {
         E g;
         memcpy(g.v, coset_gen, sizeof g.v);
@@ -283,7 +307,9 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
         E one;
         f_set_one(one);
         uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
-        if (inverse) {
+        if (to_coset) {
+            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, ninv, err);
+        } else if (inverse) {
             E ginv;
             f_inv(ginv, g);
             st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
@@ -327,7 +353,7 @@ extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
     cuzk_status st = ntt_check(curve, log_n, err);
     if (st != CUZK_OK)
         return st;
-    if (d_data == NULL || (unsigned)dir > CUZK_GPU_NTT_COSET_INVERSE ||
+    if (d_data == NULL || (unsigned)dir > CUZK_GPU_NTT_INVERSE_TO_COSET ||
         (dir >= CUZK_GPU_NTT_COSET_FORWARD && coset_gen == NULL))
         return cuzk_gpu_fail(err, CUZK_EINVAL,
                              "ntt: NULL data, bad direction or missing coset "

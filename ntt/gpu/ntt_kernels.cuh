@@ -25,8 +25,10 @@
  * "post-twiddle" product per element reads the big table (n/2 powers of w,
  * w^(e + n/2) = -w^e).  The last pass has S = 1 and no post-twiddle.
  *
- * Block work: a tile of 2^T elements (T = NTT_TILE_LOG, or log_n when
- * smaller) = 2^(T-L) columns x 2^L rows; tile slot s = c + (m << log_c).
+ * Block work: a tile of 2^T elements (T = NTT_TILE_LOG, log_n when
+ * smaller, or a smaller tile for 2^11 .. 2^16 so that a pass has about one
+ * block per multiprocessor: ntt_pass_tile) = 2^(T-L) columns x 2^L rows;
+ * tile slot s = c + (m << log_c).
  * Each of the 2^(T-e) threads holds E = 2^e elements in registers (e =
  * NTT_EPT_LOG, 2 by default) and does up to e stages there ("round"),
  * then the tile is exchanged through shared memory for the next round:
@@ -61,7 +63,11 @@
  * into the same table) and scales by 1/n in the last pass; the forward
  * coset multiplies the input by g^i on load in the first pass, the coset
  * inverse multiplies output j by g^-j / n in the last pass, both from two
- * small tables lo[k] = g^k (k < 4096) and hi[k] = s * g^(4096 k).
+ * small tables lo[k] = g^k (k < 4096) and hi[k] = s * g^(4096 k).  The
+ * inverse-to-coset direction (Groth16's H: each of a, b, c goes from
+ * evaluations to the coset) is the coset inverse's store with g for g^-1:
+ * output j times g^j / n, which the following plain forward transform
+ * then evaluates on the coset, so the forward's load product disappears.
  * Sizes below one thread's E elements use ntt_small_one.
  *
  * Must not: allocate, or depend on the launch shape beyond the plan.
@@ -132,14 +138,50 @@ static inline unsigned ntt_plan(unsigned log_n, unsigned L[NTT_MAX_PASSES]) {
     return np;
 }
 
-/* Fills the pass descriptors of the plan for one transform. */
+/*
+ * Tile of one pass of L stages.  NTT_PLAN_FIXED: 2^NTT_TILE_LOG (log_n when
+ * smaller), so a transform of 2^n elements launches 2^(n-10) blocks per
+ * pass: 4 at 2^12, 64 at 2^16, fewer than the 132 multiprocessors of an
+ * H200 below 2^17.  NTT_PLAN_SMALL: the largest tile that still gives
+ * 2^NTT_SMALL_BLOCKS_LOG blocks (about one per multiprocessor), but at
+ * least the pass's L stages and one warp of threads (2^(NTT_EPT_LOG + 5)
+ * elements), at most NTT_TILE_LOG.  The thread count of a pass (n / E) is
+ * the same either way; the smaller tile spreads it over all
+ * multiprocessors instead of packing 8 warps on each of a few.  Twice the
+ * blocks would not shorten the busiest multiprocessor's work (two blocks
+ * of half the size on most of them), only shrink the tiles.  From 2^17 up
+ * both plans are the same.
+ */
+#define NTT_PLAN_FIXED 0u
+#define NTT_PLAN_SMALL 1u
+#define NTT_SMALL_BLOCKS_LOG 7
+static inline unsigned ntt_pass_tile(unsigned log_n, unsigned L,
+                                     unsigned shape) {
+    if (log_n <= NTT_TILE_LOG)
+        return log_n; /* one pass, one block */
+    if (shape != NTT_PLAN_SMALL)
+        return NTT_TILE_LOG;
+    int t = (int)log_n - NTT_SMALL_BLOCKS_LOG;
+    int lo = (int)L > NTT_EPT_LOG + 5 ? (int)L : NTT_EPT_LOG + 5;
+    if (t < lo)
+        t = lo;
+    if (t > NTT_TILE_LOG)
+        t = NTT_TILE_LOG;
+    return (unsigned)t;
+}
+
+/* Fills the pass descriptors of the plan for one transform (|shape|:
+ * NTT_PLAN_FIXED or NTT_PLAN_SMALL).  The passes are independent launches:
+ * a pass's tile only changes which block does which columns, so each pass
+ * takes its own. */
 static inline unsigned ntt_plan_passes(unsigned log_n, int inverse, int pre,
-                                       int post, ntt_pass out[NTT_MAX_PASSES]) {
+                                       int post, unsigned shape,
+                                       ntt_pass out[NTT_MAX_PASSES]) {
     unsigned L[NTT_MAX_PASSES];
     unsigned np = ntt_plan(log_n, L), s0 = 0;
-    unsigned tile = log_n < NTT_TILE_LOG ? log_n : NTT_TILE_LOG;
     for (unsigned k = 0; k < np; k++) {
         ntt_pass *p = &out[k];
+        unsigned tile = ntt_pass_tile(log_n, L[k], shape);
         p->log_n = log_n;
         p->s0 = s0;
         p->L = L[k];
@@ -155,6 +197,33 @@ static inline unsigned ntt_plan_passes(unsigned log_n, int inverse, int pre,
         s0 += L[k];
     }
     return np;
+}
+
+/* 1/n for n = 2^log_n <= the field's 2-adicity, in Montgomery form, without
+ * an inversion: n divides p - 1, so n * (p - (p - 1)/n) = 1 (mod p).  (A
+ * Fermat inversion on the host costs about 20 us per call, which is more
+ * than a whole GPU transform of 2^16.) */
+template <class C> CUZK_HD void ntt_inv_n(fp_t<C> &r, unsigned log_n) {
+    fp_t<C> p, q;
+    f_load_const(p, C::p());
+    /* q = (p - 1) >> log_n (p is odd: p - 1 only clears bit 0) */
+    q = p;
+    q.v[0] &= ~1u;
+    for (unsigned s = log_n; s > 0;) {
+        unsigned k = s < 31 ? s : 31;
+        for (int w = 0; w < C::N32; w++) {
+            uint32_t hi = w + 1 < C::N32 ? q.v[w + 1] : 0u;
+            q.v[w] = (q.v[w] >> k) | (hi << (32 - k));
+        }
+        s -= k;
+    }
+    uint32_t borrow = 0;
+    for (int w = 0; w < C::N32; w++) {
+        uint64_t d = (uint64_t)p.v[w] - q.v[w] - borrow;
+        r.v[w] = (uint32_t)d;
+        borrow = (uint32_t)(d >> 63);
+    }
+    f_to_mont(r, r);
 }
 
 /* Shared memory of a pass in bytes: the tile and the root table. */
