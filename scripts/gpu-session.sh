@@ -6,6 +6,10 @@
 #   msm       bench_gpu's MSMs to 2^24, plain bases, with the accumulation
 #             CUZK_SESSION_MSM_ACCUM (xyzz, affine or both), and G1 with
 #             level 1 built for 3 blocks per multiprocessor;
+#   ntt       bench_gpu --ntt-ab: the small-tile NTT plan against the
+#             fixed one, 2^12..2^24, and H's transforms;
+#   ncu       Nsight Compute counters of the MSM accumulation kernels
+#             (batch-affine and XYZZ), where the machine lets ncu read them;
 #   prove     bench_gpu_prove: BLS12-381 2^20 and 2^24, BN254 2^24, key
 #             resident (the whole-proof figures of docs/PERFORMANCE.md), and
 #             the 2^24 proofs again with shifted copies of the bases;
@@ -67,6 +71,24 @@ for st in $STAGES; do
             run "$t" 400 "$B/$t"
             grep -E "passed|failed" "$OUTDIR/$t.log" | tail -1 | sed 's/^/    /' >>"$sum"
         done ;;
+    ntt)
+        # the small-tile plan against the fixed one, and H's transforms
+        run ntt-ab 200 "$B/bench_gpu" --skip-msm --skip-field --ntt-ab --ntt-min-log 12 \
+            --ntt-max-log 24 --reps 5
+        grep -E "^bench_gpu: (ntt-ab|H transforms|ntt .*forward 2\^(20|22|24))" "$OUTDIR/ntt-ab.log" |
+            cut -c1-120 | sed 's/^/    /' >>"$sum" ;;
+    ncu)
+        # hardware counters of the batch-affine levels and the XYZZ level 1
+        # (BLS12-381 G1 2^20, the first launches), where ncu can read them
+        export CUZK_GPU_MSM_ACCUM=affine
+        run ncu-msm 240 ncu --clock-control none --kernel-name regex:'k_msm_(aff|acc)' \
+            --launch-count 3 --section SpeedOfLight --section Occupancy \
+            --section WarpStateStats --section MemoryWorkloadAnalysis \
+            "$B/bench_gpu" --skip-field --skip-ntt --no-shifted --msm-only G1 \
+            --msm-max-log 20 --reps 1
+        unset CUZK_GPU_MSM_ACCUM
+        grep -E "k_msm_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per" \
+            "$OUTDIR/ncu-msm.log" | head -40 | sed 's/^/    /' >>"$sum" ;;
     prove)
         run prove-bls-20 200 "$B/bench_gpu_prove" --curve bls12_381 --logs 20 --reps 5
         run prove-bls-24 400 "$B/bench_gpu_prove" --curve bls12_381 --logs 24 --reps 3
