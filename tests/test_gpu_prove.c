@@ -453,18 +453,26 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
      * 1 GiB at these sizes): the same proofs; a budget of one byte takes
      * none */
     {
+        /* a key of its own: the cap test below sizes its cap from gd */
+        cuzk_gpu_key *gs = NULL;
         size_t used = 1;
-        CHECK(cuzk_gpu_key_precompute(gd, 1, &used, &err) == CUZK_OK && used == 0,
-              "%s 2^%u: a one-byte budget takes no shifted copies (%zu; %s)", cname, log2, used,
-              err.msg);
-        uint64_t before = cuzk_gpu_key_device_bytes(gd);
-        CHECK(cuzk_gpu_key_precompute(gd, (size_t)1 << 30, &used, &err) == CUZK_OK && used > 0 &&
-                  cuzk_gpu_key_device_bytes(gd) == before + used,
-              "%s 2^%u: shifted copies built (%zu bytes; %s)", cname, log2, used, err.msg);
-        for (int i = 0; i < NB; i++)
-            CHECK(prove_fixed(ps[0], gd, of[i], &r[i], &s[i], &got[i], &err) == CUZK_OK &&
-                      proofs_equal(&got[i], &ref[i]),
-                  "%s 2^%u: proof %d over shifted copies identical (%s)", cname, log2, i, err.msg);
+        CHECK(cuzk_gpu_key_create(&gs, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) == CUZK_OK,
+              "%s 2^%u: a key for shifted copies: %s", cname, log2, err.msg);
+        if (gs) {
+            CHECK(cuzk_gpu_key_precompute(gs, 1, &used, &err) == CUZK_OK && used == 0,
+                  "%s 2^%u: a one-byte budget takes no shifted copies (%zu; %s)", cname, log2,
+                  used, err.msg);
+            uint64_t before = cuzk_gpu_key_device_bytes(gs);
+            CHECK(cuzk_gpu_key_precompute(gs, (size_t)1 << 30, &used, &err) == CUZK_OK &&
+                      used > 0 && cuzk_gpu_key_device_bytes(gs) == before + used,
+                  "%s 2^%u: shifted copies built (%zu bytes; %s)", cname, log2, used, err.msg);
+            for (int i = 0; i < NB; i++)
+                CHECK(prove_fixed(ps[0], gs, of[i], &r[i], &s[i], &got[i], &err) == CUZK_OK &&
+                          proofs_equal(&got[i], &ref[i]),
+                      "%s 2^%u: proof %d over shifted copies identical (%s)", cname, log2, i,
+                      err.msg);
+        }
+        cuzk_gpu_key_free(gs);
     }
     /* A device-memory cap that leaves no room for the bases: a context
      * whose scratch is already grown by one proof, capped at what it holds
