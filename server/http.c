@@ -47,6 +47,10 @@
 #define JSON_BODY_MAX ((size_t)1 << 20)
 /* Bodies sent to routes that take none are read and dropped up to this. */
 #define IGNORED_BODY_MAX ((size_t)64 << 10)
+/* A body refused from its declared length is still read and dropped up to
+ * this size (see first_call), so a client that sent it without waiting gets
+ * its 413; past it the connection is closed after the answer. */
+#define REFUSED_BODY_DRAIN_MAX ((size_t)16 << 20)
 /* Per-connection memory for headers and read buffers (MHD's pool). */
 #define CONNECTION_MEMORY_BYTES ((size_t)128 << 10)
 /* Stack of each connection thread: handlers are shallow (JSON, engine
@@ -639,10 +643,20 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         declared = strtoull(cl, &end, 10);
         if (errno || *end)
             declared = ~0ULL;
-        if (declared > r->body_max)
+        if (declared > r->body_max) {
+            /* A client that did not ask "Expect: 100-continue" is already
+             * sending: a modest body is read and dropped so that it gets
+             * the 413 rather than a reset connection; a large one is
+             * answered at once and the connection closed. */
+            const char *ex = http_header(r, MHD_HTTP_HEADER_EXPECT);
+            if (declared <= REFUSED_BODY_DRAIN_MAX && !(ex && strcasestr(ex, "100-continue"))) {
+                r->defer_ok = 1;
+                r->drain_max = (size_t)declared;
+            }
             return http_error(r, 413, "payload_too_large",
                               "request body of %s bytes is larger than the limit of %zu bytes", cl,
                               r->body_max);
+        }
     }
     /* The body's deadline: request_timeout_s, or a second per MiB.  It
      * starts once this call returns (on_request): a key load or a wait for
@@ -709,7 +723,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->drained += *upload_size;
             *upload_size = 0;
             /* a body of unknown length is read up to the limit, no more */
-            return r->drained > r->body_max ? MHD_NO : MHD_YES;
+            return r->drained > (r->drain_max > r->body_max ? r->drain_max : r->body_max)
+                       ? MHD_NO
+                       : MHD_YES;
         }
         if (r->deferred) {
             struct MHD_Response *resp = r->deferred;

@@ -59,6 +59,8 @@ typedef struct cuzkd_request {
     struct MHD_Response *deferred;
     unsigned deferred_code;
     size_t drained;
+    size_t drain_max; /* a refused body declared over body_max, still read (at most
+                       * REFUSED_BODY_DRAIN_MAX) so its client gets the answer */
     uint64_t body_allow_ns; /* the body's deadline, from the end of the first call */
 } cuzkd_request;
 
