@@ -566,10 +566,31 @@ static enum MHD_Result count_length_header(void *cls, enum MHD_ValueKind kind, c
     return MHD_YES;
 }
 
+/* A refusal decided before the body (401, 404, 405, 413 from the declared
+ * length) is sent once the body is in, when the client is already sending
+ * it (no "Expect: 100-continue") and it is modest: it is read and dropped,
+ * so the client gets the answer rather than a connection reset over its
+ * unread bytes.  A larger body, or one of unknown length, is not read: the
+ * answer goes at once and the connection closes. */
+static void refusal_drain(cuzkd_request *r) {
+    const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *ex = http_header(r, MHD_HTTP_HEADER_EXPECT);
+    if (!cl || (ex && strcasestr(ex, "100-continue")))
+        return;
+    char *end;
+    errno = 0;
+    unsigned long long declared = strtoull(cl, &end, 10);
+    if (errno || *end || end == cl || declared == 0 || declared > REFUSED_BODY_DRAIN_MAX)
+        return;
+    r->defer_ok = 1;
+    r->drain_max = (size_t)declared;
+}
+
 /* Phase 1: everything that can be decided before the body arrives. */
 static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url) {
     cuzkd_server *srv = r->srv;
     client_identity(r, l);
+    refusal_drain(r);
     int public_page =
         (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
     /* The page itself holds no data; it reads its token from the URL
@@ -643,20 +664,10 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         declared = strtoull(cl, &end, 10);
         if (errno || *end)
             declared = ~0ULL;
-        if (declared > r->body_max) {
-            /* A client that did not ask "Expect: 100-continue" is already
-             * sending: a modest body is read and dropped so that it gets
-             * the 413 rather than a reset connection; a large one is
-             * answered at once and the connection closed. */
-            const char *ex = http_header(r, MHD_HTTP_HEADER_EXPECT);
-            if (declared <= REFUSED_BODY_DRAIN_MAX && !(ex && strcasestr(ex, "100-continue"))) {
-                r->defer_ok = 1;
-                r->drain_max = (size_t)declared;
-            }
+        if (declared > r->body_max)
             return http_error(r, 413, "payload_too_large",
                               "request body of %s bytes is larger than the limit of %zu bytes", cl,
                               r->body_max);
-        }
     }
     /* The body's deadline: request_timeout_s, or a second per MiB.  It
      * starts once this call returns (on_request): a key load or a wait for
