@@ -17,7 +17,8 @@
  *          0: the form of .wtns witnesses and of converted h values).  Plain
  *          values >= r are reduced mod r.  pool may be NULL (serial).
  *     Scalars 0 and infinity bases are skipped, scalars 1 are summed
- *     directly (no windows), the rest go through Pippenger, so boolean-heavy
+ *     directly (no windows: pairwise, with additions that share one
+ *     inversion a level), the rest go through Pippenger, so boolean-heavy
  *     witnesses cost little.
  *     Returns CUZK_OK; CUZK_ENOMEM if scratch memory (about 40 bytes per
  *     non-trivial scalar plus the buckets) cannot be allocated, or
@@ -39,8 +40,10 @@
  *   size_t G_msm_scratch_bytes(size_t n, unsigned c, unsigned threads)
  *     Working memory an MSM of up to n points with window c (0: automatic)
  *     needs on a pool of |threads| threads, whatever the scalars: about
- *     36 bytes a point plus 2^(c-1) buckets per thread (about 1.5 MiB a
- *     thread with the automatic window).  0 when n is 0 or c is invalid.
+ *     36 bytes a point plus, per thread, 2^(c-1) buckets (about 1.5 MiB
+ *     with the automatic window) and a buffer for the scalars 1 (about
+ *     0.15 MiB in G1, 0.3 MiB in G2 of BLS12-381).  0 when n is 0 or c
+ *     is invalid.
  *
  *   cuzk_status G_msm_with_scratch(G *r, ..., same args ..., unsigned c,
  *                                  void *scratch, size_t scratch_bytes,

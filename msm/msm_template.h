@@ -13,8 +13,9 @@
  *
  * STEPS (each a parallel loop over the pool):
  * 1. classify: convert every scalar to a plain integer k < r; drop k = 0
- *    and infinity bases; add bases with k = 1 into per-chunk sums; count
- *    the rest per chunk of CHUNK points.
+ *    and infinity bases; sum the bases with k = 1 per chunk of CHUNK
+ *    points (a tree of batch-affine additions, see ONES below); count the
+ *    rest per chunk.
  * 2. compact: prefix sums of the counts give every chunk its output slot;
  *    write the index and the recoded scalar k' = k + H of every remaining
  *    point (see below).
@@ -32,6 +33,15 @@
  * between windows, every |digit| <= 2^(c-1) and 2^(c-1) buckets suffice;
  * a negative digit adds the negated base.  k + H < 2^256 always fits the
  * 4 limbs (c (nw-1) <= bits).
+ *
+ * ONES.  Circuits made of bits have witnesses of mostly 0 and 1 (a PoRep
+ * partition: about 90% of the wires), so the bases with scalar 1 can be
+ * as many as those through Pippenger.  They are gathered in a worker's
+ * buffer and summed pairwise, level by level: the additions of one level
+ * are independent, so they share one inversion (Montgomery's trick) and
+ * cost about 5M + 1S each instead of the 8M + 2S of an XYZZ mixed
+ * addition into a running sum.  A level of fewer than MSM_ONES_TREE_MIN
+ * points ends the tree: its points go into the chunk's XYZZ sum.
  *
  * Must not: keep state between calls, or touch memory outside the inputs
  * and its own scratch.
@@ -61,6 +71,7 @@ typedef struct {
     size_t nchunks;
     size_t *offset;  /* per chunk: count of remaining points, then offset */
     G_XYZZ *ones;    /* per chunk: sum of the bases with scalar 1 */
+    char *ones_buf;  /* [threads] MN(ones_bytes) each: the trees of step 1 */
     size_t m;        /* remaining points (scalar not 0 or 1) */
     uint32_t *idx;   /* [m] base index */
     uint64_t (*kh)[4]; /* [m] k + H */
@@ -92,11 +103,134 @@ static int MN(scalar)(uint64_t k[4], const MN(ctx) *c, size_t i) {
     return 2;
 }
 
+/* ---- affine additions sharing one inversion (ones and buckets) -------- */
+
+/* The denominator of A + P (P negated if |neg|): x_P - x_A, or 2 y_A for a
+ * doubling (returns MSM_DBL), or 1, a placeholder, when the sum is
+ * infinity (MSM_INF). */
+static inline uint8_t MN(aff_den)(MSM_F *den, const G_AFF *A, const G_AFF *P, int neg) {
+    MSM_CF(sub)(den, &P->x, &A->x);
+    if (!MSM_CF(is_zero)(den))
+        return 0;
+    MSM_F y;
+    if (neg)
+        MSM_CF(neg)(&y, &P->y);
+    else
+        y = P->y;
+    if (MSM_CF(eq)(&y, &A->y) && !MSM_CF(is_zero)(&A->y)) {
+        MSM_CF(dbl)(den, &A->y);
+        return MSM_DBL;
+    }
+    MSM_CF(set_one)(den);
+    return MSM_INF;
+}
+
+/* A <- A + P (P negated if |neg|) given inv = 1/den of aff_den (not
+ * MSM_INF): lambda = (y_P - y_A) inv, or 3 x_A^2 inv for a doubling;
+ * x3 = lambda^2 - x_A - x_P; y3 = lambda (x_A - x3) - y_A. */
+static inline void MN(aff_add)(G_AFF *A, const G_AFF *P, int neg, const MSM_F *inv, int dbl) {
+    MSM_F lam, x3, t;
+    if (dbl) {
+        MSM_CF(sqr)(&t, &A->x);
+        MSM_CF(dbl)(&lam, &t);
+        MSM_CF(add)(&t, &lam, &t);
+    } else if (neg) {
+        MSM_CF(add)(&t, &P->y, &A->y);
+        MSM_CF(neg)(&t, &t);
+    } else {
+        MSM_CF(sub)(&t, &P->y, &A->y);
+    }
+    MSM_CF(mul)(&lam, &t, inv);
+    MSM_CF(sqr)(&x3, &lam);
+    MSM_CF(sub)(&x3, &x3, &A->x);
+    MSM_CF(sub)(&x3, &x3, &P->x); /* x_P = x_A for a doubling */
+    MSM_CF(sub)(&t, &A->x, &x3);
+    MSM_CF(mul)(&t, &lam, &t);
+    MSM_CF(sub)(&A->y, &t, &A->y);
+    A->x = x3;
+}
+
+/* den[i] <- 1/den[i] for i < n (n > 0) with one inversion; pre[] is
+ * scratch. */
+static void MN(batch_invert)(MSM_F *den, MSM_F *pre, size_t n) {
+    pre[0] = den[0];
+    for (size_t i = 1; i < n; i++)
+        MSM_CF(mul)(&pre[i], &pre[i - 1], &den[i]);
+    MSM_F inv, inv_i;
+    MSM_CF(inv_var)(&inv, &pre[n - 1]);
+    for (size_t i = n; i-- > 1;) {
+        MSM_CF(mul)(&inv_i, &inv, &pre[i - 1]);
+        MSM_CF(mul)(&inv, &inv, &den[i]);
+        den[i] = inv_i;
+    }
+    den[0] = inv;
+}
+
+/* ---- 1, 2 (continued): the ones ----------------------------------------- */
+
+#define MSM_ONES_BUF ((size_t)1024) /* points gathered before a tree */
+#define MSM_ONES_TREE_MIN 16
+
+typedef struct {
+    G_AFF *pt;     /* [MSM_ONES_BUF] */
+    MSM_F *den;    /* [MSM_ONES_BUF / 2] */
+    MSM_F *pre;    /* [MSM_ONES_BUF / 2] */
+    uint8_t *flag; /* [MSM_ONES_BUF / 2] */
+} MN(ones_w);
+
+static size_t MN(ones_bytes)(void) {
+    return msm_round64(MSM_ONES_BUF * sizeof(G_AFF)) +
+           2 * msm_round64(MSM_ONES_BUF / 2 * sizeof(MSM_F)) + msm_round64(MSM_ONES_BUF / 2);
+}
+
+static MN(ones_w) MN(ones_at)(char *mem) {
+    MN(ones_w) w;
+    w.pt = (G_AFF *)mem;
+    mem += msm_round64(MSM_ONES_BUF * sizeof(G_AFF));
+    w.den = (MSM_F *)mem;
+    mem += msm_round64(MSM_ONES_BUF / 2 * sizeof(MSM_F));
+    w.pre = (MSM_F *)mem;
+    mem += msm_round64(MSM_ONES_BUF / 2 * sizeof(MSM_F));
+    w.flag = (uint8_t *)mem;
+    return w;
+}
+
+/* Sums w->pt[0..n) pairwise, level by level, while n >= MSM_ONES_TREE_MIN
+ * (a sum that is infinity leaves its level).  The points left (fewer than
+ * MSM_ONES_TREE_MIN) stay at the front of the buffer for the next tree,
+ * and their count is returned; with |last| they go into acc instead and 0
+ * is returned. */
+static size_t MN(ones_tree)(G_XYZZ *acc, const MN(ones_w) *w, size_t n, int last) {
+    G_AFF *pt = w->pt;
+    while (n >= MSM_ONES_TREE_MIN) {
+        size_t h = n / 2, k = 0;
+        for (size_t i = 0; i < h; i++)
+            w->flag[i] = MN(aff_den)(&w->den[i], &pt[2 * i], &pt[2 * i + 1], 0);
+        MN(batch_invert)(w->den, w->pre, h);
+        for (size_t i = 0; i < h; i++) {
+            if (w->flag[i] & MSM_INF)
+                continue;
+            /* slot k <= i: its pair is done (or is this one, read here) */
+            G_AFF A = pt[2 * i];
+            MN(aff_add)(&A, &pt[2 * i + 1], 0, &w->den[i], w->flag[i] & MSM_DBL);
+            pt[k++] = A;
+        }
+        if (n % 2)
+            pt[k++] = pt[n - 1];
+        n = k;
+    }
+    if (!last)
+        return n;
+    for (size_t i = 0; i < n; i++)
+        GN(xyzz_add_affine)(acc, acc, &pt[i]);
+    return 0;
+}
+
 static void MN(classify_fn)(void *p, size_t b, size_t e, unsigned worker) {
     MN(ctx) *c = p;
-    (void)worker;
+    MN(ones_w) w = MN(ones_at)(c->ones_buf + (size_t)worker * MN(ones_bytes)());
     for (size_t ch = b; ch < e; ch++) {
-        size_t lo = ch * MSM_CHUNK, hi = lo + MSM_CHUNK, count = 0;
+        size_t lo = ch * MSM_CHUNK, hi = lo + MSM_CHUNK, count = 0, nones = 0;
         G_XYZZ *one = &c->ones[ch];
         uint64_t k[4];
         GN(xyzz_set_inf)(one);
@@ -106,10 +240,14 @@ static void MN(classify_fn)(void *p, size_t b, size_t e, unsigned worker) {
             if (GN(affine_is_inf)(&c->bases[i]))
                 continue;
             int kind = MN(scalar)(k, c, i);
-            if (kind == 1)
-                GN(xyzz_add_affine)(one, one, &c->bases[i]);
+            if (kind == 1) {
+                w.pt[nones++] = c->bases[i];
+                if (nones == MSM_ONES_BUF)
+                    nones = MN(ones_tree)(one, &w, nones, 0);
+            }
             count += kind == 2;
         }
+        MN(ones_tree)(one, &w, nones, 1);
         c->offset[ch] = count;
     }
 }
@@ -199,83 +337,23 @@ static inline void MN(put_xyzz)(MN(scratch) *s, size_t b, const G_AFF *p) {
     }
 }
 
-/* Denominator of pending addition i: x_P - x_A, or 2 y_A for a doubling,
- * or 1 (a placeholder) when the sum is infinity. */
-static void MN(batch_den)(MN(scratch) *s, size_t i) {
-    const G_AFF *A = &s->ab[s->qb[i]], *P = s->qp[i];
-    MSM_F *den = &s->den[i];
-    MSM_CF(sub)(den, &P->x, &A->x);
-    if (!MSM_CF(is_zero)(den))
-        return;
-    MSM_F py;
-    if (s->qf[i] & MSM_NEG)
-        MSM_CF(neg)(&py, &P->y);
-    else
-        py = P->y;
-    if (MSM_CF(eq)(&py, &A->y) && !MSM_CF(is_zero)(&A->y)) {
-        MSM_CF(dbl)(den, &A->y);
-        s->qf[i] |= MSM_DBL;
-    } else {
-        MSM_CF(set_one)(den);
-        s->qf[i] |= MSM_INF;
-    }
-}
-
-/* A <- A + P given inv = 1/den: lambda = (y_P - y_A) inv, or 3 x_A^2 inv
- * for a doubling; x = lambda^2 - x_A - x_P; y = lambda (x_A - x) - y_A. */
-static void MN(batch_finish)(MN(scratch) *s, size_t i, const MSM_F *inv) {
-    size_t b = s->qb[i];
-    G_AFF *A = &s->ab[b];
-    const G_AFF *P = s->qp[i];
-    uint8_t f = s->qf[i];
-    MSM_F lam, x3, t;
-    s->st[b] &= (uint8_t)~MSM_LOCK;
-    if (f & MSM_INF) {
-        s->st[b] &= (uint8_t)~MSM_OCC;
-        return;
-    }
-    if (f & MSM_DBL) {
-        MSM_CF(sqr)(&t, &A->x);
-        MSM_CF(dbl)(&lam, &t);
-        MSM_CF(add)(&t, &lam, &t);
-    } else if (f & MSM_NEG) {
-        MSM_CF(add)(&t, &P->y, &A->y);
-        MSM_CF(neg)(&t, &t);
-    } else {
-        MSM_CF(sub)(&t, &P->y, &A->y);
-    }
-    MSM_CF(mul)(&lam, &t, inv);
-    MSM_CF(sqr)(&x3, &lam);
-    MSM_CF(sub)(&x3, &x3, &A->x);
-    MSM_CF(sub)(&x3, &x3, &P->x); /* x_P = x_A for a doubling */
-    MSM_CF(sub)(&t, &A->x, &x3);
-    MSM_CF(mul)(&t, &lam, &t);
-    MSM_CF(sub)(&A->y, &t, &A->y);
-    A->x = x3;
-}
-
 /* Finishes every pending addition with one inversion. */
 static void MN(batch_flush)(MN(scratch) *s) {
     size_t nq = s->nq;
     if (nq == 0)
         return;
+    for (size_t i = 0; i < nq; i++)
+        s->qf[i] |= MN(aff_den)(&s->den[i], &s->ab[s->qb[i]], s->qp[i], s->qf[i] & MSM_NEG);
+    MN(batch_invert)(s->den, s->pre, nq);
     for (size_t i = 0; i < nq; i++) {
-        MN(batch_den)(s, i);
-        if (i == 0)
-            s->pre[0] = s->den[0];
-        else
-            MSM_CF(mul)(&s->pre[i], &s->pre[i - 1], &s->den[i]);
-    }
-    MSM_F inv, inv_i;
-    MSM_CF(inv_var)(&inv, &s->pre[nq - 1]);
-    for (size_t i = nq; i-- > 0;) {
-        if (i > 0) {
-            MSM_CF(mul)(&inv_i, &inv, &s->pre[i - 1]);
-            MSM_CF(mul)(&inv, &inv, &s->den[i]);
-        } else {
-            inv_i = inv;
+        size_t b = s->qb[i];
+        uint8_t f = s->qf[i];
+        s->st[b] &= (uint8_t)~MSM_LOCK;
+        if (f & MSM_INF) {
+            s->st[b] &= (uint8_t)~MSM_OCC;
+            continue;
         }
-        MN(batch_finish)(s, i, &inv_i);
+        MN(aff_add)(&s->ab[b], s->qp[i], f & MSM_NEG, &s->den[i], f & MSM_DBL);
     }
     s->nq = 0;
 }
@@ -409,10 +487,12 @@ static size_t MN(pip_bytes)(size_t m, unsigned win, size_t ntasks, unsigned thre
            threads * msm_round64(MN(bucket_bytes)(nb));
 }
 
-/* Bytes of steps 1 and 2 (per classification chunk). */
-static size_t MN(head_bytes)(size_t n) {
+/* Bytes of steps 1 and 2: per classification chunk, and the workers'
+ * buffers for the ones. */
+static size_t MN(head_bytes)(size_t n, unsigned threads) {
     size_t nchunks = (n + MSM_CHUNK - 1) / MSM_CHUNK;
-    return msm_round64(nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
+    return msm_round64(nchunks * (sizeof(size_t) + sizeof(G_XYZZ))) +
+           (size_t)threads * MN(ones_bytes)();
 }
 
 /* The automatic window for up to n points; with a caller's scratch sized
@@ -429,7 +509,7 @@ size_t GN(msm_scratch_bytes)(size_t n, unsigned win, unsigned threads) {
         win = MN(auto_cap)(n);
     if (win < 2 || win > CUZK_MSM_MAX_WINDOW)
         return 0;
-    return 64 + MN(head_bytes)(n) + MN(pip_bytes)(n, win, MN(max_tasks)(threads), threads);
+    return 64 + MN(head_bytes)(n, threads) + MN(pip_bytes)(n, win, MN(max_tasks)(threads), threads);
 }
 
 /* Step 3 and 4 over c->m points.  |mem| is the caller's scratch (at least
@@ -499,14 +579,17 @@ static cuzk_status MN(run)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars, s
     MN(ctx) c = {.bases = bases, .scalars = scalars, .n = n,
                  .mont = scalars_are_mont != 0};
     c.nchunks = (n + MSM_CHUNK - 1) / MSM_CHUNK;
+    unsigned threads = cuzk_pool_threads(pool);
+    size_t head_bytes = MN(head_bytes)(n, threads);
     char *own = NULL, *head = mem;
     if (head == NULL) {
-        own = head = malloc(c.nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
+        own = head = aligned_alloc(64, head_bytes);
         if (head == NULL)
             return CUZK_ENOMEM;
     }
     c.ones = (G_XYZZ *)head;
     c.offset = (size_t *)(head + c.nchunks * sizeof(G_XYZZ));
+    c.ones_buf = head + msm_round64(c.nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
 
     cuzk_pool_for(pool, c.nchunks, 1, MN(classify_fn), &c);
     G_XYZZ acc;
@@ -517,7 +600,7 @@ static cuzk_status MN(run)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars, s
     }
     if (c.m > 0) {
         G_XYZZ pip;
-        cuzk_status st = MN(pippenger)(&c, &pip, win, mem ? mem + MN(head_bytes)(n) : NULL,
+        cuzk_status st = MN(pippenger)(&c, &pip, win, mem ? mem + head_bytes : NULL,
                                        mem ? MN(auto_cap)(n) : 0, pool);
         if (st != CUZK_OK) {
             free(own);
@@ -555,6 +638,8 @@ cuzk_status GN(msm)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
 }
 
 #undef MSM_CHUNK
+#undef MSM_ONES_BUF
+#undef MSM_ONES_TREE_MIN
 #undef MSM_CF
 #undef G_XYZZ
 #undef G_AFF

@@ -15,8 +15,10 @@
  *   on bases P_i = R + i Q, P_i = R, P_i = (-1)^i R, where the answer
  *   follows from sums of scalars, independent of any MSM code; with random,
  *   boolean-heavy and all-equal scalars (doublings, P + (-P) and bucket
- *   conflicts inside the batches).  The 8-thread pool also splits point
- *   ranges.
+ *   conflicts inside the batches), and all-one scalars on every base
+ *   pattern (the ones' batch-affine trees: doublings, sums at infinity on
+ *   the first and later levels, odd counts).  The 8-thread pool also
+ *   splits point ranges.
  *
  * The group-generic tests are written once below and instantiated per
  * curve (TEST_CURVE, tests/testutil.h) and, within it, per group
@@ -39,11 +41,11 @@ static cuzk_pool *pools[3];
 
 enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_RM1, SC_BOOL, SC_BIG, SC_EQUAL,
        SC_COUNT };
-enum { ST_ARITH, ST_SAME, ST_ALT };
+enum { ST_ARITH, ST_SAME, ST_ALT, ST_PAIRS };
 enum { BS_RANDOM, BS_SAME, BS_SOME_INF, BS_COUNT };
 static const char *sc_name[] = {"random", "zero", "one", "r-1", "bool-heavy",
                                 ">=r", "all-equal"};
-static const char *st_name[] = {"R+iQ", "R", "(-1)^i R"};
+static const char *st_name[] = {"R+iQ", "R", "(-1)^i R", "(-1)^(i/2) R"};
 static uint64_t equal_scalar[4]; /* the SC_EQUAL value, drawn per call */
 static const char *bs_name[] = {"random", "repeated", "some-infinity"};
 
@@ -273,7 +275,9 @@ static void GF(check_windows)(size_t n, unsigned max_c) {
  * (sum k_i a_i) R + (sum k_i b_i) Q without any MSM code:
  *   ST_ARITH  P_i = R + i Q  (distinct points)
  *   ST_SAME   P_i = R        (every bucket addition is a doubling)
- *   ST_ALT    P_i = (-1)^i R (bucket additions P + (-P) = infinity) */
+ *   ST_ALT    P_i = (-1)^i R (bucket additions P + (-P) = infinity)
+ *   ST_PAIRS  P_i = (-1)^(i/2) R (with scalars 1, the tree of the ones
+ *             meets 2R + (-2R) = infinity on its second level) */
 static void GF(check_structured)(size_t n, int sprof, int kind) {
     T_AFF *bases = malloc(n * sizeof *bases);
     TS *mont = malloc(n * sizeof *mont), *raw = malloc(n * sizeof *raw);
@@ -285,8 +289,10 @@ static void GF(check_structured)(size_t n, int sprof, int kind) {
             jac[i] = R;
         else if (kind == ST_ARITH)
             GF(add)(&jac[i], &jac[i - 1], &Q);
-        else
+        else if (kind == ST_ALT || i % 2 == 0)
             GF(neg)(&jac[i], &jac[i - 1]);
+        else
+            jac[i] = jac[i - 1];
     }
     GF(batch_to_affine)(bases, jac, n);
     int raw_is_mont = (int)(tu_rand64() % 2);
@@ -295,7 +301,7 @@ static void GF(check_structured)(size_t n, int sprof, int kind) {
     SF(set_zero)(&sa);
     SF(set_zero)(&sb);
     for (size_t i = 0; i < n; i++) {
-        if (kind == ST_ALT && i % 2)
+        if ((kind == ST_ALT && i % 2) || (kind == ST_PAIRS && (i / 2) % 2))
             SF(sub)(&sa, &sa, &mont[i]);
         else
             SF(add)(&sa, &sa, &mont[i]);
@@ -362,6 +368,14 @@ static void GF(tests)(size_t max_n) {
     GF(check_structured)(big / 4, SC_EQUAL, ST_SAME);
     GF(check_structured)(big / 4, SC_RANDOM, ST_ALT);
     GF(check_structured)(big / 4, SC_EQUAL, ST_ALT);
+    /* scalars 1: the ones' trees (full buffers, odd counts, doublings,
+     * sums at infinity on the first and on later levels) */
+    GF(check_structured)(big, SC_ONE, ST_ARITH);
+    GF(check_structured)(big / 4 + 3, SC_ONE, ST_SAME);
+    GF(check_structured)(big / 4, SC_ONE, ST_ALT);
+    GF(check_structured)(big / 4 + 1, SC_ONE, ST_ALT);
+    GF(check_structured)(big / 4 + 2, SC_ONE, ST_PAIRS);
+    GF(check_structured)(big / 4 + 1, SC_BOOL, ST_PAIRS);
 }
 
 #undef T_AFF
