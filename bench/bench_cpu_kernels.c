@@ -5,8 +5,9 @@
  *
  * Usage: bench_cpu_kernels [ntt|msm|window|all] [max_log]
  *   ntt     forward / inverse / coset forward, 2^10 .. 2^20 (or max_log)
- *   msm     G1 2^10 .. 2^18, G2 2^10 .. 2^14, random full-size scalars and
- *           a boolean-heavy profile (45% zeros, 45% ones, 10% random)
+ *   msm     G1 2^10 .. 2^18, G2 2^10 .. 2^14, random full-size scalars,
+ *           a boolean-heavy profile (45% zeros, 45% ones, 10% random) and
+ *           every scalar 1 (the sum of the bases)
  *   window  BLS12-381 G1 time for c around the automatic choice
  * Each figure is the best of several runs lasting at least 0.2 s in all.
  * Inputs are synthetic (random walk bases, random scalars); timings do not
@@ -169,20 +170,26 @@ static void bench_ntt(cuzk_pool *all, unsigned max_log) {
         size_t nmax = (size_t)1 << (max_log);                                 \
         G##_affine *bases = malloc(nmax * sizeof *bases);                     \
         S *rnd = malloc(nmax * sizeof *rnd), *bl = malloc(nmax * sizeof *bl); \
+        S *ones = calloc(nmax, sizeof *ones);                                 \
         G r;                                                                  \
         MSM_INPUTS(G, S, nmax, bases, rnd, bl);                               \
+        for (size_t i = 0; i < nmax; i++)                                     \
+            ones[i].l[0] = 1;                                                 \
         for (unsigned lg = (min_log); lg <= (max_log); lg += 2) {             \
             size_t n = (size_t)1 << lg;                                       \
-            double t[4];                                                      \
+            double t[5];                                                      \
             for (int k = 0; k < 2; k++) {                                     \
                 cuzk_pool *p = k ? all : NULL;                                \
                 TIME_BEST(t[2 * k], G##_msm(&r, bases, rnd, n, 0, p));        \
                 TIME_BEST(t[2 * k + 1], G##_msm(&r, bases, bl, n, 0, p));     \
             }                                                                 \
-            printf("%-13s %5u %3u %10.2f %10.2f %10.2f %10.2f %9.0f\n", #G,   \
-                   lg, G##_msm_window_bits(n), 1e3 * t[0], 1e3 * t[2],        \
-                   1e3 * t[1], 1e3 * t[3], 1e9 * t[0] / (double)n);           \
+            TIME_BEST(t[4], G##_msm(&r, bases, ones, n, 0, NULL));            \
+            printf("%-13s %5u %3u %10.2f %10.2f %10.2f %10.2f %10.2f %9.0f\n", \
+                   #G, lg, G##_msm_window_bits(n), 1e3 * t[0], 1e3 * t[2],    \
+                   1e3 * t[1], 1e3 * t[3], 1e3 * t[4],                        \
+                   1e9 * t[0] / (double)n);                                   \
         }                                                                     \
+        free(ones);                                                           \
         free(bases);                                                          \
         free(rnd);                                                            \
         free(bl);                                                             \
@@ -191,10 +198,10 @@ static void bench_ntt(cuzk_pool *all, unsigned max_log) {
 static void bench_msm(cuzk_pool *all, unsigned max_log) {
     unsigned g1 = max_log < 18 ? max_log : 18, g2 = max_log < 14 ? max_log : 14;
     printf("\nMSM, ms per call (random scalars; bool = 45%% zeros, 45%% ones,"
-           " 10%% random); c = window for random; ns/pt = random 1T per "
-           "point\n");
-    printf("%-13s %5s %3s %10s %10s %10s %10s %9s\n", "group", "log_n", "c",
-           "rand 1T", "rand NT", "bool 1T", "bool NT", "ns/pt");
+           " 10%% random; ones = every scalar 1); c = window for random; "
+           "ns/pt = random 1T per point\n");
+    printf("%-13s %5s %3s %10s %10s %10s %10s %10s %9s\n", "group", "log_n", "c",
+           "rand 1T", "rand NT", "bool 1T", "bool NT", "ones 1T", "ns/pt");
     BENCH_MSM(bls12_381_g1, bls12_381_fr, 10, g1);
     BENCH_MSM(bn254_g1, bn254_fr, 10, g1);
     BENCH_MSM(bls12_381_g2, bls12_381_fr, 10, g2);
