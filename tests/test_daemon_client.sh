@@ -11,21 +11,9 @@ set -u
 cuzk=$1
 src=$2
 fx=$src/tests/interop/fixtures
-# skip REASON: exit 77, or fail with CUZK_REQUIRE_ALL=1 (CI).
-skip() {
-  if [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then
-    echo "FAIL: $1 (CUZK_REQUIRE_ALL=1: this test may not be skipped)"
-    exit 1
-  fi
-  echo "SKIP: $1"
-  exit 77
-}
-if [ -z "${CUZKD:-}" ] || [ ! -x "${CUZKD:-}" ]; then
-  skip "CUZKD is not set (cuzkd not built)"
-fi
-if "$cuzk" status --help 2>&1 | grep -q "built without libcurl"; then
-  skip "cuzk built without libcurl"
-fi
+. "$(dirname "$0")/daemon/prelude.sh"
+need_cuzkd
+need_client "$cuzk"
 tmp=$(mktemp -d)
 pids=""
 cleanup() {

@@ -8,22 +8,11 @@
 # pass/fail counting.  With CUZK_REQUIRE_ALL=1 a reason to skip (no cuzkd,
 # no curl, no node) is a failure instead.
 
-# skip REASON: exit 77 (CTest's "skipped"), or, with CUZK_REQUIRE_ALL=1 (CI),
-# fail: there a missing tool or an unbuilt cuzkd is a broken set-up.
-skip() {
-  if [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then
-    echo "FAIL: $1 (CUZK_REQUIRE_ALL=1: this test may not be skipped)"
-    exit 1
-  fi
-  echo "SKIP: $1"
-  exit 77
-}
+. "$(dirname "${BASH_SOURCE[0]}")/prelude.sh"
 
 cuzk=$1
 src=$2
-if [ -z "${CUZKD:-}" ] || [ ! -x "${CUZKD:-}" ]; then
-  skip "cuzkd was not built (needs libmicrohttpd, libinih, jansson)"
-fi
+need_cuzkd
 for tool in curl node; do
   command -v $tool >/dev/null || skip "$tool is not installed"
 done
