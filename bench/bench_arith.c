@@ -40,21 +40,8 @@ static double min_s = 0.3;
 
 static void machine_line(void) {
     struct utsname u;
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                char *c = strchr(line, ':');
-                if (c) {
-                    snprintf(model, sizeof model, "%s", c + 2);
-                    model[strcspn(model, "\n")] = 0;
-                }
-                break;
-            }
-        fclose(f);
-    }
+    char model[256];
+    bench_cpu_model(model, sizeof model);
     uname(&u);
     printf("machine: %s, %ld online CPUs, %s %s; field products: %s\n", model,
            sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.machine,

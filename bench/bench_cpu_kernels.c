@@ -72,21 +72,8 @@ static void rand_below(uint64_t out[4], const uint64_t mod[4]) {
     } while (0)
 
 static void machine_line(cuzk_pool *pool) {
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                char *c = strchr(line, ':');
-                if (c) {
-                    snprintf(model, sizeof model, "%s", c + 2);
-                    model[strcspn(model, "\n")] = 0;
-                }
-                break;
-            }
-        fclose(f);
-    }
+    char model[256];
+    bench_cpu_model(model, sizeof model);
     printf("# %s, %u threads, field asm %s\n", model, cuzk_pool_threads(pool),
            cuzk_field_uses_asm() ? "on" : "off");
 }

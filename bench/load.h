@@ -28,6 +28,10 @@ struct cuzk_pool;
 /* Monotonic clock in seconds. */
 double bench_now_s(void);
 
+/* The CPU's model name from /proc/cpuinfo into out[n] ("unknown CPU" when
+ * it cannot be read), for the machine line every bench prints. */
+void bench_cpu_model(char *out, size_t n);
+
 /* ---- statistics ----------------------------------------------------------- */
 
 /* Summary of a set of values.  p50/p95/p99 are nearest-rank percentiles
