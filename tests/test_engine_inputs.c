@@ -69,7 +69,7 @@ static int fx_load(fx *f, const char *dir, const char *name) {
     cuzk_error err = {0};
     cuzk_key key;
     cuzk_wtns w;
-    uint8_t *text = eu_read_file(f->input, &f->len);
+    uint8_t *text = tu_read_file(f->input, &f->len);
     f->text = (char *)text;
     if (!f->text || !exists(f->wasm)) {
         CHECK(0, "fixture %s/%s: missing %s or %s", dir, name, f->input, f->wasm);

@@ -55,23 +55,6 @@ static void eu_rmdir(const char *dir) {
     rmdir(dir);
 }
 
-static uint8_t *eu_read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 /* Generate circuit |name| (2^log2 domain, |seed|) with a dev key in |dir|;
  * exits on failure (a broken fixture makes every check meaningless). */
 static void eu_make(eu_circuit *c, const char *dir, const char *name, cuzk_curve curve,
@@ -96,7 +79,7 @@ static void eu_make(eu_circuit *c, const char *dir, const char *name, cuzk_curve
     }
     c->key_bytes = key.mem_bytes;
     cuzk_key_free(&key);
-    c->wtns_mem = eu_read_file(c->wtns, &c->wtns_size);
+    c->wtns_mem = tu_read_file(c->wtns, &c->wtns_size);
     if (!c->wtns_mem) {
         fprintf(stderr, "fixture %s: cannot read %s\n", name, c->wtns);
         exit(1);

@@ -67,25 +67,6 @@ static char *fixture_path(int ci, const char *name, const char *ext) {
     return p;
 }
 
-static uint8_t *load_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static void put32(uint8_t *p, uint32_t v) { cuzk_wr_u32(p, v); }
 
 /* Independent container split/join (does not use binfile.c). */
@@ -334,7 +315,7 @@ static void check_json(loaded *L, int ci, const circuit_info *in) {
     cuzk_error err;
     cuzk_vk vk_file, vk_zkey;
     size_t len;
-    char *text = (char *)load_file(fixture_path(ci, in->name, "vk.json"), &len);
+    char *text = (char *)tu_read_file(fixture_path(ci, in->name, "vk.json"), &len);
     cuzk_status st = cuzk_vk_read_json_file(&vk_file, fixture_path(ci, in->name, "vk.json"), &err);
     CHECK(st == CUZK_OK, "%s: vk.json: %s", in->name, err.msg);
     cuzk_status st2 = cuzk_vk_from_zkey(&vk_zkey, &L->zkey, &err);
@@ -353,7 +334,7 @@ static void check_json(loaded *L, int ci, const circuit_info *in) {
 
     /* proof.json: read, write back, compare bytes. */
     cuzk_proof pr;
-    text = (char *)load_file(fixture_path(ci, in->name, "proof.json"), &len);
+    text = (char *)tu_read_file(fixture_path(ci, in->name, "proof.json"), &len);
     st = cuzk_proof_read_json(&pr, CUZK_CURVE_NONE, text, len, &err);
     CHECK(st == CUZK_OK && pr.curve == curve_of[ci], "%s: proof.json: %s", in->name, err.msg);
     if (st == CUZK_OK) {
@@ -369,7 +350,7 @@ static void check_json(loaded *L, int ci, const circuit_info *in) {
     /* public.json equals w[1..nPublic]; write back byte for byte. */
     cuzk_fr *pub = NULL;
     size_t n = 0;
-    text = (char *)load_file(fixture_path(ci, in->name, "public.json"), &len);
+    text = (char *)tu_read_file(fixture_path(ci, in->name, "public.json"), &len);
     st = cuzk_public_read_json(curve_of[ci], &pub, &n, text, len, &err);
     CHECK(st == CUZK_OK && n == L->zkey.n_public, "%s: public.json: %s", in->name, err.msg);
     for (size_t i = 0; st == CUZK_OK && i < n; i++)
@@ -442,7 +423,7 @@ static void check_round_trips(loaded *L, int ci, const circuit_info *in) {
     size_t len, olen;
 
     /* r1cs: our writer puts sections in id order; payloads equal circom's. */
-    orig = load_file(fixture_path(ci, in->name, "r1cs"), &olen);
+    orig = tu_read_file(fixture_path(ci, in->name, "r1cs"), &olen);
     cuzk_status st = cuzk_r1cs_write_mem(&L->r1cs, &buf, &len, &err);
     CHECK(st == CUZK_OK, "%s: r1cs write: %s", in->name, err.msg);
     if (st == CUZK_OK) {
@@ -458,7 +439,7 @@ static void check_round_trips(loaded *L, int ci, const circuit_info *in) {
     free(orig);
 
     /* wtns: circom writes sections 1, 2 in order, so the bytes must match. */
-    orig = load_file(fixture_path(ci, in->name, "wtns"), &olen);
+    orig = tu_read_file(fixture_path(ci, in->name, "wtns"), &olen);
     st = cuzk_wtns_write_mem(L->wtns.curve, L->w, L->wtns.n_witness, &buf, &len, &err);
     CHECK(st == CUZK_OK && len == olen && !memcmp(buf, orig, len), "%s: wtns bytes: %s",
           in->name, err.msg);
@@ -470,7 +451,7 @@ static void check_round_trips(loaded *L, int ci, const circuit_info *in) {
     cuzk_zkey_coef *coefs = malloc((L->zkey.n_coefs + 1) * sizeof *coefs);
     st = cuzk_zkey_read_coefs(&L->zkey, coefs, &err);
     CHECK(st == CUZK_OK, "%s: coefs: %s", in->name, err.msg);
-    orig = load_file(fixture_path(ci, in->name, "zkey"), &olen);
+    orig = tu_read_file(fixture_path(ci, in->name, "zkey"), &olen);
     if (st == CUZK_OK)
         st = cuzk_zkey_write_mem(&L->zkey, coefs, L->zkey.n_coefs, &buf, &len, &err);
     CHECK(st == CUZK_OK, "%s: zkey write: %s", in->name, err.msg);
@@ -1371,21 +1352,21 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 2; k++) {
             size_t len;
             char label[96];
-            uint8_t *b = load_file(fixture_path(ci, names[k], "r1cs"), &len);
+            uint8_t *b = tu_read_file(fixture_path(ci, names[k], "r1cs"), &len);
             snprintf(label, sizeof label, "%s/%s.r1cs", curve_dir[ci], names[k]);
             check_truncations(K_R1CS, b, len, label);
             check_container_damage(K_R1CS, b, len, label);
             check_r1cs_damage(ci, b, len);
             check_random_damage(K_R1CS, b, len, label);
             free(b);
-            b = load_file(fixture_path(ci, names[k], "wtns"), &len);
+            b = tu_read_file(fixture_path(ci, names[k], "wtns"), &len);
             snprintf(label, sizeof label, "%s/%s.wtns", curve_dir[ci], names[k]);
             check_truncations(K_WTNS, b, len, label);
             check_container_damage(K_WTNS, b, len, label);
             check_wtns_damage(ci, b, len, &all[ci][k ? 3 : 0]);
             check_random_damage(K_WTNS, b, len, label);
             free(b);
-            b = load_file(fixture_path(ci, names[k], "zkey"), &len);
+            b = tu_read_file(fixture_path(ci, names[k], "zkey"), &len);
             snprintf(label, sizeof label, "%s/%s.zkey", curve_dir[ci], names[k]);
             check_truncations(K_ZKEY, b, len, label);
             check_container_damage(K_ZKEY, b, len, label);
@@ -1394,16 +1375,16 @@ int main(int argc, char **argv) {
             free(b);
         }
         size_t len;
-        uint8_t *b = load_file(fixture_path(ci, "poseidon_chain", "zkey"), &len);
+        uint8_t *b = tu_read_file(fixture_path(ci, "poseidon_chain", "zkey"), &len);
         check_truncations(K_ZKEY, b, len, "poseidon_chain.zkey");
         free(b);
-        b = load_file(fixture_path(ci, "poseidon_chain", "r1cs"), &len);
+        b = tu_read_file(fixture_path(ci, "poseidon_chain", "r1cs"), &len);
         check_truncations(K_R1CS, b, len, "poseidon_chain.r1cs");
         free(b);
 #ifdef CUZK_HAVE_JANSSON
-        char *vk = (char *)load_file(fixture_path(ci, "many_public", "vk.json"), &len);
-        char *pr = (char *)load_file(fixture_path(ci, "many_public", "proof.json"), &len);
-        char *pub = (char *)load_file(fixture_path(ci, "many_public", "public.json"), &len);
+        char *vk = (char *)tu_read_file(fixture_path(ci, "many_public", "vk.json"), &len);
+        char *pr = (char *)tu_read_file(fixture_path(ci, "many_public", "proof.json"), &len);
+        char *pub = (char *)tu_read_file(fixture_path(ci, "many_public", "public.json"), &len);
         check_json_damage(ci, vk, pr, pub);
         check_json_jacobian(ci, pr);
         free(vk);

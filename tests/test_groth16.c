@@ -20,27 +20,9 @@
 
 static cuzk_pool *pool;
 
-static uint8_t *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
 static void fixture(char *out, size_t cap, const char *curve, const char *circ, const char *ext) {
     snprintf(out, cap, "%s/tests/interop/fixtures/%s/%s.%s", tu_source_dir(), curve, circ, ext);
 }
-
 
 static int proofs_equal(const cuzk_proof *a, const cuzk_proof *b) {
     if (a->curve != b->curve)
@@ -199,7 +181,7 @@ static void test_mismatch(void) {
     }
     /* A witness value >= r (the last value set to all ones). */
     size_t size;
-    uint8_t *buf = slurp(wt_own, &size);
+    uint8_t *buf = tu_read_file(wt_own, &size);
     CHECK(buf != NULL, "read %s", wt_own);
     if (buf) {
         memset(buf + size - 32, 0xff, 32);

@@ -10,6 +10,7 @@
 #endif
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -144,6 +145,27 @@ int tu_finish(void) {
 const char *tu_source_dir(void) {
     const char *s = getenv("CUZK_SOURCE_DIR");
     return s ? s : ".";
+}
+
+uint8_t *tu_read_file(const char *path, size_t *size) {
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    uint8_t *p = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    if (p) {
+        p[n] = 0;
+        *size = (size_t)n;
+    }
+    return p;
 }
 
 /* Whether the NVIDIA driver lists a device (`nvidia-smi -L` prints a "GPU

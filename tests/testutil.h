@@ -60,6 +60,9 @@ void tu_rand_below(uint64_t *out, const uint64_t *mod, size_t n);
 void tu_check(int ok, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 const char *tu_source_dir(void); /* $CUZK_SOURCE_DIR or "." */
+/* The whole file at |path| (malloc'd, free() it, with a NUL after its
+ * *size bytes), or NULL if it cannot be opened or read. */
+uint8_t *tu_read_file(const char *path, size_t *size);
 /* 1 if this build has CUDA and the machine a usable device.  Otherwise
  * prints "no GPU: skipped (reason, with CUDA's error)" and returns 0 (GPU
  * tests then exit 77) -- except on a machine whose driver lists an NVIDIA
