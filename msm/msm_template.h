@@ -71,7 +71,8 @@ typedef struct {
     size_t nchunks;
     size_t *offset;  /* per chunk: count of remaining points, then offset */
     G_XYZZ *ones;    /* per chunk: sum of the bases with scalar 1 */
-    char *ones_buf;  /* [threads] MN(ones_bytes) each: the trees of step 1 */
+    char *ones_buf;  /* [threads] ones_bytes(n) each: the trees of step 1 */
+    size_t ones_cap; /* points a worker's buffer holds: min(n, MSM_ONES_BUF) */
     size_t m;        /* remaining points (scalar not 0 or 1) */
     uint32_t *idx;   /* [m] base index */
     uint64_t (*kh)[4]; /* [m] k + H */
@@ -172,25 +173,30 @@ static void MN(batch_invert)(MSM_F *den, MSM_F *pre, size_t n) {
 #define MSM_ONES_TREE_MIN 16
 
 typedef struct {
-    G_AFF *pt;     /* [MSM_ONES_BUF] */
-    MSM_F *den;    /* [MSM_ONES_BUF / 2] */
-    MSM_F *pre;    /* [MSM_ONES_BUF / 2] */
-    uint8_t *flag; /* [MSM_ONES_BUF / 2] */
+    G_AFF *pt;     /* [cap] */
+    MSM_F *den;    /* [cap / 2] */
+    MSM_F *pre;    /* [cap / 2] */
+    uint8_t *flag; /* [cap / 2] */
 } MN(ones_w);
 
-static size_t MN(ones_bytes)(void) {
-    return msm_round64(MSM_ONES_BUF * sizeof(G_AFF)) +
-           2 * msm_round64(MSM_ONES_BUF / 2 * sizeof(MSM_F)) + msm_round64(MSM_ONES_BUF / 2);
+/* Points of a worker's buffer for an MSM of n points: a small MSM gets a
+ * small buffer. */
+static size_t MN(ones_cap)(size_t n) { return n < MSM_ONES_BUF ? n : MSM_ONES_BUF; }
+
+static size_t MN(ones_bytes)(size_t n) {
+    size_t cap = MN(ones_cap)(n);
+    return msm_round64(cap * sizeof(G_AFF)) + 2 * msm_round64(cap / 2 * sizeof(MSM_F)) +
+           msm_round64(cap / 2);
 }
 
-static MN(ones_w) MN(ones_at)(char *mem) {
+static MN(ones_w) MN(ones_at)(char *mem, size_t cap) {
     MN(ones_w) w;
     w.pt = (G_AFF *)mem;
-    mem += msm_round64(MSM_ONES_BUF * sizeof(G_AFF));
+    mem += msm_round64(cap * sizeof(G_AFF));
     w.den = (MSM_F *)mem;
-    mem += msm_round64(MSM_ONES_BUF / 2 * sizeof(MSM_F));
+    mem += msm_round64(cap / 2 * sizeof(MSM_F));
     w.pre = (MSM_F *)mem;
-    mem += msm_round64(MSM_ONES_BUF / 2 * sizeof(MSM_F));
+    mem += msm_round64(cap / 2 * sizeof(MSM_F));
     w.flag = (uint8_t *)mem;
     return w;
 }
@@ -228,7 +234,7 @@ static size_t MN(ones_tree)(G_XYZZ *acc, const MN(ones_w) *w, size_t n, int last
 
 static void MN(classify_fn)(void *p, size_t b, size_t e, unsigned worker) {
     MN(ctx) *c = p;
-    MN(ones_w) w = MN(ones_at)(c->ones_buf + (size_t)worker * MN(ones_bytes)());
+    MN(ones_w) w = MN(ones_at)(c->ones_buf + (size_t)worker * MN(ones_bytes)(c->n), c->ones_cap);
     for (size_t ch = b; ch < e; ch++) {
         size_t lo = ch * MSM_CHUNK, hi = lo + MSM_CHUNK, count = 0, nones = 0;
         G_XYZZ *one = &c->ones[ch];
@@ -242,8 +248,10 @@ static void MN(classify_fn)(void *p, size_t b, size_t e, unsigned worker) {
             int kind = MN(scalar)(k, c, i);
             if (kind == 1) {
                 w.pt[nones++] = c->bases[i];
-                if (nones == MSM_ONES_BUF)
-                    nones = MN(ones_tree)(one, &w, nones, 0);
+                /* a tree leaves fewer than MSM_ONES_TREE_MIN points: room
+                 * for more unless the buffer is that small (then empty it) */
+                if (nones == c->ones_cap)
+                    nones = MN(ones_tree)(one, &w, nones, nones < 2 * MSM_ONES_TREE_MIN);
             }
             count += kind == 2;
         }
@@ -492,7 +500,7 @@ static size_t MN(pip_bytes)(size_t m, unsigned win, size_t ntasks, unsigned thre
 static size_t MN(head_bytes)(size_t n, unsigned threads) {
     size_t nchunks = (n + MSM_CHUNK - 1) / MSM_CHUNK;
     return msm_round64(nchunks * (sizeof(size_t) + sizeof(G_XYZZ))) +
-           (size_t)threads * MN(ones_bytes)();
+           (size_t)threads * MN(ones_bytes)(n);
 }
 
 /* The automatic window for up to n points; with a caller's scratch sized
@@ -590,6 +598,7 @@ static cuzk_status MN(run)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars, s
     c.ones = (G_XYZZ *)head;
     c.offset = (size_t *)(head + c.nchunks * sizeof(G_XYZZ));
     c.ones_buf = head + msm_round64(c.nchunks * (sizeof(size_t) + sizeof(G_XYZZ)));
+    c.ones_cap = MN(ones_cap)(n);
 
     cuzk_pool_for(pool, c.nchunks, 1, MN(classify_fn), &c);
     G_XYZZ acc;

@@ -146,8 +146,10 @@ static uint64_t scratch_charge(const eu_circuit *c) {
     return need < (64 << 10) ? (64 << 10) : need + need / 4;
 }
 
-static uint64_t two_key_budget(cuzk_engine_config *cfg, const eu_circuit *k) {
-    uint64_t base = base_charge(cfg) + scratch_charge(&k[0]), big = 0;
+/* |cpu|: the device is a CPU one, whose worker holds prover scratch (a
+ * simulated device holds none, and the room must not grow by it). */
+static uint64_t two_key_budget(cuzk_engine_config *cfg, const eu_circuit *k, int cpu) {
+    uint64_t base = base_charge(cfg) + (cpu ? scratch_charge(&k[0]) : 0), big = 0;
     for (int i = 0; i < 3; i++)
         if (file_size(k[i].zkey) > big)
             big = file_size(k[i].zkey);
@@ -167,7 +169,7 @@ static void lru(const eu_circuit *k) {
     cfg.trace_events = 64;
     cfg.buffer_sets = 1;
     eu_cpu_device(&cfg, 1);
-    cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k));
+    cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k, 1));
     cuzk_error err = {0};
     const char *ids[3] = {"A", "B", "C"};
     for (int i = 0; i < 3; i++) /* registers all three; C's load evicts A */
@@ -212,7 +214,7 @@ static void in_use_kept(const eu_circuit *k) {
     cfg.cpu_fallback = 0;
     eu_sim_device(&cfg, 0, 1000);
     eu_testing.fault_fn = hold_hook; /* A's partition stays on the device until released */
-    cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k));
+    cuzk_engine *e = make(&cfg, two_key_budget(&cfg, k, 0));
     cuzk_error err = {0};
     CHECK(cuzk_engine_key_preload(e, "A", k[0].zkey, &err) == CUZK_OK, "preload A: %s", err.msg);
     CHECK(cuzk_engine_key_preload(e, "B", k[1].zkey, &err) == CUZK_OK, "preload B: %s", err.msg);

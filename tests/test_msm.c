@@ -359,6 +359,10 @@ static void GF(tests)(size_t max_n) {
     for (int s = 0; s < SC_COUNT; s++)
         for (int b = 0; b < BS_COUNT; b++)
             GF(check_against_naive)(s == SC_BOOL ? 100 : 33, s, b);
+    /* scalars 1 in MSMs smaller than the ones' buffer (it is sized by n) */
+    static const size_t one_sizes[] = {1, 2, 3, 16, 31, 32};
+    for (size_t i = 0; i < sizeof one_sizes / sizeof *one_sizes; i++)
+        GF(check_against_naive)(one_sizes[i], SC_ONE, BS_SAME);
     GF(check_windows)(33, max_n > 1000 ? 16 : 13);
     size_t big = max_n > 1000 ? ((size_t)1 << 13) : 2048;
     GF(check_structured)(big, SC_RANDOM, ST_ARITH);
