@@ -140,9 +140,24 @@ __global__ void k_field_bench(const fp_t<C> *in, fp_t<C> *out) {
     out[i] = a;
 }
 
+template <class C> using field_bench_fn = void (*)(const fp_t<C> *, fp_t<C> *);
+
+/* The bench kernel of product form |form| (EO32 for an unknown one). */
+template <class C> static field_bench_fn<C> field_bench_kernel(int form) {
+    switch (form) {
+    case CUZK_GPU_MUL_CIOS64: return k_field_bench<C, CUZK_GPU_MUL_CIOS64>;
+    case CUZK_GPU_MUL_CIOS32: return k_field_bench<C, CUZK_GPU_MUL_CIOS32>;
+    case CUZK_GPU_MUL_EO32_PREV: return k_field_bench<C, CUZK_GPU_MUL_EO32_PREV>;
+    case CUZK_GPU_MUL_EO32_CALL: return k_field_bench<C, CUZK_GPU_MUL_EO32_CALL>;
+    case CUZK_GPU_MUL_EO32_CALL_PREV: return k_field_bench<C, CUZK_GPU_MUL_EO32_CALL_PREV>;
+    default: return k_field_bench<C, CUZK_GPU_MUL_EO32>;
+    }
+}
+
 template <class C>
 static cuzk_status field_bench(cuzk_gpu_ctx *ctx, int form, double *rate,
                                cuzk_error *err) {
+    field_bench_fn<C> kern = field_bench_kernel<C>(form);
     cuzk_gpu_stream *s = &ctx->dflt;
     const unsigned threads = 256;
     const unsigned blocks = (unsigned)ctx->sm_count * 8;
@@ -159,31 +174,7 @@ static cuzk_status field_bench(cuzk_gpu_ctx *ctx, int form, double *rate,
     float ms = 0;
     for (int rep = 0; rep < 2; rep++) { /* first run warms up */
         CUZK_CUDA(err, cudaEventRecord(e0, s->s));
-        switch (form) {
-        case CUZK_GPU_MUL_CIOS64:
-            k_field_bench<C, CUZK_GPU_MUL_CIOS64>
-                <<<blocks, threads, 0, s->s>>>(in, out);
-            break;
-        case CUZK_GPU_MUL_CIOS32:
-            k_field_bench<C, CUZK_GPU_MUL_CIOS32>
-                <<<blocks, threads, 0, s->s>>>(in, out);
-            break;
-        case CUZK_GPU_MUL_EO32_PREV:
-            k_field_bench<C, CUZK_GPU_MUL_EO32_PREV>
-                <<<blocks, threads, 0, s->s>>>(in, out);
-            break;
-        case CUZK_GPU_MUL_EO32_CALL:
-            k_field_bench<C, CUZK_GPU_MUL_EO32_CALL>
-                <<<blocks, threads, 0, s->s>>>(in, out);
-            break;
-        case CUZK_GPU_MUL_EO32_CALL_PREV:
-            k_field_bench<C, CUZK_GPU_MUL_EO32_CALL_PREV>
-                <<<blocks, threads, 0, s->s>>>(in, out);
-            break;
-        default:
-            k_field_bench<C, CUZK_GPU_MUL_EO32>
-                <<<blocks, threads, 0, s->s>>>(in, out);
-        }
+        kern<<<blocks, threads, 0, s->s>>>(in, out);
         CUZK_LAUNCHED(err);
         CUZK_CUDA(err, cudaEventRecord(e1, s->s));
         CUZK_CUDA(err, cudaEventSynchronize(e1));

@@ -46,62 +46,40 @@ static int failures;
     } while (0)
 
 
-/* Field glue: the CPU type and functions of each curve. */
+/* Field glue: the CPU type and functions of each curve, stamped per
+ * curve prefix P. */
 template <class C> struct emu_field;
-template <> struct emu_field<gpu_bls12_381_fr_cfg> {
-    typedef bls12_381_fr F;
-    typedef bls12_381_ntt_domain D;
-    static void root(F *r, unsigned lg) { bls12_381_fr_root_of_unity(r, lg); }
-    static cuzk_status dom(D **d, unsigned lg, cuzk_error *e) {
-        return bls12_381_ntt_domain_create(d, lg, e);
-    }
-    static void dom_free(D *d) { bls12_381_ntt_domain_destroy(d); }
-    static void run(D *d, F *a, int dir, const F *g) {
-        switch (dir) {
-        case 0: bls12_381_ntt_forward(d, a, NULL); break;
-        case 1: bls12_381_ntt_inverse(d, a, NULL); break;
-        case 2: bls12_381_ntt_coset_forward(d, a, g, NULL); break;
-        case 3: bls12_381_ntt_coset_inverse(d, a, g, NULL); break;
-        default: { /* inverse, then a[i] times g^i */
-            bls12_381_ntt_inverse(d, a, NULL);
-            F p;
-            bls12_381_fr_set_one(&p);
-            for (size_t i = 0; i < ((size_t)1 << bls12_381_ntt_domain_log_n(d)); i++) {
-                bls12_381_fr_mul(&a[i], &a[i], &p);
-                bls12_381_fr_mul(&p, &p, g);
-            }
-        }
-        }
-    }
-    static const char *name() { return "bls12_381"; }
-};
-template <> struct emu_field<gpu_bn254_fr_cfg> {
-    typedef bn254_fr F;
-    typedef bn254_ntt_domain D;
-    static void root(F *r, unsigned lg) { bn254_fr_root_of_unity(r, lg); }
-    static cuzk_status dom(D **d, unsigned lg, cuzk_error *e) {
-        return bn254_ntt_domain_create(d, lg, e);
-    }
-    static void dom_free(D *d) { bn254_ntt_domain_destroy(d); }
-    static void run(D *d, F *a, int dir, const F *g) {
-        switch (dir) {
-        case 0: bn254_ntt_forward(d, a, NULL); break;
-        case 1: bn254_ntt_inverse(d, a, NULL); break;
-        case 2: bn254_ntt_coset_forward(d, a, g, NULL); break;
-        case 3: bn254_ntt_coset_inverse(d, a, g, NULL); break;
-        default: { /* inverse, then a[i] times g^i */
-            bn254_ntt_inverse(d, a, NULL);
-            F p;
-            bn254_fr_set_one(&p);
-            for (size_t i = 0; i < ((size_t)1 << bn254_ntt_domain_log_n(d)); i++) {
-                bn254_fr_mul(&a[i], &a[i], &p);
-                bn254_fr_mul(&p, &p, g);
-            }
-        }
-        }
-    }
-    static const char *name() { return "bn254"; }
-};
+#define EMU_FIELD(P)                                                          \
+    template <> struct emu_field<gpu_##P##_fr_cfg> {                          \
+        typedef P##_fr F;                                                     \
+        typedef P##_ntt_domain D;                                             \
+        static void root(F *r, unsigned lg) { P##_fr_root_of_unity(r, lg); }  \
+        static cuzk_status dom(D **d, unsigned lg, cuzk_error *e) {           \
+            return P##_ntt_domain_create(d, lg, e);                           \
+        }                                                                     \
+        static void dom_free(D *d) { P##_ntt_domain_destroy(d); }             \
+        static void run(D *d, F *a, int dir, const F *g) {                    \
+            switch (dir) {                                                    \
+            case 0: P##_ntt_forward(d, a, NULL); break;                       \
+            case 1: P##_ntt_inverse(d, a, NULL); break;                       \
+            case 2: P##_ntt_coset_forward(d, a, g, NULL); break;              \
+            case 3: P##_ntt_coset_inverse(d, a, g, NULL); break;              \
+            default: { /* inverse, then a[i] times g^i */                     \
+                P##_ntt_inverse(d, a, NULL);                                  \
+                F p;                                                          \
+                P##_fr_set_one(&p);                                           \
+                for (size_t i = 0; i < ((size_t)1 << P##_ntt_domain_log_n(d)); i++) { \
+                    P##_fr_mul(&a[i], &a[i], &p);                             \
+                    P##_fr_mul(&p, &p, g);                                    \
+                }                                                             \
+            }                                                                 \
+            }                                                                 \
+        }                                                                     \
+        static const char *name() { return #P; }                              \
+    };
+EMU_FIELD(bls12_381)
+EMU_FIELD(bn254)
+#undef EMU_FIELD
 
 /* Runs one launch of k_ntt_tile (ntt.cu) for pass |P| on the host. */
 template <class C>
