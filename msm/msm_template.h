@@ -41,7 +41,8 @@
  * are independent, so they share one inversion (Montgomery's trick) and
  * cost about 5M + 1S each instead of the 8M + 2S of an XYZZ mixed
  * addition into a running sum.  A level of fewer than MSM_ONES_TREE_MIN
- * points ends the tree: its points go into the chunk's XYZZ sum.
+ * points ends a tree: its points stay for the next one, and those left at
+ * the end of a chunk go into the chunk's XYZZ sum.
  *
  * Must not: keep state between calls, or touch memory outside the inputs
  * and its own scratch.
