@@ -47,9 +47,10 @@
 #define JSON_BODY_MAX ((size_t)1 << 20)
 /* Bodies sent to routes that take none are read and dropped up to this. */
 #define IGNORED_BODY_MAX ((size_t)64 << 10)
-/* A body refused from its declared length is still read and dropped up to
- * this size (see first_call), so a client that sent it without waiting gets
- * its 413; past it the connection is closed after the answer. */
+/* A body refused before it arrives (401, 404, 405, 413) is still read and
+ * dropped up to this size (see refusal_drain), so a client that sent it
+ * without waiting gets the answer; past it the connection is closed after
+ * the answer. */
 #define REFUSED_BODY_DRAIN_MAX ((size_t)16 << 20)
 /* Per-connection memory for headers and read buffers (MHD's pool). */
 #define CONNECTION_MEMORY_BYTES ((size_t)128 << 10)
@@ -572,15 +573,22 @@ static enum MHD_Result count_length_header(void *cls, enum MHD_ValueKind kind, c
  * so the client gets the answer rather than a connection reset over its
  * unread bytes.  A larger body, or one of unknown length, is not read: the
  * answer goes at once and the connection closes. */
+/* The body length a Content-Length value declares: ~0 when it is not a
+ * number (such a request is refused as too large). */
+static unsigned long long declared_length(const char *cl) {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(cl, &end, 10);
+    return errno || *end || end == cl ? ~0ULL : n;
+}
+
 static void refusal_drain(cuzkd_request *r) {
     const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     const char *ex = http_header(r, MHD_HTTP_HEADER_EXPECT);
     if (!cl || (ex && strcasestr(ex, "100-continue")))
         return;
-    char *end;
-    errno = 0;
-    unsigned long long declared = strtoull(cl, &end, 10);
-    if (errno || *end || end == cl || declared == 0 || declared > REFUSED_BODY_DRAIN_MAX)
+    unsigned long long declared = declared_length(cl);
+    if (declared == 0 || declared > REFUSED_BODY_DRAIN_MAX)
         return;
     r->defer_ok = 1;
     r->drain_max = (size_t)declared;
@@ -659,11 +667,7 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
     const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     unsigned long long declared = 0;
     if (cl) {
-        char *end;
-        errno = 0;
-        declared = strtoull(cl, &end, 10);
-        if (errno || *end)
-            declared = ~0ULL;
+        declared = declared_length(cl);
         if (declared > r->body_max)
             return http_error(r, 413, "payload_too_large",
                               "request body of %s bytes is larger than the limit of %zu bytes", cl,
