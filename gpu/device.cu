@@ -111,6 +111,8 @@ static void stream_release(cuzk_gpu_stream *s) {
         for (int k = 0; k < 2; k++) {
             cudaEventDestroy(s->stage_full[k]);
             cudaEventDestroy(s->stage_free[k]);
+            cudaEventDestroy(s->sc_full[k]);
+            cudaEventDestroy(s->sc_free[k]);
         }
     }
     if (s->s)
@@ -328,8 +330,18 @@ cuzk_status cuzk_gpu_copy_stream(cuzk_gpu_stream *s, cuzk_error *err) {
     for (int k = 0; k < 2; k++) {
         CUZK_CUDA(err, cudaEventCreateWithFlags(&s->stage_full[k], cudaEventDisableTiming));
         CUZK_CUDA(err, cudaEventCreateWithFlags(&s->stage_free[k], cudaEventDisableTiming));
+        CUZK_CUDA(err, cudaEventCreateWithFlags(&s->sc_full[k], cudaEventDisableTiming));
+        CUZK_CUDA(err, cudaEventCreateWithFlags(&s->sc_free[k], cudaEventDisableTiming));
     }
     return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_stream_set_msm_limit(cuzk_gpu_stream *s, size_t bytes) {
+    s->msm_limit = bytes;
+}
+
+extern "C" size_t cuzk_gpu_stream_msm_limit(const cuzk_gpu_stream *s) {
+    return s->msm_limit;
 }
 
 cuzk_status cuzk_gpu_host_scratch(cuzk_gpu_stream *s, size_t bytes,

@@ -18,12 +18,23 @@
 
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
+#include "msm/gpu/msm_plan.h"
 
 #define CUZK_GPU_MAX_LOG_NTT 28
 /* Per-thread stack the context asks for (see cuzk_gpu_ctx_create). */
 #define CUZK_GPU_STACK_BYTES 4096
 
 #define CUZK_GPU_MAX_EVENTS 16
+/* MSM plans a stream remembers (msm.cu: planning costs ~ms of CUB size
+ * queries; a prover repeats the same few shapes). */
+#define CUZK_GPU_PLAN_CACHE 8
+
+struct cuzk_gpu_plan_slot {
+    bool used, fits;
+    int group;
+    msm_plan_req rq;
+    msm_plan pl;
+};
 
 /* Device scratch several streams use in turn (cuzk_gpu_stream_share_scratch). */
 struct cuzk_gpu_shared_scratch {
@@ -48,10 +59,17 @@ struct cuzk_gpu_stream {
     cuzk_gpu_shared_scratch *shared;
     void *h_scratch; /* pinned host arena for small results */
     size_t h_scratch_bytes;
-    /* Second stream and events for MSMs over host-resident bases (created
-     * on first such MSM, see cuzk_gpu_copy_stream). */
+    /* Second stream and events for MSMs that stage bases or scalars from
+     * host memory (created on first such MSM, see cuzk_gpu_copy_stream):
+     * staging buffer k of the bases is full / free again, likewise of the
+     * scalars. */
     cudaStream_t copy_s;
-    cudaEvent_t stage_full[2], stage_free[2];
+    cudaEvent_t stage_full[2], stage_free[2], sc_full[2], sc_free[2];
+    /* Device scratch an MSM on this stream may plan for (bytes, 0: the
+     * default rule of msm_plan.h); the plans already made. */
+    size_t msm_limit;
+    cuzk_gpu_plan_slot plans[CUZK_GPU_PLAN_CACHE];
+    int plan_next;
 };
 
 struct cuzk_gpu_ctx {

@@ -33,11 +33,13 @@ cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
 /*
  * Bases that stay in host memory: |affine_points| (n points, CPU layout)
  * must be page-locked (cuzk_gpu_host_alloc, or a range registered with
- * cuzk_gpu_host_register) and must outlive |*bases|.  MSMs stream them to
- * the device in batches of an eighth of the points (2^16 to 2^22),
- * double-buffered so that the copy of one batch overlaps the accumulation
- * of the previous one, with the window chosen for the batch.  For keys larger
- * than device memory.  Holds no device memory (bytes() is 0).
+ * cuzk_gpu_host_register) and must outlive |*bases|.  An MSM streams them
+ * to the device chunk by chunk (the chunk size follows from the stream's
+ * MSM limit), double-buffered on a copy stream so that the copy of one
+ * chunk overlaps the accumulation of the one before, and adds every chunk
+ * into the same buckets (one reduction per MSM, the window chosen for all
+ * n points).  For keys larger than device memory.  Holds no device memory
+ * (bytes() is 0).
  */
 cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                 cuzk_gpu_group group,
@@ -91,12 +93,13 @@ cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
 /*
  * The same over |nvec| scalar vectors at once: results[v] (|nvec|
  * consecutive Jacobian points) = sum_i scalars[v][i] * bases[offset + i].
- * Bases that stream from host memory cross PCIe once for all vectors (each
- * staged batch of points is accumulated for every vector before the next is
- * fetched), which is what proving several partitions of one key together
- * saves; device-resident bases gain the shared launch and planning only.
- * Scratch grows by one bucket set per vector.  1 <= nvec <=
- * CUZK_GPU_MSM_MAX_VECTORS.  CUZK_EINVAL, CUZK_EGPU.
+ * Each chunk of bases on the device serves every vector before the next
+ * chunk comes, so bases that stream from host memory cross PCIe once for
+ * all vectors (what proving several partitions of one key together saves);
+ * device-resident bases gain the shared launches and planning only.  The
+ * buckets grow by one set per vector.  1 <= nvec <=
+ * CUZK_GPU_MSM_MAX_VECTORS.  CUZK_EINVAL; CUZK_ENOMEM when no plan fits the
+ * stream's MSM limit (nothing is allocated then); CUZK_EGPU.
  */
 #define CUZK_GPU_MSM_MAX_VECTORS 16
 cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
@@ -107,21 +110,47 @@ cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
 /* Grow |s|'s device and pinned scratch now to what cuzk_gpu_msm_batch of
  * n points of |bases|, |nvec| vectors and |flags| will need, so that call
  * allocates nothing (a prover sizes its streams when a key is prepared).
- * CUZK_EINVAL, CUZK_EGPU. */
+ * CUZK_EINVAL, CUZK_ENOMEM (no plan fits the limit), CUZK_EGPU. */
 cuzk_status cuzk_gpu_msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases, size_t n,
                                  size_t nvec, unsigned flags, cuzk_error *err);
 
-/* Device scratch one MSM of n points of (curve, group) takes on a stream
- * (resident bases without shifted copies, or |host_bases| streamed), one
- * scalar vector, scalars on the device: for sizing decisions. */
+/*
+ * The device scratch MSMs on |s| may use, in bytes: every MSM plans its
+ * window and chunk size to fit (docs/GPU.md lists the buffers).  0 (the
+ * default) means 64 bytes a point for one vector, 16 more a point for each
+ * further vector, and never less than 256 MiB.  An MSM for which no plan
+ * fits fails with CUZK_ENOMEM before it allocates anything.
+ */
+void cuzk_gpu_stream_set_msm_limit(cuzk_gpu_stream *s, size_t bytes);
+size_t cuzk_gpu_stream_msm_limit(const cuzk_gpu_stream *s);
+
+/* What an MSM of n points and |nvec| vectors would plan (cuzk_gpu_msm_plan). */
+typedef struct cuzk_gpu_msm_info {
+    size_t scratch_bytes; /* device scratch of the plan */
+    size_t limit_bytes;   /* the limit it was planned for */
+    unsigned window_bits;
+    size_t chunk_points;  /* most points per chunk */
+    size_t chunks;        /* chunks per call */
+    int fits;             /* 0: no plan fits; the figures are the smallest */
+} cuzk_gpu_msm_info;
+
+/* The plan an MSM over resident bases without shifted copies (or over
+ * |host_bases|) would use under |limit| (0: the default rule) with scalar
+ * |flags|; the context's tuning applies.  For sizing decisions. */
+cuzk_status cuzk_gpu_msm_plan(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group group,
+                              size_t n, size_t nvec, unsigned flags, int host_bases,
+                              size_t limit, cuzk_gpu_msm_info *info, cuzk_error *err);
+
+/* Device scratch one MSM of n points of (curve, group) takes under the
+ * default limit (one vector, scalars on the device). */
 cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                        cuzk_gpu_group group, size_t n, int host_bases,
                                        size_t *bytes, cuzk_error *err);
 
-/* Window size (bits) cuzk_gpu_msm uses for n points of |group| over bases
- * without shifted copies (with them, the copies' window is used). */
-unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve, cuzk_gpu_group group,
-                                  size_t n);
+/* Window size (bits) of that plan (bases without shifted copies; with them,
+ * the copies' window is used); 0 on failure. */
+unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                  cuzk_gpu_group group, size_t n);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,7 @@ extern "C" {
 }
 #include "msm/gpu/msm_affine.cuh"
 #include "msm/gpu/msm_kernels.cuh"
+#include "msm/gpu/msm_plan.h"
 #include "tests/emulate_rng.h"
 
 static int passed, failed;
@@ -75,23 +76,6 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* ---- launch planning of msm.cu (static there, so restated here) ------- */
-
-static unsigned emu_nwin(unsigned r_bits, unsigned c) {
-    return (r_bits + 1 + c - 1) / c;
-}
-static size_t emu_seg_len(size_t M, int sm_count, size_t cap) {
-    size_t target = (size_t)sm_count * 1024;
-    size_t v = (M + target - 1) / target;
-    return v < 4 ? 4 : v > cap ? cap : v;
-}
-static unsigned emu_ilog2(size_t v) {
-    unsigned k = 0;
-    while (((size_t)1 << (k + 1)) <= v)
-        k++;
-    return k;
 }
 
 /* Segment lengths of one run: l1/l2 fixed (0: msm_seg_len with |sm|
@@ -215,7 +199,7 @@ static void emu_shift_build(const typename G::affine *pts, size_t N,
     typedef typename G::affine A;
     typedef typename G::xyzz P;
     typedef typename G::F F;
-    unsigned w = emu_nwin(G::R_BITS, c);
+    unsigned w = msm_nwin(G::R_BITS, c);
     const size_t K = 32; /* MSM_SHIFT_K */
     guarded<A> out((size_t)(w - 1) * N);
     bool ok = true;
@@ -244,36 +228,44 @@ static void emu_shift_build(const typename G::affine *pts, size_t N,
  * was overwritten or an emitted key was out of range.
  */
 template <class G>
-static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
+static bool emu_msm(typename G::F *out, const typename G::affine *bases,
                     size_t N, const typename G::affine *shift, size_t off,
-                    size_t n, const uint32_t *scalars, bool mont, unsigned c,
-                    int nbatch, const emu_variant &v,
-                    const emu_affine &av = aff_none) {
+                    size_t n, const uint32_t *const *scalars, size_t nvec,
+                    bool mont, unsigned c, const std::vector<size_t> &chunks,
+                    const emu_variant &v, const emu_affine &av = aff_none) {
     typedef typename G::affine A;
     typedef typename G::xyzz P;
     bool shifted = shift != NULL, ok = true;
-    unsigned nwin = emu_nwin(G::R_BITS, c);
+    unsigned nwin = msm_nwin(G::R_BITS, c);
     unsigned nwb = shifted ? 1 : nwin;
     unsigned log_b = c - 1;
-    unsigned key_bits = emu_ilog2((size_t)nwb << log_b) + 1;
+    unsigned key_bits = msm_ilog2((size_t)nwb << log_b) + 1;
     uint32_t key_mask = key_bits >= 32 ? ~0u : (1u << key_bits) - 1;
     unsigned log_s = log_b;
     while (log_s > 5 && ((size_t)nwb << (log_b - log_s)) < 65536)
         log_s--;
     size_t nseg = (size_t)1 << (log_b - log_s);
     size_t nbk = (size_t)nwb << log_b;
-    std::vector<P> buckets(nbk + GUARD);
-    memset((void *)buckets.data(), 0, nbk * sizeof(P)); /* the memset */
-    memset((void *)(buckets.data() + nbk), POISON, GUARD * sizeof(P));
-    size_t batch = (n + nbatch - 1) / nbatch;
-    for (size_t b0 = 0; b0 < n; b0 += batch) {
-        size_t nb = n - b0 < batch ? n - b0 : batch;
-        bool acc = b0 > 0;
+    /* one bucket set per vector, each with its guard region */
+    std::vector<std::vector<P> > bsets(nvec, std::vector<P>(nbk + GUARD));
+    for (size_t vi = 0; vi < nvec; vi++) {
+        memset((void *)bsets[vi].data(), 0, nbk * sizeof(P)); /* the memset */
+        memset((void *)(bsets[vi].data() + nbk), POISON, GUARD * sizeof(P));
+    }
+    /* chunk outer, vector inner, as msm_run: every chunk after the first
+     * folds the stored buckets in */
+    size_t b0 = 0;
+    for (size_t ci = 0; ci < chunks.size() && b0 < n; ci++) {
+      size_t nb = chunks[ci] < n - b0 ? chunks[ci] : n - b0;
+      bool acc = b0 > 0;
+      for (size_t vi = 0; vi < nvec; vi++) {
+        std::vector<P> &buckets = bsets[vi];
+        const uint32_t *sc = scalars[vi];
         /* 1. digits, packed: count (thread nb writes the end marker), an
          * exclusive scan as cub's, scatter */
         guarded<unsigned long long> cnt(nb + 1), offs(nb + 1);
         for (size_t q = 0; q <= nb; q++)
-            msm_count_one<G>(v.backward ? nb - q : q, scalars + 8 * b0, nb,
+            msm_count_one<G>(v.backward ? nb - q : q, sc + 8 * b0, nb,
                              mont, c, nwin, cnt.p());
         ok = ok && cnt.guard_ok();
         unsigned long long run = 0;
@@ -289,7 +281,7 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
         }
         guarded<uint32_t> keys0(M), vals0(M);
         for (size_t q = 0; q < nb; q++)
-            msm_scatter_one<G>(v.backward ? nb - 1 - q : q, scalars + 8 * b0,
+            msm_scatter_one<G>(v.backward ? nb - 1 - q : q, sc + 8 * b0,
                                mont, c, nwin, shifted ? (uint32_t)N : 0u,
                                shifted ? (uint32_t)(off + b0) : 0u, offs.p(),
                                keys0.p(), vals0.p());
@@ -325,7 +317,7 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
             vals1.p()[k] = vp[ord[k]];
         }
         /* 3. level 1, then the levels over the partial lists */
-        size_t L = v.l1 ? v.l1 : emu_seg_len(M, v.sm, 256);
+        size_t L = v.l1 ? v.l1 : msm_seg_len(M, v.sm, 256);
         size_t T = (M + L - 1) / L;
         const A *lvl_bases = shifted ? bases : bases + off + b0;
         const A *lvl_shift = shift;
@@ -368,7 +360,7 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
         ok = ok && pk->guard_ok() && pp->guard_ok();
         while (T > 1) {
             size_t Mk = 2 * T;
-            L = v.l2 ? v.l2 : emu_seg_len(Mk, v.sm, 32);
+            L = v.l2 ? v.l2 : msm_seg_len(Mk, v.sm, 32);
             size_t Tn = (Mk + L - 1) / L;
             if (Tn >= T) { /* the level loop would not end */
                 fprintf(stderr, "level with %zu threads, L %zu: no progress\n",
@@ -394,7 +386,15 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
         }
         delete pk;
         delete pp;
+      }
+      b0 += nb;
     }
+    if (b0 != n) {
+        fprintf(stderr, "chunk schedule covers %zu of %zu points\n", b0, n);
+        ok = false;
+    }
+    for (size_t vi = 0; vi < nvec; vi++) {
+    std::vector<P> &buckets = bsets[vi];
     /* 4. bucket reduction and the tree */
     size_t T = (size_t)nwb * nseg;
     guarded<P> *seg = new guarded<P>(T);
@@ -421,7 +421,8 @@ static bool emu_msm(typename G::F out[3], const typename G::affine *bases,
     P res;
     msm_combine_host<G>(res, seg->p(), nwb, c);
     delete seg;
-    pt_to_jacobian(out, res);
+    pt_to_jacobian(out + 3 * vi, res);
+    }
     return ok;
 }
 
@@ -469,6 +470,38 @@ static void make_scalars(std::vector<uint32_t> &s, size_t n, int kind,
 
 static int run_count;
 
+/* Chunk schedules (sizes of the chunks an MSM of n points runs in): one
+ * chunk; two halves; chunks of one point (7 above 300 points); random
+ * sizes; msm_plan.h's ramp (first n/16, growing by MSM_RAMP to n/3); 13
+ * points.  Equal scalars put every point of a window in one bucket, so
+ * every boundary splits a bucket's points. */
+#define NSCHED 6
+static const char *sched_name[NSCHED] = {"1 chunk", "halves", "ones", "random",
+                                         "ramp", "13s"};
+static std::vector<size_t> emu_schedule(size_t n, int kind) {
+    std::vector<size_t> ch;
+    size_t done = 0;
+    msm_plan pl = {};
+    pl.n = n;
+    pl.chunk = n / 3 ? n / 3 : 1;
+    pl.first = n / 16 ? n / 16 : 1;
+    for (size_t k = 0; done < n; k++) {
+        size_t sz = n;
+        switch (kind) {
+        case 1: sz = (n + 1) / 2; break;
+        case 2: sz = n <= 300 ? 1 : 7; break;
+        case 3: sz = 1 + (size_t)(rnd64() % (n / 3 + 1)); break;
+        case 4: sz = msm_chunk_at(pl, k); break;
+        case 5: sz = 13; break;
+        }
+        if (sz > n - done)
+            sz = n - done;
+        ch.push_back(sz);
+        done += sz;
+    }
+    return ch;
+}
+
 /* One emulated MSM over [off, off + n), compared with the CPU MSM. */
 template <class G>
 static void check(const typename G::affine *bases, size_t N,
@@ -478,32 +511,74 @@ static void check(const typename G::affine *bases, size_t N,
     std::vector<uint32_t> s;
     make_scalars<G>(s, n, kind, mont);
     const emu_variant &v = variants[run_count % NVARIANTS];
-    int nbatch = (run_count / NVARIANTS) % 2 == 0 && n > 1 ? 2 : 1;
+    int sk = (run_count / NVARIANTS) % NSCHED;
+    std::vector<size_t> sched = emu_schedule(n, sk);
     run_count++;
     typename G::F out[3];
+    const uint32_t *sv[1] = {s.data()};
     memset(out, POISON, sizeof out);
-    bool ok = emu_msm<G>(out, bases, N, shift, off, n, s.data(), mont, c,
-                         nbatch, v);
+    bool ok = emu_msm<G>(out, bases, N, shift, off, n, sv, 1, mont, c, sched,
+                         v);
     J got, want;
     memcpy(&got, out, sizeof got);
     cuzk_status rc = emu<G>::msm(&want, (const typename emu<G>::A *)bases + off,
                                  s.data(), n, mont);
     EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
-           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %d batch(es): %s",
+           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %zu chunk(s) (%s): %s",
            emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
-           v.name, nbatch,
+           v.name, sched.size(), sched_name[sk],
            !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
     /* the same MSM through the batch-affine levels */
     const emu_affine &av = aff_variants[run_count % NAFF];
     memset(out, POISON, sizeof out);
-    ok = emu_msm<G>(out, bases, N, shift, off, n, s.data(), mont, c, nbatch,
-                    v, av);
+    ok = emu_msm<G>(out, bases, N, shift, off, n, sv, 1, mont, c, sched, v,
+                    av);
     memcpy(&got, out, sizeof got);
     EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
-           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %s, %d batch(es): %s",
+           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %s, %zu chunk(s) (%s): %s",
            emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
-           v.name, av.name, nbatch,
+           v.name, av.name, sched.size(), sched_name[sk],
            !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
+}
+
+/* |nvec| vectors (kinds cycling through every scalar set) over one chunk
+ * schedule, as cuzk_gpu_msm_batch runs them: each against the CPU MSM. */
+template <class G>
+static void check_batch(const typename G::affine *bases, size_t N,
+                        const typename G::affine *shift, size_t n,
+                        size_t nvec, unsigned c, int sk) {
+    typedef typename emu<G>::J J;
+    std::vector<std::vector<uint32_t> > s(nvec);
+    std::vector<const uint32_t *> sv(nvec);
+    bool mont = (nvec & 1) != 0;
+    /* one Montgomery flag for the batch: 2^256-1 only in plain batches */
+    std::vector<int> kinds(nvec);
+    for (size_t vi = 0; vi < nvec; vi++) {
+        kinds[vi] = (int)((vi + nvec) % (SC_MIX + 1));
+        if (mont && kinds[vi] == SC_MAX)
+            kinds[vi] = SC_RANDOM;
+        make_scalars<G>(s[vi], n, kinds[vi], mont);
+        sv[vi] = s[vi].data();
+    }
+    std::vector<size_t> sched = emu_schedule(n, sk);
+    const emu_variant &v = variants[run_count++ % NVARIANTS];
+    std::vector<typename G::F> out(3 * nvec);
+    memset((void *)out.data(), POISON, out.size() * sizeof(typename G::F));
+    bool ok = emu_msm<G>(out.data(), bases, N, shift, 0, n, sv.data(), nvec,
+                         mont, c, sched, v);
+    for (size_t vi = 0; vi < nvec; vi++) {
+        int kind = kinds[vi];
+        J got, want;
+        memcpy(&got, &out[3 * vi], sizeof got);
+        cuzk_status rc = emu<G>::msm(&want, (const typename emu<G>::A *)bases,
+                                     sv[vi], n, mont);
+        EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
+               "%s batch of %zu, vector %zu (%s) c=%u n=%zu %s, %zu chunks "
+               "(%s): %s",
+               emu<G>::name(), nvec, vi, sc_name[kind], c, n, v.name,
+               sched.size(), sched_name[sk],
+               !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
+    }
 }
 
 template <class G> static void test_group(size_t nmax) {
@@ -550,8 +625,9 @@ template <class G> static void test_group(size_t nmax) {
         s2[8 * 5] ^= 1;
         typename G::F out[3];
         J got, want;
-        emu_msm<G>(out, gb, N, (const GA *)NULL, 0, 33, s.data(), true, 8, 1,
-                   variants[0]);
+        const uint32_t *sv[1] = {s.data()};
+        emu_msm<G>(out, gb, N, (const GA *)NULL, 0, 33, sv, 1, true, 8,
+                   emu_schedule(33, 1), variants[0]);
         memcpy(&got, out, sizeof got);
         E::msm(&want, pts.data(), s2.data(), 33, 1);
         EXPECT(!E::eq(&got, &want), "%s negative control matched",
@@ -576,7 +652,7 @@ template <class G> static void test_group(size_t nmax) {
 
     static const unsigned shift_c[] = {8, 10};
     for (unsigned ci = 0; ci < 2; ci++) {
-        unsigned c = shift_c[ci], w = emu_nwin(G::R_BITS, c);
+        unsigned c = shift_c[ci], w = msm_nwin(G::R_BITS, c);
         std::vector<GA> cp;
         emu_shift_build<G>(gb, N, c, cp);
         /* copies of a few points against CPU doublings */
@@ -641,9 +717,131 @@ template <class G> static void test_group(size_t nmax) {
                                  cols_c[ci], "one point");
                 }
     }
+    /* batches of 1..16 vectors over chunk schedules, plain and shifted */
+    for (size_t nvec = 1; nvec <= 16; nvec++)
+        check_batch<G>(gb, N, NULL, nvec % 4 == 0 ? 257 : 65, nvec,
+                       nvec % 2 ? 8 : 3, (int)(nvec % NSCHED));
+    {
+        std::vector<GA> cp;
+        emu_shift_build<G>(gb, N, 10, cp);
+        check_batch<G>(gb, N, cp.data(), 200, 5, 10, 4);
+        check_batch<G>(gb, N, cp.data(), 200, 16, 10, 2);
+    }
     printf("%s: n up to %zu, %d passed, %d failed, %.1f s\n", E::name(), nmax,
            passed - p0, failed - f0, now_s() - t0);
     fflush(stdout);
+}
+
+/* ---- plans (msm_plan.h) ------------------------------------------------ */
+
+/* CUB's temporary storage is queried on the device; here a generous
+ * stand-in (its DoubleBuffer sort keeps histograms and per-tile lookback
+ * state: a few bytes per thousand items). */
+static size_t est_sort(size_t M, unsigned key_bits) {
+    (void)key_bits;
+    return ((size_t)1 << 20) + M / 4;
+}
+static size_t est_scan(size_t k) { return ((size_t)64 << 10) + k / 8; }
+
+/* Every plan fits its limit, its buffers lie inside the arena without
+ * overlapping, its chunk schedule covers the points, and with one vector
+ * and the default limit from 2^22 points up it takes at most 64 bytes a
+ * point.  Prints the plans of the sizes docs/GPU.md quotes. */
+static void test_plans(void) {
+    static const msm_cub_sizes cub = {est_sort, est_scan};
+    struct { const char *name; msm_group_sizes gs; } groups[] = {
+        {"bls12_381 g1", {255, 96, 192, 48}},
+        {"bls12_381 g2", {255, 192, 384, 96}},
+        {"bn254 g1", {254, 64, 128, 32}},
+        {"bn254 g2", {254, 128, 256, 64}},
+    };
+    static const size_t ns[] = {1, 3, 1000, (size_t)1 << 16, (size_t)1 << 20,
+                                (size_t)1 << 22, (size_t)1 << 24,
+                                (size_t)1 << 26, (size_t)1 << 27,
+                                ((size_t)1 << 31) - 1};
+    static const size_t nvs[] = {1, 4, 10, 16};
+    static const size_t limits[] = {0, (size_t)8 << 30, (size_t)1 << 30};
+    int p0 = passed, f0 = failed;
+    for (int g = 0; g < 4; g++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+            for (size_t vi = 0; vi < 4; vi++)
+                for (int flags = 0; flags < 4; flags++)
+                    for (size_t li = 0; li < 3; li++) {
+                        msm_plan_req rq = {};
+                        rq.n = ns[ni];
+                        rq.nvec = nvs[vi];
+                        rq.host_scalars = flags & 1;
+                        rq.host_bases = (flags & 2) != 0;
+                        rq.sm_count = 132;
+                        rq.limit = limits[li];
+                        msm_plan pl;
+                        bool fits = msm_make_plan(pl, rq, groups[g].gs, cub);
+                        size_t lim = rq.limit ? rq.limit
+                                              : msm_default_limit(rq.n, rq.nvec);
+                        char what[160];
+                        snprintf(what, sizeof what,
+                                 "%s n=%zu nvec=%zu host scalars %d bases %d "
+                                 "limit %zu MiB",
+                                 groups[g].name, rq.n, rq.nvec, flags & 1,
+                                 flags >> 1, lim >> 20);
+                        /* the default limit always fits from 2^16 points */
+                        if (rq.limit == 0 && rq.n >= ((size_t)1 << 16))
+                            EXPECT(fits, "%s: no plan fits", what);
+                        if (!fits) {
+                            EXPECT(pl.total > lim, "%s: refused a plan that fits",
+                                   what);
+                            continue;
+                        }
+                        EXPECT(pl.total <= lim, "%s: %zu bytes over the limit",
+                               what, pl.total);
+                        if (rq.limit == 0 && rq.nvec == 1 &&
+                            rq.n >= ((size_t)1 << 22))
+                            EXPECT(pl.total <= 64 * rq.n,
+                                   "%s: %.1f bytes a point", what,
+                                   (double)pl.total / (double)rq.n);
+                        EXPECT(pl.chunk >= 1 && pl.chunk <= rq.n &&
+                                   pl.chunk * pl.nwin <= MSM_MAX_SORT &&
+                                   pl.first >= 1 && pl.first <= pl.chunk,
+                               "%s: chunk %zu first %zu", what, pl.chunk,
+                               pl.first);
+                        size_t done = 0, k = 0;
+                        for (; done < rq.n && k < pl.nchunks + 1; k++)
+                            done += msm_chunk_at(pl, k);
+                        EXPECT(done >= rq.n && k == pl.nchunks,
+                               "%s: schedule of %zu chunks covers %zu", what, k,
+                               done);
+                        /* buffers: ordered, inside the arena */
+                        size_t ends[] = {
+                            pl.off_buckets + rq.nvec * ((size_t)pl.nwb << pl.log_b) *
+                                                 groups[g].gs.xyzz,
+                            pl.off_keys[0] + 4 * pl.M, pl.off_vals[1] + 4 * pl.M,
+                            pl.off_cub + pl.cub_bytes, pl.off_scan + pl.scan_bytes,
+                            pl.off_pp[1] + groups[g].gs.xyzz * 2 * pl.T2,
+                            pl.off_stage[1] + (rq.host_bases ? groups[g].gs.affine * pl.chunk : 0),
+                            pl.off_pre};
+                        bool in = pl.off_keys[0] >= ends[0] &&
+                                  pl.off_cub >= ends[2];
+                        for (size_t e = 0; e < sizeof ends / sizeof *ends; e++)
+                            in = in && ends[e] <= pl.total;
+                        EXPECT(in, "%s: buffers overlap or leave the arena", what);
+                    }
+    for (int g = 0; g < 2; g++)
+        for (int lg = 24; lg <= 27; lg++)
+            for (int host = 0; host < 2; host++) {
+                msm_plan_req rq = {};
+                rq.n = (size_t)1 << lg;
+                rq.nvec = 1;
+                rq.host_bases = host;
+                rq.sm_count = 132;
+                msm_plan pl;
+                msm_make_plan(pl, rq, groups[g].gs, cub);
+                printf("plan %s 2^%d %s: window %u, %zu chunks of up to %zu "
+                       "points, scratch %.2f GiB = %.1f bytes a point\n",
+                       groups[g].name, lg, host ? "host bases" : "resident",
+                       pl.c, pl.nchunks, pl.chunk, pl.total / 1073741824.0,
+                       (double)pl.total / (double)rq.n);
+            }
+    printf("plans: %d passed, %d failed\n", passed - p0, failed - f0);
 }
 
 int main(void) {
@@ -651,6 +849,7 @@ int main(void) {
     const char *e = getenv("CUZK_MSM_EMULATE_MAX");
     if (e && atol(e) >= 4)
         nmax = (size_t)atol(e);
+    test_plans();
     test_group<gg_bn254_g1>(nmax);
     test_group<gg_bls12_381_g1>(nmax);
     test_group<gg_bn254_g2>(nmax / 2);

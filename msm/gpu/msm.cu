@@ -1,18 +1,19 @@
 /*
  * GPU multi-scalar multiplication for G1 and G2 of BLS12-381 and BN254
  * (gpu/msm.h: cuzk_gpu_bases_*, cuzk_gpu_msm).  The algorithm and the
- * per-thread bodies are in msm_kernels.cuh; this file sizes the launches,
- * lays out the stream's scratch memory, sorts with CUB and combines the
- * window sums on the host.
+ * per-thread bodies are in msm_kernels.cuh, the plan (window, chunks,
+ * scratch layout within a byte limit) in msm_plan.h; this file runs a plan:
+ * it stages bases and scalars from host memory on the stream's copy stream,
+ * launches the kernels, sorts with CUB and combines the window sums on the
+ * host.
  *
- * Memory per call (n points in one batch, W windows of c bits, V vectors):
- *   scalars 32n (host input only), sort pairs 16Wn, CUB temp, digit counts
- *   and offsets 16n, buckets V W 2^(c-1) XYZZ points, partial sums sized
- *   for any packed digit count (msm_max_threads).  The number of packed
- *   digits comes back to the host once per batch and vector (a stream
- *   synchronisation) to size the sort.
- * Points beyond CUZK_MSM_BATCH are processed in batches that add into the
- * same buckets, which bounds the scratch and keeps sort sizes in int range.
+ * Every MSM runs in chunks of points whose digits are added into buckets
+ * that stay on the device for the whole call, so the scratch is bounded by
+ * the plan's limit (64 bytes a point by default) whatever n is, bases in
+ * host memory cross PCIe once per call (for every vector of a batch), and
+ * there is one bucket reduction per vector.  The number of packed digits
+ * of each chunk comes back to the host (a stream synchronisation) to size
+ * its sort.
  *
  * Must not: allocate outside the stream scratch (no cudaMalloc per call in
  * steady state), abort, or leave work queued on error paths it reports as
@@ -28,14 +29,7 @@
 #include "gpu/internal.cuh"
 #include "msm/gpu/msm_affine.cuh"
 #include "msm/gpu/msm_kernels.cuh"
-
-/* Largest batch of points per sort (pairs: W * batch < 2^31). */
-#define CUZK_MSM_BATCH ((size_t)1 << 26)
-/* Largest and smallest batch when the bases stream from pinned host memory
- * (cuzk_gpu_bases_host): two staging buffers of a batch each, one being
- * filled over PCIe while the other is accumulated. */
-#define CUZK_MSM_STREAM_BATCH ((size_t)1 << 22)
-#define CUZK_MSM_STREAM_MIN ((size_t)1 << 16)
+#include "msm/gpu/msm_plan.h"
 
 /* Threads per block.  The accumulation kernels hold an XYZZ accumulator
  * and a point in registers (~130-200 registers), so 128-thread blocks keep
@@ -132,56 +126,29 @@ __global__ void __launch_bounds__(MSM_ACC_THREADS)
         msm_tree_one<G>(t, in, half, out);
 }
 
-/* ---- launch planning -------------------------------------------------- */
+/* ---- planning (msm_plan.h) --------------------------------------------- */
 
-static unsigned msm_nwin(unsigned r_bits, unsigned c) {
-    return (r_bits + 1 + c - 1) / c;
-}
-
-/* Cost model of one MSM of n points with c-bit windows: one bucket addition
- * per digit (windows x n) plus the bucket reduction of each bucket set,
- * weighted 3 per bucket (two XYZZ additions, each ~1.4 mixed additions).
- * |one_set|: shifted copies, every window's digits share one bucket set. */
+/* Cost model of the shifted copies' window choice: one bucket addition per
+ * digit (windows x n) plus the reduction of each bucket set, weighted 3 per
+ * bucket (two XYZZ additions, each ~1.4 mixed additions); with the copies
+ * every window shares one bucket set. */
 static double msm_cost(unsigned r_bits, size_t n, unsigned c, bool one_set) {
     double w = (double)msm_nwin(r_bits, c);
     return w * (double)n + (one_set ? 1.0 : w) * 3.0 * (double)(1u << (c - 1));
 }
 
-/* Window size of least cost, capped at 22 bits so buckets stay a few GB at
- * most. */
-static unsigned msm_choose_c(unsigned r_bits, size_t n) {
-    unsigned best_c = 3;
-    double best = 1e300;
-    for (unsigned c = 3; c <= 22; c++) {
-        double cost = msm_cost(r_bits, n, c, false);
-        if (cost < best) {
-            best = cost;
-            best_c = c;
-        }
-    }
-    return best_c;
-}
-
-/* The same with shifted copies of the bases: windows of 8..24 bits whose
- * copies (|pb| bytes per point) fit in |limit| bytes; with |reserve|, an
- * MSM's own scratch over all n points (sort pairs and CUB space ~24 bytes
- * per digit, the buckets, 512 MB slack) must fit too.  0 when none fits. */
-#define MSM_SHIFT_MIN_C 8
-#define MSM_SHIFT_MAX_C 24
+/* The window of shifted copies: 8..24 bits whose copies (|pb| bytes per
+ * point) fit in |limit| bytes; with |reserve|, an MSM's own default scratch
+ * over the n points must fit too.  0 when none fits. */
 static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
-                                   size_t xyzz_bytes, size_t limit,
-                                   bool reserve) {
+                                   size_t limit, bool reserve) {
     unsigned best_c = 0;
     double best = 1e300;
     for (unsigned c = MSM_SHIFT_MIN_C; c <= MSM_SHIFT_MAX_C; c++) {
         unsigned w = msm_nwin(r_bits, c);
         double need = (double)(w - 1) * (double)n * (double)pb;
-        if (reserve) {
-            double batch = (double)(n < CUZK_MSM_BATCH ? n : CUZK_MSM_BATCH);
-            need += 24.0 * w * batch +
-                    2.0 * (double)(1u << (c - 1)) * (double)xyzz_bytes +
-                    512.0 * (1 << 20);
-        }
+        if (reserve)
+            need += (double)msm_default_limit(n, 1) + 512.0 * (1 << 20);
         if (need > (double)limit)
             continue;
         double cost = msm_cost(r_bits, n, c, true);
@@ -193,147 +160,103 @@ static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
     return best_c;
 }
 
-static size_t clamp_sz(size_t v, size_t lo, size_t hi) {
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* Entries per thread at a level with M entries: enough threads to fill the
- * device several times over, at most |cap| entries each.  At least 4: the
- * level loop of msm_run ends only because ceil(2T / L) < T for T >= 2,
- * which fails for L = 3 (T = 2 stays 2 forever). */
-static size_t msm_seg_len(size_t M, int sm_count, size_t cap) {
-    size_t target = (size_t)sm_count * 1024;
-    return clamp_sz((M + target - 1) / target, 4, cap);
-}
-
-static unsigned ilog2(size_t v) {
-    unsigned k = 0;
-    while (((size_t)1 << (k + 1)) <= v)
-        k++;
-    return k;
-}
-
-template <class G> struct msm_plan {
-    unsigned c, nwin, log_b, log_s, key_bits;
-    unsigned nwb; /* bucket sets: nwin, or 1 with shifted copies */
-    size_t nvec;  /* scalar vectors summed over the same bases */
-    size_t batch, M, T1, T2, nseg;
-    size_t off_scalars, off_keys[2], off_vals[2], off_cub, cub_bytes;
-    size_t off_cnt, off_off, off_scan, scan_bytes;
-    size_t off_buckets, off_pk[2], off_pp[2], off_seg[2], off_stage[2];
-    size_t total;
-};
-
-/* Most threads an accumulation level may run for up to |M| entries with
- * at most |cap| per thread: ceil(M' / msm_seg_len(M')) over every M' <= M
- * (the packed digit count is known only on the device).  Below
- * 4 * target entries the length is 4 and the threads at most target;
- * between, the length is ceil(M' / target); above, cap. */
-static size_t msm_max_threads(size_t M, int sm_count, size_t cap) {
-    size_t target = (size_t)sm_count * 1024 + 1;
-    size_t capped = (M + cap - 1) / cap;
-    return target > capped ? target : capped;
-}
-
-template <class G>
-static cuzk_status msm_make_plan(msm_plan<G> &pl, size_t n, size_t nvec,
-                                 bool host_scalars, bool host_bases,
-                                 unsigned shift_c, int sm_count,
-                                 unsigned force_c, cuzk_error *err) {
-    typedef typename G::xyzz P;
-    typedef typename G::affine A;
-    size_t cap = CUZK_MSM_BATCH;
-    if (host_bases) {
-        /* an eighth of the points per batch, 2^16..2^22: the staging
-         * buffers, the sort and the buckets stay a fraction of what the
-         * bases would take on the device (at 2^22 points and below a
-         * whole-size batch needed as much as the bases themselves) */
-        cap = n / 8;
-        cap = cap < CUZK_MSM_STREAM_MIN ? CUZK_MSM_STREAM_MIN
-              : cap > CUZK_MSM_STREAM_BATCH ? CUZK_MSM_STREAM_BATCH
-                                           : cap;
+/* CUB's temporary storage, queried (host-only computations). */
+static size_t cub_sort_bytes(size_t M, unsigned key_bits) {
+    size_t bytes = 0;
+    cub::DoubleBuffer<uint32_t> k((uint32_t *)NULL, (uint32_t *)NULL);
+    cub::DoubleBuffer<uint32_t> v((uint32_t *)NULL, (uint32_t *)NULL);
+    if (cub::DeviceRadixSort::SortPairs((void *)NULL, bytes, k, v, (int)M, 0,
+                                        (int)key_bits,
+                                        (cudaStream_t)0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return (size_t)1 << 40; /* unknown: no plan fits */
     }
-    pl.batch = n < cap ? n : cap;
-    /* Streamed bases: the window suits one batch, not all n points.
-     * Every batch after the first adds its bucket sums into the buckets
-     * (a load and a called XYZZ addition per finished bucket, at divergent
-     * moments in a warp); with the window for n (20 bits at 2^24, ~8
-     * entries per bucket and batch) that made the later batches 3x slower
-     * than the first (H200, 2026-12-03), with the window for the batch
-     * (~17 bits, ~60 entries per bucket) it is a small share, and the
-     * buckets take a seventh of the memory. */
-    pl.c = shift_c      ? shift_c
-           : force_c >= 2 ? force_c
-                          : msm_choose_c(G::R_BITS, host_bases ? pl.batch : n);
-    pl.nwin = msm_nwin(G::R_BITS, pl.c);
-    pl.nwb = shift_c ? 1 : pl.nwin;
-    pl.nvec = nvec;
-    pl.log_b = pl.c - 1;
-    pl.key_bits = ilog2((size_t)pl.nwb << pl.log_b) + 1;
-    pl.M = pl.batch * pl.nwin;
-    /* partial-sum slots sized for any packed count up to M (sizing them
-     * for M itself overflowed when most digits were zero) */
-    pl.T1 = msm_max_threads(pl.M, sm_count, 256);
-    pl.T2 = msm_max_threads(2 * pl.T1, sm_count, 32);
-    /* bucket segments: aim for ~64K threads, at least 32 buckets each */
-    pl.log_s = pl.log_b;
-    while (pl.log_s > 5 && ((size_t)pl.nwb << (pl.log_b - pl.log_s)) < 65536)
-        pl.log_s--;
-    pl.nseg = (size_t)1 << (pl.log_b - pl.log_s);
+    return bytes;
+}
 
-    pl.cub_bytes = 0;
-    cudaError_t e = cub::DeviceRadixSort::SortPairs(
-        (void *)NULL, pl.cub_bytes, (const uint32_t *)NULL, (uint32_t *)NULL,
-        (const uint32_t *)NULL, (uint32_t *)NULL, (int)pl.M, 0,
-        (int)pl.key_bits, (cudaStream_t)0);
-    if (e != cudaSuccess)
-        return cuzk_gpu_cuda_fail(err, e, "cub SortPairs (size query)",
-                                  __FILE__, __LINE__);
-    pl.scan_bytes = 0;
-    e = cub::DeviceScan::ExclusiveSum((void *)NULL, pl.scan_bytes,
+static size_t cub_scan_bytes(size_t k) {
+    size_t bytes = 0;
+    if (cub::DeviceScan::ExclusiveSum((void *)NULL, bytes,
                                       (const unsigned long long *)NULL,
-                                      (unsigned long long *)NULL,
-                                      (int)(pl.batch + 1), (cudaStream_t)0);
-    if (e != cudaSuccess)
-        return cuzk_gpu_cuda_fail(err, e, "cub ExclusiveSum (size query)",
-                                  __FILE__, __LINE__);
-    cuzk_gpu_arena a = {0};
-    pl.off_scalars = cuzk_gpu_arena_take(&a, host_scalars ? 32 * pl.batch : 0);
-    for (int k = 0; k < 2; k++) {
-        pl.off_keys[k] = cuzk_gpu_arena_take(&a, 4 * pl.M);
-        pl.off_vals[k] = cuzk_gpu_arena_take(&a, 4 * pl.M);
+                                      (unsigned long long *)NULL, (int)k,
+                                      (cudaStream_t)0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return (size_t)1 << 40;
     }
-    pl.off_cub = cuzk_gpu_arena_take(&a, pl.cub_bytes);
-    pl.off_cnt = cuzk_gpu_arena_take(&a, 8 * (pl.batch + 1));
-    pl.off_off = cuzk_gpu_arena_take(&a, 8 * (pl.batch + 1));
-    pl.off_scan = cuzk_gpu_arena_take(&a, pl.scan_bytes);
-    pl.off_buckets = cuzk_gpu_arena_take(
-        &a, nvec * ((size_t)pl.nwb << pl.log_b) * sizeof(P));
-    size_t slots[2] = {2 * pl.T1, 2 * pl.T2};
-    for (int k = 0; k < 2; k++) {
-        pl.off_pk[k] = cuzk_gpu_arena_take(&a, 4 * slots[k]);
-        pl.off_pp[k] = cuzk_gpu_arena_take(&a, sizeof(P) * slots[k]);
+    return bytes;
+}
+
+static const msm_cub_sizes cub_sizes = {cub_sort_bytes, cub_scan_bytes};
+
+template <class G> static msm_group_sizes group_sizes(void) {
+    msm_group_sizes gs;
+    gs.r_bits = G::R_BITS;
+    gs.affine = sizeof(typename G::affine);
+    gs.xyzz = sizeof(typename G::xyzz);
+    gs.field = sizeof(typename G::F);
+    return gs;
+}
+
+static bool req_equal(const msm_plan_req &a, const msm_plan_req &b) {
+    return a.n == b.n && a.nvec == b.nvec && a.host_scalars == b.host_scalars &&
+           a.host_bases == b.host_bases && a.affine == b.affine &&
+           a.shift_c == b.shift_c && a.sm_count == b.sm_count &&
+           a.force_c == b.force_c && a.limit == b.limit;
+}
+
+/* The plan for |rq| on stream |s|, from the stream's cache when the same
+ * request was planned before (planning queries CUB a few hundred times:
+ * ~ms, too slow to repeat for every small MSM).  CUZK_ENOMEM, naming the
+ * numbers, when no plan fits the limit. */
+template <class G>
+static cuzk_status plan_for(cuzk_gpu_stream *s, const msm_plan_req &rq,
+                            msm_plan &pl, cuzk_error *err) {
+    msm_group_sizes gs = group_sizes<G>();
+    int gk = (int)(G::R_BITS * 1000 + gs.affine);
+    for (int i = 0; i < CUZK_GPU_PLAN_CACHE; i++) {
+        const cuzk_gpu_plan_slot &e = s->plans[i];
+        if (e.used && e.group == gk && req_equal(e.rq, rq)) {
+            pl = e.pl;
+            return e.fits ? CUZK_OK
+                          : cuzk_gpu_fail(err, CUZK_ENOMEM,
+                                          "msm: %zu points x %zu vectors need "
+                                          "%.2f GiB of scratch at least, the "
+                                          "limit is %.2f GiB",
+                                          rq.n, rq.nvec, pl.total / 1073741824.0,
+                                          pl.limit / 1073741824.0);
+        }
     }
-    pl.off_seg[0] = cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwb * pl.nseg);
-    pl.off_seg[1] =
-        cuzk_gpu_arena_take(&a, sizeof(P) * pl.nwb * (pl.nseg / 2 + 1));
-    for (int k = 0; k < 2; k++)
-        pl.off_stage[k] = cuzk_gpu_arena_take(
-            &a, host_bases ? sizeof(A) * pl.batch : 0);
-    pl.total = a.used;
+    bool fits = msm_make_plan(pl, rq, gs, cub_sizes);
+    cuzk_gpu_plan_slot &e = s->plans[s->plan_next];
+    s->plan_next = (s->plan_next + 1) % CUZK_GPU_PLAN_CACHE;
+    e.used = true;
+    e.group = gk;
+    e.rq = rq;
+    e.pl = pl;
+    e.fits = fits;
+    if (!fits)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                             "msm: %zu points x %zu vectors need %.2f GiB of "
+                             "scratch at least, the limit is %.2f GiB",
+                             rq.n, rq.nvec, pl.total / 1073741824.0,
+                             pl.limit / 1073741824.0);
     return CUZK_OK;
 }
 
-/* ---- batch-affine accumulation (msm_affine.cuh) ------------------------ */
-
-/* Entries per thread of the batch-affine levels for M entries: long
- * segments, so one inversion serves many pairs (a field inversion costs
- * ~500 products), yet about sm_count * 512 threads; at least 256, which
- * keeps the following msm_acc_one level within the T1 partial slots of
- * msm_make_plan (T1 >= M / 256). */
-static size_t msm_aff_len(size_t M, int sm_count) {
-    size_t target = (size_t)sm_count * 512;
-    return clamp_sz((M + target - 1) / target, 256, 4096);
+static msm_plan_req request_of(const cuzk_gpu_stream *s,
+                               const cuzk_gpu_bases *bases, size_t n,
+                               size_t nvec, unsigned flags) {
+    msm_plan_req rq;
+    rq.n = n;
+    rq.nvec = nvec;
+    rq.host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
+    rq.host_bases = bases->h_points != NULL;
+    rq.affine = s->ctx->msm_affine;
+    rq.shift_c = bases->d_shift ? bases->shift_c : 0;
+    rq.sm_count = s->ctx->sm_count;
+    rq.force_c = s->ctx->msm_window;
+    rq.limit = s->msm_limit;
+    return rq;
 }
 
 /* Fewest pairs per thread for which a level is still done in affine: the
@@ -342,18 +265,6 @@ static size_t msm_aff_len(size_t M, int sm_count) {
  * inversion about one Fp inversion: G2 breaks even with fewer pairs). */
 template <class G> static size_t msm_aff_min_pairs(void) {
     return sizeof(typename G::F) <= 48 ? 128 : 48; /* Fp of G1: <= 384 bits */
-}
-
-/* Adds the batch-affine scratch (work points for every entry, prefix
- * products for half of them) after the plan's own; returns the total. */
-template <class G>
-static size_t msm_aff_plan(const msm_plan<G> &pl, size_t *off_work,
-                           size_t *off_pre) {
-    cuzk_gpu_arena a = {pl.total};
-    *off_work = cuzk_gpu_arena_take(&a, sizeof(typename G::affine) * pl.M);
-    *off_pre = cuzk_gpu_arena_take(
-        &a, sizeof(typename G::F) * (pl.M / 2 + 4096));
-    return a.used;
 }
 
 /* ---- phase timing (cuzk_gpu_ctx_tune profile mode) ------------------------ */
@@ -373,10 +284,11 @@ static void prof_mark(cuzk_gpu_stream *s, const char *name) {
 }
 
 /* Prints the phase times once the stream is synchronised. */
-static void prof_report(cuzk_gpu_stream *s, size_t n, unsigned c) {
+static void prof_report(cuzk_gpu_stream *s, const msm_plan &pl) {
     if (!s->ctx->profile)
         return;
-    fprintf(stderr, "msm profile n=%zu c=%u:", n, c);
+    fprintf(stderr, "msm profile n=%zu c=%u chunks=%zu (of %zu) vectors=%zu:",
+            pl.n, pl.c, pl.nchunks, pl.chunk, pl.nvec);
     for (int i = 1; i < s->nev; i++) {
         float ms = 0;
         cudaEventElapsedTime(&ms, s->ev[i - 1], s->ev[i]);
@@ -388,6 +300,210 @@ static void prof_report(cuzk_gpu_stream *s, size_t n, unsigned c) {
 
 /* ---- one MSM ------------------------------------------------------------ */
 
+/* What one call works on: the plan's arena carved into typed pointers. */
+template <class G> struct msm_views {
+    typedef typename G::xyzz P;
+    typedef typename G::affine A;
+    uint32_t *keys[2], *vals[2], *pk[2], *sc[2];
+    P *pp[2], *seg[2], *buckets;
+    A *stage[2], *work;
+    unsigned long long *cnt, *off, *h_tot;
+    void *cub, *scan, *pre;
+    P *h_res;
+};
+
+template <class G>
+static void msm_carve(msm_views<G> &v, const msm_plan &pl, cuzk_gpu_stream *s) {
+    typedef typename G::xyzz P;
+    typedef typename G::affine A;
+    char *b = (char *)s->d_scratch;
+    for (int k = 0; k < 2; k++) {
+        v.keys[k] = (uint32_t *)(b + pl.off_keys[k]);
+        v.vals[k] = (uint32_t *)(b + pl.off_vals[k]);
+        v.pk[k] = (uint32_t *)(b + pl.off_pk[k]);
+        v.pp[k] = (P *)(b + pl.off_pp[k]);
+        v.seg[k] = (P *)(b + pl.off_seg[k]);
+        v.sc[k] = (uint32_t *)(b + pl.off_scalars[k]);
+        v.stage[k] = (A *)(b + pl.off_stage[k]);
+    }
+    v.buckets = (P *)(b + pl.off_buckets);
+    v.cnt = (unsigned long long *)(b + pl.off_cnt);
+    v.off = (unsigned long long *)(b + pl.off_off);
+    v.cub = b + pl.off_cub;
+    v.scan = b + pl.off_scan;
+    v.work = (A *)(b + pl.off_work);
+    v.pre = b + pl.off_pre;
+    v.h_res = (P *)s->h_scratch;
+    v.h_tot = (unsigned long long *)((char *)s->h_scratch +
+                                     sizeof(P) * pl.nwb * pl.nvec);
+}
+
+/* Queues the copy of chunk |ci| ([b0, b0 + nb) of the bases) into staging
+ * buffer ci & 1 on the copy stream, after the chunk that used that buffer
+ * last is done with it. */
+template <class G>
+static cuzk_status stage_bases(cuzk_gpu_stream *s, const msm_views<G> &v,
+                               const typename G::affine *h_bases, size_t ci,
+                               size_t b0, size_t nb, cuzk_error *err) {
+    int k = (int)(ci & 1);
+    if (ci >= 2)
+        CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[k], 0));
+    CUZK_CUDA(err, cudaMemcpyAsync(v.stage[k], h_bases + b0,
+                                   sizeof(typename G::affine) * nb,
+                                   cudaMemcpyHostToDevice, s->copy_s));
+    CUZK_CUDA(err, cudaEventRecord(s->stage_full[k], s->copy_s));
+    return CUZK_OK;
+}
+
+/* Same for the scalars of step |si| (chunk, vector) into buffer si & 1. */
+static cuzk_status stage_scalars(cuzk_gpu_stream *s, uint32_t *dst,
+                                 const void *src, size_t si, size_t nb,
+                                 cuzk_error *err) {
+    int k = (int)(si & 1);
+    if (si >= 2)
+        CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->sc_free[k], 0));
+    CUZK_CUDA(err, cudaMemcpyAsync(dst, src, 32 * nb, cudaMemcpyHostToDevice,
+                                   s->copy_s));
+    CUZK_CUDA(err, cudaEventRecord(s->sc_full[k], s->copy_s));
+    return CUZK_OK;
+}
+
+/* One vector's digits of one chunk added into its buckets: count, scan and
+ * scatter the non-zero digits, sort them by bucket, level 1 and the
+ * further levels.  |d_sc|: the chunk's scalars on the device; |l1_bases|:
+ * the chunk's points (or all points with shifted copies); |fold|: not the
+ * first chunk, so level 1 folds the stored buckets in. */
+template <class G>
+static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
+                             msm_views<G> &v, typename G::xyzz *vb,
+                             const uint32_t *d_sc, size_t nb, bool mont,
+                             uint32_t vstride, uint32_t vbase,
+                             const typename G::affine *l1_bases,
+                             const typename G::affine *l1_shift,
+                             uint32_t l1_nfirst, bool fold, cuzk_error *err) {
+    typedef typename G::xyzz P;
+    typedef typename G::affine A;
+    typedef typename G::F F;
+    cudaStream_t cs = s->s;
+    int sm = s->ctx->sm_count;
+    /* 1. digits, packed: count, scan, scatter */
+    k_msm_count<G><<<cuzk_gpu_blocks(nb + 1, MSM_SMALL_THREADS),
+                     MSM_SMALL_THREADS, 0, cs>>>(d_sc, nb, mont, pl.c, pl.nwin,
+                                                 v.cnt);
+    CUZK_LAUNCHED(err);
+    size_t scan_bytes = pl.scan_bytes;
+    CUZK_CUDA(err, cub::DeviceScan::ExclusiveSum(v.scan, scan_bytes, v.cnt,
+                                                 v.off, (int)(nb + 1), cs));
+    k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
+                       MSM_SMALL_THREADS, 0, cs>>>(
+        d_sc, nb, mont, pl.c, pl.nwin, vstride, vbase, v.off, v.keys[0],
+        v.vals[0]);
+    CUZK_LAUNCHED(err);
+    /* the sort's size: the packed count (a host round trip a chunk) */
+    CUZK_CUDA(err, cudaMemcpyAsync(v.h_tot, v.off + nb, 8,
+                                   cudaMemcpyDeviceToHost, cs));
+    CUZK_CUDA(err, cudaStreamSynchronize(cs));
+    size_t M = (size_t)*v.h_tot;
+    prof_mark(s, "digits");
+    if (M == 0)
+        return CUZK_OK;
+    if (M > pl.M)
+        return cuzk_gpu_fail(err, CUZK_EINTERNAL,
+                             "msm: %zu digits in a chunk planned for %zu", M,
+                             pl.M);
+    size_t cub_bytes = pl.cub_bytes;
+    cub::DoubleBuffer<uint32_t> dk(v.keys[0], v.keys[1]);
+    cub::DoubleBuffer<uint32_t> dv(v.vals[0], v.vals[1]);
+    CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(v.cub, cub_bytes, dk, dv,
+                                                   (int)M, 0,
+                                                   (int)pl.key_bits, cs));
+    const uint32_t *keys = dk.Current(), *vals = dv.Current();
+    prof_mark(s, "sort");
+    /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
+    size_t L = msm_seg_len(M, sm, 256);
+    size_t T = (M + L - 1) / L;
+    if (s->ctx->msm_affine) {
+        /* batch-affine levels in place; level 1 then reads their points
+         * with the same segments (msm_affine.cuh) */
+        L = msm_aff_len(M, sm);
+        T = (M + L - 1) / L;
+        k_msm_aff<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS), MSM_ACC_THREADS,
+                       0, cs>>>(dk.Current(), M, L, T, dv.Current(), l1_bases,
+                                l1_shift, l1_nfirst, msm_aff_min_pairs<G>(),
+                                v.work, (F *)v.pre);
+        CUZK_LAUNCHED(err);
+        prof_mark(s, "affine");
+        l1_bases = v.work;
+        l1_shift = NULL;
+        l1_nfirst = MSM_INVALID;
+    }
+    if (s->ctx->msm_acc_minb == 3 && sizeof(F) <= 48)
+        k_msm_acc<G, true, 3><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                                MSM_ACC_THREADS, 0, cs>>>(
+            keys, M, L, T, vals, l1_bases, l1_shift, l1_nfirst,
+            (const P *)NULL, vb, fold, v.pk[0], v.pp[0]);
+    else
+        k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                             MSM_ACC_THREADS, 0, cs>>>(
+            keys, M, L, T, vals, l1_bases, l1_shift, l1_nfirst,
+            (const P *)NULL, vb, fold, v.pk[0], v.pp[0]);
+    CUZK_LAUNCHED(err);
+    prof_mark(s, "accumulate");
+    /* further levels over the partial lists; they complete buckets whose
+     * old value level 1 already folded in, so they never fold */
+    int cur = 0;
+    while (T > 1) {
+        size_t Mk = 2 * T;
+        L = msm_seg_len(Mk, sm, 32);
+        T = (Mk + L - 1) / L;
+        k_msm_acc<G, false><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                              MSM_ACC_THREADS, 0, cs>>>(
+            v.pk[cur], Mk, L, T, (const uint32_t *)NULL, (const A *)NULL,
+            (const A *)NULL, 0u, v.pp[cur], vb, false, v.pk[cur ^ 1],
+            v.pp[cur ^ 1]);
+        CUZK_LAUNCHED(err);
+        cur ^= 1;
+    }
+    prof_mark(s, "levels");
+    return CUZK_OK;
+}
+
+/* Bucket reduction of vector |vi|, then pairwise sums down to one point per
+ * window, copied to the host. */
+template <class G>
+static cuzk_status msm_reduce(cuzk_gpu_stream *s, const msm_plan &pl,
+                              msm_views<G> &v, size_t vi, cuzk_error *err) {
+    cudaStream_t cs = s->s;
+    size_t set_bk = (size_t)pl.nwb << pl.log_b;
+    size_t T = (size_t)pl.nwb * pl.nseg;
+    k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
+                             MSM_ACC_THREADS, 0, cs>>>(
+        v.buckets + vi * set_bk, pl.log_b, pl.log_s, T, v.seg[0]);
+    CUZK_LAUNCHED(err);
+    prof_mark(s, "reduce");
+    int cur = 0;
+    for (size_t cnt2 = pl.nseg; cnt2 > 1; cnt2 /= 2) {
+        T = (size_t)pl.nwb * (cnt2 / 2);
+        k_msm_tree<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS), MSM_ACC_THREADS,
+                        0, cs>>>(v.seg[cur], cnt2 / 2, T, v.seg[cur ^ 1]);
+        CUZK_LAUNCHED(err);
+        cur ^= 1;
+    }
+    CUZK_CUDA(err, cudaMemcpyAsync(v.h_res + vi * pl.nwb, v.seg[cur],
+                                   sizeof(typename G::xyzz) * pl.nwb,
+                                   cudaMemcpyDeviceToHost, cs));
+    prof_mark(s, "tree");
+    return CUZK_OK;
+}
+
+/*
+ * The MSM, chunk by chunk (msm_plan.h): for each chunk its bases (staged
+ * from host memory when they live there: the copy of chunk i + 1 runs on
+ * the copy stream while chunk i computes) serve every vector before the
+ * next chunk comes; host scalars are staged on the copy stream too, a step
+ * ahead.  The host runs at most one step ahead of the device: each chunk's
+ * packed digit count comes back before its sort is queued.
+ */
 template <class G>
 static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                            size_t offset, size_t n, size_t nvec,
@@ -402,201 +518,105 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
             f_set_zero(out[v]);
         return CUZK_OK;
     }
-    bool host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
-    bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
-    bool host_bases = bases->h_points != NULL;
-    bool shifted = bases->d_shift != NULL;
-    msm_plan<G> pl;
-    cuzk_status st = msm_make_plan<G>(pl, n, nvec, host_scalars, host_bases,
-                                      shifted ? bases->shift_c : 0,
-                                      s->ctx->sm_count, s->ctx->msm_window,
-                                      err);
-    bool affine = s->ctx->msm_affine;
-    size_t off_aw = 0, off_apre = 0;
-    if (st == CUZK_OK && affine)
-        pl.total = msm_aff_plan<G>(pl, &off_aw, &off_apre);
-    if (st == CUZK_OK && host_bases)
+    msm_plan_req rq = request_of(s, bases, n, nvec, flags);
+    msm_plan pl;
+    cuzk_status st = plan_for<G>(s, rq, pl, err);
+    bool staged = rq.host_bases || rq.host_scalars;
+    if (st == CUZK_OK && staged)
         st = cuzk_gpu_copy_stream(s, err);
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
-    /* host: per vector the window sums; the packed total of the current
-     * batch */
-    size_t hres = sizeof(P) * pl.nwb * nvec;
     if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, hres + 64, err);
+        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwb * nvec + 64, err);
     if (st != CUZK_OK)
         return st;
-    char *base = (char *)s->d_scratch;
-    uint32_t *keys[2], *vals[2], *pk[2];
-    P *pp[2], *seg[2];
-    for (int k = 0; k < 2; k++) {
-        keys[k] = (uint32_t *)(base + pl.off_keys[k]);
-        vals[k] = (uint32_t *)(base + pl.off_vals[k]);
-        pk[k] = (uint32_t *)(base + pl.off_pk[k]);
-        pp[k] = (P *)(base + pl.off_pp[k]);
-        seg[k] = (P *)(base + pl.off_seg[k]);
-    }
+    msm_views<G> v;
+    msm_carve<G>(v, pl, s);
+    bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    bool shifted = rq.shift_c != 0;
     size_t set_bk = (size_t)pl.nwb << pl.log_b; /* buckets per vector */
-    P *buckets = (P *)(base + pl.off_buckets);
-    unsigned long long *cnt = (unsigned long long *)(base + pl.off_cnt);
-    unsigned long long *off = (unsigned long long *)(base + pl.off_off);
     const A *d_bases = (const A *)bases->d_points + offset;
     const A *h_bases = (const A *)bases->h_points + offset;
-    A *stage[2] = {(A *)(base + pl.off_stage[0]), (A *)(base + pl.off_stage[1])};
-    unsigned long long *h_tot =
-        (unsigned long long *)((char *)s->h_scratch + hres);
     cudaStream_t cs = s->s;
 
     s->nev = 0;
     prof_mark(s, "start");
-    CUZK_CUDA(err, cudaMemsetAsync(buckets, 0, nvec * set_bk * sizeof(P), cs));
-    for (size_t b0 = 0, bi = 0; b0 < n; b0 += pl.batch, bi++) {
-        size_t nb = n - b0 < pl.batch ? n - b0 : pl.batch;
-        const A *batch_bases = d_bases + b0;
-        if (host_bases) {
-            /* Staging buffer k was last read by batch bi - 2's
-             * accumulations; the copy stream waits for that, fills it, and
-             * this stream waits for the copy, so batch bi's transfer runs
-             * while batch bi - 1 computes.  Every vector of the call uses
-             * the batch: the bases cross PCIe once for all of them. */
-            int k = (int)(bi & 1);
-            if (bi >= 2)
-                CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[k], 0));
-            CUZK_CUDA(err, cudaMemcpyAsync(stage[k], h_bases + b0,
-                                           sizeof(A) * nb,
-                                           cudaMemcpyHostToDevice, s->copy_s));
-            CUZK_CUDA(err, cudaEventRecord(s->stage_full[k], s->copy_s));
-            CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->stage_full[k], 0));
-            batch_bases = stage[k];
+    CUZK_CUDA(err, cudaMemsetAsync(v.buckets, 0, nvec * set_bk * sizeof(P), cs));
+    if (staged) /* the copy stream starts after earlier work on |cs| */
+        CUZK_CUDA(err, cudaEventRecord(s->stage_free[0], cs));
+    if (staged)
+        CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[0], 0));
+    /* steps (chunk, vector) in order; copies are queued one step ahead */
+    size_t nb0 = msm_chunk_at(pl, 0);
+    if (rq.host_bases && (st = stage_bases<G>(s, v, h_bases, 0, 0, nb0, err)))
+        return st;
+    if (rq.host_scalars &&
+        (st = stage_scalars(s, v.sc[0], scalars[0], 0, nb0, err)))
+        return st;
+    size_t si = 0;
+    for (size_t b0 = 0, ci = 0; b0 < n; ci++) {
+        size_t nb = msm_chunk_at(pl, ci);
+        if (nb > n - b0)
+            nb = n - b0;
+        size_t b1 = b0 + nb, nb1 = 0;
+        if (b1 < n) {
+            nb1 = msm_chunk_at(pl, ci + 1);
+            if (nb1 > n - b1)
+                nb1 = n - b1;
         }
-        bool acc = b0 > 0;
-        for (size_t v = 0; v < nvec; v++) {
-            P *vb = buckets + v * set_bk;
-            const uint32_t *d_sc;
-            if (host_scalars) {
-                d_sc = (const uint32_t *)(base + pl.off_scalars);
-                CUZK_CUDA(err, cudaMemcpyAsync((void *)d_sc,
-                                               (const char *)scalars[v] + 32 * b0,
-                                               32 * nb, cudaMemcpyHostToDevice,
-                                               cs));
-                prof_mark(s, "copy");
-            } else {
-                d_sc = (const uint32_t *)scalars[v] + 8 * b0;
+        /* the next chunk's bases cross while this one computes */
+        if (rq.host_bases && nb1 &&
+            (st = stage_bases<G>(s, v, h_bases, ci + 1, b1, nb1, err)))
+            return st;
+        const A *chunk_bases = d_bases + b0;
+        if (rq.host_bases) {
+            CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->stage_full[ci & 1], 0));
+            chunk_bases = v.stage[ci & 1];
+        }
+        for (size_t vi = 0; vi < nvec; vi++, si++) {
+            /* the next step's scalars */
+            bool last = vi + 1 == nvec;
+            if (rq.host_scalars && (!last || nb1)) {
+                size_t nvi = last ? 0 : vi + 1, nbn = last ? nb1 : nb;
+                size_t bn = last ? b1 : b0;
+                st = stage_scalars(s, v.sc[(si + 1) & 1],
+                                   (const char *)scalars[nvi] + 32 * bn,
+                                   si + 1, nbn, err);
+                if (st != CUZK_OK)
+                    return st;
             }
-            /* 1. digits, packed: count, scan, scatter */
-            k_msm_count<G><<<cuzk_gpu_blocks(nb + 1, MSM_SMALL_THREADS),
-                             MSM_SMALL_THREADS, 0, cs>>>(d_sc, nb, mont, pl.c,
-                                                         pl.nwin, cnt);
-            CUZK_LAUNCHED(err);
-            size_t scan_bytes = pl.scan_bytes;
-            CUZK_CUDA(err, cub::DeviceScan::ExclusiveSum(
-                               (void *)(base + pl.off_scan), scan_bytes, cnt,
-                               off, (int)(nb + 1), cs));
-            k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
-                               MSM_SMALL_THREADS, 0, cs>>>(
-                d_sc, nb, mont, pl.c, pl.nwin,
+            const uint32_t *d_sc = (const uint32_t *)scalars[vi] + 8 * b0;
+            if (rq.host_scalars) {
+                CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->sc_full[si & 1], 0));
+                d_sc = v.sc[si & 1];
+            }
+            st = msm_chunk<G>(
+                s, pl, v, v.buckets + vi * set_bk, d_sc, nb, mont,
                 shifted ? (uint32_t)bases->n : 0u,
-                shifted ? (uint32_t)(offset + b0) : 0u, off, keys[0],
-                vals[0]);
-            CUZK_LAUNCHED(err);
-            /* the sort's size: the packed count */
-            CUZK_CUDA(err, cudaMemcpyAsync(h_tot, off + nb, 8,
-                                           cudaMemcpyDeviceToHost, cs));
-            CUZK_CUDA(err, cudaStreamSynchronize(cs));
-            size_t M = (size_t)*h_tot;
-            prof_mark(s, "digits");
-            if (M == 0)
-                continue;
-            size_t cub_bytes = pl.cub_bytes;
-            CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(
-                               (void *)(base + pl.off_cub), cub_bytes, keys[0],
-                               keys[1], vals[0], vals[1], (int)M, 0,
-                               (int)pl.key_bits, cs));
-            prof_mark(s, "sort");
-            /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
-            size_t L = msm_seg_len(M, s->ctx->sm_count, 256);
-            size_t T = (M + L - 1) / L;
-            const A *l1_bases = shifted ? (const A *)bases->d_points : batch_bases;
-            const A *l1_shift = (const A *)bases->d_shift;
-            uint32_t l1_nfirst = shifted ? (uint32_t)bases->n : MSM_INVALID;
-            if (affine) {
-                /* batch-affine levels in place; level 1 then reads their
-                 * points with the same segments (msm_affine.cuh) */
-                L = msm_aff_len(M, s->ctx->sm_count);
-                T = (M + L - 1) / L;
-                A *work = (A *)(base + off_aw);
-                k_msm_aff<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                               MSM_ACC_THREADS, 0, cs>>>(
-                    keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
-                    msm_aff_min_pairs<G>(), work, (F *)(base + off_apre));
-                CUZK_LAUNCHED(err);
-                prof_mark(s, "affine");
-                l1_bases = work;
-                l1_shift = NULL;
-                l1_nfirst = MSM_INVALID;
-            }
-            if (s->ctx->msm_acc_minb == 3 && sizeof(F) <= 48)
-                k_msm_acc<G, true, 3><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                        MSM_ACC_THREADS, 0, cs>>>(
-                    keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
-                    (const P *)NULL, vb, acc, pk[0], pp[0]);
-            else
-                k_msm_acc<G, true><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                     MSM_ACC_THREADS, 0, cs>>>(
-                    keys[1], M, L, T, vals[1], l1_bases, l1_shift, l1_nfirst,
-                    (const P *)NULL, vb, acc, pk[0], pp[0]);
-            CUZK_LAUNCHED(err);
-            prof_mark(s, "accumulate");
-            int cur = 0;
-            while (T > 1) {
-                size_t Mk = 2 * T;
-                L = msm_seg_len(Mk, s->ctx->sm_count, 32);
-                T = (Mk + L - 1) / L;
-                k_msm_acc<G, false><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                      MSM_ACC_THREADS, 0, cs>>>(
-                    pk[cur], Mk, L, T, (const uint32_t *)NULL, (const A *)NULL,
-                    (const A *)NULL, 0u, pp[cur], vb, acc, pk[cur ^ 1],
-                    pp[cur ^ 1]);
-                CUZK_LAUNCHED(err);
-                cur ^= 1;
-            }
-            prof_mark(s, "levels");
+                shifted ? (uint32_t)(offset + b0) : 0u,
+                shifted ? (const A *)bases->d_points : chunk_bases,
+                (const A *)bases->d_shift,
+                shifted ? (uint32_t)bases->n : MSM_INVALID, ci > 0, err);
+            if (st != CUZK_OK)
+                return st;
+            if (rq.host_scalars)
+                CUZK_CUDA(err, cudaEventRecord(s->sc_free[si & 1], cs));
         }
-        if (host_bases)
-            CUZK_CUDA(err, cudaEventRecord(s->stage_free[bi & 1], cs));
+        if (rq.host_bases)
+            CUZK_CUDA(err, cudaEventRecord(s->stage_free[ci & 1], cs));
+        b0 = b1;
     }
-    P *h_res = (P *)s->h_scratch;
-    for (size_t v = 0; v < nvec; v++) {
-        /* bucket reduction, then pairwise sums down to one point per
-         * window */
-        size_t T = (size_t)pl.nwb * pl.nseg;
-        k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                 MSM_ACC_THREADS, 0, cs>>>(
-            buckets + v * set_bk, pl.log_b, pl.log_s, T, seg[0]);
-        CUZK_LAUNCHED(err);
-        prof_mark(s, "reduce");
-        int cur = 0;
-        for (size_t cnt2 = pl.nseg; cnt2 > 1; cnt2 /= 2) {
-            T = (size_t)pl.nwb * (cnt2 / 2);
-            k_msm_tree<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                            MSM_ACC_THREADS, 0, cs>>>(seg[cur], cnt2 / 2, T,
-                                                      seg[cur ^ 1]);
-            CUZK_LAUNCHED(err);
-            cur ^= 1;
-        }
-        P *h_v = h_res + v * pl.nwb;
-        CUZK_CUDA(err, cudaMemcpyAsync(h_v, seg[cur], sizeof(P) * pl.nwb,
-                                       cudaMemcpyDeviceToHost, cs));
-        prof_mark(s, "tree");
-    }
+    for (size_t vi = 0; vi < nvec; vi++)
+        if ((st = msm_reduce<G>(s, pl, v, vi, err)) != CUZK_OK)
+            return st;
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
     F *out = (F *)results;
-    for (size_t v = 0; v < nvec; v++) {
+    for (size_t vi = 0; vi < nvec; vi++) {
         P res;
-        msm_combine_host<G>(res, h_res + v * pl.nwb, pl.nwb, pl.c);
-        pt_to_jacobian(out + 3 * v, res);
+        msm_combine_host<G>(res, v.h_res + vi * pl.nwb, pl.nwb, pl.c);
+        pt_to_jacobian(out + 3 * vi, res);
     }
-    prof_report(s, n, pl.c);
+    prof_report(s, pl);
     return CUZK_OK;
 }
 
@@ -760,7 +780,7 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
     }
     unsigned w;
     if (c == 0) {
-        c = msm_choose_shift_c(r_bits, b->n, pb, xb, limit, reserve);
+        c = msm_choose_shift_c(r_bits, b->n, pb, limit, reserve);
         if (c == 0)
             return cuzk_gpu_fail(err, CUZK_ENOMEM,
                                  "bases precompute: shifted copies of %zu "
@@ -838,36 +858,69 @@ extern "C" size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *b) {
 }
 
 template <class G>
-static cuzk_status scratch_of(size_t n, bool host_bases, int sm_count, size_t *out,
-                              cuzk_error *err) {
-    msm_plan<G> pl;
-    cuzk_status st = msm_make_plan<G>(pl, n, 1, false, host_bases, 0, sm_count, 0, err);
-    *out = st == CUZK_OK ? pl.total : 0;
-    return st;
+static cuzk_status plan_of(cuzk_gpu_ctx *ctx, size_t n, size_t nvec, unsigned flags,
+                           int host_bases, size_t limit, cuzk_gpu_msm_info *info) {
+    msm_plan_req rq;
+    rq.n = n;
+    rq.nvec = nvec;
+    rq.host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
+    rq.host_bases = host_bases != 0;
+    rq.affine = ctx->msm_affine;
+    rq.shift_c = 0;
+    rq.sm_count = ctx->sm_count;
+    rq.force_c = ctx->msm_window;
+    rq.limit = limit;
+    msm_plan pl;
+    bool fits = msm_make_plan(pl, rq, group_sizes<G>(), cub_sizes);
+    info->scratch_bytes = pl.total;
+    info->limit_bytes = pl.limit;
+    info->window_bits = pl.c;
+    info->chunk_points = pl.chunk;
+    info->chunks = pl.nchunks;
+    info->fits = fits;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_plan(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+                                         cuzk_gpu_group group, size_t n, size_t nvec,
+                                         unsigned flags, int host_bases, size_t limit,
+                                         cuzk_gpu_msm_info *info, cuzk_error *err) {
+    memset(info, 0, sizeof *info);
+    if (ctx == NULL || nvec == 0 || nvec > CUZK_GPU_MSM_MAX_VECTORS)
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm plan: no context or %zu vectors", nvec);
+    if (n == 0) {
+        info->fits = 1;
+        return CUZK_OK;
+    }
+    bool g2 = group == CUZK_GPU_G2;
+    if (curve == CUZK_GPU_BLS12_381)
+        return g2 ? plan_of<gg_bls12_381_g2>(ctx, n, nvec, flags, host_bases, limit, info)
+                  : plan_of<gg_bls12_381_g1>(ctx, n, nvec, flags, host_bases, limit, info);
+    if (curve == CUZK_GPU_BN254)
+        return g2 ? plan_of<gg_bn254_g2>(ctx, n, nvec, flags, host_bases, limit, info)
+                  : plan_of<gg_bn254_g1>(ctx, n, nvec, flags, host_bases, limit, info);
+    return cuzk_gpu_fail(err, CUZK_EINVAL, "msm plan: bad curve %d", (int)curve);
 }
 
 extern "C" cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                                   cuzk_gpu_group group, size_t n,
                                                   int host_bases, size_t *bytes,
                                                   cuzk_error *err) {
-    *bytes = 0;
-    if (n == 0)
-        return CUZK_OK;
-    bool h = host_bases != 0;
-    int sm = ctx->sm_count;
-    if (curve == CUZK_GPU_BLS12_381)
-        return group == CUZK_GPU_G2 ? scratch_of<gg_bls12_381_g2>(n, h, sm, bytes, err)
-                                    : scratch_of<gg_bls12_381_g1>(n, h, sm, bytes, err);
-    if (curve == CUZK_GPU_BN254)
-        return group == CUZK_GPU_G2 ? scratch_of<gg_bn254_g2>(n, h, sm, bytes, err)
-                                    : scratch_of<gg_bn254_g1>(n, h, sm, bytes, err);
-    return cuzk_gpu_fail(err, CUZK_EINVAL, "msm scratch: bad curve %d", (int)curve);
+    cuzk_gpu_msm_info info;
+    cuzk_status st = cuzk_gpu_msm_plan(ctx, curve, group, n, 1, CUZK_GPU_SCALARS_DEVICE,
+                                       host_bases, 0, &info, err);
+    *bytes = st == CUZK_OK ? info.scratch_bytes : 0;
+    return st;
 }
 
-extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_curve curve,
+extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
                                              cuzk_gpu_group group, size_t n) {
-    (void)group; /* same model for G1 and G2 (both costs scale alike) */
-    return msm_choose_c(curve == CUZK_GPU_BLS12_381 ? 255 : 254, n);
+    cuzk_gpu_msm_info info;
+    cuzk_error e;
+    if (cuzk_gpu_msm_plan(ctx, curve, group, n, 1, CUZK_GPU_SCALARS_DEVICE, 0, 0, &info,
+                          &e) != CUZK_OK)
+        return 0;
+    return info.window_bits;
 }
 
 extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
@@ -909,12 +962,10 @@ template <class G>
 static cuzk_status msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases, size_t n,
                                size_t nvec, unsigned flags, cuzk_error *err) {
     typedef typename G::xyzz P;
-    bool host_bases = bases->h_points != NULL;
-    msm_plan<G> pl;
-    cuzk_status st = msm_make_plan<G>(pl, n, nvec, !(flags & CUZK_GPU_SCALARS_DEVICE),
-                                      host_bases, bases->d_shift ? bases->shift_c : 0,
-                                      s->ctx->sm_count, s->ctx->msm_window, err);
-    if (st == CUZK_OK && host_bases)
+    msm_plan_req rq = request_of(s, bases, n, nvec, flags);
+    msm_plan pl;
+    cuzk_status st = plan_for<G>(s, rq, pl, err);
+    if (st == CUZK_OK && (rq.host_bases || rq.host_scalars))
         st = cuzk_gpu_copy_stream(s, err);
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);

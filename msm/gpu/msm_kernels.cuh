@@ -177,9 +177,20 @@ CUZK_HD void msm_scatter_one(size_t i, const uint32_t *scalars, bool mont,
  * keys.  FIRST: entries are (key, point index | sign) with affine bases
  * (index j < |nfirst|: bases[j], else shift[j - nfirst], a shifted copy);
  * otherwise (key, XYZZ partial sum) from the previous level.
- * |accumulate|: add to the bucket's previous value instead of replacing it
- * (when the points are processed in several batches).  Writes out_keys /
- * out_pts[2t] (head slot) and [2t+1] (tail slot).
+ * Writes out_keys / out_pts[2t] (head slot) and [2t+1] (tail slot).
+ *
+ * |accumulate| (FIRST only: every chunk of points after the first of an MSM
+ * adds into the buckets of the chunks before it): a run that starts in this
+ * segment starts from the bucket's stored value instead of infinity, so the
+ * old value enters the sum exactly once (a bucket's entries have exactly
+ * one first run).  That costs a load per run and no addition: adding the
+ * old value to a finished run instead (one called XYZZ addition per
+ * bucket, at a different moment in each thread of a warp) made every chunk
+ * after the first 3x slower on the H200 (2026-12-03).  When such a run is
+ * only the bucket's first piece (it crosses the segment's end), the bucket
+ * is set to infinity: the old value now travels in the tail slot, and the
+ * later level that completes the bucket writes it (levels after the first
+ * never write infinity, since unused slots carry infinity under real keys).
  */
 template <class G, bool FIRST>
 CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
@@ -191,31 +202,33 @@ CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
                          uint32_t *out_keys, typename G::xyzz *out_pts) {
     typedef typename G::xyzz P;
     size_t start = t * L, end = start + L < M ? start + L : M;
+    bool fold = FIRST && accumulate;
     P acc, head, tail;
-    pt_set_inf(acc);
     pt_set_inf(head);
     pt_set_inf(tail);
     uint32_t cur = keys[start];
     bool first = true;
     bool crosses_start = start > 0 && keys[start - 1] == cur;
+    if (fold && !crosses_start && cur != MSM_INVALID)
+        acc = buckets[cur];
+    else
+        pt_set_inf(acc);
     size_t i = start;
     for (; i < end; i++) {
         uint32_t k = keys[i];
         if (k == MSM_INVALID)
             break;
         if (k != cur) {
-            if (first && crosses_start) {
+            if (first && crosses_start)
                 head = acc;
-            } else if (!pt_is_inf(acc)) {
-                if (accumulate) {
-                    P old = buckets[cur];
-                    pt_add(acc, old);
-                }
+            else if (FIRST || !pt_is_inf(acc))
                 buckets[cur] = acc;
-            }
             first = false;
             cur = k;
-            pt_set_inf(acc);
+            if (fold)
+                acc = buckets[k];
+            else
+                pt_set_inf(acc);
         }
         if (FIRST) {
             /* the hot loop keeps a reference into global memory (a local
@@ -235,11 +248,12 @@ CUZK_HD void msm_acc_one(size_t t, const uint32_t *keys, size_t M, size_t L,
             head = acc;
         } else if (crosses_end) {
             tail = acc;
-        } else if (!pt_is_inf(acc)) {
-            if (accumulate) {
-                P old = buckets[cur];
-                pt_add(acc, old);
+            if (fold) {
+                P inf;
+                pt_set_inf(inf);
+                buckets[cur] = inf; /* its old value is in the tail now */
             }
+        } else if (FIRST || !pt_is_inf(acc)) {
             buckets[cur] = acc;
         }
     }
