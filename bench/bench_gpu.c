@@ -27,6 +27,15 @@
  * the MSMs over bases with precomputed shifted copies, which are built per
  * size and timed the same way).  BLS12-381 G1 also gets a per-phase profile
  * at each size (plain and shifted) and a window-size sweep at 2^24.
+ * --host-bases: instead of the above, MSMs over bases in pinned host memory
+ * (cuzk_gpu_bases_host) against the same bases resident, at the sizes of
+ * --logs (default 24,26,27), device and pinned scalars, then batches of
+ * --batches vectors (default 4,10) over one pass of the streamed bases
+ * against the same batch resident and against that many single resident
+ * MSMs; bases are made straight into pinned memory (2^18 distinct points
+ * tiled in parallel) and every streamed result must equal the resident one
+ * (exit 1 otherwise).  --msm-only picks groups ("bls12_381" for both of
+ * its groups).
  * Not a test: asserts nothing about time.
  */
 #include <stdio.h>
@@ -225,7 +234,7 @@ static void bench_field(void) {
             printf("bench_gpu: msm %s 2^%u: %.2f ms (pinned host scalars), "  \
                    "%.2f ms (device scalars), window %u, scratch %.2f GB\n",  \
                    name, logs[li], mh, md,                                    \
-                   cuzk_gpu_msm_window_bits(CURVE, GROUP, n),                 \
+                   cuzk_gpu_msm_window_bits(ctx, CURVE, GROUP, n),               \
                    cuzk_gpu_stream_scratch_bytes(st) / 1e9);                  \
             fflush(stdout);                                                   \
             char sz[16];                                                      \
@@ -314,6 +323,207 @@ MSM_BENCH(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
 MSM_BENCH(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
 MSM_BENCH(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
 MSM_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+
+/* ---- MSM over bases in pinned host memory (--host-bases) -------------------- */
+
+/* Copies of the first |nd| points to [nd, n), and random scalars below r
+ * into |sc|, in parallel chunks (a 2^27 G2 set is 24 GiB: one thread
+ * would take minutes). */
+typedef struct tile_job {
+    uint8_t *pts;
+    size_t nd, pb;
+    uint64_t *sc;
+    const uint64_t *r;
+} tile_job;
+
+static void tile_chunk(void *vc, size_t b, size_t e, unsigned w) {
+    tile_job *j = vc;
+    (void)w;
+    for (size_t i = b; i < e; i++)
+        if (i >= j->nd)
+            memcpy(j->pts + i * j->pb, j->pts + (i % j->nd) * j->pb, j->pb);
+}
+
+static void scalar_chunk(void *vc, size_t b, size_t e, unsigned w) {
+    tile_job *j = vc;
+    (void)w;
+    uint64_t s = 0x51ed2701f3a5c9b7ULL ^ (b * 0x9e3779b97f4a7c15ULL);
+    int top = 63;
+    while (!((j->r[3] >> top) & 1))
+        top--;
+    uint64_t mask = top == 63 ? ~0ULL : ((1ULL << (top + 1)) - 1);
+    for (size_t i = b; i < e; i++) {
+        uint64_t *x = j->sc + 4 * i;
+        for (;;) {
+            for (int k = 0; k < 4; k++)
+                x[k] = cuzk_splitmix64(&s);
+            x[3] &= mask;
+            int k = 3;
+            while (k > 0 && x[k] == j->r[k])
+                k--;
+            if (x[k] < j->r[k])
+                break;
+        }
+    }
+}
+
+static const unsigned *hb_logs;
+static int hb_nlogs;
+static const unsigned *hb_batches;
+static int hb_nbatches;
+#define HB_STRIDE 1024 /* vector v of a batch starts v * HB_STRIDE scalars on */
+
+/* Median ms of |reps| calls (after one warm-up) of an MSM batch. */
+static double hb_time(cuzk_gpu_stream *s, const cuzk_gpu_bases *b, size_t n, size_t nv,
+                      const void *const *sc, unsigned fl, void *res, int reps, cuzk_error *err) {
+    double t[16];
+    for (int rep = -1; rep < reps; rep++) {
+        double t0 = now_ms();
+        if (cuzk_gpu_msm_batch(s, b, 0, n, nv, sc, fl, res, err) != CUZK_OK)
+            return -1;
+        if (rep >= 0)
+            t[rep] = now_ms() - t0;
+    }
+    return median(t, reps);
+}
+
+#define HOSTB_BENCH(G, S, CURVE, GROUP)                                                     \
+    static void G##_hostb(const char *name) {                                              \
+        if (msm_only && !strstr(name, msm_only))                                           \
+            return;                                                                        \
+        unsigned maxlog = 0;                                                               \
+        for (int i = 0; i < hb_nlogs; i++)                                                 \
+            maxlog = hb_logs[i] > maxlog ? hb_logs[i] : maxlog;                            \
+        size_t nmax = (size_t)1 << maxlog, nd = (size_t)1 << BASE_DISTINCT_LOG;            \
+        size_t nsc = nmax + (size_t)CUZK_GPU_MSM_MAX_VECTORS * HB_STRIDE;                  \
+        if (nd > nmax)                                                                     \
+            nd = nmax;                                                                     \
+        cuzk_error err = {0};                                                              \
+        G##_affine *pts = NULL;                                                            \
+        void *h_sc = NULL, *d_sc = NULL;                                                   \
+        cuzk_gpu_bases *gb = NULL, *hb = NULL;                                             \
+        double tg = now_ms();                                                              \
+        /* bases straight into pinned memory, 2^18 distinct ones tiled */                  \
+        if (cuzk_gpu_host_alloc(ctx, nmax * sizeof *pts, (void **)&pts, &err) != CUZK_OK || \
+            cuzk_gpu_host_alloc(ctx, 32 * nsc, &h_sc, &err) != CUZK_OK ||                  \
+            cuzk_gpu_malloc(ctx, 32 * nsc, &d_sc, &err) != CUZK_OK) {                      \
+            fail(name, &err);                                                              \
+            goto done;                                                                     \
+        }                                                                                  \
+        {                                                                                  \
+            G##_genb c = {pts, malloc(nd * sizeof(G)), next64()};                          \
+            cuzk_pool_for(pool, nd, 1024, G##_genb_chunk, &c);                             \
+            free(c.jac);                                                                   \
+            tile_job tj = {(uint8_t *)pts, nd, sizeof *pts, (uint64_t *)h_sc,              \
+                           S##_modulus};                                                   \
+            cuzk_pool_for(pool, nmax, 1 << 16, tile_chunk, &tj);                           \
+            cuzk_pool_for(pool, nsc, 1 << 16, scalar_chunk, &tj);                          \
+        }                                                                                  \
+        if (cuzk_gpu_copy_to_device(st, d_sc, h_sc, 32 * nsc, &err) != CUZK_OK ||          \
+            cuzk_gpu_stream_sync(st, &err) != CUZK_OK ||                                   \
+            cuzk_gpu_bases_upload(ctx, CURVE, GROUP, pts, nmax, &gb, &err) != CUZK_OK ||   \
+            cuzk_gpu_bases_host(ctx, CURVE, GROUP, pts, nmax, &hb, &err) != CUZK_OK) {     \
+            fail(name, &err);                                                              \
+            goto done;                                                                     \
+        }                                                                                  \
+        printf("bench_gpu: host bases %s: 2^%u points made and pinned in %.1f s\n", name,   \
+               maxlog, (now_ms() - tg) / 1e3);                                             \
+        fflush(stdout);                                                                    \
+        for (int li = 0; li < hb_nlogs; li++) {                                            \
+            size_t n = (size_t)1 << hb_logs[li];                                           \
+            int rp = hb_logs[li] >= 26 ? (reps < 2 ? reps : 2) : reps;                     \
+            unsigned dev = CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE;                \
+            unsigned hst = CUZK_GPU_SCALARS_MONT;                                          \
+            const void *sv[CUZK_GPU_MSM_MAX_VECTORS], *hv[1] = {h_sc};                     \
+            for (int v = 0; v < CUZK_GPU_MSM_MAX_VECTORS; v++)                             \
+                sv[v] = (const uint8_t *)d_sc + (size_t)32 * HB_STRIDE * v;                \
+            G want[CUZK_GPU_MSM_MAX_VECTORS], got[CUZK_GPU_MSM_MAX_VECTORS];               \
+            double tr = hb_time(st, gb, n, 1, sv, dev, want, rp, &err);                    \
+            double trh = tr >= 0 ? hb_time(st, gb, n, 1, hv, hst, got, rp, &err) : -1;     \
+            int same = trh >= 0 && G##_eq(&got[0], &want[0]);                              \
+            double ts = trh >= 0 ? hb_time(st, hb, n, 1, sv, dev, got, rp, &err) : -1;      \
+            same = same && ts >= 0 && G##_eq(&got[0], &want[0]);                           \
+            size_t scr = cuzk_gpu_stream_scratch_bytes(st);                                \
+            double tsh = ts >= 0 ? hb_time(st, hb, n, 1, hv, hst, got, rp, &err) : -1;      \
+            same = same && tsh >= 0 && G##_eq(&got[0], &want[0]);                          \
+            if (tsh < 0) {                                                                 \
+                fail(name, &err);                                                          \
+                break;                                                                     \
+            }                                                                              \
+            cuzk_gpu_msm_info pr, ph;                                                      \
+            cuzk_gpu_msm_plan(ctx, CURVE, GROUP, n, 1, dev, 0, 0, &pr, &err);              \
+            cuzk_gpu_msm_plan(ctx, CURVE, GROUP, n, 1, dev, 1, 0, &ph, &err);              \
+            printf("bench_gpu: host bases %s 2^%u: resident %.2f ms (device scalars) "     \
+                   "%.2f (pinned), streamed %.2f ms (device scalars) %.2f (pinned) = "      \
+                   "%.3fx / %.3fx; windows %u / %u, chunks %zu / %zu, scratch %.2f / "     \
+                   "%.2f GB (%.1f / %.1f B a point), results %s\n",                        \
+                   name, hb_logs[li], tr, trh, ts, tsh, ts / tr, tsh / trh,                \
+                   pr.window_bits, ph.window_bits, pr.chunks, ph.chunks,                   \
+                   pr.scratch_bytes / 1e9, ph.scratch_bytes / 1e9,                         \
+                   (double)pr.scratch_bytes / n, (double)ph.scratch_bytes / n,             \
+                   same ? "identical" : "DIFFER");                                         \
+            fflush(stdout);                                                                \
+            if (!same)                                                                     \
+                hb_bad++;                                                                  \
+            (void)scr;                                                                     \
+            char sz[16], lab[64];                                                          \
+            snprintf(sz, sizeof sz, "2^%u", hb_logs[li]);                                  \
+            snprintf(lab, sizeof lab, "%s resident", name);                                \
+            row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, tr, 0);                      \
+            snprintf(lab, sizeof lab, "%s streamed", name);                                \
+            row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, ts, 0);                      \
+            snprintf(lab, sizeof lab, "  ratio (x1000)");                                  \
+            row("msm %-24s %-10s %10.0f        %8s", lab, sz, 1000 * ts / tr, 0);          \
+            for (int bi = 0; bi < hb_nbatches; bi++) {                                     \
+                size_t nv = hb_batches[bi];                                                \
+                int r1 = hb_logs[li] >= 26 ? 1 : rp;                                       \
+                double tb = hb_time(st, hb, n, nv, sv, dev, got, r1, &err);                \
+                double tbr = tb >= 0 ? hb_time(st, gb, n, nv, sv, dev, want, r1, &err) : -1; \
+                if (tbr < 0) {                                                             \
+                    fail(name, &err);                                                      \
+                    break;                                                                 \
+                }                                                                          \
+                int bsame = 1;                                                             \
+                for (size_t v = 0; v < nv; v++)                                            \
+                    bsame = bsame && G##_eq(&got[v], &want[v]);                            \
+                if (!bsame)                                                                \
+                    hb_bad++;                                                              \
+                printf("bench_gpu: host bases %s 2^%u batch %zu: streamed %.2f ms "        \
+                       "(%.2f a vector), resident batch %.2f ms, %zu resident MSMs "       \
+                       "%.2f ms: streamed batch / %zu MSMs = %.3fx, results %s\n",         \
+                       name, hb_logs[li], nv, tb, tb / nv, tbr, nv, nv * tr, nv,           \
+                       tb / (nv * tr), bsame ? "identical" : "DIFFER");                    \
+                fflush(stdout);                                                            \
+                snprintf(lab, sizeof lab, "%s stream x%zu /vec", name, nv);                \
+                row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, tb / nv, 0);             \
+            }                                                                              \
+        }                                                                                  \
+    done:                                                                                  \
+        cuzk_gpu_bases_free(gb);                                                           \
+        cuzk_gpu_bases_free(hb);                                                           \
+        cuzk_gpu_free(ctx, d_sc);                                                          \
+        if (h_sc)                                                                          \
+            cuzk_gpu_host_free(ctx, h_sc);                                                 \
+        if (pts)                                                                           \
+            cuzk_gpu_host_free(ctx, pts);                                                  \
+    }
+
+static int hb_bad; /* results that differ between streamed and resident */
+HOSTB_BENCH(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
+HOSTB_BENCH(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
+HOSTB_BENCH(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
+HOSTB_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+
+/* "24,26,27" -> values; returns the count. */
+static int parse_list(const char *s, unsigned *out, int max) {
+    int n = 0;
+    while (*s && n < max) {
+        out[n++] = (unsigned)strtoul(s, (char **)&s, 10);
+        while (*s == ',')
+            s++;
+    }
+    return n;
+}
 
 /* ---- NTT ------------------------------------------------------------------------ */
 
@@ -456,6 +666,9 @@ int main(int argc, char **argv) {
     int quick = 0, skip_msm = 0, skip_ntt = 0, skip_field = 0;
     unsigned msm_max = 26, ntt_min = 20, ntt_max = 27;
     const char *accum = "xyzz";
+    int host_bases = 0;
+    static unsigned logs_v[8] = {24, 26, 27}, batch_v[8] = {4, 10};
+    hb_logs = logs_v, hb_nlogs = 3, hb_batches = batch_v, hb_nbatches = 2;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
@@ -481,7 +694,18 @@ int main(int argc, char **argv) {
             ntt_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--host-bases"))
+            host_bases = 1;
+        else if (!strcmp(argv[i], "--logs") && i + 1 < argc)
+            hb_nlogs = parse_list(argv[++i], logs_v, 8);
+        else if (!strcmp(argv[i], "--batches") && i + 1 < argc)
+            hb_nbatches = parse_list(argv[++i], batch_v, 8);
     }
+    for (int i = 0; i < hb_nbatches; i++)
+        if (batch_v[i] < 1 || batch_v[i] > CUZK_GPU_MSM_MAX_VECTORS) {
+            fprintf(stderr, "bench_gpu: --batches: 1..%d vectors\n", CUZK_GPU_MSM_MAX_VECTORS);
+            return 2;
+        }
     if (reps < 1 || reps > 16)
         reps = 3;
     if (strcmp(accum, "xyzz") && strcmp(accum, "affine") &&
@@ -509,6 +733,15 @@ int main(int argc, char **argv) {
     if (quick) {
         msm_max = msm_max < 20 ? msm_max : 20;
         ntt_max = ntt_max < 22 ? ntt_max : 22;
+    }
+    if (host_bases) {
+        /* MSMs over bases in pinned host memory against the same bases
+         * resident, then batches of vectors over one pass of the bases */
+        bls12_381_g1_hostb("bls12_381 G1");
+        bls12_381_g2_hostb("bls12_381 G2");
+        bn254_g1_hostb("bn254 G1");
+        bn254_g2_hostb("bn254 G2");
+        skip_field = skip_msm = skip_ntt = 1;
     }
     if (!skip_field)
         bench_field();
@@ -563,6 +796,10 @@ int main(int argc, char **argv) {
         printf("%s\n", rows[i]);
     cuzk_pool_destroy(pool);
     cuzk_gpu_ctx_destroy(ctx);
+    if (hb_bad) {
+        printf("bench_gpu: %d streamed results differ from the resident ones\n", hb_bad);
+        return 1;
+    }
     return 0;
 #endif
 }

@@ -69,6 +69,11 @@ typedef struct gpu_state {
     cuzk_gpu_shared_scratch *scratch[2];
     cuzk_gpu_prover *free_provers[GPU_MAX_PROVERS];
     unsigned n_free, n_made;
+    /* Under a device-memory cap: how many provers' buffers fit beside the
+     * keys prepared so far and their MSM scratch (the least any key
+     * allows; 0: no cap).  prover_get makes no more, so no upload's
+     * allocation can go over the cap. */
+    unsigned prover_cap;
     /* Every prover made, with the page-locked host bytes charged for it to
      * the engine's budget (MEM_PINNED); under provers_lock.  A prover grows
      * its staging buffers for a larger key while it runs; prover_put
@@ -183,6 +188,14 @@ static cuzk_status key_get(gpu_state *s, const cuzk_key *key, gpu_key_slot **out
     cuzk_gpu_key_free(old); /* no users: nothing runs with it */
     cuzk_gpu_key *gk = NULL;
     cuzk_status st = cuzk_gpu_key_create(&gk, s->ctx, key, CUZK_GPU_KEY_AUTO, err);
+    if (st == CUZK_OK && cuzk_gpu_key_max_provers(gk)) {
+        /* under a cap: no more provers than fit beside this key */
+        unsigned fit = cuzk_gpu_key_max_provers(gk);
+        pthread_mutex_lock(&s->provers_lock);
+        if (!s->prover_cap || fit < s->prover_cap)
+            s->prover_cap = fit;
+        pthread_mutex_unlock(&s->provers_lock);
+    }
 
     pthread_mutex_lock(&s->keys_lock);
     victim->loading = 0;
@@ -217,6 +230,14 @@ static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err
         pthread_mutex_unlock(&s->provers_lock);
         return cuzk_fail(err, CUZK_EBUSY, "more than %d partitions in flight on one GPU",
                          GPU_MAX_PROVERS);
+    }
+    if (s->prover_cap && s->n_made >= s->prover_cap) {
+        unsigned cap = s->prover_cap;
+        pthread_mutex_unlock(&s->provers_lock);
+        return cuzk_fail(err, CUZK_EBUSY,
+                         "the device-memory cap holds the buffers of %u partitions at once; "
+                         "all are in use",
+                         cap);
     }
     s->n_made++;
     pthread_mutex_unlock(&s->provers_lock);
@@ -383,12 +404,15 @@ static void gpu_key_prepare(engine_device *d, const cuzk_key *key) {
     unsigned want = d->n_workers * d->batch_max;
     if (want > GPU_MAX_PROVERS)
         want = GPU_MAX_PROVERS;
+    unsigned fit = cuzk_gpu_key_max_provers(slot->gk); /* key_get set the cap */
+    if (fit && want > fit)
+        want = fit;
     cuzk_gpu_prover *got[GPU_MAX_PROVERS];
     unsigned n = 0;
     while (n < want && prover_get(s, &got[n], &err) == CUZK_OK) {
         /* the first grows the device's shared scratch to a whole batch's
          * MSMs; the others need only their buffers */
-        size_t np = n == 0 ? d->batch_max : 0;
+        size_t np = n == 0 ? (d->batch_max < want ? d->batch_max : want) : 0;
         if (cuzk_gpu_prover_reserve_batch(got[n], slot->gk, np, &err) != CUZK_OK) {
             prover_put(s, got[n]); /* out of memory: the rest grow on use */
             break;

@@ -32,6 +32,13 @@ struct cuzk_gpu_key {
     void *d_vals[2];
     size_t nnz[2];
     uint64_t device_bytes;
+    /* device scratch each MSM stream of a prover may plan for (gpu/msm.h:
+     * [0] the G1 stream, [1] the B2 stream; 0: the default rule), and how
+     * many provers' buffers fit beside the key and that scratch under the
+     * context's memory cap (0: no cap) */
+    size_t msm_limit[2];
+    unsigned max_provers;
+    int no_csr; /* the matrices stay on the host: a, b, c are evaluated there */
     int host_streamed;
     int registered; /* key->mem is page-locked by us */
     char why[200];  /* why the bases live where they do */
@@ -203,6 +210,132 @@ static void free_bases(cuzk_gpu_key *gk) {
     }
 }
 
+/* Device bytes of the A and B matrices in CSR form (upload_csr). */
+static uint64_t csr_bytes(const key_view *v, size_t n) {
+    uint64_t nnz[2] = {0, 0};
+    for (size_t i = 0; i < v->n_coefs; i++)
+        if (v->coefs[i].matrix < 2)
+            nnz[v->coefs[i].matrix]++;
+    uint64_t b = 0;
+    for (int m = 0; m < 2; m++)
+        b += (uint64_t)(n + 1) * 4 + (nnz[m] ? nnz[m] : 1) * (4 + FR_BYTES);
+    return b;
+}
+
+/* Scratch of one MSM plan (one vector, scalars on the device) under
+ * |limit| (0: the default rule); with |limit| 1, the smallest plan that
+ * exists. */
+static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g, size_t n,
+                           int host, size_t limit) {
+    cuzk_gpu_msm_info info;
+    cuzk_error e;
+    if (cuzk_gpu_msm_plan(ctx, c, g, n, 1, CUZK_GPU_SCALARS_DEVICE, host, limit, &info, &e))
+        return 0;
+    return info.scratch_bytes;
+}
+
+/*
+ * Where the key goes and what its provers' MSMs may use, decided before
+ * anything is allocated, from the device memory the context sees (its cap
+ * included).  Resident needs the bases, the matrices, one prover's
+ * buffers (witness twice, a/b/c) and the default MSM scratch of the G1 and
+ * the B2 stream within 90% of the free memory; otherwise the bases stay in
+ * host memory, and the scratch limits shrink to what is left (the MSMs
+ * then plan smaller windows and chunks).  A key that does not fit even
+ * then is refused here, with the figures, rather than failing a proof.
+ */
+static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_mode mode,
+                             cuzk_error *err) {
+    const double G = 1073741824.0;
+    cuzk_gpu_ctx *ctx = gk->ctx;
+    size_t g1 = g1_affine_bytes(gk->key->curve);
+    size_t nv = v->n_vars, big = nv > gk->n ? nv : gk->n;
+    uint64_t bases = (uint64_t)g1 * (3 * nv + gk->n) + (uint64_t)2 * g1 * nv;
+    uint64_t work = (uint64_t)FR_BYTES * (2 * nv + 3 * gk->n);
+    uint64_t csr = csr_bytes(v, gk->n);
+    uint64_t s1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, 0);
+    uint64_t s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 0, 0);
+    uint64_t h1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 0);
+    uint64_t h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 0);
+    uint64_t m1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 1);
+    uint64_t m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 1);
+    cuzk_gpu_mem_info mi;
+    cuzk_gpu_ctx_mem(ctx, &mi);
+    char cap[48] = "";
+    if (mi.limit_bytes)
+        snprintf(cap, sizeof cap, " (device cap %.2f GiB)", mi.limit_bytes / G);
+    double room = 0.9 * (double)mi.free_bytes;
+    uint64_t need_dev = bases + csr + work + s1 + s2;
+    int host = mode == CUZK_GPU_KEY_HOST ||
+               (mode == CUZK_GPU_KEY_AUTO && (double)need_dev > room);
+    if (!host) {
+        gk->msm_limit[0] = mi.limit_bytes ? s1 : 0;
+        gk->msm_limit[1] = mi.limit_bytes ? s2 : 0;
+        snprintf(gk->why, sizeof gk->why,
+                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB "
+                 "free%s",
+                 need_dev / G, bases / G, mi.free_bytes / G, cap);
+    } else {
+        /* streamed: the default scratch if it fits, else what is left,
+         * shared between the two streams in the ratio of their defaults */
+        double left = room - (double)(csr + work);
+        if (left < (double)(m1 + m2) && room - (double)work >= (double)(m1 + m2) &&
+            mi.limit_bytes) {
+            /* the matrices do not fit beside the rest: a, b, c are then
+             * evaluated on the CPU (cuzk_gpu_prove does; the engine's
+             * synthesis hands them over) */
+            gk->no_csr = 1;
+            left = room - (double)work;
+        }
+        if (left < (double)(m1 + m2))
+            return cuzk_fail(err, CUZK_ENOMEM,
+                             "GPU key (2^%u, %zu signals): even with its bases in host memory "
+                             "it needs %.2f GiB of device memory (matrices %.2f, one prover's "
+                             "buffers %.2f, MSM scratch %.2f at the least); 90%% of the %.2f "
+                             "GiB free%s is %.2f GiB",
+                             (unsigned)v->log_n, nv, (csr + work + m1 + m2) / G, csr / G,
+                             work / G, (m1 + m2) / G, mi.free_bytes / G, cap, room / G);
+        if (left >= (double)(h1 + h2)) {
+            gk->msm_limit[0] = mi.limit_bytes ? h1 : 0;
+            gk->msm_limit[1] = mi.limit_bytes ? h2 : 0;
+        } else {
+            gk->msm_limit[0] = (size_t)(left * (double)h1 / (double)(h1 + h2));
+            gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+            if (gk->msm_limit[0] < m1 || gk->msm_limit[1] < m2) {
+                gk->msm_limit[0] = m1 + (size_t)((left - (double)(m1 + m2)) / 2);
+                gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+            }
+        }
+        if (mode == CUZK_GPU_KEY_HOST)
+            snprintf(gk->why, sizeof gk->why,
+                     "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s",
+                     (gk->msm_limit[0] ? gk->msm_limit[0] : h1) / G,
+                     (gk->msm_limit[1] ? gk->msm_limit[1] : h2) / G, cap);
+        else
+            snprintf(gk->why, sizeof gk->why,
+                     "pinned host memory: resident it needs %.2f GiB (bases %.2f), more "
+                     "than 90%% of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
+                     need_dev / G, bases / G, mi.free_bytes / G, cap,
+                     (gk->msm_limit[0] ? gk->msm_limit[0] : h1) / G,
+                     (gk->msm_limit[1] ? gk->msm_limit[1] : h2) / G);
+    }
+    gk->host_streamed = host;
+    if (gk->no_csr) {
+        size_t w = strlen(gk->why);
+        snprintf(gk->why + w, sizeof gk->why - w,
+                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", csr / G);
+    }
+    if (mi.limit_bytes) {
+        uint64_t fixed = (gk->no_csr ? 0 : csr) + (host ? 0 : bases) + gk->msm_limit[0] +
+                         gk->msm_limit[1];
+        double spare = room - (double)fixed;
+        gk->max_provers = spare > 0 ? (unsigned)(spare / (double)work) : 0;
+        if (gk->max_provers == 0)
+            gk->max_provers = 1; /* checked above: one fits */
+    }
+    return CUZK_OK;
+}
+
 cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuzk_key *key,
                                 cuzk_gpu_key_mode mode, cuzk_error *err) {
     *out = NULL;
@@ -225,46 +358,10 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
                          v.n_public);
     }
 
-    cuzk_status st = upload_csr(gk, &v, err);
-    int host = mode == CUZK_GPU_KEY_HOST;
-    /* What the device must hold with the bases resident: the bases, one
-     * prover's buffers (witness x2, a/b/c) and the scratch of its two
-     * streams' largest MSMs (G1 over max(n, n_vars) points, G2 over
-     * n_vars); streamed, the bases stay on the host and the MSMs work in
-     * batches with smaller scratch.  Resident when that fits in 90% of the
-     * free memory the context sees (a device-memory cap included). */
-    size_t g1 = g1_affine_bytes(key->curve);
-    uint64_t bases = (uint64_t)g1 * (3 * v.n_vars + gk->n) + (uint64_t)2 * g1 * v.n_vars;
-    uint64_t work = (uint64_t)FR_BYTES * (2 * v.n_vars + 3 * gk->n);
-    size_t big = v.n_vars > gk->n ? v.n_vars : gk->n, s1 = 0, s2 = 0, h1 = 0, h2 = 0;
-    cuzk_error e2;
-    if (st == CUZK_OK &&
-        (cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, &s1, &e2) ||
-         cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G2, v.n_vars, 0, &s2, &e2) ||
-         cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, &h1, &e2) ||
-         cuzk_gpu_msm_scratch_bytes(ctx, gk->curve, CUZK_GPU_G2, v.n_vars, 1, &h2, &e2)))
-        s1 = s2 = h1 = h2 = 0; /* unknown: bases and buffers only */
-    uint64_t need_dev = bases + work + s1 + s2, need_host = work + h1 + h2;
-    cuzk_gpu_mem_info mi;
-    cuzk_gpu_ctx_mem(ctx, &mi);
-    char cap[48] = "";
-    if (mi.limit_bytes)
-        snprintf(cap, sizeof cap, " (device cap %.2f GiB)", mi.limit_bytes / 1073741824.0);
-    const double G = 1073741824.0;
-    if (mode == CUZK_GPU_KEY_HOST)
-        snprintf(gk->why, sizeof gk->why, "pinned host memory: asked for");
-    else if (st == CUZK_OK && mode == CUZK_GPU_KEY_AUTO &&
-             (double)need_dev > 0.9 * (double)mi.free_bytes) {
-        host = 1;
-        snprintf(gk->why, sizeof gk->why,
-                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
-                 "of the %.2f GiB free%s; streamed %.2f GiB",
-                 need_dev / G, bases / G, mi.free_bytes / G, cap, need_host / G);
-    } else {
-        snprintf(gk->why, sizeof gk->why,
-                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB free%s",
-                 need_dev / G, bases / G, mi.free_bytes / G, cap);
-    }
+    cuzk_status st = place_key(gk, &v, mode, err);
+    int host = gk->host_streamed;
+    if (st == CUZK_OK && !gk->no_csr)
+        st = upload_csr(gk, &v, err);
     if (st == CUZK_OK && !host) {
         st = make_bases(gk, &v, 0, err);
         if (st != CUZK_OK && mode == CUZK_GPU_KEY_AUTO) {
@@ -273,8 +370,8 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
             host = 1;
             st = CUZK_OK;
             snprintf(gk->why, sizeof gk->why,
-                     "pinned host memory: the device refused the %.2f GiB of bases%s",
-                     bases / 1073741824.0, cap);
+                     "pinned host memory: the device refused the bases (%s)",
+                     err ? err->msg : "out of memory");
         }
     }
     if (st == CUZK_OK && host) {
@@ -341,6 +438,13 @@ void cuzk_gpu_key_free(cuzk_gpu_key *gk) {
 }
 
 uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk) { return gk->device_bytes; }
+unsigned cuzk_gpu_key_max_provers(const cuzk_gpu_key *gk) { return gk->max_provers; }
+
+/* The key's MSM scratch limits on |p|'s streams (before any MSM of it). */
+static void apply_limits(cuzk_gpu_prover *p, const cuzk_gpu_key *gk) {
+    cuzk_gpu_stream_set_msm_limit(p->s1, gk->msm_limit[0]);
+    cuzk_gpu_stream_set_msm_limit(p->s2, gk->msm_limit[1]);
+}
 int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk) { return gk->host_streamed; }
 const char *cuzk_gpu_key_why(const cuzk_gpu_key *gk) { return gk->why; }
 const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk) { return gk->key; }
@@ -495,6 +599,14 @@ cuzk_status cuzk_gpu_prover_reserve(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
 
 cuzk_status cuzk_gpu_prover_reserve_batch(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                           size_t np, cuzk_error *err) {
+    if (gk->max_provers && np > gk->max_provers)
+        return cuzk_fail(err, CUZK_ENOMEM,
+                         "GPU prover: a batch of %zu partitions needs %zu provers' buffers "
+                         "(%.2f GiB each); beside the key and its MSM scratch the device "
+                         "memory cap leaves room for %u",
+                         np, np, (double)FR_BYTES * (2 * gk->n_vars + 3 * gk->n) / 1073741824.0,
+                         gk->max_provers);
+    apply_limits(p, gk);
     cuzk_status st = reserve(p, gk->n_vars, gk->n, 0, err);
     if (st != CUZK_OK || np == 0)
         return st;
@@ -746,13 +858,24 @@ cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t n
             if (items[j].p == items[i].p)
                 return cuzk_fail(err, CUZK_EINVAL, "GPU prove: one prover twice in a batch");
     }
+    if (gk->max_provers && np > gk->max_provers)
+        return cuzk_fail(err, CUZK_ENOMEM,
+                         "GPU prove: a batch of %zu partitions; the device memory cap leaves "
+                         "room for %u provers' buffers beside the key",
+                         np, gk->max_provers);
     /* streams and events of the first prover run the whole batch; every
      * witness is already on the device (upload synchronises) */
     cuzk_gpu_prover *p = items[0].p;
+    apply_limits(p, gk);
     cuzk_gpu_stream *s1 = p->s1;
     const cuzk_key *k = gk->key;
     size_t n = gk->n, nv = gk->n_vars, first_private = gk->n_public + 1;
     t->eval_on_gpu = !p->have_abc;
+    for (size_t i = 0; i < np; i++)
+        if (!items[i].p->have_abc && gk->no_csr)
+            return cuzk_fail(err, CUZK_EUNSUPPORTED,
+                             "GPU prove: the key's matrices stay in host memory under the "
+                             "device-memory cap, so a, b, c must come evaluated from the host");
     cuzk_fr r[CUZK_GPU_MSM_MAX_VECTORS], s[CUZK_GPU_MSM_MAX_VECTORS];
     cuzk_status st = CUZK_OK;
     for (size_t i = 0; i < np && st == CUZK_OK; i++) {
@@ -891,8 +1014,8 @@ cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const cuz
                          "witness has %u values, the key expects %zu (different circuits?)",
                          w->n_witness, gk->n_vars);
     size_t n = gk->n;
-    int gpu_eval = p->eval == CUZK_GPU_EVAL_GPU ||
-                   (p->eval == CUZK_GPU_EVAL_AUTO && n >= ((size_t)1 << CUZK_GPU_EVAL_MIN_LOG));
+    int gpu_eval = !gk->no_csr && (p->eval == CUZK_GPU_EVAL_GPU ||
+                   (p->eval == CUZK_GPU_EVAL_AUTO && n >= ((size_t)1 << CUZK_GPU_EVAL_MIN_LOG)));
     cuzk_status st;
     double eval_cpu_us = 0;
     if (gpu_eval) {

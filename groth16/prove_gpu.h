@@ -85,6 +85,11 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **gk, cuzk_gpu_ctx *ctx,
                                 cuzk_error *err);
 void cuzk_gpu_key_free(cuzk_gpu_key *gk);
 /* Device bytes held by the key (bases + matrices). */
+/* How many provers' buffers (witness twice, a/b/c) fit on the device beside
+ * the key and its MSM scratch under the context's memory cap, so many
+ * partitions at most per batch (cuzk_gpu_prove_run_batch refuses more,
+ * CUZK_ENOMEM); 0 when the context has no cap. */
+unsigned cuzk_gpu_key_max_provers(const cuzk_gpu_key *gk);
 uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk);
 /* 1 if the bases stream from host memory. */
 int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk);

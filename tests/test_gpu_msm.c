@@ -15,6 +15,10 @@
  * bases then get precomputed shifted copies (an 8-bit window, then the
  * automatic one) and go through sizes 1 .. max, the special sets, an
  * offset and the last points again, plus the precompute's errors.
+ * Between the two, the same bases in pinned host memory (streamed) and
+ * resident under small MSM limits (many chunks), with host and device
+ * scalars and batches of 1, 3 and 16 vectors, must give the resident
+ * results; a limit no plan fits must be refused (CUZK_ENOMEM).
  * CUZK_GPU_MSM_MAX_LOG lowers the largest size (default 22),
  * CUZK_GPU_MSM_G2_MAX_LOG that of G2 alone (default: the same),
  * CUZK_GPU_MSM_ONLY runs one group (e.g. bls12_381_g2),
@@ -390,6 +394,170 @@ static void GF(shifted)(cuzk_gpu_bases *gb, const GF(affine) *pts,
     }
 }
 
+/* Chunked and streamed MSMs (the plan of msm/gpu/msm_plan.h): bases in
+ * pinned host memory, and resident bases under stream limits small enough
+ * to force many chunks, each against the resident MSM under the default
+ * limit (results must be the same point) and against the logs; batches of
+ * 1, 3 and 16 vectors over one pass; a limit no plan fits is refused with
+ * CUZK_ENOMEM and allocates nothing. */
+static void GF(streamed)(cuzk_gpu_bases *gb, const GF(affine) *pts,
+                         const TS *k, size_t nmax, unsigned max_log,
+                         uint64_t (*s)[4]) {
+    cuzk_error err = {0};
+    GF(affine) *h_pts = NULL;
+    cuzk_gpu_bases *hb = NULL;
+    void *h_sc = NULL, *d_sc = NULL;
+    size_t nv_max = 16, n_big = (size_t)1 << (max_log < 20 ? max_log : 20);
+    if (cuzk_gpu_host_alloc(ctx, nmax * sizeof *pts, (void **)&h_pts, &err) ||
+        cuzk_gpu_host_alloc(ctx, 32 * nmax, &h_sc, &err) ||
+        cuzk_gpu_malloc(ctx, 32 * nmax, &d_sc, &err)) {
+        CHECK(0, TG_NAME " streamed: allocation: %s", err.msg);
+        goto done;
+    }
+    memcpy(h_pts, pts, nmax * sizeof *pts);
+    CHECK(cuzk_gpu_bases_host(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, h_pts, nmax, &hb,
+                              &err) == CUZK_OK &&
+              cuzk_gpu_bases_bytes(hb) == 0,
+          TG_NAME " host bases: %s", err.msg);
+    if (!hb)
+        goto done;
+    {
+        TS one;
+        SF(set_one)(&one);
+        static const size_t sizes[] = {1, 33, 4099, (size_t)1 << 16};
+        static const int kinds[] = {SC_RANDOM, SC_ONE, SC_EQUAL, SC_MIX, SC_ZERO};
+        for (size_t si = 0; si < 5; si++) {
+            size_t n = si < 4 ? sizes[si] : n_big;
+            if (n > nmax)
+                continue;
+            int kind = kinds[si], mont = (int)(si & 1);
+            make_scalars(s, n, kind, mont, SF(modulus), one.l);
+            memcpy(h_sc, s, 32 * n);
+            TG want, ref;
+            GF(expected)(&want, k, (const uint64_t(*)[4])s, n, mont);
+            cuzk_gpu_stream_set_msm_limit(st, 0);
+            unsigned fl = mont ? CUZK_GPU_SCALARS_MONT : 0;
+            CHECK(cuzk_gpu_msm(st, gb, 0, n, h_sc, fl, &ref, &err) == CUZK_OK &&
+                      GF(eq)(&ref, &want),
+                  TG_NAME " resident n=%zu %s: %s", n, sc_name[kind], err.msg);
+            if (cuzk_gpu_copy_to_device(st, d_sc, h_sc, 32 * n, &err) ||
+                cuzk_gpu_stream_sync(st, &err)) {
+                CHECK(0, TG_NAME " streamed: scalars: %s", err.msg);
+                goto done;
+            }
+            /* limits: the default, then about a seventh and a fortieth of
+             * the default plan's scratch (many chunks, smaller windows) */
+            cuzk_gpu_msm_info dflt;
+            cuzk_gpu_msm_plan(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, n, 1,
+                              fl | CUZK_GPU_SCALARS_DEVICE, 1, 0, &dflt, &err);
+            size_t limits[3] = {0, dflt.scratch_bytes / 7, dflt.scratch_bytes / 40};
+            for (int li = 0; li < 3; li++)
+                for (int where = 0; where < 4; where++) {
+                    int host_b = where & 1, dev_s = (where >> 1) & 1;
+                    cuzk_gpu_msm_info pi;
+                    unsigned f2 = fl | (dev_s ? CUZK_GPU_SCALARS_DEVICE : 0);
+                    cuzk_gpu_msm_plan(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, n, 1, f2, host_b,
+                                      limits[li], &pi, &err);
+                    if (!pi.fits)
+                        continue; /* that limit is below any plan here */
+                    /* a fresh stream per limit: its scratch must stay
+                     * within it */
+                    cuzk_gpu_stream *us = NULL;
+                    if (cuzk_gpu_stream_create(ctx, &us, &err) != CUZK_OK) {
+                        CHECK(0, TG_NAME " stream: %s", err.msg);
+                        continue;
+                    }
+                    cuzk_gpu_stream_set_msm_limit(us, limits[li]);
+                    TG got;
+                    memset(&got, 0xA5, sizeof got);
+                    cuzk_status rc = cuzk_gpu_msm(us, host_b ? hb : gb, 0, n,
+                                                  dev_s ? d_sc : h_sc, f2, &got, &err);
+                    CHECK(rc == CUZK_OK && GF(eq)(&got, &ref),
+                          TG_NAME " %s n=%zu %s, %s scalars, limit %zu (%zu chunks, "
+                                  "window %u): %s",
+                          host_b ? "streamed" : "resident", n, sc_name[kind],
+                          dev_s ? "device" : "host", limits[li], pi.chunks,
+                          pi.window_bits, rc ? err.msg : "!= resident");
+                    size_t used = cuzk_gpu_stream_scratch_bytes(us);
+                    CHECK(used <= (limits[li] ? limits[li] : dflt.scratch_bytes * 2),
+                          TG_NAME " scratch %zu beyond the limit %zu", used, limits[li]);
+                    cuzk_gpu_stream_destroy(us);
+                }
+            cuzk_gpu_stream_set_msm_limit(st, 0);
+        }
+    }
+    /* batches: vector v starts v * 97 scalars on, one pass of the bases */
+    {
+        size_t n = nmax - 97 * (nv_max - 1) < ((size_t)1 << 16)
+                       ? nmax - 97 * (nv_max - 1)
+                       : ((size_t)1 << 16);
+        make_scalars(s, nmax, SC_MIX, 1, SF(modulus), NULL);
+        if (cuzk_gpu_copy_to_device(st, d_sc, s, 32 * nmax, &err) ||
+            cuzk_gpu_stream_sync(st, &err)) {
+            CHECK(0, TG_NAME " batch scalars: %s", err.msg);
+            goto done;
+        }
+        static const size_t nvs[] = {1, 3, 16};
+        for (int bi = 0; bi < 3; bi++) {
+            size_t nv = nvs[bi];
+            const void *sv[16];
+            for (size_t v = 0; v < nv; v++)
+                sv[v] = (const uint8_t *)d_sc + 32 * 97 * v;
+            TG got[16];
+            cuzk_gpu_msm_info dflt;
+            cuzk_gpu_msm_plan(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, n, nv,
+                              CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE, 1, 0, &dflt,
+                              &err);
+            for (int li = 0; li < 2; li++) {
+                size_t lim = li ? dflt.scratch_bytes / 5 : 0;
+                cuzk_gpu_msm_info pi;
+                cuzk_gpu_msm_plan(ctx, TEST_GPU_CURVE, TEST_GPU_GROUP, n, nv,
+                                  CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE, 1, lim,
+                                  &pi, &err);
+                if (!pi.fits)
+                    continue;
+                cuzk_gpu_stream_set_msm_limit(st, lim);
+                cuzk_status rc = cuzk_gpu_msm_batch(st, hb, 0, n, nv, sv,
+                                                    CUZK_GPU_SCALARS_MONT |
+                                                        CUZK_GPU_SCALARS_DEVICE,
+                                                    got, &err);
+                CHECK(rc == CUZK_OK, TG_NAME " streamed batch of %zu: %s", nv, err.msg);
+                for (size_t v = 0; v < nv && rc == CUZK_OK; v++) {
+                    TG want;
+                    GF(expected)(&want, k, (const uint64_t(*)[4])s + 97 * v, n, 1);
+                    CHECK(GF(eq)(&got[v], &want),
+                          TG_NAME " streamed batch of %zu (limit %zu, %zu chunks), vector "
+                                  "%zu: != logs",
+                          nv, lim, pi.chunks, v);
+                }
+            }
+        }
+        cuzk_gpu_stream_set_msm_limit(st, 0);
+    }
+    /* a limit no plan fits: refused before anything is allocated */
+    {
+        cuzk_gpu_stream *s2 = NULL;
+        TG got;
+        if (cuzk_gpu_stream_create(ctx, &s2, &err) == CUZK_OK) {
+            cuzk_gpu_stream_set_msm_limit(s2, 4096);
+            cuzk_status rc = cuzk_gpu_msm(s2, hb, 0, nmax, d_sc, CUZK_GPU_SCALARS_DEVICE,
+                                          &got, &err);
+            CHECK(rc == CUZK_ENOMEM && strstr(err.msg, "limit") &&
+                      cuzk_gpu_stream_scratch_bytes(s2) == 0,
+                  TG_NAME " a 4 KiB limit: status %d, scratch %zu, \"%s\"", (int)rc,
+                  cuzk_gpu_stream_scratch_bytes(s2), err.msg);
+            cuzk_gpu_stream_destroy(s2);
+        }
+    }
+done:
+    cuzk_gpu_bases_free(hb);
+    cuzk_gpu_free(ctx, d_sc);
+    if (h_sc)
+        cuzk_gpu_host_free(ctx, h_sc);
+    if (h_pts)
+        cuzk_gpu_host_free(ctx, h_pts);
+}
+
 static void GF(test)(unsigned max_log) {
     if (getenv("CUZK_GPU_MSM_FORCE_C")) /* one window for every size */
         cuzk_gpu_ctx_tune(ctx, (unsigned)atoi(getenv(
@@ -467,6 +635,7 @@ static void GF(test)(unsigned max_log) {
                   CUZK_EINVAL,
               TG_NAME " range beyond the bases rejected");
     }
+    GF(streamed)(gb, pts, k, nmax, max_log, s);
     GF(shifted)(gb, pts, k, nmax, max_log, s);
     cuzk_gpu_bases_free(gb);
 done:

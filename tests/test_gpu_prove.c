@@ -523,6 +523,27 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         cuzk_gpu_prover_free(pc);
         cuzk_gpu_ctx_destroy(cc);
     }
+    /* A cap that cannot hold the key even streamed (64 KiB): refused at
+     * creation with the figures, before anything is allocated. */
+    {
+        cuzk_gpu_ctx *cc = NULL;
+        cuzk_gpu_key *gz = NULL;
+        if (cuzk_gpu_ctx_create(cuzk_gpu_ctx_device(ctx), &cc, &err) == CUZK_OK) {
+            cuzk_gpu_ctx_set_mem_limit(cc, (size_t)64 << 10);
+            cuzk_status sz = cuzk_gpu_key_create(&gz, cc, &key, CUZK_GPU_KEY_AUTO, &err);
+            cuzk_gpu_mem_info mi;
+            cuzk_gpu_ctx_mem(cc, &mi);
+            CHECK(sz == CUZK_ENOMEM && gz == NULL && strstr(err.msg, "GiB") &&
+                      strstr(err.msg, "cap") && mi.peak_bytes <= ((size_t)64 << 10),
+                  "%s 2^%u: a key over a 64 KiB cap is refused with the figures (status %d, "
+                  "peak %zu): %s",
+                  cname, log2, (int)sz, mi.peak_bytes, err.msg);
+            cuzk_gpu_key_free(gz);
+            cuzk_gpu_ctx_destroy(cc);
+        } else {
+            CHECK(0, "%s 2^%u: context: %s", cname, log2, err.msg);
+        }
+    }
 out:
     for (int i = 0; i < NB; i++)
         cuzk_gpu_prover_free(ps[i]);
