@@ -450,6 +450,21 @@ static double hb_time(cuzk_gpu_stream *s, const cuzk_gpu_bases *b, size_t n, siz
                 fail(name, &err);                                                          \
                 break;                                                                     \
             }                                                                              \
+            /* the same resident MSM unbounded (one chunk, the window of   \
+             * least cost): what the 64-byte bound costs; own stream */    \
+            double tu = -1;                                                \
+            cuzk_gpu_stream *us = NULL;                                    \
+            if (hb_logs[li] <= 26 &&                                       \
+                cuzk_gpu_stream_create(ctx, &us, &err) == CUZK_OK) {       \
+                cuzk_gpu_stream_set_msm_limit(us, (size_t)1 << 40);        \
+                tu = hb_time(us, gb, n, 1, sv, dev, got, rp, &err);        \
+                if (tu >= 0 && !G##_eq(&got[0], &want[0]))                 \
+                    hb_bad++;                                              \
+                if (tu < 0)                                                \
+                    printf("bench_gpu: host bases %s 2^%u unbounded: %s\n", \
+                           name, hb_logs[li], err.msg);                    \
+                cuzk_gpu_stream_destroy(us);                               \
+            }                                                              \
             cuzk_gpu_msm_info pr, ph;                                                      \
             cuzk_gpu_msm_plan(ctx, CURVE, GROUP, n, 1, dev, 0, 0, &pr, &err);              \
             cuzk_gpu_msm_plan(ctx, CURVE, GROUP, n, 1, dev, 1, 0, &ph, &err);              \
@@ -470,6 +485,13 @@ static double hb_time(cuzk_gpu_stream *s, const cuzk_gpu_bases *b, size_t n, siz
             snprintf(sz, sizeof sz, "2^%u", hb_logs[li]);                                  \
             snprintf(lab, sizeof lab, "%s resident", name);                                \
             row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, tr, 0);                      \
+            if (tu > 0) {                                                                  \
+                printf("bench_gpu: host bases %s 2^%u: resident unbounded %.2f ms "        \
+                       "(device scalars): the 64-byte bound costs %.3fx\n",                \
+                       name, hb_logs[li], tu, tr / tu);                                    \
+                snprintf(lab, sizeof lab, "%s res. unbounded", name);                      \
+                row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, tu, 0);                  \
+            }                                                                              \
             snprintf(lab, sizeof lab, "%s streamed", name);                                \
             row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, ts, 0);                      \
             snprintf(lab, sizeof lab, "  ratio (x1000)");                                  \

@@ -5,7 +5,8 @@
  *
  *   bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20,22,24]
  *                   [--reps N] [--real-max-log K] [--eval auto|gpu|cpu]
- *                   [--host-bases] [--shifted-gib G]
+ *                   [--host-bases] [--shifted-gib G] [--batch 1,4,10]
+ *                   [--mem-limit-gib G]
  *
  * Keys: up to 2^K constraints (default K = 20) a real development key
  * (cuzk setup --dev), and every proof is checked by the CPU verifier;
@@ -17,7 +18,12 @@
  * device memory).  --shifted-gib G gives the resident key's base sets
  * precomputed shifted copies within G GiB (cuzk_gpu_key_precompute: H,
  * B2, A, B1, C in that order, each if it fits).  Prints one line per
- * proof and a summary table last.
+ * proof and a summary table last.  --batch N[,N...]: proofs of N partitions
+ * of the key at once (one pass of the bases per MSM for all of them), one
+ * row per size on the same key; --mem-limit-gib G caps the device memory
+ * (a key or batch that cannot fit is refused before it allocates, and the
+ * row says FAILED: no figure is printed for a run without a proof; the
+ * device peak is checked against the cap).
  * No GPU: exit 77.
  */
 #include <stdio.h>
@@ -77,9 +83,11 @@ static void *pin_block(cuzk_key *k) {
 #undef PIN
 }
 
+/* One key of 2^log2 constraints, then |nbatch| rows: proofs in batches of
+ * batches[i] partitions.  Returns the rows written, -1 before any. */
 static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curve, unsigned log2,
                    int reps, int real, cuzk_gpu_eval_mode eval, int host_bases, int mem_limit,
-                   unsigned batch) {
+                   const unsigned *batches, int nbatch) {
     cuzk_error err = {0};
     bench_circuit bc = {curve, log2, NULL, -1, !real};
     cuzk_synth_params sp;
@@ -93,7 +101,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     double t0 = bench_now_s();
     if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK) {
         fprintf(stderr, "synth 2^%u: %s\n", log2, err.msg);
-        return 1;
+        return -1;
     }
     double t_synth = bench_now_s() - t0;
     cuzk_key key;
@@ -129,7 +137,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     }
     if (st != CUZK_OK) {
         fprintf(stderr, "key 2^%u: %s\n", log2, err.msg);
-        return 1;
+        return -1;
     }
     double t_key = bench_now_s() - t0;
     uint8_t *wbuf = NULL;
@@ -140,7 +148,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     if (cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) != CUZK_OK ||
         cuzk_wtns_from_mem(&w, wbuf, wsize, &err) != CUZK_OK) {
         fprintf(stderr, "witness: %s\n", err.msg);
-        return 1;
+        return -1;
     }
     printf("%s 2^%u: %u constraints, %u wires; synth %.1f s, %s key %.1f s\n", out->curve, log2,
            r1cs.n_constraints, r1cs.n_wires, t_synth, real ? "dev" : "timing", t_key);
@@ -151,19 +159,19 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     t0 = bench_now_s();
     if (host_bases && !(block = pin_block(&key))) {
         fprintf(stderr, "host bases: out of memory\n");
-        return 1;
+        return -1;
     }
     cuzk_gpu_key_mode mode = host_bases ? CUZK_GPU_KEY_HOST
                              : mem_limit    ? CUZK_GPU_KEY_AUTO
                                             : CUZK_GPU_KEY_DEVICE;
     if (mode == CUZK_GPU_KEY_AUTO && !(block = pin_block(&key))) {
         fprintf(stderr, "host bases: out of memory\n");
-        return 1;
+        return -1;
     }
     if (cuzk_gpu_key_create(&gk, ctx, &key, mode, &err) != CUZK_OK ||
         cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
         fprintf(stderr, "GPU key/prover: %s\n", err.msg);
-        return 1;
+        return -1;
     }
     if (g_shifted_gib > 0) {
         size_t took = 0;
@@ -171,34 +179,46 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         if (cuzk_gpu_key_precompute(gk, (size_t)(g_shifted_gib * 1073741824.0), &took, &err) !=
             CUZK_OK) {
             fprintf(stderr, "shifted copies: %s\n", err.msg);
-            return 1;
+            return -1;
         }
         printf("  shifted copies: %.2f GiB in %.1f s\n", took / 1073741824.0,
                bench_now_s() - ts);
     }
+    printf("  key: %s\n", cuzk_gpu_key_why(gk));
+    double t_upload_key = bench_now_s() - t0;
+    const cuzk_fr *pub = wit + 1;
+    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    int nrow = 0;
+    bp[0] = p;
+    cuzk_gpu_prover_set_eval(p, eval);
+    for (int bi = 0; bi < nbatch; bi++, out++) {
+    unsigned batch = batches[bi];
+    memset(out, 0, sizeof *out);
+    out->curve = cuzk_curve_snarkjs_name(curve);
+    out->log2 = log2;
+    out->real = real;
     out->host = cuzk_gpu_key_host_streamed(gk);
     out->batch = batch;
-    printf("  key: %s\n", cuzk_gpu_key_why(gk));
-    bp[0] = p;
+    out->upload_key_s = t_upload_key;
+    out->key_bytes = cuzk_gpu_key_device_bytes(gk);
+    nrow++;
     for (unsigned b = 1; b < batch; b++)
-        if (cuzk_gpu_prover_create(&bp[b], ctx, pool, &err) != CUZK_OK) {
+        if (!bp[b] && cuzk_gpu_prover_create(&bp[b], ctx, pool, &err) != CUZK_OK) {
             fprintf(stderr, "GPU prover: %s\n", err.msg);
-            return 1;
+            out->failed = 1;
+            break;
         }
     /* every buffer and the batch's MSM scratch before the first proof: a
      * batch the device-memory cap cannot hold is refused here, with the
      * figures, instead of failing inside a proof */
-    for (unsigned b = 0; b < batch; b++)
+    for (unsigned b = 0; b < batch && !out->failed; b++)
         if (cuzk_gpu_prover_reserve_batch(bp[b], gk, b == 0 ? batch : 0, &err) != CUZK_OK) {
-            fprintf(stderr, "GPU prover: %s\n", err.msg);
-            return 1;
+            fprintf(stderr, "batch %u: GPU prover: %s\n", batch, err.msg);
+            out->failed = 1;
         }
-    cuzk_gpu_prover_set_eval(p, eval);
-    out->upload_key_s = bench_now_s() - t0;
-    out->key_bytes = cuzk_gpu_key_device_bytes(gk);
+    if (out->failed)
+        continue;
     double *times = calloc((size_t)reps + 1, sizeof *times);
-    const cuzk_fr *pub = wit + 1;
-    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
     out->best_s = 0; /* no figure until a proof succeeds */
     for (int i = 0; i <= reps; i++) { /* i = 0 warms up (twiddles, scratch) */
         cuzk_proof proof;
@@ -265,7 +285,8 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     cuzk_gpu_ctx_mem(ctx, &mi);
     out->dev_peak = mi.peak_bytes;
     out->dev_cap = mi.limit_bytes;
-    for (unsigned b = 0; b < batch; b++)
+    }
+    for (unsigned b = 0; b < CUZK_GPU_MSM_MAX_VECTORS; b++)
         cuzk_gpu_prover_free(bp[b]);
     cuzk_gpu_key_free(gk);
     free(block);
@@ -279,7 +300,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         bn254_dev_key_free(&kn);
     free(wit);
     cuzk_r1cs_free(&r1cs);
-    return 0;
+    return nrow;
 }
 #endif
 
@@ -294,7 +315,8 @@ int main(int argc, char **argv) {
     unsigned real_max = 20;
     cuzk_gpu_eval_mode eval = CUZK_GPU_EVAL_AUTO;
     int host_bases = 0;
-    unsigned batch = 1;
+    unsigned batches[8] = {1};
+    int nbatch = 1;
     double limit_gib = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--curve") && i + 1 < argc)
@@ -305,8 +327,15 @@ int main(int argc, char **argv) {
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--host-bases"))
             host_bases = 1;
-        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
-            batch = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+            /* one value or a list: every batch size on the same key */
+            const char *q = argv[++i];
+            for (nbatch = 0; *q && nbatch < 8;) {
+                batches[nbatch++] = (unsigned)strtoul(q, (char **)&q, 10);
+                while (*q == ',')
+                    q++;
+            }
+        }
         else if (!strcmp(argv[i], "--shifted-gib") && i + 1 < argc)
             g_shifted_gib = atof(argv[++i]);
         else if (!strcmp(argv[i], "--mem-limit-gib") && i + 1 < argc)
@@ -328,10 +357,12 @@ int main(int argc, char **argv) {
     }
     if (reps < 1)
         reps = 1;
-    if (batch < 1 || batch > CUZK_GPU_MSM_MAX_VECTORS) {
-        fprintf(stderr, "bench_gpu_prove: --batch is 1..%d\n", CUZK_GPU_MSM_MAX_VECTORS);
-        return 2;
-    }
+    for (int i = 0; i < nbatch; i++)
+        if (batches[i] < 1 || batches[i] > CUZK_GPU_MSM_MAX_VECTORS) {
+            fprintf(stderr, "bench_gpu_prove: --batch is 1..%d (a list: 1,4,10)\n",
+                    CUZK_GPU_MSM_MAX_VECTORS);
+            return 2;
+        }
     if (cuzk_gpu_device_count() == 0) {
         printf("bench_gpu_prove: no GPU\n");
         return 77;
@@ -350,7 +381,7 @@ int main(int argc, char **argv) {
         cuzk_gpu_ctx_set_mem_limit(ctx, (size_t)(limit_gib * 1073741824.0));
     row rows[64];
     int nrows = 0, fails = 0;
-    for (const char *q = logs; *q && nrows < 62;) {
+    for (const char *q = logs; *q && nrows < 62 - nbatch;) {
         unsigned lg = (unsigned)strtoul(q, (char **)&q, 10);
         while (*q == ',')
             q++;
@@ -359,12 +390,12 @@ int main(int argc, char **argv) {
             if (strcmp(curves, "both") && strcmp(curves, cuzk_curve_snarkjs_name(cv)) &&
                 !(c == 0 && !strcmp(curves, "bn254")) && !(c == 1 && !strcmp(curves, "bls12_381")))
                 continue;
-            if (run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval, host_bases,
-                        limit_gib > 0, batch) ==
-                0)
-                fails += rows[nrows++].failed;
-            else
+            int k = run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval,
+                            host_bases, limit_gib > 0, batches, nbatch);
+            if (k < 0)
                 fails++;
+            for (int j = 0; j < k; j++)
+                fails += rows[nrows++].failed;
         }
     }
     printf("\n(per partition; with --batch N the batch's time over N)\n");

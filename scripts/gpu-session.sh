@@ -16,7 +16,13 @@
 #   engine    cuzk bench engine --device gpu at 2^24 (timing key, 3 jobs of 4
 #             partitions): the busy / idle-with-work split between partitions;
 #   filecoin  cuzk bench filecoin --proof porep at 2^CUZK_SESSION_FC_LOG
-#             (default 24), resident and with a 16 GiB device cap.
+#             (default 24), resident and with a 16 GiB device cap;
+#   stream    bench_gpu --host-bases: MSMs over bases in pinned host memory
+#             against the same bases resident (and resident unbounded),
+#             BLS12-381 G1 and G2 at 2^24, 2^26, 2^27, batches of 4 and 10;
+#   prove26   bench_gpu_prove at 2^26 (BLS12-381): the key resident, then in
+#             pinned host memory with batches of 1, 4 and 10, without and
+#             with a 16 GiB device cap.
 # Prints a table last; logs go to $OUT (default ./gpu-out).  Uses the
 # libraries of a .devdeps prefix when one is present (a bare GPU machine).
 set -u
@@ -36,7 +42,7 @@ if [ -f "$SRC/.devdeps/setup.sh" ]; then
     . "$SRC/.devdeps/setup.sh"
     # no libcurl or libpq for development there: no daemon client, no fleet
     extra="-DCMAKE_LIBRARY_PATH=$SRC/.devdeps/lnk -DCMAKE_INCLUDE_PATH=$SRC/.devdeps/include
-           -DCUZK_CLIENT=OFF -DCUZK_FLEET=OFF"
+           -DCUZK_CLIENT=OFF -DCUZK_FLEET=OFF -DCUZK_DAEMON=OFF"
 fi
 t0=$(date +%s)
 cmake -S "$SRC" -B "$B" -DCUZK_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
@@ -130,6 +136,21 @@ for st in $STAGES; do
                 --gpu-mem-limit-gib 16 --dir /tmp/fc
             tail -12 "$OUTDIR/filecoin-$FC_LOG-cap16.log" | sed 's/^/    /' >>"$sum"
         fi ;;
+    stream)
+        run stream-bench 580 "$B/bench_gpu" --host-bases --msm-only "${CUZK_SESSION_STREAM_ONLY:-bls12_381}" \
+            --logs "${CUZK_SESSION_STREAM_LOGS:-24,26,27}" --batches 4,10 --reps 3
+        grep -E "^bench_gpu: host bases" "$OUTDIR/stream-bench.log" | cut -c1-330 | sed 's/^/    /' >>"$sum" ;;
+    prove26)
+        run prove26-resident 240 "$B/bench_gpu_prove" --curve bls12_381 --logs 26 --reps 2 \
+            --mem-limit-gib 135
+        run prove26-host 330 "$B/bench_gpu_prove" --curve bls12_381 --logs 26 --reps 2 --host-bases \
+            --batch 1,4,10 --mem-limit-gib 135
+        run prove26-host-cap16 200 "$B/bench_gpu_prove" --curve bls12_381 --logs 26 --reps 2 \
+            --host-bases --batch 1,4,10 --mem-limit-gib 16
+        for l in prove26-resident prove26-host prove26-host-cap16; do
+            grep -E "^(bls12381|bn128|bn254) +[0-9]+ |key:|GPU (key|prover)|batch [0-9]+:" \
+                "$OUTDIR/$l.log" | cut -c1-300 | sed "s/^/    $l /" >>"$sum"
+        done ;;
     esac
 done
 echo "== gpu-session $(date -u '+%F %T') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null) total $(( $(date +%s) - t0 )) s"
