@@ -257,9 +257,11 @@ static cuzk_status arena_grow(cuzk_gpu_stream *s, void **d, size_t *have, size_t
                               cuzk_error *err) {
     if (bytes <= *have)
         return CUZK_OK;
-    /* Grow by at least 1/8 so a slowly rising size does not reallocate on
-     * every call. */
-    size_t want = bytes + bytes / 8;
+    /* Exactly what was asked: an MSM plans its scratch within a limit (a
+     * device-memory cap the prover keeps), and headroom on top broke it
+     * (test_gpu_msm, H200, 2026-12-04); provers reserve their sizes
+     * up front, so growth in small steps does not happen in steady state. */
+    size_t want = bytes;
     CUZK_CUDA(err, cudaStreamSynchronize(s->s));
     if (*d) {
         cuzk_gpu_dfree(s->ctx, *d);
