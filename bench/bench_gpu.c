@@ -496,7 +496,8 @@ static double hb_time(cuzk_gpu_stream *s, const cuzk_gpu_bases *b, size_t n, siz
             row("msm %-24s %-10s %10.2f ms     %8s", lab, sz, ts, 0);                      \
             snprintf(lab, sizeof lab, "  ratio (x1000)");                                  \
             row("msm %-24s %-10s %10.0f        %8s", lab, sz, 1000 * ts / tr, 0);          \
-            for (int bi = 0; bi < hb_nbatches; bi++) {                                     \
+            /* batches to 2^26 (a batch of 10 at 2^27 G2 is a minute) */                  \
+            for (int bi = 0; bi < hb_nbatches && hb_logs[li] <= 26; bi++) {                \
                 size_t nv = hb_batches[bi];                                                \
                 int r1 = hb_logs[li] >= 26 ? 1 : rp;                                       \
                 double tb = hb_time(st, hb, n, nv, sv, dev, got, r1, &err);                \

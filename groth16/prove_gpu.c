@@ -268,7 +268,26 @@ static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_m
     uint64_t need_dev = bases + csr + work + s1 + s2;
     int host = mode == CUZK_GPU_KEY_HOST ||
                (mode == CUZK_GPU_KEY_AUTO && (double)need_dev > room);
-    if (!host) {
+    if (!host && (double)need_dev > room) {
+        /* CUZK_GPU_KEY_DEVICE beyond the default scratch: resident with
+         * the scratch that is left, or refused */
+        double left = room - (double)(bases + csr + work);
+        if (left < (double)(m1 + m2))
+            return cuzk_fail(err, CUZK_ENOMEM,
+                             "GPU key (2^%u, %zu signals): resident it needs %.2f GiB of device "
+                             "memory at the least (bases %.2f, matrices %.2f, one prover's "
+                             "buffers %.2f, MSM scratch %.2f); 90%% of the %.2f GiB free%s is "
+                             "%.2f GiB",
+                             (unsigned)v->log_n, nv, (bases + csr + work + m1 + m2) / G,
+                             bases / G, csr / G, work / G, (m1 + m2) / G, mi.free_bytes / G,
+                             cap, room / G);
+        gk->msm_limit[0] = m1 + (size_t)((left - (double)(m1 + m2)) * (double)s1 /
+                                         (double)(s1 + s2));
+        gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+        snprintf(gk->why, sizeof gk->why,
+                 "device memory: asked for; MSM scratch %.2f + %.2f GiB of the %.2f GiB free%s",
+                 gk->msm_limit[0] / G, gk->msm_limit[1] / G, mi.free_bytes / G, cap);
+    } else if (!host) {
         gk->msm_limit[0] = mi.limit_bytes ? s1 : 0;
         gk->msm_limit[1] = mi.limit_bytes ? s2 : 0;
         snprintf(gk->why, sizeof gk->why,
@@ -370,7 +389,7 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
             host = 1;
             st = CUZK_OK;
             snprintf(gk->why, sizeof gk->why,
-                     "pinned host memory: the device refused the bases (%s)",
+                     "pinned host memory: the device refused the bases (%.120s)",
                      err ? err->msg : "out of memory");
         }
     }

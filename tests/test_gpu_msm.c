@@ -491,7 +491,9 @@ static void GF(streamed)(cuzk_gpu_bases *gb, const GF(affine) *pts,
         size_t n = nmax - 97 * (nv_max - 1) < ((size_t)1 << 16)
                        ? nmax - 97 * (nv_max - 1)
                        : ((size_t)1 << 16);
-        make_scalars(s, nmax, SC_MIX, 1, SF(modulus), NULL);
+        TS one;
+        SF(set_one)(&one);
+        make_scalars(s, nmax, SC_MIX, 1, SF(modulus), one.l);
         if (cuzk_gpu_copy_to_device(st, d_sc, s, 32 * nmax, &err) ||
             cuzk_gpu_stream_sync(st, &err)) {
             CHECK(0, TG_NAME " batch scalars: %s", err.msg);

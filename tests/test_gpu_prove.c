@@ -30,7 +30,9 @@
 #include "groth16/synth.h"
 #include "testutil.h"
 #ifdef CUZK_HAVE_CUDA
+#include "gpu/msm.h"
 #include "gpu/runtime.h"
+#include "groth16/curve_impl.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA
@@ -496,7 +498,24 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             /* the warm key's matrices make room for the next key's */
             cuzk_gpu_key_free(warm);
             warm = NULL;
-            cuzk_gpu_ctx_set_mem_limit(cc, mi.used_bytes + bases / 2);
+            /* room for what a streamed key needs (its matrices, one
+             * prover's buffers, the smallest MSM plans, over the 90% the
+             * placement uses) and a quarter of the bases: streamed fits,
+             * resident does not */
+            const cuzk_curve_impl *ci = cuzk_curve_impl_get(key.curve);
+            cuzk_key_arrays kv;
+            ci->key_arrays(&key, &kv);
+            size_t n = (size_t)1 << kv.log_n, nv = kv.n_vars;
+            cuzk_gpu_curve gc_curve = (cuzk_gpu_curve)ci->gpu_curve;
+            cuzk_gpu_msm_info m1, m2;
+            cuzk_gpu_msm_plan(cc, gc_curve, CUZK_GPU_G1, n > nv ? n : nv, 1,
+                              CUZK_GPU_SCALARS_DEVICE, 1, 1, &m1, &err);
+            cuzk_gpu_msm_plan(cc, gc_curve, CUZK_GPU_G2, nv, 1, CUZK_GPU_SCALARS_DEVICE, 1, 1,
+                              &m2, &err);
+            uint64_t work = 32 * (2 * (uint64_t)nv + 3 * (uint64_t)n);
+            uint64_t streamed = csr + work + m1.scratch_bytes + m2.scratch_bytes;
+            cuzk_gpu_ctx_set_mem_limit(cc, mi.used_bytes + (size_t)(streamed / 0.9) + 4096 +
+                                               bases / 4);
             cuzk_status sd = cuzk_gpu_key_create(&gx, cc, &key, CUZK_GPU_KEY_DEVICE, &err);
             CHECK(sd != CUZK_OK, "%s 2^%u: a device-resident key over the cap is refused", cname,
                   log2);
