@@ -362,12 +362,12 @@ fi
 c=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://cuzkd/v1/status)
 check "unix socket needs no token" "$c" 200
 
-# ---- the body limit's boundary ---------------------------------------------
+# ---- the body limit's boundary; a deadline on time -------------------------
 # A submit body of exactly max_body_bytes is taken; one byte more is 413
 # (Content-Length) or a closed connection (chunked), on the unix socket
 # and on TCP.  The body is a JSON submit padded with spaces to its size.
 keep_pid=$DPID keep_sock=$SOCK
-start_daemon lim --devices=sim:compute_us=1000 --max_body_bytes=64K --listen=127.0.0.1:0 \
+start_daemon lim --devices=sim:compute_us=300000 --max_body_bytes=64K --listen=127.0.0.1:0 \
   --token=lim-token --remote_paths="$tmp" || exit 1
 lim_pid=$DPID
 lim_port=""
@@ -410,6 +410,17 @@ for where in unix tcp; do
     fi
   done
 done
+# A deadline fires on time: a job with deadline_ms=30 (each partition
+# takes the simulated device 300 ms) is expired within 500 ms of its
+# submit, as curl measures the submit and the wait for its result in one
+# process (an upper bound on the job's own submit-to-end time).
+dl=$(curl -s --unix-socket "$SOCK" -o /dev/null -w '%{time_total}\n' -X POST \
+  -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"dl30\",\"deadline_ms\":30}" \
+  http://cuzkd/v1/jobs --next -s --unix-socket "$SOCK" -o "$tmp/dl.json" -w '%{time_total}\n' \
+  "http://cuzkd/v1/jobs/dl30/result?timeout_ms=20000")
+check "30 ms deadline: result" "$(jget "$tmp/dl.json" state) $(jget "$tmp/dl.json" status)" "expired ETIMEOUT"
+ms=$(echo "$dl" | awk '{ t += $1 } END { printf "%d", t * 1000 }')
+[ -n "$ms" ] && [ "$ms" -lt 500 ] && ok || bad "30 ms deadline: submit to expired result took ${ms:-?} ms"
 kill -0 "$lim_pid" 2>/dev/null && ok || bad "the body-limit daemon died"
 stop_daemon "$lim_pid"
 check "exit status (body-limit daemon)" "$rc" 0
