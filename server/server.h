@@ -152,6 +152,13 @@ typedef struct cuzkd_server {
     ino_t socket_ino;
     _Atomic int have_socket;
 
+    /* What CUDA said at start (cuzk_gpu_probe): /v1/status reports it, so
+     * a daemon proving on the CPU because CUDA failed says so.  Written
+     * once before the listeners start. */
+    cuzk_status gpu_probe;
+    int gpu_count;
+    char gpu_error[256];
+
     /* Jobs and clients (api_jobs.c).  jobs_lock is the daemon's alone: no
      * engine thread takes it; holders call only cheap engine reads. */
     pthread_mutex_t jobs_lock;

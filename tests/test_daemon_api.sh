@@ -44,6 +44,15 @@ grep -q "<canvas" "$tmp/body" && ok || bad "page has no canvas"
 expect 200 -- /v1/status
 check "status devices" "$(jget "$tmp/body" devices.0.kind)" cpu
 check "status draining" "$(jget "$tmp/body" draining)" false
+# what CUDA said at start: a device count, or the reason there is none
+# (a build without CUDA, or CUDA's own error), never a bare zero
+cuda=$(jget "$tmp/body" cuda.status)
+case "$cuda" in
+  OK) ok ;;
+  EUNSUPPORTED | EGPU) [ -n "$(jget "$tmp/body" cuda.error)" ] && [ "$(jget "$tmp/body" cuda.error)" != "<missing>" ] &&
+    ok || bad "status cuda $cuda without the reason" ;;
+  *) bad "status cuda: '$cuda'" ;;
+esac
 
 # ---- keys ------------------------------------------------------------------
 expect 200 -- -X POST -d "{\"id\":\"k1\",\"path\":\"$tmp/c.zkey\",\"preload\":false}" /v1/keys
