@@ -16,11 +16,16 @@ static const char *help =
     "CUZK_ADDR or the default socket), the keys it holds on each GPU.\n";
 
 static int info_gpu(int argc, char **argv) {
-    int n = cuzk_gpu_count();
+    int n = 0;
     cuzk_gpu_info d;
     cuzk_error err = {0};
-    if (!n && cuzk_gpu_query(0, &d, &err) == CUZK_EUNSUPPORTED) {
+    cuzk_status ps = cuzk_gpu_probe(&n, &err);
+    if (ps == CUZK_EUNSUPPORTED) {
         printf("CUDA devices: none (this build has no CUDA support)\n");
+        return cli_daemon_gpu_residency(argc, argv);
+    }
+    if (ps != CUZK_OK) { /* not "no GPU": CUDA could not tell */
+        printf("CUDA devices: none usable: %s\n", err.msg);
         return cli_daemon_gpu_residency(argc, argv);
     }
     printf("CUDA devices: %d\n", n);

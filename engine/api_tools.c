@@ -37,6 +37,15 @@ cuzk_status cuzk_setup_timing(const char *r1cs_path, const char *zkey_path, uint
     return s;
 }
 
+cuzk_status cuzk_gpu_probe(int *count, cuzk_error *err) {
+#ifdef CUZK_HAVE_CUDA
+    return cuzk_gpu_device_probe(count, err);
+#else
+    *count = 0;
+    return cuzk_fail(err, CUZK_EUNSUPPORTED, "libcuzk was built without CUDA");
+#endif
+}
+
 int cuzk_gpu_count(void) {
 #ifdef CUZK_HAVE_CUDA
     return cuzk_gpu_device_count();

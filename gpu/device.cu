@@ -46,13 +46,28 @@ cuzk_status cuzk_gpu_cuda_fail(cuzk_error *err, cudaError_t e,
                          cudaGetErrorName(e));
 }
 
-extern "C" int cuzk_gpu_device_count(void) {
+extern "C" cuzk_status cuzk_gpu_device_probe(int *count, cuzk_error *err) {
     int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError(); /* clear "no driver" so later calls work */
-        return 0;
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorNoDevice) { /* the driver works and sees no device */
+        (void)cudaGetLastError();
+        return CUZK_OK;
     }
-    return n;
+    if (e != cudaSuccess) {
+        /* A missing or mismatched driver, a device the driver cannot
+         * initialise: not "no GPU", and the caller must be able to say so. */
+        (void)cudaGetLastError(); /* clear it so later calls work */
+        return cuzk_gpu_fail(err, CUZK_EGPU, "cudaGetDeviceCount: %s (%s)",
+                             cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    *count = n;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_device_count(void) {
+    int n;
+    return cuzk_gpu_device_probe(&n, NULL) == CUZK_OK ? n : 0;
 }
 
 extern "C" cuzk_status cuzk_gpu_device_query(int device,

@@ -78,6 +78,11 @@ typedef struct cuzk_gpu_device_info {
 
 /* Number of usable CUDA devices; 0 when there is no driver or no device. */
 int cuzk_gpu_device_count(void);
+/* The device count with CUDA's reason when there is none: CUZK_OK and
+ * |*count| (0 only when the driver reports no device), or CUZK_EGPU with
+ * CUDA's error in |err| (no or mismatched driver, a device that cannot be
+ * initialised) and |*count| = 0. */
+cuzk_status cuzk_gpu_device_probe(int *count, cuzk_error *err);
 
 /* Fills |info| for device |device| (0-based).  CUZK_EINVAL, CUZK_EGPU. */
 cuzk_status cuzk_gpu_device_query(int device, cuzk_gpu_device_info *info,

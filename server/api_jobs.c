@@ -194,6 +194,8 @@ cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err) {
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&srv->jobs_lock, NULL);
+    for (unsigned i = 0; i < CUZKD_RID_STRIPES; i++)
+        pthread_mutex_init(&srv->rid_locks[i], NULL);
     pthread_cond_init(&srv->jobs_cv, &ca);
     pthread_condattr_destroy(&ca);
     if (pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
@@ -1023,7 +1025,20 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
             }
     if (handed)
         atomic_fetch_add(&r->upload->refs, (unsigned)handed);
+    /* The job and the record of its content are made under one stripe
+     * lock: otherwise a racing submit of the same id with other content
+     * could attach between the two and find no digest to compare. */
+    uint8_t digest[32];
+    pthread_mutex_t *rid_lock = NULL;
+    if (q->request_id) {
+        submit_digest(q, digest);
+        rid_lock = &srv->rid_locks[rid_bucket(q->request_id) % CUZKD_RID_STRIPES];
+        pthread_mutex_lock(rid_lock);
+    }
     s = cuzk_submit(srv->engine, &job, &attached, &o, &err);
+    int same = s != CUZK_OK || !q->request_id || rid_record(srv, q->request_id, digest, attached);
+    if (rid_lock)
+        pthread_mutex_unlock(rid_lock);
     if (handed && (s != CUZK_OK || attached))
         atomic_fetch_sub(&r->upload->refs, (unsigned)handed);
     if (s != CUZK_OK) {
@@ -1031,20 +1046,16 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
             client_release(srv, c);
         return http_error_status(r, s, err.msg);
     }
-    if (q->request_id) {
-        uint8_t digest[32];
-        submit_digest(q, digest);
-        if (!rid_record(srv, q->request_id, digest, attached)) {
-            /* The engine attached (nothing was submitted): only the handle
-             * and the slot taken for a new job are given back. */
-            if (c)
-                client_release(srv, c);
-            cuzk_job_release(job);
-            return http_error(r, 409, "request_id_reused",
-                              "request id '%s' belongs to a job with other content (key, "
-                              "circuit or witnesses differ): use a new request id",
-                              q->request_id);
-        }
+    if (!same) {
+        /* The engine attached (nothing was submitted): only the handle
+         * and the slot taken for a new job are given back. */
+        if (c)
+            client_release(srv, c);
+        cuzk_job_release(job);
+        return http_error(r, 409, "request_id_reused",
+                          "request id '%s' belongs to a job with other content (key, "
+                          "circuit or witnesses differ): use a new request id",
+                          q->request_id);
     }
     cuzk_job_info info;
     cuzk_job_status(job, &info, NULL, 0);

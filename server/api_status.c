@@ -105,6 +105,12 @@ enum MHD_Result api_status(cuzkd_request *r) {
     json_t *fleet = cuzkd_fleet_json(srv);
     if (fleet)
         json_object_set_new(j, "fleet", fleet);
+    /* CUDA at start: its device count, or why it gave none */
+    if (j)
+        json_object_set_new(j, "cuda",
+                            json_pack("{s:s, s:I, s:s?}", "status", cuzk_status_name(srv->gpu_probe),
+                                      "devices", (json_int_t)srv->gpu_count, "error",
+                                      srv->gpu_probe ? srv->gpu_error : NULL));
     return http_json(r, 200, j);
 }
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk_tools.h"
 #include "server/fleet.h"
 #include "server/http.h"
 #include "server/log.h"
@@ -95,6 +96,21 @@ static int write_pid_file(const char *path) {
     int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
     int ok = write(fd, buf, (size_t)n) == n;
     return close(fd) == 0 && ok;
+}
+
+/* Ask CUDA for its devices once, and say it when "auto" found none: a
+ * broken driver must not look like a machine without a GPU. */
+static void probe_gpus(cuzkd_server *srv, const cuzkd_config *c) {
+    cuzk_error err = {0};
+    srv->gpu_probe = cuzk_gpu_probe(&srv->gpu_count, &err);
+    snprintf(srv->gpu_error, sizeof srv->gpu_error, "%s", srv->gpu_probe ? err.msg : "");
+    int wants_auto = c->devices && strstr(c->devices, "auto") != NULL;
+    if (srv->gpu_probe == CUZK_EGPU)
+        LOG_WARN("cuzkd", "CUDA failed: %s%s", srv->gpu_error,
+                 wants_auto ? "; devices auto: proving on the CPU" : "");
+    else if (wants_auto && srv->gpu_count == 0)
+        LOG_INFO("cuzkd", "devices auto: %s: proving on the CPU",
+                 srv->gpu_probe == CUZK_EUNSUPPORTED ? srv->gpu_error : "CUDA lists no GPU");
 }
 
 static void log_start(cuzk_engine *e, const cuzkd_config *c) {
@@ -239,6 +255,7 @@ int main(int argc, char **argv) {
     cuzk_engine_status st;
     cuzk_engine_status_get(srv->engine, &st);
     srv->start_ns = st.now_ns - st.uptime_ns;
+    probe_gpus(srv, &cfg);
     log_start(srv->engine, &cfg);
     if (cuzkd_intake_init(srv, upload_budget, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);

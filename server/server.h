@@ -58,6 +58,9 @@ typedef struct cuzkd_rid {
 } cuzkd_rid;
 
 #define CUZKD_RID_BUCKETS 1024
+/* Submits of request ids that hash to one stripe are serialized (see
+ * rid_locks below). */
+#define CUZKD_RID_STRIPES 32
 
 typedef struct cuzkd_tracked {
     cuzk_job *job;
@@ -149,6 +152,13 @@ typedef struct cuzkd_server {
     ino_t socket_ino;
     _Atomic int have_socket;
 
+    /* What CUDA said at start (cuzk_gpu_probe): /v1/status reports it, so
+     * a daemon proving on the CPU because CUDA failed says so.  Written
+     * once before the listeners start. */
+    cuzk_status gpu_probe;
+    int gpu_count;
+    char gpu_error[256];
+
     /* Jobs and clients (api_jobs.c).  jobs_lock is the daemon's alone: no
      * engine thread takes it; holders call only cheap engine reads. */
     pthread_mutex_t jobs_lock;
@@ -164,6 +174,12 @@ typedef struct cuzkd_server {
      * (pruned against it as the table grows). */
     cuzkd_rid *rids[CUZKD_RID_BUCKETS];
     size_t n_rids, rids_prune_at;
+    /* Held across cuzk_submit and the record of its digest for one
+     * request id (stripe = bucket % CUZKD_RID_STRIPES), so that the submit
+     * creating a job has recorded its content before any other submit of
+     * the id can attach and compare.  Taken before jobs_lock, never the
+     * other way; an engine thread never takes one. */
+    pthread_mutex_t rid_locks[CUZKD_RID_STRIPES];
 
     cuzkd_http_stats http;
 

@@ -88,7 +88,9 @@ else
   check "401 body" "$(jget "$tmp/body" code)" unauthorized
   c=$(curl -s -o /dev/null -w '%{http_code}' "$url/v1/status")
   check "no token" "$c" 401
-  ps -o args= -p "$DPID" | grep -q from-the-file && bad "the token is in the process list" || ok
+  # the process list must be readable (it names the daemon) and not hold the token
+  args=$(ps -o args= -p "$DPID") && [ -n "$args" ] && ok || bad "no process list entry for cuzkd"
+  case "$args" in *from-the-file*) bad "the token is in the process list" ;; *) ok ;; esac
 fi
 stop_daemon "$DPID"
 check "exit status" "$rc" 0

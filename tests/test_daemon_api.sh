@@ -44,6 +44,15 @@ grep -q "<canvas" "$tmp/body" && ok || bad "page has no canvas"
 expect 200 -- /v1/status
 check "status devices" "$(jget "$tmp/body" devices.0.kind)" cpu
 check "status draining" "$(jget "$tmp/body" draining)" false
+# what CUDA said at start: a device count, or the reason there is none
+# (a build without CUDA, or CUDA's own error), never a bare zero
+cuda=$(jget "$tmp/body" cuda.status)
+case "$cuda" in
+  OK) ok ;;
+  EUNSUPPORTED | EGPU) [ -n "$(jget "$tmp/body" cuda.error)" ] && [ "$(jget "$tmp/body" cuda.error)" != "<missing>" ] &&
+    ok || bad "status cuda $cuda without the reason" ;;
+  *) bad "status cuda: '$cuda'" ;;
+esac
 
 # ---- keys ------------------------------------------------------------------
 expect 200 -- -X POST -d "{\"id\":\"k1\",\"path\":\"$tmp/c.zkey\",\"preload\":false}" /v1/keys
@@ -361,6 +370,70 @@ else
 fi
 c=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://cuzkd/v1/status)
 check "unix socket needs no token" "$c" 200
+
+# ---- the body limit's boundary; a deadline on time -------------------------
+# A submit body of exactly max_body_bytes is taken; one byte more is 413
+# (Content-Length) or a closed connection (chunked), on the unix socket
+# and on TCP.  The body is a JSON submit padded with spaces to its size.
+keep_pid=$DPID keep_sock=$SOCK
+start_daemon lim --devices=sim:compute_us=300000 --max_body_bytes=64K --listen=127.0.0.1:0 \
+  --token=lim-token --remote_paths="$tmp" || exit 1
+lim_pid=$DPID
+lim_port=""
+for _ in $(seq 100); do
+  lim_port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/lim.log" | head -1)
+  [ -n "$lim_port" ] && break
+  sleep 0.1
+done
+[ -n "$lim_port" ] && ok || bad "body limit: no TCP port in the log"
+# padded SIZE ID: $tmp/pad.json, a submit of exactly SIZE bytes
+padded() {
+  local head="{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"$2\""
+  { printf '%s' "$head"; head -c $(($1 - ${#head} - 1)) /dev/zero | tr '\0' ' '; printf '}'; } >"$tmp/pad.json"
+  [ "$(stat -c %s "$tmp/pad.json")" = "$1" ] || bad "padded body is not $1 bytes"
+}
+# limit_post WHERE MODE: POST $tmp/pad.json over WHERE (unix, tcp) with
+# MODE (length: Content-Length, chunked); prints the HTTP status (000: no
+# answer) and the error code of the body
+limit_post() {
+  local where=(--unix-socket "$SOCK" http://cuzkd/v1/jobs) mode=()
+  [ "$1" = tcp ] && where=(-H "Authorization: Bearer lim-token" "http://127.0.0.1:$lim_port/v1/jobs")
+  [ "$2" = chunked ] && mode=(-H 'Transfer-Encoding: chunked')
+  local c
+  c=$(curl -s --max-time 20 -o "$tmp/lim.body" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'Expect:' "${mode[@]}" --data-binary @"$tmp/pad.json" "${where[@]}")
+  echo "$c $( [ -s "$tmp/lim.body" ] && jget "$tmp/lim.body" code)"
+}
+limit=65536
+for where in unix tcp; do
+  for mode in length chunked; do
+    padded $limit "lim-$where-$mode"
+    out=$(limit_post $where $mode)
+    check "body of exactly max_body_bytes ($where, $mode)" "${out%% *}" 202
+    padded $((limit + 1)) "lim-$where-$mode-over"
+    out=$(limit_post $where $mode)
+    if [ $mode = length ]; then
+      check "body one byte over max_body_bytes ($where, $mode)" "$out" "413 payload_too_large"
+    else
+      check "chunked body one byte over max_body_bytes ($where)" "${out%% *}" 000
+    fi
+  done
+done
+# A deadline fires on time: a job with deadline_ms=30 (each partition
+# takes the simulated device 300 ms) is expired within 500 ms of its
+# submit, as curl measures the submit and the wait for its result in one
+# process (an upper bound on the job's own submit-to-end time).
+dl=$(curl -s --unix-socket "$SOCK" -o /dev/null -w '%{time_total}\n' -X POST \
+  -d "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\":\"dl30\",\"deadline_ms\":30}" \
+  http://cuzkd/v1/jobs --next -s --unix-socket "$SOCK" -o "$tmp/dl.json" -w '%{time_total}\n' \
+  "http://cuzkd/v1/jobs/dl30/result?timeout_ms=20000")
+check "30 ms deadline: result" "$(jget "$tmp/dl.json" state) $(jget "$tmp/dl.json" status)" "expired ETIMEOUT"
+ms=$(echo "$dl" | awk '{ t += $1 } END { printf "%d", t * 1000 }')
+[ -n "$ms" ] && [ "$ms" -lt 500 ] && ok || bad "30 ms deadline: submit to expired result took ${ms:-?} ms"
+kill -0 "$lim_pid" 2>/dev/null && ok || bad "the body-limit daemon died"
+stop_daemon "$lim_pid"
+check "exit status (body-limit daemon)" "$rc" 0
+DPID=$keep_pid SOCK=$keep_sock
 
 # ---- still serving ---------------------------------------------------------
 kill -0 "$DPID" 2>/dev/null && ok || bad "the simulated daemon died"

@@ -71,7 +71,8 @@ for i in 1 2 3; do
     "http://cuzkd/v1/jobs/b$i/result?timeout_ms=60000" >"$tmp/bw$i.code" &
   eval "bw$i=\$!"
 done
-sleep 0.3
+# the three waiters are connected (the fourth connection is the poll)
+wait_for 10 status_is 'j.connections >= 4' || bad "the result waiters never connected"
 stop_daemon "$DPID"
 check "exit status after a bounded drain" "$rc" 0
 for i in 1 2 3; do

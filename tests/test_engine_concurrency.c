@@ -11,8 +11,11 @@
  * up to the number of distinct jobs (none lost or answered twice); every
  * zero-copy witness is released exactly once, and only when the engine
  * took it; after the load nothing is left in flight, in a queue, or charged
- * to the budget except keys and idle buffers.  Also meant to run under
- * ThreadSanitizer (-DCUZK_TSAN=ON).
+ * to the budget except keys and idle buffers.  Then, round after round,
+ * RACERS threads released together by a barrier submit one fresh request
+ * id: exactly one of them creates a job and every other handle is attached
+ * to that same job.  Also meant to run under ThreadSanitizer
+ * (-DCUZK_TSAN=ON).
  */
 #include <pthread.h>
 
@@ -22,6 +25,8 @@
 #define PER_THREAD 35
 #define DUP_IDS 15
 #define MAX_PARTS 3
+#define RACERS 8
+#define RACE_ROUNDS 12
 
 typedef struct sub {
     cuzk_job *job;
@@ -202,6 +207,83 @@ static void check_idle(cuzk_engine *e) {
           (unsigned long long)st.mem_peak, (unsigned long long)st.mem_budget);
 }
 
+/* ---- one request id submitted by RACERS threads at the same instant ---- */
+
+typedef struct racer {
+    cuzk_engine *e;
+    const eu_circuit *c;
+    pthread_barrier_t *go;
+    const char *rid;
+    cuzk_job *job;
+    int attached;
+    cuzk_status st;
+} racer;
+
+static void *race_submit(void *arg) {
+    racer *r = arg;
+    cuzk_witness w = {.data = r->c->wtns_mem, .size = r->c->wtns_size};
+    cuzk_submit_opts o = {.key = "bls", .request_id = r->rid, .witnesses = &w, .n_witnesses = 1};
+    cuzk_error err = {0};
+    pthread_barrier_wait(r->go);
+    r->st = cuzk_submit(r->e, &r->job, &r->attached, &o, &err);
+    if (r->st != CUZK_OK)
+        fprintf(stderr, "race submit %s: %s\n", r->rid, err.msg);
+    return NULL;
+}
+
+/* The id check before a job is built is a shortcut; the one that counts is
+ * made again under the lock that inserts the job.  Without it, racers that
+ * all missed the id before any insert each create a job. */
+static void check_race(cuzk_engine *e, const eu_circuit *bls) {
+    unsigned created_total = 0;
+    for (unsigned round = 0; round < RACE_ROUNDS; round++) {
+        char rid[32];
+        snprintf(rid, sizeof rid, "race-%u", round);
+        pthread_barrier_t go;
+        pthread_barrier_init(&go, NULL, RACERS);
+        racer rs[RACERS];
+        pthread_t th[RACERS];
+        for (unsigned t = 0; t < RACERS; t++) {
+            rs[t] = (racer){.e = e, .c = bls, .go = &go, .rid = rid};
+            pthread_create(&th[t], NULL, race_submit, &rs[t]);
+        }
+        for (unsigned t = 0; t < RACERS; t++)
+            pthread_join(th[t], NULL);
+        pthread_barrier_destroy(&go);
+        unsigned created = 0;
+        uint64_t first = 0;
+        int same = 1;
+        for (unsigned t = 0; t < RACERS; t++) {
+            CHECK(rs[t].st == CUZK_OK && rs[t].job, "%s: racer %u got %s", rid, t,
+                  cuzk_status_name(rs[t].st));
+            if (!rs[t].job)
+                continue;
+            created += !rs[t].attached;
+            uint64_t id = cuzk_job_id(rs[t].job);
+            if (!first)
+                first = id;
+            same &= id == first;
+        }
+        CHECK(created == 1, "%s: %u of %u racers created a job (want exactly 1)", rid, created,
+              RACERS);
+        CHECK(same, "%s: the racers' handles name more than one job", rid);
+        cuzk_job *found = NULL;
+        cuzk_error err = {0};
+        CHECK(cuzk_job_find(e, &found, rid, &err) == CUZK_OK && found && cuzk_job_id(found) == first,
+              "%s: the id table does not name the racers' job", rid);
+        cuzk_job_release(found);
+        for (unsigned t = 0; t < RACERS; t++)
+            if (rs[t].job) {
+                cuzk_status s = cuzk_job_await(rs[t].job, 300000, &err);
+                CHECK(s == CUZK_OK, "%s: racer %u's job ended %s", rid, t, cuzk_status_name(s));
+                cuzk_job_release(rs[t].job);
+            }
+        created_total += created;
+    }
+    printf("  %u rounds of %u racers on one request id: %u jobs created\n", RACE_ROUNDS, RACERS,
+           created_total);
+}
+
 /* Under ThreadSanitizer every memory access of the prover is instrumented
  * (about 10x slower); the circuits shrink so the run stays short, while the
  * number of jobs, threads and races stays the same. */
@@ -252,6 +334,7 @@ int main(int argc, char **argv) {
     for (unsigned t = 0; t < THREADS; t++)
         for (unsigned i = 0; i < PER_THREAD; i++)
             cuzk_job_release(ws[t].subs[i].job);
+    check_race(e, &circ[1]);
     cuzk_engine_destroy(e, -1);
     for (unsigned t = 0; t < THREADS; t++)
         for (unsigned i = 0; i < PER_THREAD; i++) {

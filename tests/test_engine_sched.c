@@ -11,7 +11,8 @@
  *   partitions of the older job first (synthesis start order);
  * - status while queued (stages, per-priority queue counts);
  * - a deadline that passes while queued expires the job (CUZK_ETIMEOUT,
- *   EXPIRED, partitions CANCELLED) and does not disturb a job with a later
+ *   EXPIRED, partitions CANCELLED, within 500 ms of when it was due on the
+ *   engine's clock) and does not disturb a job with a later
  *   deadline; cancelling a queued job; cancel after the outcome is refused;
  * - request ids: a duplicate attaches (same job), a mismatching duplicate
  *   is refused, an id whose job was cancelled starts a new job, find works;
@@ -156,6 +157,16 @@ static void deadlines_and_cancel(cuzk_engine *e, gate *g, const eu_circuit *c, u
     q = eu_submit(e, c, NULL, 1, CUZK_PRIORITY_HIGH, "to-cancel", &err);
     CHECK(cuzk_job_await(d1, 30000, &err) == CUZK_ETIMEOUT, "short deadline: %s", err.msg);
     CHECK(strstr(err.msg, "deadline") != NULL, "message: %s", err.msg);
+    /* On time: the job's end, on the engine's clock, within 500 ms of
+     * submit + 30 ms (a bound the deadline implies, generous for a loaded
+     * machine; a deadline that fires a second late fails it). */
+    cuzk_job_info di;
+    cuzk_job_status(d1, &di, NULL, 0);
+    uint64_t due = di.submit_ns + 30 * 1000000ULL;
+    CHECK(di.deadline_ns == due, "deadline at submit + %.3f ms, want 30",
+          (double)(di.deadline_ns - di.submit_ns) / 1e6);
+    CHECK(di.end_ns >= due && di.end_ns - due < 500 * 1000000ULL,
+          "a 30 ms deadline ended the job %.1f ms after submit", (double)(di.end_ns - di.submit_ns) / 1e6);
     CHECK(cuzk_job_await(q, 0, &err) == CUZK_EBUSY, "a queued job is not done yet");
     CHECK(cuzk_job_cancel(q) == CUZK_OK, "cancel of a queued job");
     CHECK(cuzk_job_await(q, 30000, &err) == CUZK_ECANCELLED, "cancelled: %s", err.msg);

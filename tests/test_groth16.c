@@ -6,12 +6,17 @@
  * here is checked by our verifier; the snarkjs side of the interop is in
  * tests/interop/run.sh.  Checks that valid proofs pass and that tampered
  * proofs, wrong public inputs, mismatched witnesses and out-of-range values
- * are rejected with the right status.
+ * are rejected with the right status; so are proofs and verification keys
+ * with a point on the curve but outside the prime-order subgroup (a valid
+ * point plus a torsion point found at run time), through the verifier, the
+ * batch verifier, cuzk_verify and the key loader.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "engine/api.h"
 #include "groth16/json.h"
 #include "groth16/key.h"
 #include "groth16/setup.h"
@@ -78,6 +83,178 @@ static cuzk_status batch_verify(const cuzk_vk *vk, const cuzk_fr *pub, const cuz
     return st;
 }
 
+/* ---- points on the curve outside the prime-order subgroup ---- */
+
+static void bn254_g1_x(bn254_fp *x, uint64_t i) { bn254_fp_set_u64(x, i); }
+static void bls12_381_g1_x(bls12_381_fp *x, uint64_t i) { bls12_381_fp_set_u64(x, i); }
+static void bn254_g2_x(bn254_fp2 *x, uint64_t i) {
+    bn254_fp_set_u64(&x->c0, i);
+    bn254_fp_set_one(&x->c1);
+}
+static void bls12_381_g2_x(bls12_381_fp2 *x, uint64_t i) {
+    bls12_381_fp_set_u64(&x->c0, i);
+    bls12_381_fp_set_one(&x->c1);
+}
+
+/*
+ * G_torsion: T = [r]Q for the first curve point Q with a small x (b taken
+ * from the generator, b = y^2 - x^3) whose [r]Q is not O.  The group has
+ * order h*r with r prime to h, so T != O has order dividing h: on the
+ * curve, outside the subgroup, and so is P + T for any subgroup point P.
+ * Returns 0 if no such Q was found.  G_add_torsion(p, t): p += t, and 1
+ * iff the sum is on the curve, fails the library's subgroup test and has
+ * [r](p + t) != O (checked by a plain multiplication by r).
+ */
+#define TORSION_FNS(G, E, S)                                                   \
+    static int G##_torsion(G##_affine *t) {                                    \
+        G##_affine g, q;                                                       \
+        E b, x3, rhs;                                                          \
+        G j;                                                                   \
+        G##_generator(&g);                                                     \
+        E##_sqr(&b, &g.y);                                                     \
+        E##_sqr(&x3, &g.x);                                                    \
+        E##_mul(&x3, &x3, &g.x);                                               \
+        E##_sub(&b, &b, &x3);                                                  \
+        for (uint64_t i = 1; i < 4096; i++) {                                  \
+            G##_x(&q.x, i);                                                    \
+            E##_sqr(&rhs, &q.x);                                               \
+            E##_mul(&rhs, &rhs, &q.x);                                         \
+            E##_add(&rhs, &rhs, &b);                                           \
+            if (!E##_sqrt(&q.y, &rhs))                                         \
+                continue;                                                      \
+            G##_from_affine(&j, &q);                                           \
+            G##_mul_limbs(&j, &j, S##_modulus, S##_LIMBS);                      \
+            if (G##_is_inf(&j))                                                \
+                continue;                                                      \
+            G##_to_affine(t, &j);                                              \
+            return G##_affine_on_curve(t);                                     \
+        }                                                                      \
+        return 0;                                                              \
+    }                                                                          \
+    static int G##_add_torsion(G##_affine *p, const G##_affine *t) {           \
+        G j, k;                                                                \
+        G##_from_affine(&j, p);                                                \
+        G##_add_affine(&j, &j, t);                                             \
+        G##_to_affine(p, &j);                                                  \
+        G##_mul_limbs(&k, &j, S##_modulus, S##_LIMBS);                          \
+        return G##_affine_on_curve(p) && !G##_affine_in_subgroup(p) && !G##_is_inf(&k); \
+    }
+TORSION_FNS(bn254_g2, bn254_fp2, bn254_fr)
+TORSION_FNS(bls12_381_g1, bls12_381_fp, bls12_381_fr)
+TORSION_FNS(bls12_381_g2, bls12_381_fp2, bls12_381_fr)
+#undef TORSION_FNS
+
+/* Points of a proof or key that can be moved out of the subgroup: A, B, C
+ * of a proof; alpha, beta, gamma, delta and IC[0] of a key.  BN254's G1
+ * has cofactor 1 (every curve point is in the subgroup), so only its G2
+ * points qualify. */
+enum { PT_A, PT_B, PT_C, PT_ALPHA, PT_BETA, PT_GAMMA, PT_DELTA, PT_IC0, PT_COUNT };
+static const char *const pt_names[PT_COUNT] = {"A", "B", "C", "alpha", "beta", "gamma", "delta",
+                                               "IC[0]"};
+static int pt_is_g2(int which) {
+    return which == PT_B || which == PT_BETA || which == PT_GAMMA || which == PT_DELTA;
+}
+
+/* Moves point |which| of |p| (proof) or |vk| out of the subgroup; 0 if that
+ * is impossible on this curve (BN254 G1) or the point found is not what it
+ * must be (a failed check is recorded). */
+static int detach(cuzk_curve c, cuzk_proof *p, cuzk_vk *vk, int which) {
+    int ok;
+    if (c == CUZK_CURVE_BN254) {
+        bn254_g2_affine t, *q;
+        if (!pt_is_g2(which))
+            return 0;
+        q = which == PT_B ? &p->p.bn254.b
+            : which == PT_BETA ? &vk->vk.bn254.beta2
+            : which == PT_GAMMA ? &vk->vk.bn254.gamma2 : &vk->vk.bn254.delta2;
+        ok = bn254_g2_torsion(&t) && bn254_g2_add_torsion(q, &t);
+    } else if (pt_is_g2(which)) {
+        bls12_381_g2_affine t, *q;
+        q = which == PT_B ? &p->p.bls12_381.b
+            : which == PT_BETA ? &vk->vk.bls12_381.beta2
+            : which == PT_GAMMA ? &vk->vk.bls12_381.gamma2 : &vk->vk.bls12_381.delta2;
+        ok = bls12_381_g2_torsion(&t) && bls12_381_g2_add_torsion(q, &t);
+    } else {
+        bls12_381_g1_affine t, *q;
+        q = which == PT_A ? &p->p.bls12_381.a
+            : which == PT_C ? &p->p.bls12_381.c
+            : which == PT_ALPHA ? &vk->vk.bls12_381.alpha1 : &vk->vk.bls12_381.ic[0];
+        ok = bls12_381_g1_torsion(&t) && bls12_381_g1_add_torsion(q, &t);
+    }
+    CHECK(ok, "%s %s: a point on the curve, outside the subgroup, with [r]P != O",
+          cuzk_curve_snarkjs_name(c), pt_names[which]);
+    return ok;
+}
+
+/* A copy of |vk| with its own IC array (cuzk_vk_free frees it). */
+static void vk_copy(cuzk_vk *out, const cuzk_vk *vk) {
+    *out = *vk;
+    if (vk->curve == CUZK_CURVE_BN254) {
+        size_t n = (vk->vk.bn254.n_public + 1) * sizeof *vk->vk.bn254.ic;
+        out->vk.bn254.ic = malloc(n);
+        memcpy(out->vk.bn254.ic, vk->vk.bn254.ic, n);
+    } else {
+        size_t n = (vk->vk.bls12_381.n_public + 1) * sizeof *vk->vk.bls12_381.ic;
+        out->vk.bls12_381.ic = malloc(n);
+        memcpy(out->vk.bls12_381.ic, vk->vk.bls12_381.ic, n);
+    }
+}
+
+/* Proof |good| verifies with |vk|; with each of A, B, C moved out of the
+ * subgroup the verifier, the batch verifier (the bad proof second of three)
+ * and cuzk_verify on the proof's image must all say CUZK_ENOTINSUBGROUP.
+ * With a key point moved out, the key written as verification_key.json
+ * must not load (CUZK_ENOTINSUBGROUP). */
+static void test_subgroup(const char *tag, cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub,
+                          const cuzk_proof *good) {
+    cuzk_curve c = vk->curve;
+    cuzk_error err = {0};
+    uint8_t *pub_bytes = malloc((n_pub + 1) * CUZK_SCALAR_BYTES);
+    cuzk_fr *pubs = malloc(3 * (n_pub + 1) * sizeof *pubs);
+    cuzk_public_to_bytes(c, pub_bytes, pub, n_pub);
+    for (int i = 0; i < 3; i++)
+        memcpy(pubs + i * n_pub, pub, n_pub * sizeof *pub);
+    for (int which = PT_A; which <= PT_C; which++) {
+        cuzk_proof bad = *good, three[3] = {*good, *good, *good};
+        if (!detach(c, &bad, NULL, which))
+            continue;
+        three[1] = bad;
+        cuzk_status st = cuzk_vk_verify(vk, pub, n_pub, &bad, &err);
+        CHECK(st == CUZK_ENOTINSUBGROUP, "%s: %s outside the subgroup: verify says %s (%s)", tag,
+              pt_names[which], cuzk_status_name(st), err.msg);
+        st = batch_verify(vk, pubs, three, 3);
+        CHECK(st == CUZK_ENOTINSUBGROUP, "%s: %s outside the subgroup: batch verify says %s",
+              tag, pt_names[which], cuzk_status_name(st));
+        cuzk_proof_bytes img;
+        cuzk_proof_to_bytes(&img, &bad);
+        st = cuzk_verify(vk, &img, pub_bytes, n_pub, &err);
+        CHECK(st == CUZK_ENOTINSUBGROUP, "%s: %s outside the subgroup: cuzk_verify says %s (%s)",
+              tag, pt_names[which], cuzk_status_name(st), err.msg);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cuzk-tg-%d.vk.json", (int)getpid());
+    for (int which = PT_ALPHA; which < PT_COUNT; which++) {
+        cuzk_vk bad;
+        cuzk_proof none = {.curve = c};
+        vk_copy(&bad, vk);
+        if (detach(c, &none, &bad, which)) {
+            cuzk_vk back;
+            cuzk_status st = cuzk_vk_write_json_file(&bad, path, &err);
+            CHECK(st == CUZK_OK, "%s: write a key with %s outside the subgroup: %s", tag,
+                  pt_names[which], err.msg);
+            st = cuzk_vk_read_json_file(&back, path, &err);
+            CHECK(st == CUZK_ENOTINSUBGROUP, "%s: key with %s outside the subgroup loads: %s (%s)",
+                  tag, pt_names[which], cuzk_status_name(st), err.msg);
+            if (st == CUZK_OK)
+                cuzk_vk_free(&back);
+        }
+        cuzk_vk_free(&bad);
+    }
+    remove(path);
+    free(pub_bytes);
+    free(pubs);
+}
+
 static void test_fixture(const char *curve, const char *circ) {
     char zk[512], wt[512], vkp[512], prp[512], pup[512];
     fixture(zk, sizeof zk, curve, circ, "zkey");
@@ -130,6 +307,12 @@ static void test_fixture(const char *curve, const char *circ) {
               "%s/%s: batch with one wrong public input fails", curve, circ);
     }
     free(pubs);
+
+    if (!strcmp(circ, "multiplier")) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "%s/%s", curve, circ);
+        test_subgroup(tag, &vk, pub, n_pub, &p[0]);
+    }
 
     /* Rejections. */
     cuzk_proof bad = p[2];

@@ -25,6 +25,7 @@ static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 void tu_init(int argc, char **argv, const char *name) {
     const char *s = getenv("CUZK_SEED");
     tu_name = name;
+    tu_passed = tu_failed = 0;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--seed") == 0)
             s = argv[i + 1];
@@ -139,7 +140,18 @@ void tu_check(int ok, const char *file, int line, const char *fmt, ...) {
 
 int tu_finish(void) {
     printf("%s: %lu passed, %lu failed\n", tu_name, tu_passed, tu_failed);
+    /* A program that checked nothing proved nothing: a lost loop or an
+     * early return must not read as a pass. */
+    if (!tu_passed && !tu_failed) {
+        fprintf(stderr, "FAIL %s: no check ran\n", tu_name);
+        return 1;
+    }
     return tu_failed ? 1 : 0;
+}
+
+int tu_require_all(void) {
+    const char *s = getenv("CUZK_REQUIRE_ALL");
+    return s && !strcmp(s, "1");
 }
 
 const char *tu_source_dir(void) {

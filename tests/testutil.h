@@ -50,7 +50,12 @@
 #include "util/paste.h"
 
 void tu_init(int argc, char **argv, const char *name);
-int tu_finish(void); /* prints the summary; returns the exit status */
+/* Prints the summary; returns the exit status: 1 if a check failed or if
+ * none ran at all. */
+int tu_finish(void);
+/* 1 when CUZK_REQUIRE_ALL=1 (CI): a part of a test that would be skipped
+ * for want of a fixture or a tool must fail instead. */
+int tu_require_all(void);
 uint64_t tu_rand64(void);
 uint64_t tu_seed(void);
 unsigned tu_iters(unsigned base); /* base * CUZK_TEST_ITERS */

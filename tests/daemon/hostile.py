@@ -17,11 +17,21 @@ time.  Addresses: unix:/path or host:port.
   fake PATH RESULT SECONDS      a daemon on PATH that accepts any job and
                                 answers every result request with the JSON
                                 file RESULT
+  race ADDR ROUNDS N BODY...    per round, N connections POST /v1/jobs with
+                                one fresh request id (BODY's "@RID@"), the
+                                i-th sending BODY[i % len]; each sends all
+                                but its last byte, then all send that byte
+                                at once.  Checks that one job was made, that
+                                every submit of its content attached to it
+                                and every other got 409 request_id_reused;
+                                prints "ok" or the first round that did not
 """
 import os
 import select
+import json
 import socket
 import sys
+import threading
 import time
 
 
@@ -191,9 +201,57 @@ def cmd_fake(path, result, seconds):
         c.close()
 
 
+def race_one(addr, body, go, out, i):
+    try:
+        s = connect(addr, timeout=60)
+        req = ("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               "Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)).encode() + body
+        s.sendall(req[:-1])
+        go.wait()
+        s.sendall(req[-1:])
+        head, _, rest = read_all(s).partition(b"\r\n\r\n")
+        out[i] = (int(head.split()[1]), json.loads(rest or b"null"))
+    except (OSError, ValueError, IndexError, threading.BrokenBarrierError) as e:
+        out[i] = (0, str(e))
+
+
+def race_round(addr, rid, n, bodies):
+    go = threading.Barrier(n, timeout=30)
+    out = [None] * n
+    th = [threading.Thread(target=race_one, args=(addr, bodies[i % len(bodies)].replace(
+        b"@RID@", rid.encode()), go, out, i)) for i in range(n)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    made = [i for i in range(n) if out[i][0] == 202 and out[i][1].get("attached") is False]
+    if len(made) != 1:
+        return "%d submits made a job (want 1): %s" % (len(made), out)
+    winner = made[0] % len(bodies)
+    job = out[made[0]][1].get("job_id")
+    for i in range(n):
+        code, body = out[i]
+        if bodies[i % len(bodies)] == bodies[winner]:
+            if code != 202 or body.get("job_id") != job:
+                return "submit %d (the job's content): %s, want 202 for job %s" % (i, out[i], job)
+        elif code != 409 or body.get("code") != "request_id_reused":
+            return "submit %d (other content): %s, want 409 request_id_reused" % (i, out[i])
+    return None
+
+
+def cmd_race(addr, rounds, n, *bodies):
+    bodies = [b.encode() for b in bodies]
+    for r in range(int(rounds)):
+        why = race_round(addr, "race-%d-%d" % (os.getpid(), r), int(n), bodies)
+        if why:
+            print("round %d: %s" % (r, why))
+            return
+    print("ok")
+
+
 if __name__ == "__main__":
     cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
-            "fake": cmd_fake}
+            "fake": cmd_fake, "race": cmd_race}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -191,6 +191,7 @@ if [ -n "$TF" ]; then
     done
 else
     echo "interop: no test_formats binary: writer checks skipped"
+    [ "${CUZK_REQUIRE_ALL:-0}" = 1 ] && bad "CUZK_REQUIRE_ALL=1: the writer checks may not be skipped"
 fi
 [ -n "$CUZK" ] || echo "interop: no cuzk binary given: ran the snarkjs checks only"
 
