@@ -56,6 +56,7 @@
 #define WC_DEF_MEMORY (4ull << 30)
 #define WC_DEF_CALC_S 600.0
 #define WC_DEF_LOG_LINES 100u
+#define WC_START_S 30.0 /* the most a worker's start may take */
 
 struct cuzk_wc {
     const cuzk_wc_circuit *c;
@@ -273,8 +274,15 @@ static cuzk_status worker_start(const cuzk_wc_circuit *c, wc_worker *w, const wc
     }
     w->pid = pid;
     w->sock = sv[0];
+    /* the module's start function: real circuits' take milliseconds */
+    wc_wait st = *wt;
+    uint64_t start_limit = cuzk_now_ns() + (uint64_t)(WC_START_S * 1e9);
+    if (!st.deadline_ns || st.deadline_ns > start_limit) {
+        st.deadline_ns = start_limit;
+        st.limit_s = st.limit_s < WC_START_S ? st.limit_s : WC_START_S;
+    }
     wc_rep r;
-    cuzk_status s = worker_wait(w, WC_OP_HELLO, wt, &r, err);
+    cuzk_status s = worker_wait(w, WC_OP_HELLO, &st, &r, err);
     if (s != CUZK_OK)
         return s;
     if (r.rc != CUZK_WC_OK || r.vals[0] != WC_PROTO_VERSION) {
@@ -471,6 +479,13 @@ cuzk_status wc_query_input_size(const cuzk_wc_circuit *cc, uint32_t hi, uint32_t
     if (!c->query.pid && (s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK)
         s = worker_info(c, &c->query, 0, "circuit", &why); /* a fresh worker: INFO first */
     if (s == CUZK_OK)
+        s = worker_ask(&c->query, &q, &wt, &r, &why);
+    /* The worker dies with the thread that started it (PR_SET_PDEATHSIG):
+     * a connection thread that loaded the circuit may be gone.  One new
+     * worker, once. */
+    if (s == CUZK_EINTERNAL && !c->query.pid &&
+        (s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK &&
+        (s = worker_info(c, &c->query, 0, "circuit", &why)) == CUZK_OK)
         s = worker_ask(&c->query, &q, &wt, &r, &why);
     pthread_mutex_unlock(&c->query_lock);
     if (s != CUZK_OK)
