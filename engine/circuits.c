@@ -101,6 +101,21 @@ cuzk_status engine_circuit_resolve(cuzk_engine *e, engine_circuit **out, const c
     return CUZK_OK;
 }
 
+void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->cache_dir = e->wc_cache_dir;
+    o->progress = progress_line;
+    o->progress_ctx = (void *)e;
+    o->memory_bytes = e->cfg.wc_memory_bytes;
+    o->calc_s = e->cfg.wc_calc_s;
+    o->log_lines = e->cfg.wc_log_lines;
+    o->max_wasm_bytes = e->cfg.wc_max_wasm_bytes;
+    o->compile_s = e->cfg.wc_compile_s;
+    o->compile_memory_bytes = e->cfg.wc_compile_memory_bytes;
+    o->max_compilers = e->cfg.wc_max_compilers;
+    o->cache_max_bytes = e->cfg.wc_cache_max_bytes;
+}
+
 cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint64_t n_vars,
                                  cuzk_error *err) {
     if (c->curve != curve)
@@ -127,8 +142,8 @@ cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error
 static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring,
                             cuzk_error *err) {
     uint64_t t0 = cuzk_now_ns();
-    cuzk_wc_opts opts = {.cache_dir = e->wc_cache_dir, .progress = progress_line,
-                         .progress_ctx = e};
+    cuzk_wc_opts opts;
+    engine_wc_opts(e, &opts);
     cuzk_wc_circuit *wc = NULL;
     cuzk_error why = {0};
     cuzk_status s = cuzk_wc_circuit_load(&wc, c->path, &opts, &why);

@@ -658,6 +658,9 @@ int engine_job_end(cuzk_engine *e, engine_job *j, cuzk_job_state state,
 void engine_part_drain(cuzk_engine *e, engine_part *p);
 /* Give back the partition's witness source (copy or caller's buffer). */
 void engine_part_release_source(cuzk_engine *e, engine_part *p);
+/* The witness calculator options of the engine's configuration
+ * (circuits.c). */
+void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o);
 /* Job stopped or past its deadline?  Returns 1 if |p| must not continue,
  * with p->skip set and p->err saying why.  With |may_end| a passed deadline
  * also ends the job now (which logs); device workers pass 0 and leave that

@@ -289,6 +289,10 @@ static void circuit_print(void *ctx, const char *line) {
     engine_log((cuzk_engine *)ctx, CUZK_LOG_INFO, "circuit log: %s", line);
 }
 
+/* A calculation stops when its job does (cancelled, failed, or ended by
+ * the engine's shutdown): the worker is killed, the thread is free. */
+static int job_stopped(void *ctx) { return atomic_load(&((engine_job *)ctx)->stop); }
+
 /* This synthesis thread's instance of circuit |c|, made on first use. */
 static cuzk_status thread_wc(cuzk_engine *e, engine_thread *th, engine_circuit *c, cuzk_wc **out,
                              cuzk_error *err) {
@@ -325,7 +329,8 @@ static cuzk_status compute_witness(cuzk_engine *e, engine_thread *th, engine_par
         ; /* admission checked it; the buffer's size depends on it */
     else if ((s = thread_wc(e, th, c, &wc, err)) == CUZK_OK &&
              (s = cuzk_wc_input_parse(&in, c->wc, p->intake, p->size, err)) == CUZK_OK &&
-             (s = cuzk_wc_calculate(wc, p->wbuf->p, in, err)) == CUZK_OK)
+             (s = cuzk_wc_calculate_until(wc, p->wbuf->p, in, p->job->deadline_ns, job_stopped,
+                                          p->job, err)) == CUZK_OK)
         s = keep_public(p, k, err);
     cuzk_wc_input_free(in);
     uint64_t t1 = cuzk_now_ns();

@@ -297,6 +297,18 @@ typedef struct cuzk_engine_config {
      * cuzk_wc_opts.cache_dir in cuzk_tools.h: $CUZK_WC_CACHE,
      * $XDG_CACHE_HOME/cuzk/wc, ...). */
     const char *wc_cache_dir;
+    /* Limits of witness calculators (cuzk_wc_opts in cuzk_tools.h; 0: its
+     * default): each runs in a worker process with |wc_memory_bytes| of
+     * memory and |wc_calc_s| per calculation (and the job's deadline);
+     * compiles are bounded by size, time, memory and count. */
+    uint64_t wc_memory_bytes;
+    double wc_calc_s;
+    unsigned wc_log_lines;
+    uint64_t wc_max_wasm_bytes;
+    double wc_compile_s;
+    uint64_t wc_compile_memory_bytes;
+    unsigned wc_max_compilers;
+    uint64_t wc_cache_max_bytes;
     /* Produce proof.json / public.json strings for results (default 1). */
     int json;
     cuzk_log_level log_level; /* default CUZK_LOG_INFO */

@@ -120,6 +120,19 @@ typedef struct cuzk_wc_opts {
     /* Compile progress (NULL: quiet). */
     cuzk_wc_print_fn progress;
     void *progress_ctx;
+    /* Limits; 0 means the default given.  A circuit is a program from
+     * whoever supplied it: it is compiled under these limits and runs in
+     * worker processes (its own address space, a system call filter, no
+     * files), so a crash, a hang or a memory bomb fails its calculation
+     * only. */
+    uint64_t max_wasm_bytes;       /* largest .wasm compiled (256 MiB) */
+    double compile_s;              /* wall time of one compile (600 s) */
+    uint64_t compile_memory_bytes; /* address space of each compiler process (8 GiB) */
+    unsigned max_compilers;        /* compiles at once in this process (1) */
+    uint64_t cache_max_bytes;      /* compiled objects kept; older ones removed (no bound) */
+    uint64_t memory_bytes;         /* a worker's linear memory (4 GiB) */
+    double calc_s;                 /* wall time of one calculation or start (600 s) */
+    unsigned log_lines;            /* log() lines passed on per calculation (100) */
 } cuzk_wc_opts;
 
 /*
@@ -209,6 +222,23 @@ CUZK_API size_t cuzk_wc_input_count(const cuzk_wc_input *in);
  */
 CUZK_API cuzk_status cuzk_wc_calculate(cuzk_wc *wc, void *out, const cuzk_wc_input *in,
                                        cuzk_error *err);
+
+/* Polled about every 50 ms while a calculation runs; non-zero stops it. */
+typedef int (*cuzk_wc_stop_fn)(void *ctx);
+
+/*
+ * cuzk_wc_calculate with a deadline: |deadline_ns| (cuzk_now_ns's clock;
+ * 0: none) and the circuit's own limit (cuzk_wc_opts.calc_s), whichever
+ * comes first, and |stop| (may be NULL).  A calculation past its time is
+ * killed with its worker.
+ * Returns, besides cuzk_wc_calculate's: CUZK_ETIMEOUT (past the deadline
+ *   or the limit); CUZK_ECANCELLED (|stop| said so); CUZK_EINTERNAL (the
+ *   worker crashed, or reported something impossible: the message says
+ *   what).  The instance stays usable: a new worker starts on next use.
+ */
+CUZK_API cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input *in,
+                                             uint64_t deadline_ns, cuzk_wc_stop_fn stop,
+                                             void *stop_ctx, cuzk_error *err);
 
 /*
  * Write a .wtns file image of |n| values at |values| (32 bytes each, plain

@@ -208,6 +208,37 @@ enum MHD_Result api_keys_get(cuzkd_request *r) {
 }
 
 
+/* Who may bind a circuit to a key (docs/API.md, "Circuits and keys"): the
+ * circuit decides what every job of the key computes, so a key the
+ * operator configured gets its circuit only from the configuration, and a
+ * client binds one only in the request that first makes a key known; a
+ * key that exists keeps what it has (asking again for the same circuit is
+ * a no-op).  Returns 1 when allowed; else 0 with the refusal in |reply|. */
+static int circuit_binding_allowed(cuzkd_request *r, const char *key_id, int existed,
+                                   const char *wasm, enum MHD_Result *reply) {
+    const cuzkd_config *c = r->srv->cfg;
+    for (unsigned i = 0; i < c->n_preload; i++)
+        if (!strcmp(c->preload[i].id, key_id)) {
+            *reply = http_error(r, 403, "forbidden",
+                              "key %s is configured by the operator: its circuit comes only "
+                              "from the daemon's configuration (keys = id=key:circuit)",
+                                key_id);
+            return 0;
+        }
+    if (!existed)
+        return 1;
+    char have[PATH_MAX], want[PATH_MAX];
+    if (cuzkd_circuit_of_key(r->srv, key_id, have, sizeof have) && realpath(wasm, want) &&
+        !strcmp(have, want))
+        return 1;
+    *reply = http_error(r, 409, "EMISMATCH",
+                      "key %s exists already: a circuit is bound to a key only when it is "
+                      "first imported, so that no client changes what other clients' jobs "
+                      "compute; import the key under a new id with its circuit",
+                      key_id);
+    return 0;
+}
+
 enum MHD_Result api_keys_import(cuzkd_request *r) {
     enum MHD_Result reply = MHD_NO;
     json_t *j = http_body_json(r, &reply);
@@ -252,8 +283,15 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
                !key_lookup(r->srv, key_id, NULL, &same);
     free(rp);
     cuzk_key_info existing;
-    if (!have && !key_lookup(r->srv, key_id, NULL, &existing) &&
-        cuzk_engine_keys(r->srv->engine, NULL, 0) >= r->srv->cfg->max_keys) {
+    int existed = have || key_lookup(r->srv, key_id, NULL, &existing);
+    if (circ) {
+        if (!circuit_binding_allowed(r, have ? known.id : key_id, existed,
+                                     json_string_value(circ), &reply)) {
+            json_decref(j);
+            return reply;
+        }
+    }
+    if (!existed && cuzk_engine_keys(r->srv->engine, NULL, 0) >= r->srv->cfg->max_keys) {
         json_decref(j);
         return http_error(r, 503, "EBUSY", "the daemon knows %u keys already (max_keys)",
                           r->srv->cfg->max_keys);

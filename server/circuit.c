@@ -52,6 +52,32 @@ static void compile_progress(void *ctx, const char *line) {
     LOG_INFO("circuit", "%s", line);
 }
 
+/* The witness calculator options of the daemon's configuration. */
+void cuzkd_wc_opts(const cuzkd_server *srv, cuzk_wc_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->progress = compile_progress;
+    const cuzkd_config *c = srv->cfg;
+    if (!c)
+        return;
+    o->cache_dir = *c->wc_cache_dir ? c->wc_cache_dir : NULL;
+    o->memory_bytes = c->wc_memory;
+    o->calc_s = c->wc_timeout_s;
+    o->log_lines = c->wc_log_lines;
+    o->max_wasm_bytes = c->wc_max_wasm_bytes;
+    o->compile_s = c->wc_compile_timeout_s;
+    o->compile_memory_bytes = c->wc_compile_memory;
+    o->max_compilers = c->wc_compilers;
+    o->cache_max_bytes = c->wc_cache_max_bytes;
+}
+
+/* Circuits loaded (under circuits_lock). */
+static unsigned loaded_count_locked(cuzkd_server *srv) {
+    unsigned n = 0;
+    for (cuzkd_circuit *e = srv->circuits; e; e = e->next)
+        n += e->c != NULL;
+    return n;
+}
+
 /* The loaded circuit of |wasm| held by any entry; NULL if none is loaded. */
 static cuzk_wc_circuit *loaded_locked(cuzkd_server *srv, const char *wasm) {
     for (cuzkd_circuit *e = srv->circuits; e; e = e->next)
@@ -66,18 +92,24 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc
     *out = NULL;
     if (!realpath(wasm, real))
         return cuzk_fail(err, CUZK_ENOTFOUND, "circuit %s: no such file", wasm);
+    unsigned max = srv->cfg && srv->cfg->max_circuits ? srv->cfg->max_circuits : 64;
     pthread_mutex_lock(&srv->circuits_lock);
     cuzk_wc_circuit *c = loaded_locked(srv, real);
+    unsigned n = loaded_count_locked(srv);
     pthread_mutex_unlock(&srv->circuits_lock);
     if (c) {
         *out = c;
         return CUZK_OK;
     }
+    /* Refused before anything is loaded: a refused circuit leaves nothing. */
+    if (n >= max)
+        return cuzk_fail(err, CUZK_EBUSY,
+                         "circuit %s: the daemon knows %u circuits already (max_circuits)", wasm,
+                         n);
     /* Two first uses may both load; the loser frees its copy (the compile
      * itself happens once: the witness layer serialises it by a lock file). */
-    cuzk_wc_opts o = {.cache_dir = srv->cfg && *srv->cfg->wc_cache_dir ? srv->cfg->wc_cache_dir
-                                                                        : NULL,
-                      .progress = compile_progress};
+    cuzk_wc_opts o;
+    cuzkd_wc_opts(srv, &o);
     uint64_t t0 = cuzk_now_ns();
     cuzk_status s = cuzk_wc_circuit_load(&c, real, &o, err);
     if (s != CUZK_OK)
@@ -85,7 +117,8 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc
     cuzkd_circuit *e = calloc(1, sizeof *e);
     pthread_mutex_lock(&srv->circuits_lock);
     cuzk_wc_circuit *other = loaded_locked(srv, real);
-    if (!other && e) {
+    int full = !other && loaded_count_locked(srv) >= max;
+    if (!other && !full && e) {
         snprintf(e->wasm, sizeof e->wasm, "%s", real);
         e->c = c;
         e->next = srv->circuits;
@@ -96,6 +129,10 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc
     if (other || e) {
         free(e);
         cuzk_wc_circuit_free(c);
+        if (full)
+            return cuzk_fail(err, CUZK_EBUSY,
+                             "circuit %s: the daemon knows %u circuits already (max_circuits)",
+                             wasm, max);
         if (!other)
             return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
         c = other;

@@ -133,6 +133,33 @@ static const cuzkd_option options[] = {
      "Folder of compiled circuits (each .wasm is compiled to native code once\n"
      "per machine and kept here). Empty: $CUZK_WC_CACHE, else\n"
      "$XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc."},
+    {"wc_memory", OPT_BYTES, F(wc_memory), "4G", 16ULL << 20, 4ULL << 30, NULL,
+     "Memory of each witness calculator worker (the circuit's linear memory;\n"
+     "its address space is this plus 256 MiB). A circuit that asks for more\n"
+     "fails its job. Every circuit runs in worker processes of its own."},
+    {"wc_timeout_s", OPT_UINT, F(wc_timeout_s), "600", 1, 86400, NULL,
+     "Seconds one witness calculation may run (less when the job's deadline\n"
+     "comes first); a worker's start may take at most min(this, 30). Past\n"
+     "it the worker is killed and the job fails."},
+    {"wc_log_lines", OPT_UINT, F(wc_log_lines), "100", 1, 100000, NULL,
+     "Lines a circuit's log() may print per calculation; the rest are counted\n"
+     "in one summary line."},
+    {"wc_max_wasm_bytes", OPT_BYTES, F(wc_max_wasm_bytes), "256M", 1024, 1ULL << 40, NULL,
+     "Largest circuit .wasm the daemon compiles; larger ones are refused."},
+    {"wc_compile_timeout_s", OPT_UINT, F(wc_compile_timeout_s), "600", 1, 86400, NULL,
+     "Seconds one circuit's compile (wasm2c and the C compiler) may take;\n"
+     "past it the compilers are killed and the circuit is refused."},
+    {"wc_compile_memory", OPT_BYTES, F(wc_compile_memory), "8G", 64ULL << 20, 1ULL << 50, NULL,
+     "Address space of each compiler process (setrlimit); a compile that\n"
+     "needs more fails."},
+    {"wc_compilers", OPT_UINT, F(wc_compilers), "1", 1, 1024, NULL,
+     "Circuit compiles that may run at once; others wait their turn."},
+    {"wc_cache_max_bytes", OPT_BYTES, F(wc_cache_max_bytes), "0", 0, 1ULL << 50, NULL,
+     "Bound on the compiled circuits kept in wc_cache_dir; the least recently\n"
+     "used are removed first (a loaded one keeps working). 0: no bound."},
+    {"max_circuits", OPT_UINT, F(max_circuits), "64", 1, 100000, NULL,
+     "Circuits the daemon may know (by path); further new circuits are\n"
+     "refused with 503 until a restart."},
     {"retain_jobs", OPT_UINT, F(retain_jobs), "0", 0, U32, NULL,
      "Finished jobs kept for status, results and request-id attach (0: 1024)."},
     {"batch_max", OPT_UINT, F(batch_max), "0", 0, 1024, NULL,
@@ -786,6 +813,14 @@ cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
     /* The string lives as long as the configuration, which outlives the
      * engine (main frees it last). */
     ec->wc_cache_dir = *c->wc_cache_dir ? c->wc_cache_dir : NULL;
+    ec->wc_memory_bytes = c->wc_memory;
+    ec->wc_calc_s = c->wc_timeout_s;
+    ec->wc_log_lines = c->wc_log_lines;
+    ec->wc_max_wasm_bytes = c->wc_max_wasm_bytes;
+    ec->wc_compile_s = c->wc_compile_timeout_s;
+    ec->wc_compile_memory_bytes = c->wc_compile_memory;
+    ec->wc_max_compilers = c->wc_compilers;
+    ec->wc_cache_max_bytes = c->wc_cache_max_bytes;
     ec->log_level = (cuzk_log_level)c->log_level;
     ec->log_fn = cuzkd_log_engine;
     ec->log_ctx = NULL;

@@ -50,6 +50,15 @@ typedef struct cuzkd_config {
     uint64_t budget;
     char *keys;
     char *wc_cache_dir; /* "" : the witness layer's default */
+    /* witness calculators (cuzk_wc_opts) */
+    uint64_t wc_memory;
+    unsigned wc_timeout_s, wc_log_lines;
+    uint64_t wc_max_wasm_bytes;
+    unsigned wc_compile_timeout_s;
+    uint64_t wc_compile_memory;
+    unsigned wc_compilers;
+    uint64_t wc_cache_max_bytes;
+    unsigned max_circuits;
     unsigned retain_jobs;
     unsigned batch_max;
     uint64_t gpu_mem_limit; /* per GPU device, bytes (0: none) */

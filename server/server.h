@@ -251,6 +251,9 @@ struct cuzk_wc_circuit;
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
                               const struct cuzk_wc_circuit **c, cuzk_error *err);
 void cuzkd_circuits_init(cuzkd_server *srv);
+/* The witness calculator options (limits, cache) of the configuration. */
+struct cuzk_wc_opts;
+void cuzkd_wc_opts(const cuzkd_server *srv, struct cuzk_wc_opts *o);
 /* ---- api_keys.c ------------------------------------------------------------ */
 
 /* The engine's id for key id |id| (|id| itself unless it is an alias):

@@ -338,7 +338,7 @@ if [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then
 else
   cmp -s "$tmp/c1.wtns" "$a.wtns" && cmp -s "$tmp/c2.wtns" "$a.wtns" && ok ||
     bad "concurrent first use: a witness differs from snarkjs's"
-  n=$(find "$cold" -name '*.so' | wc -l)
+  n=$(find "$cold" -name '*.wc' | wc -l)
   [ "$n" -eq 1 ] && ok || bad "concurrent first use: $n objects in the cache, not 1: $(ls "$cold")"
   n=$(find "$cold" -mindepth 1 -maxdepth 1 -name 'build-*' | wc -l)
   [ "$n" -eq 0 ] && ok || bad "concurrent first use: $n build folders left in the cache: $(ls "$cold")"

@@ -3,10 +3,24 @@
  *
  * Design.  A circuit's wasm is translated to C by wabt's wasm2c and built,
  * together with the host glue (wc_glue.c.in, embedded in the library), into
- * a shared object that exports one table (wc_abi.h).  Objects live in a
- * cache folder named by content: <sha256>.so, where the hash covers the
- * wasm, the glue and ABI text and the compiler flags, so a change to any of
- * them builds a new object and a stale one is never loaded.
+ * an executable: the worker that witness/wc.c starts (wc_abi.h).  Objects
+ * live in a cache folder named by content: <sha256>.wc, where the hash
+ * covers the wasm, the glue and protocol text and the compiler flags, so a
+ * change to any of them builds a new object and a stale one is never run.
+ *
+ * The cache is code that will run: it must be this user's alone.  The
+ * folder is made 0700 and refused when it, or a folder above it, could be
+ * changed by another user (OpenSSH's safe_path rule, with root's sticky
+ * /tmp allowed); an object is opened without following links, must be a
+ * file of ours that only we can write, and must hash to the SHA-256
+ * recorded in <sha256>.sum when it was built; anything else is rebuilt.
+ * The worker is started from that verified descriptor, never by name.
+ *
+ * Limits: the wasm's size; the compilers' wall time (the process group is
+ * killed) and address space (setrlimit in the child, inherited by cc1 and
+ * the linker); compilers running at once in this process; the cache's
+ * size (least recently used objects go first).  Each refusal names the
+ * limit and the daemon option that raises it.
  *
  * Concurrency.  Two threads or processes that need the same object at once
  * compile it once: the first takes an exclusive flock on <sha256>.lock and
@@ -22,21 +36,25 @@
  * them at the speed of the C compiler's output.  The one-time compile is
  * paid once per circuit per machine (docs/WITNESS.md has the figures).
  *
- * What it must not do: run the compiler with a shell (no quoting issues,
+ * What it must not do: run anything found in the cache without the
+ * checks above; run the compiler with a shell (no quoting issues,
  * no injection through file names); leave temporary folders behind after a
  * failure (the compiler's log is kept as <sha256>.log for the error
  * message); abort on any failure.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,13 +68,14 @@ extern char **environ;
 
 /* Compiler flags of the object.  -O2: measured against -O1 and -O3 in
  * docs/WITNESS.md.  Explicit bounds checks (no signal handler) and the
- * wasm call-depth count (in each instance) keep a bad module from taking
- * the process down. */
+ * wasm call-depth count turn most faults of a bad module into an error of
+ * its request; what remains (a native stack overflow) kills only the
+ * worker. */
 static const char *const wc_cflags[] = {
-    "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-DNDEBUG", "-w",
+    "-O2", "-fPIE", "-pie", "-fvisibility=hidden", "-DNDEBUG", "-w",
     "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DWASM_RT_USE_STACK_DEPTH_COUNT=1",
     "-DWASM_RT_MAX_CALL_STACK_DEPTH=10000"};
-#define WC_CACHE_SALT "cuzk-wc-abi-1-native-fr-1"
+#define WC_CACHE_SALT "cuzk-wc-worker-2-native-fr-1"
 
 /* ---- the wasm check ---------------------------------------------------------- */
 
@@ -174,6 +193,8 @@ static cuzk_status check_wasm(const uint8_t *w, size_t size, const char *name,
 
 /* ---- files and processes ------------------------------------------------------- */
 
+/* ---- files and processes ------------------------------------------------------- */
+
 static cuzk_status write_all(const char *path, const void *data, size_t len, cuzk_error *err) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
@@ -195,46 +216,178 @@ static cuzk_status write_all(const char *path, const void *data, size_t len, cuz
     return CUZK_OK;
 }
 
-/* Run argv[0] (searched on the PATH) with stdout and stderr appended to
- * |log|.  Returns its exit status, 127 when it could not be started, or
- * -1 when it died of a signal. */
-static int run_logged(char *const argv[], const char *log) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc)
-        return 127;
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
-/* 1 if |prog| (no slash) is an executable on the PATH, or a path to one. */
-static int on_path(const char *prog) {
-    if (strchr(prog, '/'))
+/* The full path of |prog| (searched on the PATH when it has no slash) in
+ * |out|; 0 when it is not an executable. */
+static int find_prog(const char *prog, char *out, size_t cap) {
+    if (strchr(prog, '/')) {
+        snprintf(out, cap, "%s", prog);
         return access(prog, X_OK) == 0;
+    }
     const char *path = getenv("PATH");
     if (!path)
         path = "/usr/bin:/bin";
-    char buf[4096];
     while (*path) {
         const char *colon = strchr(path, ':');
         size_t n = colon ? (size_t)(colon - path) : strlen(path);
-        if (n && n + strlen(prog) + 2 < sizeof buf) {
-            snprintf(buf, sizeof buf, "%.*s/%s", (int)n, path, prog);
-            if (access(buf, X_OK) == 0)
+        if (n && n + strlen(prog) + 2 < cap) {
+            snprintf(out, cap, "%.*s/%s", (int)n, path, prog);
+            if (access(out, X_OK) == 0)
                 return 1;
         }
         path += n + (colon != NULL);
     }
     return 0;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run |argv| (argv[0] a full path) in a process group of its own with
+ * stdout and stderr appended to |log|, its address space limited to
+ * |mem_bytes| (inherited by the compiler's own children: cc1, as, ld), and
+ * killed, group and all, after |limit_s| seconds.  Returns its exit status,
+ * 127 when it could not be started, -1 when it died of a signal, -2 when it
+ * ran out of time.  vfork: the daemon's address space may be large, and
+ * the child only makes system calls before exec. */
+static int run_limited(char *const argv[], const char *log, uint64_t mem_bytes, double limit_s) {
+    int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (lfd < 0 || nfd < 0) {
+        if (lfd >= 0)
+            close(lfd);
+        if (nfd >= 0)
+            close(nfd);
+        return 127;
+    }
+    struct rlimit rl = {(rlim_t)mem_bytes, (rlim_t)mem_bytes};
+    pid_t pid = vfork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (mem_bytes)
+            setrlimit(RLIMIT_AS, &rl);
+        dup2(nfd, 0);
+        dup2(lfd, 1);
+        dup2(lfd, 2);
+        execve(argv[0], argv, environ);
+        _exit(127);
+    }
+    close(lfd);
+    close(nfd);
+    if (pid < 0)
+        return 127;
+    double end = now_s() + limit_s;
+    int st = 0, timed_out = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return -1;
+        if (!timed_out && now_s() > end) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            timed_out = 1;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (timed_out) {
+        kill(-pid, SIGKILL); /* whatever the driver left running */
+        return -2;
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---- limits ------------------------------------------------------------------------ */
+
+#define WC_DEF_MAX_WASM (256ull << 20)
+#define WC_DEF_COMPILE_S 600.0
+#define WC_DEF_COMPILE_MEM (8ull << 30)
+#define WC_DEF_COMPILERS 1u
+
+uint64_t wc_opt_max_wasm(const cuzk_wc_opts *o) {
+    return o && o->max_wasm_bytes ? o->max_wasm_bytes : WC_DEF_MAX_WASM;
+}
+static double opt_compile_s(const cuzk_wc_opts *o) {
+    return o && o->compile_s > 0 ? o->compile_s : WC_DEF_COMPILE_S;
+}
+static uint64_t opt_compile_mem(const cuzk_wc_opts *o) {
+    return o && o->compile_memory_bytes ? o->compile_memory_bytes : WC_DEF_COMPILE_MEM;
+}
+
+/* Compilers running at once in this process.  Process-wide on purpose:
+ * the bound is on the machine's cores and memory, whoever asks. */
+static pthread_mutex_t compilers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t compilers_cv = PTHREAD_COND_INITIALIZER;
+static unsigned compilers_running;
+
+static void compilers_enter(const cuzk_wc_opts *o) {
+    unsigned max = o && o->max_compilers ? o->max_compilers : WC_DEF_COMPILERS;
+    pthread_mutex_lock(&compilers_lock);
+    while (compilers_running >= max)
+        pthread_cond_wait(&compilers_cv, &compilers_lock);
+    compilers_running++;
+    pthread_mutex_unlock(&compilers_lock);
+}
+
+static void compilers_leave(void) {
+    pthread_mutex_lock(&compilers_lock);
+    compilers_running--;
+    pthread_cond_broadcast(&compilers_cv);
+    pthread_mutex_unlock(&compilers_lock);
+}
+
+/* ---- the cache folder -------------------------------------------------------------- */
+
+/* The rule of OpenSSH's safe_path(): every folder from the cache up to /
+ * belongs to root or to us and only its owner may write it, except that a
+ * folder with the sticky bit owned by root (/tmp) may be writable by all,
+ * because nobody but us can then rename or remove what we own in it.  The
+ * cache folder itself must be ours and writable by us alone. */
+static cuzk_status cache_safe(const char *dir, cuzk_error *err) {
+    uid_t me = geteuid();
+    struct stat st;
+    if (lstat(dir, &st))
+        return cuzk_fail(err, CUZK_EIO, "witness cache %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cuzk_fail(err, CUZK_EIO, "witness cache %s is not a folder (links are refused)",
+                         dir);
+    if (st.st_uid != me)
+        return cuzk_fail(err, CUZK_EIO,
+                         "witness cache %s belongs to uid %u, not to this process's uid %u: "
+                         "refused (another user could plant code there); use a folder of "
+                         "your own (wc_cache_dir, CUZK_WC_CACHE)",
+                         dir, (unsigned)st.st_uid, (unsigned)me);
+    if (st.st_mode & 022)
+        return cuzk_fail(err, CUZK_EIO,
+                         "witness cache %s is writable by others (mode %03o): refused; "
+                         "chmod 700 it",
+                         dir, (unsigned)(st.st_mode & 0777));
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return cuzk_fail(err, CUZK_EIO, "witness cache %s: %s", dir, strerror(errno));
+    for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+        if (slash == real)
+            slash[1] = 0; /* "/" itself, last */
+        else
+            *slash = 0;
+        if (stat(real, &st))
+            return cuzk_fail(err, CUZK_EIO, "witness cache: %s: %s", real, strerror(errno));
+        int owner_ok = st.st_uid == 0 || st.st_uid == me;
+        int sticky_tmp = st.st_uid == 0 && (st.st_mode & S_ISVTX);
+        if (!owner_ok || ((st.st_mode & 022) && !sticky_tmp))
+            return cuzk_fail(err, CUZK_EIO,
+                             "witness cache %s: the folder %s above it (uid %u, mode %04o) "
+                             "could be changed by another user: refused",
+                             dir, real, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        if (!strcmp(real, "/"))
+            break;
+    }
+    return CUZK_OK;
 }
 
 static cuzk_status cache_dir(char *out, size_t cap, const cuzk_wc_opts *o, cuzk_error *err) {
@@ -247,8 +400,8 @@ static cuzk_status cache_dir(char *out, size_t cap, const cuzk_wc_opts *o, cuzk_
     else if (home && *home)
         snprintf(out, cap, "%s/.cache/cuzk/wc", home);
     else
-        snprintf(out, cap, "/tmp/cuzk-wc-%u", (unsigned)getuid());
-    /* create every missing level */
+        snprintf(out, cap, "/tmp/cuzk-wc-%u", (unsigned)geteuid());
+    /* create every missing level, private */
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s", out);
     for (char *p = tmp + 1; *p; p++)
@@ -259,16 +412,64 @@ static cuzk_status cache_dir(char *out, size_t cap, const cuzk_wc_opts *o, cuzk_
         }
     if (mkdir(tmp, 0700) && errno != EEXIST)
         return cuzk_fail(err, CUZK_EIO, "witness cache %s: %s", out, strerror(errno));
-    struct stat st;
-    if (stat(out, &st) || !S_ISDIR(st.st_mode))
-        return cuzk_fail(err, CUZK_EIO, "witness cache %s is not a folder", out);
-    return CUZK_OK;
+    return cache_safe(out, err);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
+/* Open |path| for reading if it is a regular file of ours that only we
+ * may write, not a link; -1 otherwise. */
+static int open_own(const char *path, struct stat *st) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+        (st->st_mode & 022) || st->st_nlink != 1) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The SHA-256 of what |fd| holds, from its start, in hex. */
+static int hash_fd(int fd, char hex[65]) {
+    cuzk_sha256 h;
+    uint8_t d[32], buf[65536];
+    cuzk_sha256_init(&h);
+    off_t off = 0;
+    for (;;) {
+        ssize_t n = pread(fd, buf, sizeof buf, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        cuzk_sha256_update(&h, buf, (size_t)n);
+        off += n;
+    }
+    cuzk_sha256_final(&h, d);
+    cuzk_sha256_to_hex(hex, d);
+    return 0;
+}
+
+/* The cached worker at |exe|, if it is ours and its content is the one
+ * recorded in |sum| when it was built: its descriptor, else -1. */
+static int open_verified(const char *exe, const char *sum) {
+    struct stat st, ss;
+    int fd = open_own(exe, &st);
+    if (fd < 0)
+        return -1;
+    int sfd = open_own(sum, &ss);
+    char want[65] = "", have[65];
+    if (sfd >= 0) {
+        ssize_t n = pread(sfd, want, 64, 0);
+        want[n == 64 ? 64 : 0] = 0;
+        close(sfd);
+    }
+    if (!want[0] || hash_fd(fd, have) || strcmp(want, have)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 static void progress(const cuzk_wc_opts *o, const char *fmt, ...)
@@ -343,25 +544,81 @@ static int rename_products(const char *path) {
     return ok;
 }
 
-/* Build |obj| from the wasm in a private folder; the caller holds the lock. */
-static cuzk_status build_object(const char *dir, const char *hash, const char *obj,
-                                const uint8_t *wasm, size_t size, const char *name,
-                                const cuzk_wc_opts *o, cuzk_error *err) {
+
+/* Keep the cache under |max| bytes of objects: remove the least recently
+ * used ones (by modification time: a load touches its object), never
+ * |keep|.  An object a process has loaded keeps working when removed (a
+ * worker runs from the open descriptor); a later load compiles it again. */
+static void cache_trim(const char *dir, const char *keep, uint64_t max) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct obj {
+        char name[80];
+        time_t mtime;
+        uint64_t bytes;
+    } *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len != 64 + 3 || strcmp(e->d_name + 64, ".wc"))
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            struct obj *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
+        v[n].mtime = st.st_mtime;
+        v[n].bytes = (uint64_t)st.st_size;
+        total += v[n++].bytes;
+    }
+    closedir(d);
+    while (total > max) {
+        size_t old = n;
+        for (size_t i = 0; i < n; i++)
+            if (v[i].bytes && strncmp(v[i].name, keep, 64) &&
+                (old == n || v[i].mtime < v[old].mtime))
+                old = i;
+        if (old == n)
+            break;
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", dir, v[old].name);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/%.64s.sum", dir, v[old].name);
+        unlink(p);
+        total -= v[old].bytes;
+        v[old].bytes = 0;
+    }
+    free(v);
+}
+
+/* Build |exe| (and its |sum|) from the wasm in a private folder; the
+ * caller holds the lock. */
+static cuzk_status build_object(const char *dir, const char *hash, const char *exe,
+                                const char *sum, const uint8_t *wasm, size_t size,
+                                const char *name, const cuzk_wc_opts *o, cuzk_error *err) {
     const char *cc = o && o->cc ? o->cc : getenv("CC");
     const char *w2c = o && o->wasm2c ? o->wasm2c : getenv("WASM2C");
     if (!cc || !*cc)
         cc = "cc";
     if (!w2c || !*w2c)
         w2c = "wasm2c";
-    if (!on_path(w2c))
+    char cc_path[4096], w2c_path[4096];
+    if (!find_prog(w2c, w2c_path, sizeof w2c_path))
         return cuzk_fail(err, CUZK_EUNSUPPORTED,
                          "cannot compile %s: wasm2c not found (install Debian's wabt package "
                          "or set WASM2C)", name);
-    if (!on_path(cc))
+    if (!find_prog(cc, cc_path, sizeof cc_path))
         return cuzk_fail(err, CUZK_EUNSUPPORTED,
                          "cannot compile %s: C compiler '%s' not found (install "
                          "build-essential or set CC)", name, cc);
-    char tmp[4300], log[4400], p_wasm[4400], p_c[4400], p_glue[4400], p_abi[4400], p_so[4400];
+    char tmp[4300], log[4400], p_wasm[4400], p_c[4400], p_glue[4400], p_abi[4400], p_exe[4400];
     snprintf(tmp, sizeof tmp, "%s/build-%.16s-XXXXXX", dir, hash);
     if (!mkdtemp(tmp))
         return cuzk_fail(err, CUZK_EIO, "%s: %s", tmp, strerror(errno));
@@ -371,9 +628,9 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *o
     snprintf(p_c, sizeof p_c, "%s/module.c", tmp);
     snprintf(p_glue, sizeof p_glue, "%s/glue.c", tmp);
     snprintf(p_abi, sizeof p_abi, "%s/wc_abi.h", tmp);
-    snprintf(p_so, sizeof p_so, "%s/module.so", tmp);
+    snprintf(p_exe, sizeof p_exe, "%s/module.wc", tmp);
     static const char *const files[] = {"module.wasm", "module.c", "module.h", "glue.c",
-                                        "wc_abi.h", "module.so"};
+                                        "wc_abi.h", "module.wc"};
     cuzk_status s = write_all(p_wasm, wasm, size, err);
     if (s == CUZK_OK)
         s = write_all(p_glue, cuzk_embed_wc_glue_c_in, strlen(cuzk_embed_wc_glue_c_in), err);
@@ -383,19 +640,28 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *o
         remove_tree(tmp, files, 6);
         return s;
     }
-    char *w2c_argv[] = {(char *)w2c, p_wasm, "-n", "circuit", "-o", p_c, NULL};
-    int rc = run_logged(w2c_argv, log);
+    double limit_s = opt_compile_s(o);
+    uint64_t mem = opt_compile_mem(o);
+    double t0 = now_s();
+    char *w2c_argv[] = {w2c_path, p_wasm, "-n", "circuit", "-o", p_c, NULL};
+    int rc = run_limited(w2c_argv, log, mem, limit_s);
     if (rc != 0) {
         remove_tree(tmp, files, 6);
-        return cuzk_fail(err, CUZK_EINTERNAL, "wasm2c failed on %s (exit %d): see %s", name, rc,
-                         log);
+        if (rc == -2)
+            return cuzk_fail(err, CUZK_ETIMEOUT,
+                             "compiling %s: wasm2c ran past the compile time limit of %.0f s "
+                             "(wc_compile_timeout_s)", name, limit_s);
+        return cuzk_fail(err, CUZK_EINTERNAL,
+                         "wasm2c failed on %s (exit %d; the compilers' memory limit is %llu "
+                         "MiB, wc_compile_memory): see %s",
+                         name, rc, (unsigned long long)(mem >> 20), log);
     }
     int native = rename_products(p_c);
     char inc[4400];
     snprintf(inc, sizeof inc, "-I%s", tmp);
     char *cc_argv[40];
     size_t k = 0;
-    cc_argv[k++] = (char *)cc;
+    cc_argv[k++] = cc_path;
     for (size_t i = 0; i < sizeof wc_cflags / sizeof *wc_cflags; i++)
         cc_argv[k++] = (char *)wc_cflags[i];
     /* extra flags from $CUZK_WC_CFLAGS (in the cache key too) */
@@ -408,48 +674,56 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *o
         cc_argv[k++] = "-DCUZK_WC_NATIVE_FR=1";
     cc_argv[k++] = p_glue;
     cc_argv[k++] = "-o";
-    cc_argv[k++] = p_so;
+    cc_argv[k++] = p_exe;
     cc_argv[k] = NULL;
-    rc = run_logged(cc_argv, log);
+    double left = limit_s - (now_s() - t0);
+    rc = left > 0 ? run_limited(cc_argv, log, mem, left) : -2;
     if (rc != 0) {
         remove_tree(tmp, files, 6);
+        if (rc == -2)
+            return cuzk_fail(err, CUZK_ETIMEOUT,
+                             "compiling %s: the C compiler ran past the compile time limit of "
+                             "%.0f s (wc_compile_timeout_s)", name, limit_s);
         return cuzk_fail(err, CUZK_EINTERNAL,
-                         "compiling %s to native code failed (%s exit %d): see %s", name, cc, rc,
-                         log);
+                         "compiling %s to native code failed (%s exit %d; the compilers' "
+                         "memory limit is %llu MiB, wc_compile_memory): see %s",
+                         name, cc, rc, (unsigned long long)(mem >> 20), log);
     }
-    if (rename(p_so, obj)) {
+    /* the content's hash, recorded before the object appears */
+    char hex[65];
+    int fd = open(p_exe, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 || hash_fd(fd, hex) || fchmod(fd, 0700)) {
         int e = errno;
+        if (fd >= 0)
+            close(fd);
         remove_tree(tmp, files, 6);
-        return cuzk_fail(err, CUZK_EIO, "%s: %s", obj, strerror(e));
+        return cuzk_fail(err, CUZK_EIO, "%s: %s", p_exe, strerror(e));
     }
+    close(fd);
+    char sum_tmp[4500];
+    snprintf(sum_tmp, sizeof sum_tmp, "%s.sum", p_exe);
+    s = write_all(sum_tmp, hex, 64, err);
+    if (s == CUZK_OK && (rename(sum_tmp, sum) || rename(p_exe, exe)))
+        s = cuzk_fail(err, CUZK_EIO, "%s: %s", exe, strerror(errno));
+    unlink(sum_tmp);
     remove_tree(tmp, files, 6);
-    unlink(log);
-    return CUZK_OK;
-}
-
-static cuzk_status open_object(struct cuzk_wc_circuit *c, const char *obj, cuzk_error *err) {
-    void *dl = dlopen(obj, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        const char *why = dlerror();
-        return cuzk_fail(err, CUZK_EIO, "cannot load %s: %s", obj, why ? why : "?");
-    }
-    const cuzk_wc_abi *abi = dlsym(dl, CUZK_WC_ABI_SYMBOL);
-    if (!abi || abi->version != CUZK_WC_ABI_VERSION || abi->size != sizeof(cuzk_wc_abi)) {
-        dlclose(dl);
-        return cuzk_fail(err, CUZK_EFORMAT, "%s is not a witness calculator of this cuzk", obj);
-    }
-    c->dl = dl;
-    c->abi = abi;
-    return CUZK_OK;
+    if (s == CUZK_OK)
+        unlink(log);
+    return s;
 }
 
 cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t size,
                       const char *name, const cuzk_wc_opts *o, cuzk_error *err) {
+    uint64_t max_wasm = wc_opt_max_wasm(o);
+    if (size > max_wasm)
+        return cuzk_fail(err, CUZK_ERANGE,
+                         "%s: %zu bytes of wasm, more than the limit of %llu "
+                         "(wc_max_wasm_bytes)", name, size, (unsigned long long)max_wasm);
     cuzk_status s = check_wasm(wasm, size, name, err);
     if (s != CUZK_OK)
         return s;
     cuzk_sha256_hex(c->hash, wasm, size);
-    /* the object's address: wasm, glue, ABI and flags */
+    /* the object's address: wasm, glue, protocol and flags */
     cuzk_sha256 h;
     uint8_t d[32];
     char key[65];
@@ -466,35 +740,49 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
     cuzk_sha256_final(&h, d);
     cuzk_sha256_to_hex(key, d);
 
-    char dir[4096], obj[4200], lock[4200];
+    char dir[4096], exe[4200], sum[4200], lock[4200];
     if ((s = cache_dir(dir, sizeof dir, o, err)) != CUZK_OK)
         return s;
-    snprintf(obj, sizeof obj, "%s/%s.so", dir, key);
-    if (access(obj, R_OK) == 0)
-        return open_object(c, obj, err);
-
-    snprintf(lock, sizeof lock, "%s/%s.lock", dir, key);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return cuzk_fail(err, CUZK_EIO, "%s: %s", lock, strerror(errno));
-    while (flock(fd, LOCK_EX) < 0)
-        if (errno != EINTR) {
-            int e = errno;
-            close(fd);
-            return cuzk_fail(err, CUZK_EIO, "%s: %s", lock, strerror(e));
+    snprintf(exe, sizeof exe, "%s/%s.wc", dir, key);
+    snprintf(sum, sizeof sum, "%s/%s.sum", dir, key);
+    int fd = open_verified(exe, sum);
+    if (fd < 0) {
+        snprintf(lock, sizeof lock, "%s/%s.lock", dir, key);
+        int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (lfd < 0)
+            return cuzk_fail(err, CUZK_EIO, "%s: %s", lock, strerror(errno));
+        while (flock(lfd, LOCK_EX) < 0)
+            if (errno != EINTR) {
+                int e = errno;
+                close(lfd);
+                return cuzk_fail(err, CUZK_EIO, "%s: %s", lock, strerror(e));
+            }
+        fd = open_verified(exe, sum);
+        if (fd < 0) { /* nobody built it while we waited (or what is there is not ours) */
+            unlink(exe);
+            unlink(sum);
+            compilers_enter(o);
+            progress(o, "compiling %s (%.1f MB of wasm) to native code, once for this machine "
+                        "(cache: %s)", name, size / 1e6, dir);
+            double t0 = now_s();
+            s = build_object(dir, key, exe, sum, wasm, size, name, o, err);
+            compilers_leave();
+            c->compile_s = now_s() - t0;
+            if (s == CUZK_OK) {
+                progress(o, "compiled %s in %.1f s", name, c->compile_s);
+                fd = open_verified(exe, sum);
+                if (fd < 0)
+                    s = cuzk_fail(err, CUZK_EIO, "%s changed after it was built", exe);
+                if (o && o->cache_max_bytes)
+                    cache_trim(dir, key, o->cache_max_bytes);
+            }
         }
-    if (access(obj, R_OK) != 0) { /* nobody built it while we waited */
-        progress(o, "compiling %s (%.1f MB of wasm) to native code, once for this machine "
-                    "(cache: %s)", name, size / 1e6, dir);
-        double t0 = now_s();
-        s = build_object(dir, key, obj, wasm, size, name, o, err);
-        c->compile_s = now_s() - t0;
-        if (s == CUZK_OK)
-            progress(o, "compiled %s in %.1f s", name, c->compile_s);
+        flock(lfd, LOCK_UN);
+        close(lfd);
+        if (s != CUZK_OK)
+            return s;
     }
-    if (s == CUZK_OK)
-        s = open_object(c, obj, err);
-    flock(fd, LOCK_UN);
-    close(fd);
-    return s;
+    futimens(fd, NULL); /* recently used: the cache bound evicts others first */
+    c->exe_fd = fd;
+    return CUZK_OK;
 }

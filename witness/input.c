@@ -234,19 +234,6 @@ static cuzk_status flatten_values(json_t *v, uint32_t *out, size_t *k, const uin
     return CUZK_OK;
 }
 
-static cuzk_status input_size(const cuzk_wc_circuit *c, uint32_t hi, uint32_t lo, int32_t *size,
-                              cuzk_error *err) {
-    cuzk_wc_circuit *m = (cuzk_wc_circuit *)c; /* the query instance only */
-    char msg[WC_MSG] = "";
-    pthread_mutex_lock(&m->query_lock);
-    int rc = c->query ? c->abi->input_size(c->query, hi, lo, size, msg, sizeof msg) : -1;
-    pthread_mutex_unlock(&m->query_lock);
-    if (rc)
-        return cuzk_fail(err, CUZK_EINTERNAL, "input signal look-up: %s",
-                         rc < 0 ? "no instance" : msg);
-    return CUZK_OK;
-}
-
 cuzk_status cuzk_wc_input_parse(cuzk_wc_input **out, const cuzk_wc_circuit *c, const char *text,
                                 size_t len, cuzk_error *err) {
     *out = NULL;
@@ -284,7 +271,7 @@ cuzk_status cuzk_wc_input_parse(cuzk_wc_input **out, const cuzk_wc_circuit *c, c
         snprintf(shown, sizeof shown, "%.100s", name);
         wc_fnv1a(name, &sg->hi, &sg->lo);
         int32_t want;
-        if ((s = input_size(c, sg->hi, sg->lo, &want, err)) != CUZK_OK)
+        if ((s = wc_query_input_size(c, sg->hi, sg->lo, &want, err)) != CUZK_OK)
             goto done;
         size_t n = 0;
         flatten_count(v, &n);

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "witness/wc.h"
@@ -17,20 +18,37 @@
 #define WC_WORDS 8
 #define WC_MSG 256
 
+/* A running worker (wc.c): the process, its socket, the shared memory. */
+typedef struct wc_worker {
+    pid_t pid;      /* 0: none */
+    int sock;       /* -1: none */
+    int shm;        /* memfd, -1: none */
+    uint8_t *map;   /* the shared memory, mapped here */
+    size_t map_bytes;
+} wc_worker;
+
+/* The most witness values a circuit may report (a key for more would not
+ * fit any machine we prove on) and the most values of one input signal. */
+#define WC_MAX_WITNESS (1u << 29)
+
 struct cuzk_wc_circuit {
-    void *dl;                /* dlopen handle of the compiled object */
-    const cuzk_wc_abi *abi;  /* its table */
+    int exe_fd;              /* the verified worker executable (compile.c) */
     cuzk_curve curve;
     uint32_t n32;            /* words of a field element (8) */
     uint32_t prime[WC_WORDS]; /* the field's prime, least significant first */
     uint32_t n_witness, n_inputs;
+    int native;              /* the worker computes field products natively */
     char version[32];        /* "2.1.9" */
     char hash[65];           /* SHA-256 of the wasm */
     double compile_s;
-    /* One instance for input-size look-ups (getInputSignalSize), made on
-     * first use, used under |query_lock| by cuzk_wc_input_parse. */
+    /* Limits of every worker of the circuit (cuzk_wc_opts). */
+    uint64_t memory_bytes;
+    double calc_s;
+    unsigned log_lines;
+    /* One worker for input-size look-ups (getInputSignalSize), the one the
+     * load used, under |query_lock|. */
     pthread_mutex_t query_lock;
-    void *query;
+    wc_worker query;
 };
 
 /* Layout of a parsed input (input.c fills it, wc.c reads it). */
@@ -50,11 +68,21 @@ struct cuzk_wc_input {
 /*
  * Check that |wasm| is a circom 2 witness calculator (the exports the
  * protocol needs, only imports from "runtime" that the glue provides, its
- * own memory), then find or build its native object and dlopen it.
- * Out: |c->dl|, |c->abi|, |c->hash|, |c->compile_s|.
+ * own memory) within the size limit, then find or build its worker
+ * executable and open it, verified (compile.c).
+ * Out: |c->exe_fd|, |c->hash|, |c->compile_s|.
  */
 cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t size,
                       const char *name, const cuzk_wc_opts *opts, cuzk_error *err);
+
+/* getInputSignalSize(hi, lo) of |c|, asked of its query worker; checked
+ * against the circuit's input count.  Out: |*size| (negative: no such
+ * input). */
+cuzk_status wc_query_input_size(const cuzk_wc_circuit *c, uint32_t hi, uint32_t lo,
+                                int32_t *size, cuzk_error *err);
+
+/* The wasm size limit of |o| (compile.c). */
+uint64_t wc_opt_max_wasm(const cuzk_wc_opts *o);
 
 /* The 64-bit FNV-1a hash circom gives a signal name (over its UTF-16 code
  * units, as witness_calculator.js's fnvHash does), split in two words. */

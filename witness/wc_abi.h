@@ -1,23 +1,27 @@
 /*
- * wc_abi.h: the binary interface between libcuzk and a compiled circom
- * witness calculator (a circuit's .wasm translated to C by wasm2c and built
- * into a shared object by witness/compile.c).
+ * wc_abi.h: the protocol between libcuzk and a witness calculator worker.
  *
- * The shared object exports one symbol, cuzk_wc_abi_v1, a table of the
- * operations below.  Each operation runs a whole step of circom's witness
- * protocol inside the object (a signal's words written and set, every
- * witness value read), so a trap or a circom exception costs one setjmp per
- * step, not per word.  Every operation returns 0 on success, or one of the
- * CUZK_WC_E* codes with a one-line reason in |msg|.
+ * A circuit's .wasm is translated to C by wasm2c and built, with the host
+ * glue (wc_glue.c.in), into an executable (witness/compile.c).  libcuzk
+ * never loads that code into its own process: it starts the executable as
+ * a worker (witness/wc.c) and talks to it over a SOCK_SEQPACKET socket on
+ * descriptor 3; the values of a calculation travel through a shared memory
+ * file on descriptor 4.  A crash, a hang or a memory bomb in the circuit
+ * costs the worker, which the library kills and starts again, never the
+ * process that asked.
  *
- * This header is compiled into both sides: libcuzk, and each circuit's
- * shared object (its text is embedded in libcuzk and written beside the
- * generated C).  It must stay self-contained C99; change the version in the
- * symbol's name when the table changes, so a stale cached object is
- * rebuilt, never called with the wrong layout.
+ * Messages: each request is one wc_req; the worker answers with any number
+ * of WC_OP_LOG messages (the lines the circuit prints, at most |log_max| a
+ * request) and then exactly one wc_rep with the request's op.  The first
+ * message of a worker, unasked, is a WC_OP_HELLO reply: its instance was
+ * made (the module's start function ran) or why not.
  *
- * Thread safety: one instance is used by one thread at a time; different
- * instances of one object may run concurrently.
+ * Every number a worker sends is untrusted: the library checks each one
+ * against its limits before it uses it.
+ *
+ * This header is compiled into both sides and must stay self-contained
+ * C99.  Change WC_PROTO_VERSION (and so the cache key) when a message
+ * changes, so a stale cached worker is rebuilt, never spoken to wrongly.
  */
 #ifndef CUZK_WC_ABI_H
 #define CUZK_WC_ABI_H
@@ -25,54 +29,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUZK_WC_ABI_VERSION 1
-#define CUZK_WC_ABI_SYMBOL "cuzk_wc_abi_v1"
+#define WC_PROTO_VERSION 2u
+#define WC_FD_SOCK 3 /* the worker's end of the socket */
+#define WC_FD_SHM 4  /* the shared memory file */
+#define WC_FD_SELF 5 /* the worker's own executable while it starts */
 
 enum {
     CUZK_WC_OK = 0,
     CUZK_WC_ETRAP = 1,      /* the module trapped (bad memory access, ...) */
     CUZK_WC_EEXCEPTION = 2, /* circom's exceptionHandler: assert, signal */
-    CUZK_WC_ENOMEM = 3,     /* linear memory could not be allocated */
-    CUZK_WC_ERANGE = 4      /* an argument out of range (index, n32) */
+    CUZK_WC_ENOMEM = 3,     /* linear memory over the worker's limit */
+    CUZK_WC_ERANGE = 4,     /* the module reported an impossible size */
+    CUZK_WC_EPROTO = 5      /* a request the worker cannot serve */
 };
 
-/* Called for each line a circuit prints with log() (circom's own
- * writeBufferMessage protocol); |line| has no trailing newline. */
-typedef void (*cuzk_wc_log_fn)(void *ctx, const char *line);
+enum {
+    WC_OP_HELLO = 1, /* reply only: the instance is made; vals[0] = WC_PROTO_VERSION */
+    WC_OP_INFO,      /* vals: version[3], n32, witness size, input size, native, prime[8] */
+    WC_OP_INPUT_SIZE, /* a = h_msb, b = h_lsb; reply vals[0] = getInputSignalSize (int32) */
+    WC_OP_CALC,       /* the shared memory holds |count| wc_set records at |in_off|;
+                         init(0), every input set, then |n_witness| values written at
+                         |out_off|, 8 words each; reply vals[0] = inputs set,
+                         vals[1] = log lines not sent */
+    WC_OP_LOG         /* from the worker: one line the circuit printed, in |msg| */
+};
 
-typedef struct cuzk_wc_abi {
-    uint32_t version; /* CUZK_WC_ABI_VERSION */
-    uint32_t size;    /* sizeof(cuzk_wc_abi) */
-    /* A new instance with its own linear memory; NULL and |msg| on failure. */
-    void *(*instance_new)(cuzk_wc_log_fn log, void *log_ctx, char *msg, size_t msg_len);
-    void (*instance_free)(void *inst);
-    /* getVersion, getMinorVersion, getPatchVersion; getFieldNumLen32;
-     * getRawPrime into |prime| (n32 words, least significant first);
-     * getWitnessSize; getInputSize. */
-    int (*info)(void *inst, uint32_t version[3], uint32_t *n32, uint32_t *prime,
-                uint32_t prime_words, uint32_t *witness_size, uint32_t *input_size,
-                char *msg, size_t msg_len);
-    /* init(sanity_check) */
-    int (*init)(void *inst, uint32_t sanity_check, char *msg, size_t msg_len);
-    /* getInputSignalSize(h_msb, h_lsb) (negative: no such input) */
-    int (*input_size)(void *inst, uint32_t h_msb, uint32_t h_lsb, int32_t *size,
-                      char *msg, size_t msg_len);
-    /* writeSharedRWMemory(j, value[j]) for j < n32, then
-     * setInputSignal(h_msb, h_lsb, index); |value| least significant word
-     * first. */
-    int (*set_input)(void *inst, uint32_t h_msb, uint32_t h_lsb, uint32_t index,
-                     const uint32_t *value, char *msg, size_t msg_len);
-    /* getWitness(i) and readSharedRWMemory for i in [first, first+count):
-     * |out| receives count * |stride_words| words, value i at
-     * out[(i-first)*stride_words], n32 words least significant first, the
-     * rest of each stride zeroed. */
-    int (*get_witness)(void *inst, uint32_t first, uint32_t count, uint32_t *out,
-                       uint32_t stride_words, char *msg, size_t msg_len);
-    /* CUZK_WC_FLAG_* of the instance. */
-    uint32_t (*flags)(void *inst);
-} cuzk_wc_abi;
+#define WC_REP_VALS 16
+#define WC_REP_MSG 1024
 
-/* The instance computes field products natively (wc_glue.c.in). */
-#define CUZK_WC_FLAG_NATIVE_FR 1u
+typedef struct wc_req {
+    uint32_t op;
+    uint32_t a, b;
+    uint32_t log_max;   /* WC_OP_CALC: log lines to send at most */
+    uint64_t count;     /* WC_OP_CALC: input records */
+    uint64_t n_witness; /* WC_OP_CALC: witness values to write */
+    uint64_t in_off, out_off;
+    uint64_t shm_bytes; /* the shared memory file's size */
+} wc_req;
+
+typedef struct wc_rep {
+    uint32_t op;
+    int32_t rc; /* CUZK_WC_* */
+    uint32_t vals[WC_REP_VALS];
+    char msg[WC_REP_MSG]; /* the reason when rc != 0; the line of a WC_OP_LOG */
+} wc_rep;
+
+/* One input value to set: writeSharedRWMemory(j, v[j]) for j < 8, then
+ * setInputSignal(hi, lo, index). */
+typedef struct wc_set {
+    uint32_t hi, lo, index, pad;
+    uint32_t v[8];
+} wc_set;
 
 #endif

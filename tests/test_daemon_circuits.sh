@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# cuzkd against circuits that misbehave: each circuit is a client's program,
+# so each case checks that the daemon survives, the job (or the request)
+# fails with a clear reason within its limit, no worker keeps burning CPU,
+# and the daemon still serves.  Modules are made here (hostile_wasm.py,
+# wabt's wat2wasm):
+#
+#   recurse     deep recursion in getVersion (a native stack overflow)
+#   lie_n32     getFieldNumLen32 says 8, then 0x7fffffff
+#   start_loop  an endless start function: the submit answers within
+#               wc_timeout_s
+#   calc_loop   an endless calculation: the job fails within wc_timeout_s
+#               (and within its deadline); SIGTERM stops a daemon in the
+#               middle of one within its drain timeout
+#   membomb     200 MiB of memory against wc_memory=64M
+#   log_flood   20,000 log() lines: at most wc_log_lines reach the log
+#   fuzz        modules whose exports report random sizes
+#   limits      wc_max_wasm_bytes, max_circuits (hard links of one wasm)
+#   cache       a cache folder of another user (with a planted object), a
+#               folder others may write, a tampered object in our own
+#               cache: nothing planted ever runs
+#   binding     a client cannot bind a circuit to an operator's key, nor
+#               to a key that exists already
+#   seccomp     a worker that opens a file after its filter dies of SIGSYS
+#
+# Needs root (CI runs as root) to plant files as user nobody.
+set -u
+. "$(dirname "$0")/daemon/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is not installed"
+command -v wat2wasm >/dev/null || skip "wat2wasm (Debian's wabt) is not installed"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+[ "$(id -u)" = 0 ] || skip "the planted-cache cases need root to act as user nobody"
+nobody_uid=$(id -u nobody 2>/dev/null) || skip "there is no user nobody"
+as_nobody() { setpriv --reuid="$nobody_uid" --regid="$(id -g nobody)" --clear-groups "$@"; }
+W="python3 $src/tests/daemon/hostile_wasm.py"
+
+gen_circuit small bn128 4
+cache=$tmp/cache
+mkdir -m 700 "$cache"
+
+# alive: the daemon process still runs and answers.
+alive() {
+  if kill -0 "$DPID" 2>/dev/null; then ok; else bad "$1: the daemon died"; return; fi
+  expect 200 -- /healthz
+}
+
+# busy_children PID: worker processes of PID using CPU now (state R).
+busy_children() {
+  local n=0 p st
+  for p in $(ps --ppid "$1" -o pid= 2>/dev/null); do
+    st=$(ps -o stat= -p "$p" 2>/dev/null)
+    case "$st" in R*) n=$((n + 1)) ;; esac
+  done
+  echo $n
+}
+no_burn() {
+  sleep 1
+  local n
+  n=$(busy_children "$DPID")
+  check "$1: workers still running after the failure" "$n" 0
+}
+
+# job_circuit WASM [EXTRA]: submit a job of key op naming WASM; $code, $tmp/body.
+job_circuit() {
+  printf '{"key":"op","circuit":"%s",%s"input":{"a":7}}' "$1" "${2:+$2,}" >"$tmp/job.json"
+  req -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/job.json" /v1/jobs
+}
+
+# msg_has WHAT TEXT: the last body's error (or a job's) contains TEXT.
+msg_has() {
+  local m
+  m=$(jget "$tmp/body" error)
+  [ "$m" = "<missing>" ] && m=$(cat "$tmp/body")
+  case "$m" in *"$2"*) ok ;; *) bad "$1: '$m' does not name '$2'" ;; esac
+}
+
+start_daemon d --wc_cache_dir="$cache" --wc_timeout_s=3 --wc_memory=64M --wc_log_lines=5 \
+  --max_circuits=12 --wc_max_wasm_bytes=1M --keys="op=$tmp/small.zkey" || finish
+expect 200 -- /v1/keys/op
+nv=$(jget "$tmp/body" n_vars)
+for k in good recurse lie_n32 start_loop calc_loop membomb log_flood; do
+  $W $k "$tmp/$k.wasm" "$nv" >/dev/null || bad "cannot make $k.wasm"
+done
+
+# --- a well-behaved module goes through ----------------------------------------
+job_circuit "$tmp/good.wasm"
+check "good: submit" "$code" 202
+alive good
+
+# --- recursion deep enough to overflow a native stack ---------------------------
+job_circuit "$tmp/recurse.wasm"
+case "$code" in 202 | 4* | 5*) ok ;; *) bad "recurse: HTTP $code" ;; esac
+alive recurse
+
+# --- a module that lies about its field width -----------------------------------
+# (refused at the submit, or the job fails: where the lie shows depends on
+# which call the module lies to)
+job_circuit "$tmp/lie_n32.wasm"
+if [ "$code" = 202 ]; then
+  req "/v1/jobs/$(jget "$tmp/body" request_id)/result?timeout_ms=30000"
+  check "lie_n32: job state" "$(jget "$tmp/body" state)" failed
+else
+  [ "$code" -ge 400 ] && ok || bad "lie_n32: HTTP $code"
+fi
+msg_has lie_n32 "words"
+alive lie_n32
+
+# --- an endless start function: the submit answers within its limit ------------
+t0=$SECONDS
+job_circuit "$tmp/start_loop.wasm"
+[ "$code" -ge 400 ] && ok || bad "start_loop: HTTP $code, expected a refusal"
+msg_has start_loop "ran past its time"
+[ $((SECONDS - t0)) -le 13 ] && ok || bad "start_loop: answered after $((SECONDS - t0)) s (limit 3 s)"
+no_burn start_loop
+alive start_loop
+
+# --- an endless calculation: the job fails within its limit ---------------------
+for extra in "" '"deadline_ms":1500'; do
+  t0=$SECONDS
+  job_circuit "$tmp/calc_loop.wasm" "$extra"
+  check "calc_loop ($extra): submit" "$code" 202
+  rid=$(jget "$tmp/body" request_id)
+  req "/v1/jobs/$rid/result?timeout_ms=30000"
+  st=$(jget "$tmp/body" state)
+  case "$st" in failed | expired) ok ;; *) bad "calc_loop ($extra): state $st: $(head -c 300 "$tmp/body")" ;; esac
+  [ $((SECONDS - t0)) -le 13 ] && ok || bad "calc_loop ($extra): ended after $((SECONDS - t0)) s"
+  no_burn "calc_loop ($extra)"
+done
+alive calc_loop
+
+# --- a memory bomb against wc_memory=64M -----------------------------------------
+rss0=$(awk '/VmRSS/ {print $2}' /proc/$DPID/status)
+job_circuit "$tmp/membomb.wasm"
+[ "$code" -ge 400 ] && ok || bad "membomb: HTTP $code, expected a refusal"
+rss1=$(awk '/VmRSS/ {print $2}' /proc/$DPID/status)
+[ $((rss1 - rss0)) -lt 102400 ] && ok || bad "membomb: the daemon grew by $((rss1 - rss0)) KiB"
+alive membomb
+
+# --- 20,000 log() lines ------------------------------------------------------------
+before=$(grep -c "circuit log" "$tmp/d.log")
+job_circuit "$tmp/log_flood.wasm"
+rid=$(jget "$tmp/body" request_id)
+req "/v1/jobs/$rid/result?timeout_ms=30000"
+after=$(grep -c "circuit log" "$tmp/d.log")
+[ $((after - before)) -le 12 ] && ok || bad "log_flood: $((after - before)) lines in the daemon log"
+grep -q "more log() lines" "$tmp/d.log" && ok || bad "log_flood: no summary of the lines left out"
+alive log_flood
+
+# --- fuzz: exports that report random sizes ---------------------------------------
+for seed in $(seq 1 10); do
+  $W random "$tmp/r$seed.wasm" "$nv" "$seed" >/dev/null || { bad "cannot make r$seed"; continue; }
+  job_circuit "$tmp/r$seed.wasm"
+  if [ "$code" -ge 400 ]; then
+    m=$(jget "$tmp/body" error)
+    [ -n "$m" ] && [ "$m" != "<missing>" ] && ok || bad "fuzz $seed: no message"
+  fi
+  kill -0 "$DPID" 2>/dev/null && ok || { bad "fuzz $seed: the daemon died"; break; }
+done
+alive fuzz
+
+# --- limits: wasm size, circuits known ---------------------------------------------
+python3 -c "
+import sys
+sys.stdout.buffer.write(open('$tmp/good.wasm','rb').read() + bytes([0, 0x83, 0x80, 0x80, 1, 1, 120]) + bytes(2 << 20))
+" >"$tmp/big.wasm"
+job_circuit "$tmp/big.wasm"
+[ "$code" -ge 400 ] && ok || bad "big wasm: HTTP $code"
+msg_has "big wasm" "wc_max_wasm_bytes"
+got_busy=0
+for i in $(seq 1 20); do
+  ln "$tmp/good.wasm" "$tmp/link$i.wasm"
+  job_circuit "$tmp/link$i.wasm"
+  if [ "$code" = 503 ]; then got_busy=1; msg_has max_circuits "max_circuits"; break; fi
+done
+check "max_circuits: refused past the bound" "$got_busy" 1
+alive limits
+
+# --- binding: operator's key, existing key -------------------------------------------
+printf '{"id":"op","path":"%s","circuit":"%s"}' "$tmp/small.zkey" "$tmp/good.wasm" >"$tmp/k.json"
+expect 403 -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/k.json" /v1/keys
+cp "$tmp/small.zkey" "$tmp/c1.zkey"
+printf '{"id":"c1","path":"%s"}' "$tmp/c1.zkey" >"$tmp/k.json"
+expect 200 -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/k.json" /v1/keys
+printf '{"id":"c1","path":"%s","circuit":"%s"}' "$tmp/c1.zkey" "$tmp/good.wasm" >"$tmp/k.json"
+expect 409 -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/k.json" /v1/keys
+expect 200 -- /v1/keys/c1
+check "c1: no circuit bound" "$(jget "$tmp/body" circuit)" ""
+
+# --- seccomp: a worker cannot open files ------------------------------------------------
+exe=$(ls "$cache"/*.wc | head -1)
+("$exe" 100000000 --probe-open /etc/hostname 3>/dev/null 4>/dev/null) 2>/dev/null
+check "seccomp: the probe's exit status (128 + SIGSYS)" "$?" 159
+
+# --- SIGTERM in the middle of an endless calculation -----------------------------------
+stop_daemon "$DPID"
+start_daemon t --wc_cache_dir="$cache" --wc_timeout_s=600 --drain_timeout_s=2 \
+  --keys="op=$tmp/small.zkey" || finish
+job_circuit "$tmp/calc_loop.wasm"
+check "sigterm: submit" "$code" 202
+sleep 1
+t0=$SECONDS
+kill -TERM "$DPID"
+for _ in $(seq 1 150); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$DPID" 2>/dev/null; then
+  bad "sigterm: the daemon still runs $((SECONDS - t0)) s after SIGTERM (drain 2 s)"
+  kill -KILL "$DPID"
+else
+  ok
+fi
+wait "$DPID" 2>/dev/null
+sleep 0.5
+left=$(ps -eo args | grep -c "^cuzk-wc-worker")
+check "sigterm: workers left" "$left" 0
+
+# --- the cache: another user's folder, a folder others may write, a tampered object ----
+marker=$tmp/planted-ran
+obj=$(basename "$(ls "$cache"/*.wc | head -1)")
+plant() { # plant DIR: an object that would leave a marker if it ever ran
+  printf '#!/bin/sh\ntouch %s\n' "$marker" >"$1/$obj"
+  chmod 755 "$1/$obj"
+  sha256sum "$1/$obj" | cut -c1-64 | tr -d '\n' >"$1/${obj%.wc}.sum"
+}
+mkdir -p "$tmp/other/wc"
+chmod 755 "$tmp/other"
+plant "$tmp/other/wc"
+cp "$tmp/good.wasm" "$tmp/other/good.wasm"
+chown -R nobody "$tmp/other/wc"
+chmod 755 "$tmp/other/wc"
+start_daemon o --wc_cache_dir="$tmp/other/wc" --keys="op=$tmp/small.zkey" || finish
+job_circuit "$tmp/good.wasm"
+[ "$code" -ge 400 ] && ok || bad "another user's cache: HTTP $code"
+msg_has "another user's cache" "belongs to uid $nobody_uid"
+mkdir -p "$tmp/open/wc"
+chmod 777 "$tmp/open/wc"
+stop_daemon "$DPID"
+start_daemon w --wc_cache_dir="$tmp/open/wc" --keys="op=$tmp/small.zkey" || finish
+job_circuit "$tmp/good.wasm"
+[ "$code" -ge 400 ] && ok || bad "a cache others may write: HTTP $code"
+msg_has "a cache others may write" "writable by others"
+stop_daemon "$DPID"
+# our own cache with the object replaced (its recorded hash kept): rebuilt, never run
+own=$tmp/own
+mkdir -m 700 "$own"
+cp "$cache"/* "$own"/ 2>/dev/null
+for f in "$own"/*.wc; do
+  printf '#!/bin/sh\ntouch %s\n' "$marker" >"$f"
+done
+start_daemon s --wc_cache_dir="$own" --keys="op=$tmp/small.zkey" || finish
+job_circuit "$tmp/good.wasm"
+check "tampered object: rebuilt and used" "$code" 202
+stop_daemon "$DPID"
+[ ! -e "$marker" ] && ok || bad "a planted object ran"
+finish
