@@ -302,12 +302,16 @@ static void bench_field(void) {
             for (unsigned c = 15; c <= 22; c++) {                             \
                 cuzk_gpu_ctx_tune(ctx, c, 0, 1);                              \
                 double t0 = now_ms();                                         \
-                cuzk_gpu_msm(st, gb, 0, (size_t)1 << sweep_log, d_sc,         \
-                             CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE, \
-                             &r, &err);                                       \
-                printf("bench_gpu: msm %s 2^%u window %u: %.2f ms "           \
-                       "(device scalars, profiled)\n",                        \
-                       name, sweep_log, c, now_ms() - t0);                    \
+                if (cuzk_gpu_msm(st, gb, 0, (size_t)1 << sweep_log, d_sc,    \
+                                 CUZK_GPU_SCALARS_MONT |                      \
+                                     CUZK_GPU_SCALARS_DEVICE,                 \
+                                 &r, &err) != CUZK_OK)                        \
+                    printf("bench_gpu: msm %s 2^%u window %u: %s\n", name,    \
+                           sweep_log, c, err.msg);                            \
+                else                                                          \
+                    printf("bench_gpu: msm %s 2^%u window %u: %.2f ms "       \
+                           "(device scalars, profiled)\n",                    \
+                           name, sweep_log, c, now_ms() - t0);                \
                 fflush(stdout);                                               \
             }                                                                 \
             cuzk_gpu_ctx_tune(ctx, 0, 0, 0);                                  \
