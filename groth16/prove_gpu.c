@@ -234,123 +234,114 @@ static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g
     return info.scratch_bytes;
 }
 
+/* What a key needs on the device, in bytes: its bases, one prover's
+ * buffers (witness twice, a/b/c), the A and B matrices, and the scratch of
+ * the G1 and the B2 MSM streams: default plans resident (s) and streamed
+ * (h), and the smallest plans that exist (m). */
+typedef struct key_need {
+    uint64_t bases, work, csr, s1, s2, h1, h2, m1, m2;
+} key_need;
+
+static void key_needs(const cuzk_gpu_key *gk, const key_view *v, key_need *k) {
+    cuzk_gpu_ctx *ctx = gk->ctx;
+    size_t g1 = g1_affine_bytes(gk->key->curve);
+    size_t nv = v->n_vars, big = nv > gk->n ? nv : gk->n;
+    k->bases = (uint64_t)g1 * (3 * nv + gk->n) + (uint64_t)2 * g1 * nv;
+    k->work = (uint64_t)FR_BYTES * (2 * nv + 3 * gk->n);
+    k->csr = csr_bytes(v, gk->n);
+    k->s1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, 0);
+    k->s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 0, 0);
+    k->h1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 0);
+    k->h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 0);
+    k->m1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 1);
+    k->m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 1);
+}
+
+/* The two MSM streams' limits from |left| bytes: their default plans (d1,
+ * d2) when those fit (0, the default rule itself, without a cap), else
+ * the smallest plans (m1, m2) and the rest in the ratio of the defaults. */
+static void split_limits(cuzk_gpu_key *gk, double left, uint64_t d1, uint64_t d2, uint64_t m1,
+                         uint64_t m2, int capped) {
+    if (left >= (double)(d1 + d2)) {
+        gk->msm_limit[0] = capped ? d1 : 0;
+        gk->msm_limit[1] = capped ? d2 : 0;
+        return;
+    }
+    double extra = left - (double)(m1 + m2);
+    gk->msm_limit[0] = m1 + (size_t)(extra * (double)d1 / (double)(d1 + d2));
+    gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+}
+
 /*
  * Where the key goes and what its provers' MSMs may use, decided before
  * anything is allocated, from the device memory the context sees (its cap
- * included).  Resident needs the bases, the matrices, one prover's
- * buffers (witness twice, a/b/c) and the default MSM scratch of the G1 and
- * the B2 stream within 90% of the free memory; otherwise the bases stay in
- * host memory, and the scratch limits shrink to what is left (the MSMs
- * then plan smaller windows and chunks).  A key that does not fit even
- * then is refused here, with the figures, rather than failing a proof.
+ * included).  Resident (AUTO) needs the bases, the matrices, one prover's
+ * buffers and the default MSM scratch of both streams within 90% of the
+ * free memory; DEVICE takes less scratch if it must.  Otherwise the bases
+ * stay in host memory with the scratch limits shrunk to what is left, and
+ * under a cap the matrices too when only that fits (a, b, c then come
+ * evaluated from the host).  A key that does not fit even then is refused
+ * here, naming the figures, rather than failing a proof.
  */
 static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_mode mode,
                              cuzk_error *err) {
     const double G = 1073741824.0;
-    cuzk_gpu_ctx *ctx = gk->ctx;
-    size_t g1 = g1_affine_bytes(gk->key->curve);
-    size_t nv = v->n_vars, big = nv > gk->n ? nv : gk->n;
-    uint64_t bases = (uint64_t)g1 * (3 * nv + gk->n) + (uint64_t)2 * g1 * nv;
-    uint64_t work = (uint64_t)FR_BYTES * (2 * nv + 3 * gk->n);
-    uint64_t csr = csr_bytes(v, gk->n);
-    uint64_t s1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, 0);
-    uint64_t s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 0, 0);
-    uint64_t h1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 0);
-    uint64_t h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 0);
-    uint64_t m1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 1);
-    uint64_t m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 1);
+    key_need k;
+    key_needs(gk, v, &k);
     cuzk_gpu_mem_info mi;
-    cuzk_gpu_ctx_mem(ctx, &mi);
+    cuzk_gpu_ctx_mem(gk->ctx, &mi);
+    int capped = mi.limit_bytes != 0;
     char cap[48] = "";
-    if (mi.limit_bytes)
+    if (capped)
         snprintf(cap, sizeof cap, " (device cap %.2f GiB)", mi.limit_bytes / G);
     double room = 0.9 * (double)mi.free_bytes;
-    uint64_t need_dev = bases + csr + work + s1 + s2;
+    uint64_t need_dev = k.bases + k.csr + k.work + k.s1 + k.s2;
     int host = mode == CUZK_GPU_KEY_HOST ||
                (mode == CUZK_GPU_KEY_AUTO && (double)need_dev > room);
-    if (!host && (double)need_dev > room) {
-        /* CUZK_GPU_KEY_DEVICE beyond the default scratch: resident with
-         * the scratch that is left, or refused */
-        double left = room - (double)(bases + csr + work);
-        if (left < (double)(m1 + m2))
-            return cuzk_fail(err, CUZK_ENOMEM,
-                             "GPU key (2^%u, %zu signals): resident it needs %.2f GiB of device "
-                             "memory at the least (bases %.2f, matrices %.2f, one prover's "
-                             "buffers %.2f, MSM scratch %.2f); 90%% of the %.2f GiB free%s is "
-                             "%.2f GiB",
-                             (unsigned)v->log_n, nv, (bases + csr + work + m1 + m2) / G,
-                             bases / G, csr / G, work / G, (m1 + m2) / G, mi.free_bytes / G,
-                             cap, room / G);
-        gk->msm_limit[0] = m1 + (size_t)((left - (double)(m1 + m2)) * (double)s1 /
-                                         (double)(s1 + s2));
-        gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
-        snprintf(gk->why, sizeof gk->why,
-                 "device memory: asked for; MSM scratch %.2f + %.2f GiB of the %.2f GiB free%s",
-                 gk->msm_limit[0] / G, gk->msm_limit[1] / G, mi.free_bytes / G, cap);
-    } else if (!host) {
-        gk->msm_limit[0] = mi.limit_bytes ? s1 : 0;
-        gk->msm_limit[1] = mi.limit_bytes ? s2 : 0;
+    /* what the MSMs get: room less the key's device part and one prover */
+    double left = room - (double)(k.csr + k.work + (host ? 0 : k.bases));
+    if (host && capped && left < (double)(k.m1 + k.m2) &&
+        left + (double)k.csr >= (double)(k.m1 + k.m2)) {
+        gk->no_csr = 1; /* the matrices stay on the host */
+        left += (double)k.csr;
+    }
+    if (left < (double)(k.m1 + k.m2))
+        return cuzk_fail(err, CUZK_ENOMEM,
+                         "GPU key (2^%u, %zu signals): %s it needs %.2f GiB of device memory at "
+                         "the least (bases %.2f, matrices %.2f, one prover's buffers %.2f, MSM "
+                         "scratch %.2f); 90%% of the %.2f GiB free%s is %.2f GiB",
+                         (unsigned)v->log_n, v->n_vars,
+                         host ? "even with its bases in host memory" : "resident",
+                         (k.csr + k.work + k.m1 + k.m2 + (host ? 0 : k.bases)) / G,
+                         host ? 0.0 : k.bases / G, k.csr / G, k.work / G, (k.m1 + k.m2) / G,
+                         mi.free_bytes / G, cap, room / G);
+    split_limits(gk, left, host ? k.h1 : k.s1, host ? k.h2 : k.s2, k.m1, k.m2, capped);
+    double l1 = gk->msm_limit[0] ? gk->msm_limit[0] : (host ? k.h1 : k.s1);
+    double l2 = gk->msm_limit[1] ? gk->msm_limit[1] : (host ? k.h2 : k.s2);
+    if (!host)
         snprintf(gk->why, sizeof gk->why,
                  "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB "
-                 "free%s",
-                 need_dev / G, bases / G, mi.free_bytes / G, cap);
-    } else {
-        /* streamed: the default scratch if it fits, else what is left,
-         * shared between the two streams in the ratio of their defaults */
-        double left = room - (double)(csr + work);
-        if (left < (double)(m1 + m2) && room - (double)work >= (double)(m1 + m2) &&
-            mi.limit_bytes) {
-            /* the matrices do not fit beside the rest: a, b, c are then
-             * evaluated on the CPU (cuzk_gpu_prove does; the engine's
-             * synthesis hands them over) */
-            gk->no_csr = 1;
-            left = room - (double)work;
-        }
-        if (left < (double)(m1 + m2))
-            return cuzk_fail(err, CUZK_ENOMEM,
-                             "GPU key (2^%u, %zu signals): even with its bases in host memory "
-                             "it needs %.2f GiB of device memory (matrices %.2f, one prover's "
-                             "buffers %.2f, MSM scratch %.2f at the least); 90%% of the %.2f "
-                             "GiB free%s is %.2f GiB",
-                             (unsigned)v->log_n, nv, (csr + work + m1 + m2) / G, csr / G,
-                             work / G, (m1 + m2) / G, mi.free_bytes / G, cap, room / G);
-        if (left >= (double)(h1 + h2)) {
-            gk->msm_limit[0] = mi.limit_bytes ? h1 : 0;
-            gk->msm_limit[1] = mi.limit_bytes ? h2 : 0;
-        } else {
-            gk->msm_limit[0] = (size_t)(left * (double)h1 / (double)(h1 + h2));
-            gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
-            if (gk->msm_limit[0] < m1 || gk->msm_limit[1] < m2) {
-                gk->msm_limit[0] = m1 + (size_t)((left - (double)(m1 + m2)) / 2);
-                gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
-            }
-        }
-        if (mode == CUZK_GPU_KEY_HOST)
-            snprintf(gk->why, sizeof gk->why,
-                     "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s",
-                     (gk->msm_limit[0] ? gk->msm_limit[0] : h1) / G,
-                     (gk->msm_limit[1] ? gk->msm_limit[1] : h2) / G, cap);
-        else
-            snprintf(gk->why, sizeof gk->why,
-                     "pinned host memory: resident it needs %.2f GiB (bases %.2f), more "
-                     "than 90%% of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
-                     need_dev / G, bases / G, mi.free_bytes / G, cap,
-                     (gk->msm_limit[0] ? gk->msm_limit[0] : h1) / G,
-                     (gk->msm_limit[1] ? gk->msm_limit[1] : h2) / G);
-    }
-    gk->host_streamed = host;
+                 "free%s; MSM scratch %.2f + %.2f GiB",
+                 (k.bases + k.csr + k.work + l1 + l2) / G, k.bases / G, mi.free_bytes / G, cap,
+                 l1 / G, l2 / G);
+    else if (mode == CUZK_GPU_KEY_HOST)
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s", l1 / G, l2 / G,
+                 cap);
+    else
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
+                 "of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
+                 need_dev / G, k.bases / G, mi.free_bytes / G, cap, l1 / G, l2 / G);
     if (gk->no_csr) {
         size_t w = strlen(gk->why);
         snprintf(gk->why + w, sizeof gk->why - w,
-                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", csr / G);
+                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", k.csr / G);
     }
-    if (mi.limit_bytes) {
-        uint64_t fixed = (gk->no_csr ? 0 : csr) + (host ? 0 : bases) + gk->msm_limit[0] +
-                         gk->msm_limit[1];
-        double spare = room - (double)fixed;
-        gk->max_provers = spare > 0 ? (unsigned)(spare / (double)work) : 0;
-        if (gk->max_provers == 0)
-            gk->max_provers = 1; /* checked above: one fits */
+    gk->host_streamed = host;
+    if (capped) { /* provers whose buffers fit beside the rest */
+        double spare = left - (double)(gk->msm_limit[0] + gk->msm_limit[1]) + (double)k.work;
+        gk->max_provers = spare >= (double)k.work ? (unsigned)(spare / (double)k.work) : 1;
     }
     return CUZK_OK;
 }
