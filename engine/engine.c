@@ -1048,8 +1048,6 @@ const char *cuzk_job_public_json(const cuzk_job *job, size_t i) {
 
 void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     memset(st, 0, sizeof *st);
-    st->now_ns = cuzk_now_ns();
-    st->uptime_ns = st->now_ns - e->start_ns;
     pthread_mutex_lock(&e->mem.lock);
     st->mem_budget = e->mem.budget;
     st->mem_used = e->mem.used;
@@ -1088,7 +1086,11 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     uint64_t acct[CUZK_MAX_DEVICES][ACCT_STATES];
     pthread_mutex_lock(&e->ready.lock);
     st->ready_queue = e->ready.q.n;
-    engine_acct_update_locked(e, cuzk_now_ns());
+    /* One clock read for the uptime and the device times, so that each
+     * device's busy + starved + idle-with-work is the uptime exactly. */
+    st->now_ns = cuzk_now_ns();
+    st->uptime_ns = st->now_ns - e->start_ns;
+    engine_acct_update_locked(e, st->now_ns);
     for (unsigned i = 0; i < e->n_devices; i++)
         memcpy(acct[i], e->devices[i].acct_ns, sizeof acct[i]);
     pthread_mutex_unlock(&e->ready.lock);

@@ -686,7 +686,8 @@ typedef struct cuzk_device_status {
     unsigned workers_alive;
     uint64_t proofs, failures;
     /* Wall time since the engine started, split three ways (they sum to
-     * the uptime): computing; idle with no work it could take (starved);
+     * the status's uptime_ns, read at the same instant, up to the rounding
+     * to seconds): computing; idle with no work it could take (starved);
      * idle although work it could take was ready or staged (hot-path
      * overhead: should stay near zero). */
     double busy_s, starved_s, idle_with_work_s;

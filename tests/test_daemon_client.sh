@@ -5,7 +5,8 @@
 # status / keys / trace commands, and the client's job options: the same
 # --request-id attaches to the done job (same proof, no new job),
 # --deadline-ms expires the job and --timeout cancels it, each with its
-# message and no output written.
+# message and no output written; a proof from a daemon with A, B or C
+# outside the prime-order subgroup is refused for that reason.
 # Usage: test_daemon_client.sh <path to cuzk> <source dir>; env CUZKD=<cuzkd>.
 set -u
 cuzk=$1
@@ -14,6 +15,7 @@ fx=$src/tests/interop/fixtures
 . "$(dirname "$0")/daemon/prelude.sh"
 need_cuzkd
 need_client "$cuzk"
+command -v python3 >/dev/null || skip "python3 is not installed"
 tmp=$(mktemp -d)
 pids=""
 cleanup() {
@@ -172,6 +174,55 @@ run "$cuzk" status
 # a few proofs through bench, checked on the client
 run "$cuzk" bench single -n 3 --verify --key "$zkey" --witness "$wtns" --addr "unix:$sock"
 [ $rc -eq 0 ] && grep -q "3 ok, 0 failed" "$tmp/out" && ok || bad "bench single"
+
+# --- the client checks the daemon's proof -------------------------------------
+# A daemon (tests/daemon/hostile.py fake) that answers every job with the
+# result file $tmp/fres.json.  With the fixture's own proof the client takes
+# it; with A, B or C moved out of the prime-order subgroup (the point plus a
+# torsion point, tests/torsion.py) it must refuse the proof with that
+# reason and write nothing, through prove and fullprove alike.
+fake_result() { # fake_result PROOF PUBLIC: the daemon's next answer
+  python3 -c 'import json, sys
+json.dump({"state": "done", "proofs": [{"proof": json.load(open(sys.argv[1])),
+           "public": json.load(open(sys.argv[2]))}]}, open(sys.argv[3], "w"))' \
+    "$1" "$2" "$tmp/fres.json"
+}
+fsock=$tmp/fake/cuzkd.sock
+mkdir -p "$tmp/fake"
+fake_result "$d/multiplier.proof.json" "$d/multiplier.public.json"
+python3 "$src/tests/daemon/hostile.py" fake "$fsock" "$tmp/fres.json" 120 &
+fpid=$!
+pids="$pids $fpid"
+for _ in $(seq 50); do [ -S "$fsock" ] && break; sleep 0.1; done
+rm -f "$tmp/p.json" "$tmp/pub.json"
+run "$cuzk" prove --addr "unix:$fsock" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
+[ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok ||
+  bad "the fake daemon's valid proof: rc $rc"
+echo '{"a": "3", "b": "11"}' >"$tmp/in.json"
+: >"$tmp/c.wasm" # named only: the fake daemon computes nothing
+for case in "bn128 pi_b prove" "bls12381 pi_a prove" "bls12381 pi_b prove" \
+  "bls12381 pi_c prove" "bn128 pi_b fullprove" "bls12381 pi_a fullprove"; do
+  set -- $case
+  cdir=$fx/$1
+  python3 "$src/tests/torsion.py" "$cdir/multiplier.proof.json" "$tmp/tor.json" "$2" ||
+    { bad "$case: no proof outside the subgroup"; continue; }
+  fake_result "$tmp/tor.json" "$cdir/multiplier.public.json"
+  rm -f "$tmp/p.json" "$tmp/pub.json"
+  if [ "$3" = prove ]; then
+    run "$cuzk" prove --addr "unix:$fsock" "$cdir/multiplier.zkey" "$cdir/multiplier.wtns" \
+      "$tmp/p.json" "$tmp/pub.json"
+  else
+    run "$cuzk" fullprove --addr "unix:$fsock" "$tmp/in.json" "$tmp/c.wasm" \
+      "$cdir/multiplier.zkey" "$tmp/p.json" "$tmp/pub.json"
+  fi
+  name=$(echo "${2#pi_}" | tr a-c A-C)
+  [ $rc -eq 1 ] &&
+    grep -q "check of the daemon's proof: .*point $name: .*not in the prime-order subgroup" "$tmp/err" &&
+    [ ! -e "$tmp/p.json" ] && [ ! -e "$tmp/pub.json" ] && ok ||
+    bad "$case: a proof outside the subgroup from the daemon: rc $rc"
+done
+kill "$fpid" 2>/dev/null
+wait "$fpid" 2>/dev/null
 
 # --- --request-id, --deadline-ms, --timeout ------------------------------------
 # The same request id again attaches to the done job: no new job, and the

@@ -16,7 +16,7 @@ time.  Addresses: unix:/path or host:port.
                                 for SECONDS; print "connections N bytes B"
   fake PATH RESULT SECONDS      a daemon on PATH that accepts any job and
                                 answers every result request with the JSON
-                                file RESULT
+                                file RESULT (read anew for each request)
   race ADDR ROUNDS N BODY...    per round, N connections POST /v1/jobs with
                                 one fresh request id (BODY's "@RID@"), the
                                 i-th sending BODY[i % len]; each sends all
@@ -153,7 +153,6 @@ def cmd_plant(path, seconds):
 
 
 def cmd_fake(path, result, seconds):
-    body_result = open(result, "rb").read()
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(path)
     s.listen(8)
@@ -189,7 +188,7 @@ def cmd_fake(path, result, seconds):
                 if method == "POST" and target.startswith("/v1/jobs"):
                     code, body = 202, b'{"job_id":1,"request_id":"fake","attached":false,"partitions":1}'
                 elif "/result" in target:
-                    code, body = 200, body_result
+                    code, body = 200, open(result, "rb").read()
                 elif target.startswith("/v1/keys"):
                     code, body = 200, b'{"keys":[]}'
                 else:
