@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/load.h"
@@ -52,7 +54,8 @@ static const char *help =
     "size (its proofs do not verify: not with --verify); --batch N lets a device\n"
     "take N ready partitions of one key per step (a GPU proves them in one pass over\n"
     "the bases); --gpu-mem-limit-gib caps each GPU's device memory (keys that do\n"
-    "not fit then stream from pinned host memory).  The report ends with the peak\n"
+    "not fit then stream from pinned host memory).  --dir keeps the key and witness\n"
+    "in DIR (made with its parents when missing).  The report ends with the peak\n"
     "resident memory of the process and each GPU's peak device memory.\n";
 
 typedef struct bench_opts {
@@ -155,6 +158,37 @@ static int parse(bench_opts *o, int argc, char **argv) {
     if (inputs && inputs != 3) {
         fprintf(stderr, "cuzk bench engine: --circuit, --zkey and --input go together\n");
         return 2;
+    }
+    return 0;
+}
+
+/* --dir DIR: DIR and the folders above it are made (0700) when they do not
+ * exist, as `mkdir -p` would; anything else there is an error that names
+ * the path. */
+static int make_dirs(const char *dir) {
+    char path[1024];
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof path) {
+        fprintf(stderr, "cuzk bench: --dir: %s\n", len ? "path too long" : "empty path");
+        return -1;
+    }
+    memcpy(path, dir, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char c = path[i];
+        path[i] = '\0';
+        struct stat st;
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "cuzk bench: --dir %s: cannot create %s: %s\n", dir, path,
+                    strerror(errno));
+            return -1;
+        }
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "cuzk bench: --dir %s: %s is not a folder\n", dir, path);
+            return -1;
+        }
+        path[i] = c;
     }
     return 0;
 }
@@ -419,6 +453,8 @@ int cmd_bench_engine(int argc, char **argv) {
     }
     char tmpl[] = "/tmp/cuzk-bench-engine-XXXXXX", zkey[1024], wtns[1024];
     const char *dir = o.dir;
+    if (dir && make_dirs(dir) != 0)
+        return 1;
     if (!dir && !(dir = mkdtemp(tmpl))) {
         perror("cuzk bench engine: mkdtemp");
         return 1;

@@ -194,6 +194,15 @@ done
 expect_fail "vk of the other curve" 1 "proof is for bn128, expected bls12381" \
   "$cuzk" verify "$fx/bls12381/multiplier.vk.json" "$fx/bn128/multiplier.public.json" "$fx/bn128/multiplier.proof.json"
 
+# cuzk bench --dir makes its folder and the ones above it, as mkdir -p; a
+# file in the way is named
+expect_ok "bench engine --dir DIR that does not exist" \
+  "$cuzk" bench engine --device cpu --log2 6 -n 1 -k 1 --dir "$tmp/bench/a/b"
+[ -f "$tmp/bench/a/b/engine_bn128_6.zkey" ] && ok || bad "bench --dir: no key in the folder it made"
+: >"$tmp/bench/file"
+expect_fail "bench engine --dir under a file" 1 "bench/file is not a folder" \
+  "$cuzk" bench engine --device cpu --log2 6 -n 1 -k 1 --dir "$tmp/bench/file/x"
+
 # usage errors exit 2
 expect_fail "usage error" 2 "usage: cuzk prove" "$cuzk" prove only-one-arg
 expect_fail "unknown command" 2 "frobnicate|usage" "$cuzk" frobnicate
