@@ -1,5 +1,8 @@
 /* cuzk info <file>: what a circom/snarkjs file is (curve, sizes). */
+#include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -9,8 +12,11 @@
 static const char *help =
     "usage: cuzk info <file>\n"
     "       cuzk info --gpu\n"
-    "Print what a .r1cs, .wtns or .zkey file holds: curve, counts, sizes.\n"
-    "The file type is taken from its magic bytes, not its name.\n"
+    "Print what a .r1cs, .wtns or .zkey file holds: curve, counts, sizes; or a\n"
+    "snarkjs JSON file: a verification key (curve, public signals, points checked),\n"
+    "a proof (curve, points checked), a public.json (signal count, the curves whose\n"
+    "field holds every value) or a circom input.json (signals and values).\n"
+    "The file type is taken from its contents, not its name.\n"
     "--gpu lists the CUDA devices (memory in use and free, multiprocessors,\n"
     "compute capability) and, when a cuzkd daemon is reachable (--addr,\n"
     "CUZK_ADDR or the default socket), the keys it holds on each GPU.\n";
@@ -81,6 +87,127 @@ static int info_zkey(const char *path, const cuzk_file_info *z) {
     return 0;
 }
 
+/* The number of leaves (numbers or strings) of a circom input value. */
+static size_t input_leaves(const json_t *v, size_t depth) {
+    if (depth > 64)
+        return 0;
+    if (!json_is_array(v))
+        return 1;
+    size_t n = 0, i;
+    const json_t *e;
+    json_array_foreach(v, i, e) n += input_leaves(e, depth + 1);
+    return n;
+}
+
+/* The reader's message names the file when it read one; it is printed
+ * with the path once. */
+static int info_fail(const char *path, const cuzk_error *err) {
+    if (!strncmp(err->msg, path, strlen(path)))
+        fprintf(stderr, "cuzk info: %s\n", err->msg);
+    else
+        fprintf(stderr, "cuzk info: %s: %s\n", path, err->msg);
+    return 1;
+}
+
+static int info_json_vk(const char *path) {
+    cuzk_vk *vk = NULL;
+    cuzk_error err = {0};
+    if (cuzk_vk_load(&vk, path, &err) != CUZK_OK)
+        return info_fail(path, &err);
+    printf("%s: snarkjs Groth16 verification key\n", path);
+    printf("  curve        %s\n", cuzk_curve_snarkjs_name(cuzk_vk_curve(vk)));
+    printf("  public       %zu signals (IC %zu points)\n", cuzk_vk_n_public(vk),
+           cuzk_vk_n_public(vk) + 1);
+    printf("  points       on the curve and in the prime-order subgroup\n");
+    cuzk_vk_release(vk);
+    return 0;
+}
+
+static int info_json_proof(const char *path) {
+    cuzk_proof_bytes pb;
+    cuzk_error err = {0};
+    if (cuzk_proof_bytes_read_json_file(&pb, CUZK_CURVE_NONE, path, &err) != CUZK_OK)
+        return info_fail(path, &err);
+    printf("%s: snarkjs Groth16 proof\n", path);
+    printf("  curve        %s\n", cuzk_curve_snarkjs_name(pb.curve));
+    printf("  points       A, B, C on the curve and in the prime-order subgroup\n");
+    return 0;
+}
+
+/* public.json: which curves' scalar field holds every value (a list of
+ * decimal strings says nothing else about its curve). */
+static int info_json_public(const char *path, size_t n) {
+    static const cuzk_curve curves[] = {CUZK_CURVE_BN254, CUZK_CURVE_BLS12_381};
+    char fits[64] = "";
+    for (size_t c = 0; c < sizeof curves / sizeof *curves; c++) {
+        uint8_t *out = NULL;
+        size_t m = 0;
+        cuzk_error err = {0};
+        if (cuzk_public_bytes_read_json_file(curves[c], &out, &m, path, &err) == CUZK_OK) {
+            size_t w = strlen(fits);
+            snprintf(fits + w, sizeof fits - w, "%s%s", w ? ", " : "",
+                     cuzk_curve_snarkjs_name(curves[c]));
+        } else if (err.status == CUZK_EFORMAT) {
+            return info_fail(path, &err);
+        }
+        free(out);
+    }
+    printf("%s: snarkjs public signals\n", path);
+    printf("  signals      %zu\n", n);
+    printf("  fits         %s\n", fits[0] ? fits : "no curve (a value is not below r)");
+    return fits[0] ? 0 : 1;
+}
+
+static int info_json_input(const char *path, const json_t *j) {
+    size_t values = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)j, k, v) values += input_leaves(v, 0);
+    printf("%s: circom input\n", path);
+    printf("  signals      %zu\n", json_object_size(j));
+    printf("  values       %zu\n", values);
+    return 0;
+}
+
+/* A JSON file: told apart by its members, each kind checked by the
+ * library's own reader. */
+static int info_json(const char *path) {
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        fprintf(stderr, "cuzk info: %s: invalid JSON at line %d: %s\n", path, je.line, je.text);
+        return 1;
+    }
+    int rc;
+    if (json_is_object(j) && json_object_get(j, "vk_alpha_1"))
+        rc = info_json_vk(path);
+    else if (json_is_object(j) && json_object_get(j, "pi_a"))
+        rc = info_json_proof(path);
+    else if (json_is_array(j))
+        rc = info_json_public(path, json_array_size(j));
+    else if (json_is_object(j))
+        rc = info_json_input(path, j);
+    else {
+        fprintf(stderr, "cuzk info: %s: JSON, but neither a key, a proof, public signals nor "
+                        "an input\n", path);
+        rc = 1;
+    }
+    json_decref(j);
+    return rc;
+}
+
+/* Whether the file's first non-blank byte opens JSON. */
+static int looks_like_json(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int c;
+    while ((c = fgetc(f)) != EOF && isspace(c))
+        ;
+    fclose(f);
+    return c == '{' || c == '[';
+}
+
 int cmd_info(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(help, stdout);
@@ -93,6 +220,8 @@ int cmd_info(int argc, char **argv) {
         return 2;
     }
     const char *path = argv[1];
+    if (looks_like_json(path))
+        return info_json(path);
     cuzk_file_info info;
     cuzk_error err = {0};
     if (cuzk_file_inspect(&info, path, &err) != CUZK_OK)

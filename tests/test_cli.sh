@@ -203,6 +203,32 @@ expect_ok "bench engine --dir DIR that does not exist" \
 expect_fail "bench engine --dir under a file" 1 "bench/file is not a folder" \
   "$cuzk" bench engine --device cpu --log2 6 -n 1 -k 1 --dir "$tmp/bench/file/x"
 
+# cuzk info on snarkjs and circom JSON files: told by their contents, each
+# checked by the library's reader
+for curve in bn128 bls12381; do
+  d=$fx/$curve
+  expect_ok "$curve info vk.json" "$cuzk" info "$d/multiplier.vk.json"
+  grep -q "verification key" "$tmp/out" && grep -q "curve        $curve" "$tmp/out" &&
+    grep -q "public       1 signals" "$tmp/out" && ok || bad "$curve info vk.json: $(cat "$tmp/out")"
+  expect_ok "$curve info proof.json" "$cuzk" info "$d/multiplier.proof.json"
+  grep -q "Groth16 proof" "$tmp/out" && grep -q "curve        $curve" "$tmp/out" &&
+    ok || bad "$curve info proof.json: $(cat "$tmp/out")"
+  expect_ok "$curve info public.json" "$cuzk" info "$d/multiplier.public.json"
+  grep -q "signals      1" "$tmp/out" && ok || bad "$curve info public.json: $(cat "$tmp/out")"
+done
+printf '{"a": 3, "b": ["1", ["2", "3"]]}\n' >"$tmp/input.json"
+expect_ok "info input.json" "$cuzk" info "$tmp/input.json"
+grep -q "circom input" "$tmp/out" && grep -q "signals      2" "$tmp/out" &&
+  grep -q "values       4" "$tmp/out" && ok || bad "info input.json: $(cat "$tmp/out")"
+printf '["1", "%s"]\n' 52435875175126190479447740508185965837690552500527637822603658699938581184513 >"$tmp/pub-r.json"
+expect_fail "info public.json with a value no field holds" 1 "fits         no curve" \
+  "$cuzk" info "$tmp/pub-r.json"
+echo '{"pi_a": [' >"$tmp/broken.json"
+expect_fail "info malformed JSON" 1 "invalid JSON at line" "$cuzk" info "$tmp/broken.json"
+tr -d ' \n' <"$fx/bn128/multiplier.proof.json" | sed 's/"pi_a":\["[0-9]*"/"pi_a":["5"/' >"$tmp/offcurve.json"
+expect_fail "info proof with A off the curve" 1 "point A|not on the curve|on the curve" \
+  "$cuzk" info "$tmp/offcurve.json"
+
 # usage errors exit 2
 expect_fail "usage error" 2 "usage: cuzk prove" "$cuzk" prove only-one-arg
 expect_fail "unknown command" 2 "frobnicate|usage" "$cuzk" frobnicate
