@@ -102,6 +102,9 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
         cli_fail("wtns", input, &err);
         goto done;
     }
+    if (cuzk_wc_log_dropped(wc))
+        fprintf(stdout, "... and %u more log() lines of this calculation not shown\n",
+                cuzk_wc_log_dropped(wc));
     *calc_s = (cli_now_ns() - t1) / 1e9;
     *curve = cuzk_wc_circuit_curve(c);
     *n = nw;

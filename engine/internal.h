@@ -466,6 +466,13 @@ struct cuzk_job {
     pthread_cond_t cv;
     cuzk_status status;
     char msg[CUZK_ERROR_MSG_BYTES];
+    /* job->lock: the circuit's log() lines, the first ones kept, each ended
+     * by '\n' (at most wc_log_lines of them, CUZK_CIRCUIT_LOG_BYTES in all);
+     * the rest only counted.  A circuit's output is data of its job. */
+    char *clog;
+    size_t clog_len, clog_cap;
+    uint32_t clog_lines;
+    uint64_t clog_dropped;
     /* sched_lock */
     uint32_t next_dispatch;
     engine_job *sq_next, *sq_prev;
@@ -507,6 +514,7 @@ typedef struct engine_thread {
     engine_ring *ring;
     cuzk_wc **wc;
     unsigned n_wc;
+    engine_job *log_job; /* whose calculation runs now: its log() lines go there */
     /* synthesis threads: evaluate's working memory, a pool buffer kept
      * between partitions (grown for a larger key, shown as scratch) and
      * given back when the thread ends */
@@ -658,6 +666,9 @@ int engine_job_end(cuzk_engine *e, engine_job *j, cuzk_job_state state,
 void engine_part_drain(cuzk_engine *e, engine_part *p);
 /* Give back the partition's witness source (copy or caller's buffer). */
 void engine_part_release_source(cuzk_engine *e, engine_part *p);
+/* Keep |line| (may be NULL) of |j|'s circuit with the job, and count
+ * |dropped| more lines not shown (engine.c). */
+void engine_job_circuit_log(cuzk_engine *e, engine_job *j, const char *line, uint64_t dropped);
 /* The witness calculator options of the engine's configuration
  * (circuits.c). */
 void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o);

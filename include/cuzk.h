@@ -534,6 +534,22 @@ CUZK_API void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info,
                               cuzk_partition_info *parts, size_t n_parts);
 
 /*
+ * The lines the job's circuit printed with log() while computing its
+ * witnesses: data of the job, never written to the engine's log (which
+ * gets one line a job saying they exist).  The first ones are kept, at
+ * most cuzk_engine_config.wc_log_lines lines and CUZK_CIRCUIT_LOG_BYTES
+ * in all; later ones are only counted.  Lines are printable ASCII, each
+ * ended by '\n'.
+ * Out: |buf| (may be NULL with |cap| 0) gets as many whole lines as fit in
+ *   |cap| - 1 bytes and a NUL; |*lines| (may be NULL) the lines kept;
+ *   |*dropped| (may be NULL) the lines not kept.
+ * Returns the bytes the whole text needs, its NUL included.
+ */
+#define CUZK_CIRCUIT_LOG_BYTES 65536
+CUZK_API size_t cuzk_job_circuit_log(const cuzk_job *job, char *buf, size_t cap, uint32_t *lines,
+                                     uint64_t *dropped);
+
+/*
  * Wait until the job has an outcome, at most |timeout_ms| (negative: no
  * limit, 0: just look).
  * Returns the outcome: CUZK_OK (every proof ready), CUZK_ECANCELLED,

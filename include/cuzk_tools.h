@@ -132,7 +132,8 @@ typedef struct cuzk_wc_opts {
     uint64_t cache_max_bytes;      /* compiled objects kept; older ones removed (no bound) */
     uint64_t memory_bytes;         /* a worker's linear memory (4 GiB) */
     double calc_s;                 /* wall time of one calculation or start (600 s) */
-    unsigned log_lines;            /* log() lines passed on per calculation (100) */
+    unsigned log_lines;            /* log() lines passed to |print| per calculation (100);
+                                      the rest are counted: cuzk_wc_log_dropped */
 } cuzk_wc_opts;
 
 /*
@@ -185,6 +186,10 @@ CUZK_API int cuzk_wc_circuit_native(const cuzk_wc_circuit *c);
 CUZK_API cuzk_status cuzk_wc_new(cuzk_wc **wc, const cuzk_wc_circuit *c, cuzk_wc_print_fn print,
                                  void *print_ctx, cuzk_error *err);
 CUZK_API void cuzk_wc_free(cuzk_wc *wc);
+
+/* The log() lines of |wc|'s last calculation that were not passed to its
+ * print callback (past cuzk_wc_opts.log_lines); 0 before any. */
+CUZK_API uint32_t cuzk_wc_log_dropped(const cuzk_wc *wc);
 
 /*
  * Parse |len| bytes of input.json for circuit |c| the way snarkjs does

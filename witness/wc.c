@@ -63,6 +63,7 @@ struct cuzk_wc {
     wc_worker w;
     cuzk_wc_print_fn print;
     void *print_ctx;
+    uint32_t log_dropped; /* log() lines past the cap in the last calculation */
 };
 
 /* A wait's bounds and where log lines go. */
@@ -554,6 +555,7 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
     wt.stop_ctx = stop_ctx;
     wt.print = wc->print;
     wt.print_ctx = wc->print_ctx;
+    wc->log_dropped = 0;
     cuzk_status s = CUZK_OK;
     if (!wc->w.pid) {
         cuzk_error why = {0};
@@ -591,16 +593,12 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
                          "the witness calculator reports %u inputs set of %zu", r.vals[0],
                          in->n_values);
     }
-    if (r.vals[1] && wc->print) {
-        char line[160];
-        snprintf(line, sizeof line,
-                 "... and %u more log() lines of this calculation not shown (wc_log_lines = %u)",
-                 r.vals[1], log_max);
-        wc->print(wc->print_ctx, line);
-    }
+    wc->log_dropped = r.vals[1]; /* counted, not shown: the caller decides */
     memcpy(out, wc->w.map + out_off, out_bytes);
     return CUZK_OK;
 }
+
+uint32_t cuzk_wc_log_dropped(const cuzk_wc *wc) { return wc->log_dropped; }
 
 cuzk_status cuzk_wc_calculate(cuzk_wc *wc, void *out, const cuzk_wc_input *in,
                               cuzk_error *err) {
