@@ -1122,6 +1122,7 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     st->mem_intake = e->mem.by_kind[MEM_INTAKE];
     st->mem_scratch = e->mem.scratch_bytes;
     st->mem_pinned = e->mem.by_kind[MEM_PINNED];
+    st->mem_witness = e->mem.by_kind[MEM_WITNESS];
     pthread_mutex_unlock(&e->mem.lock);
     pthread_mutex_lock(&e->sched_lock);
     for (int q = 0; q < 4; q++)

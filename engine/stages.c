@@ -302,10 +302,15 @@ static cuzk_status thread_wc(engine_thread *th, engine_circuit *c, cuzk_wc **out
     if (c->idx >= th->n_wc) {
         unsigned n = c->idx + 4;
         cuzk_wc **a = realloc(th->wc, n * sizeof *a);
-        if (!a)
+        if (a)
+            th->wc = a;
+        uint64_t *ch = a ? realloc(th->wc_charged, n * sizeof *ch) : NULL;
+        if (!ch)
             return cuzk_fail(err, CUZK_ENOMEM, "no memory for a witness calculator");
+        th->wc_charged = ch;
         memset(a + th->n_wc, 0, (n - th->n_wc) * sizeof *a);
-        th->wc = a, th->n_wc = n;
+        memset(ch + th->n_wc, 0, (n - th->n_wc) * sizeof *ch);
+        th->n_wc = n;
     }
     if (!th->wc[c->idx]) {
         cuzk_status s = cuzk_wc_new(&th->wc[c->idx], c->wc, circuit_print, th, err);
@@ -338,6 +343,9 @@ static cuzk_status compute_witness(cuzk_engine *e, engine_thread *th, engine_par
         th->log_job = NULL;
         if (cuzk_wc_log_dropped(wc))
             engine_job_circuit_log(e, p->job, NULL, cuzk_wc_log_dropped(wc));
+        /* the worker's memory, as it is after this calculation (0 if it
+         * was killed), replaces what was charged for it */
+        engine_wc_charge(e, &th->wc_charged[c->idx], cuzk_wc_memory(wc));
         if (s == CUZK_OK)
             s = keep_public(p, k, err);
     }

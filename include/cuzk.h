@@ -728,9 +728,13 @@ typedef struct cuzk_engine_status {
      * workers' prover scratch (sized per key, kept between partitions).
      * mem_pinned: GPU provers' page-locked host staging buffers (sized per
      * key, kept between partitions; charged even when a larger key makes
-     * them pass the budget, which then admits nothing new until they fit). */
+     * them pass the budget, which then admits nothing new until they fit).
+     * mem_witness: the worker processes of witness calculators (one look-up
+     * worker a loaded circuit, one a synthesis thread and circuit), each
+     * as measured after its last calculation, shared pages divided among
+     * them. */
     uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
-        mem_buffers_idle, mem_intake, mem_scratch, mem_pinned;
+        mem_buffers_idle, mem_intake, mem_scratch, mem_pinned, mem_witness;
     /* Queues: jobs with partitions not yet admitted, by priority; partitions
      * waiting for synthesis, for a device, for a finalizer. */
     uint32_t queued_jobs[4];

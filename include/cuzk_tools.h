@@ -191,6 +191,14 @@ CUZK_API void cuzk_wc_free(cuzk_wc *wc);
  * print callback (past cuzk_wc_opts.log_lines); 0 before any. */
 CUZK_API uint32_t cuzk_wc_log_dropped(const cuzk_wc *wc);
 
+/* Memory (bytes) that the worker process of |wc|, or the look-up worker of
+ * circuit |c|, holds now: its proportional set size (pages it shares with
+ * other workers, such as the executable's, divided among them), at most
+ * cuzk_wc_opts.memory_bytes plus the executable.  0 when it has none
+ * running.  Reads /proc: for accounting after a calculation, not in a loop. */
+CUZK_API uint64_t cuzk_wc_memory(const cuzk_wc *wc);
+CUZK_API uint64_t cuzk_wc_circuit_memory(cuzk_wc_circuit *c);
+
 /*
  * Parse |len| bytes of input.json for circuit |c| the way snarkjs does
  * (`snarkjs wtns calculate`): each top-level member names an input signal;

@@ -87,7 +87,26 @@ done
 # --- a well-behaved module goes through ----------------------------------------
 job_circuit "$tmp/good.wasm"
 check "good: submit" "$code" 202
+good_rid=$(jget "$tmp/body" request_id)
 alive good
+
+# --- the workers' memory is charged to the budget ------------------------------
+# (worker processes used to be outside the budget: /v1/status said a few
+# MiB while each circuit's instances held their linear memory)
+req "/v1/jobs/$good_rid/result?timeout_ms=30000"
+check "good: job state" "$(jget "$tmp/body" state)" done
+expect 200 -- /v1/status
+ww=$(jget "$tmp/body" memory.witness_workers)
+used=$(jget "$tmp/body" memory.used)
+keys=$(jget "$tmp/body" memory.keys)
+buffers=$(jget "$tmp/body" memory.buffers)
+echo "good: memory.witness_workers = $ww bytes"
+[ "$ww" -gt 0 ] 2>/dev/null && ok || bad "good: memory.witness_workers is $ww"
+# two workers (the circuit's look-up worker, one synthesis thread's), each
+# under wc_memory (64M) plus its executable
+[ "$ww" -lt $((2 * 80 * 1048576)) ] 2>/dev/null && ok || bad "good: witness_workers $ww for two workers"
+[ "$used" -ge $((keys + buffers + ww)) ] 2>/dev/null && ok ||
+  bad "good: used $used leaves out the workers ($keys + $buffers + $ww)"
 
 # --- recursion deep enough to overflow a native stack ---------------------------
 job_circuit "$tmp/recurse.wasm"
