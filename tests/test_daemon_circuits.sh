@@ -23,6 +23,10 @@
 #   binding     a client cannot bind a circuit to an operator's key, nor
 #               to a key that exists already
 #   seccomp     a worker that opens a file after its filter dies of SIGSYS
+#   compile     a compile past wc_compile_timeout_s, or over
+#               wc_compile_memory, is refused naming the option and leaves
+#               no compiler running; with wc_compilers=1 two compiles asked
+#               at once never run together
 #
 # Needs root (CI runs as root) to plant files as user nobody.
 set -u
@@ -282,4 +286,62 @@ job_circuit "$tmp/good.wasm"
 check "tampered object: rebuilt and used" "$code" 202
 stop_daemon "$DPID"
 [ ! -e "$marker" ] && ok || bad "a planted object ran"
+
+# --- compile limits: time, memory, compilers at once ---------------------------------
+# (nothing bounded the compile: a 200 KB module of one 8,000-local function
+# held a submit for 49 s and its C compiler at 737 MiB)
+for k in 1 2 3; do
+  $W bigfn "$tmp/big$k.wasm" "$nv" "$k" >/dev/null || bad "cannot make big$k.wasm"
+done
+# compilers DIR [WHAT]: processes whose arguments name the compile folder DIR
+# (cuzkd's own arguments name DIR too; so does this awk)
+compilers() {
+  ps -eo pid=,args= | awk -v d="$1" -v w="${2:-.}" -v me="$DPID" \
+    '$1 != me && index($0, d) && $0 ~ w && !/ awk /' | wc -l
+}
+climit=$tmp/climit
+mkdir -m 700 "$climit"
+start_daemon c1 --wc_cache_dir="$climit" --wc_compile_timeout_s=1 --wc_compilers=1 \
+  --keys="op=$tmp/small.zkey" || finish
+t0=$SECONDS
+job_circuit "$tmp/big1.wasm"
+[ "$code" -ge 400 ] && ok || bad "compile time: HTTP $code, expected a refusal"
+msg_has "compile time" "wc_compile_timeout_s"
+[ $((SECONDS - t0)) -le 10 ] && ok || bad "compile time: answered after $((SECONDS - t0)) s (limit 1 s)"
+sleep 0.5
+check "compile time: compilers left running" "$(compilers "$climit")" 0
+# two compiles asked at once with wc_compilers=1: never two compilers
+# together (each is killed after its 1 s)
+for k in 2 3; do
+  printf '{"key":"op","circuit":"%s","input":{"a":7}}' "$tmp/big$k.wasm" >"$tmp/job$k.json"
+done
+submit_bg() {
+  curl -s --max-time 60 --unix-socket "$SOCK" -o /dev/null -X POST \
+    -H 'Content-Type: application/json' --data-binary "@$tmp/job$1.json" http://cuzkd/v1/jobs &
+}
+submit_bg 2
+j2=$!
+submit_bg 3
+j3=$!
+most=0
+for _ in $(seq 1 40); do
+  n=$(compilers "$climit" 'cc1|wasm2c|/as |collect2|/ld ')
+  [ "$n" -gt "$most" ] && most=$n
+  sleep 0.1
+done
+wait $j2 $j3
+check "wc_compilers=1: most compilers seen running at once" "$most" 1
+check "compilers: left running" "$(compilers "$climit")" 0
+alive "compile time"
+stop_daemon "$DPID"
+cm=$tmp/cm
+mkdir -m 700 "$cm"
+start_daemon cm --wc_cache_dir="$cm" --wc_compile_memory=64M --keys="op=$tmp/small.zkey" || finish
+job_circuit "$tmp/big1.wasm"
+[ "$code" -ge 400 ] && ok || bad "compile memory: HTTP $code, expected a refusal"
+msg_has "compile memory" "wc_compile_memory"
+sleep 0.5
+check "compile memory: compilers left running" "$(compilers "$cm")" 0
+alive "compile memory"
+stop_daemon "$DPID"
 finish
