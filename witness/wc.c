@@ -534,7 +534,9 @@ static cuzk_status shm_reserve(wc_worker *w, size_t bytes, cuzk_error *err) {
     if (ftruncate(w->shm, (off_t)bytes))
         return cuzk_fail(err, CUZK_ENOMEM, "witness calculator: %zu bytes of shared memory: %s",
                          bytes, strerror(errno));
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, w->shm, 0);
+    /* populated here at once, rather than a fault per page in the worker
+     * and another in the copy out */
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, w->shm, 0);
     if (m == MAP_FAILED)
         return cuzk_fail(err, CUZK_ENOMEM, "witness calculator: mmap %zu bytes: %s", bytes,
                          strerror(errno));
