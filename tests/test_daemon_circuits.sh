@@ -245,7 +245,8 @@ else
 fi
 wait "$DPID" 2>/dev/null
 sleep 0.5
-left=$(ps -eo args | grep -c "^cuzk-wc-worker")
+# workers of this test's cache only (the machine may run others' workers)
+left=$(for p in /proc/[0-9]*; do readlink "$p/exe" 2>/dev/null; done | grep -c "^$cache/")
 check "sigterm: workers left" "$left" 0
 
 # --- the cache: another user's folder, a folder others may write, a tampered object ----
