@@ -65,6 +65,7 @@ struct cuzk_wc {
     cuzk_wc_print_fn print;
     void *print_ctx;
     uint32_t log_dropped; /* log() lines past the cap in the last calculation */
+    const uint8_t *last;  /* the last witness, in the shared memory; NULL none */
 };
 
 /* A wait's bounds and where log lines go. */
@@ -560,6 +561,7 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
     wt.print = wc->print;
     wt.print_ctx = wc->print_ctx;
     wc->log_dropped = 0;
+    wc->last = NULL;
     cuzk_status s = CUZK_OK;
     if (!wc->w.pid && wc->w.shm < 0) {
         /* A first calculation in the thread that loaded the circuit (a
@@ -613,11 +615,15 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
                          in->n_values);
     }
     wc->log_dropped = r.vals[1]; /* counted, not shown: the caller decides */
-    memcpy(out, wc->w.map + out_off, out_bytes);
+    if (out)
+        memcpy(out, wc->w.map + out_off, out_bytes);
+    wc->last = wc->w.map + out_off;
     return CUZK_OK;
 }
 
 uint32_t cuzk_wc_log_dropped(const cuzk_wc *wc) { return wc->log_dropped; }
+
+const void *cuzk_wc_witness(const cuzk_wc *wc) { return wc->w.pid ? wc->last : NULL; }
 
 /* The memory |w|'s process holds: its proportional set size (pages shared
  * with other processes, such as the executable's, split among them), so
