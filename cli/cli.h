@@ -33,12 +33,13 @@ int cmd_fullprove(int argc, char **argv);    /* cuzk fullprove */
 /* Read a whole file into a NUL-terminated malloc'd buffer: 0, or -1 with
  * |err| set. */
 int cli_read_file(const char *path, char **data, size_t *len, cuzk_error *err);
-/* The witness of |input| (input.json) for circuit |wasm| (cli/cmd_wtns.c):
- * n plain 32-byte values (malloc'd), the circuit's curve, and the circuit
- * load and calculation times.  0, or 1 after printing the error. */
+/* The witness of |input| (input.json) for circuit |wasm| (cli/cmd_wtns.c)
+ * as a .wtns image (malloc'd, |*size| bytes, |*n| values), made straight
+ * from where the witness calculator wrote it, and the circuit load,
+ * calculation and image times.  0, or 1 after printing the error. */
 int cli_witness_from_inputs(const char *wasm, const char *input, const char *cache,
-                            int *curve, void **values, uint32_t *n, double *load_s,
-                            double *calc_s);
+                            uint8_t **image, size_t *size, uint32_t *n, double *load_s,
+                            double *calc_s, double *image_s);
 
 /* Commands that talk to a running cuzkd (cli/cmd_daemon.c, cli/client.h). */
 int cmd_status(int argc, char **argv);

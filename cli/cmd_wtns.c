@@ -64,8 +64,8 @@ int cli_read_file(const char *path, char **data, size_t *len, cuzk_error *err) {
 }
 
 int cli_witness_from_inputs(const char *wasm, const char *input, const char *cache,
-                            int *curve, void **values, uint32_t *n,
-                            double *load_s, double *calc_s) {
+                            uint8_t **image, size_t *size, uint32_t *n, double *load_s,
+                            double *calc_s, double *image_s) {
     cuzk_error err = {0};
     cuzk_wc_opts o = {.cache_dir = cache, .progress = progress_line};
     cuzk_wc_circuit *c = NULL;
@@ -92,20 +92,30 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
     }
     uint64_t t1 = cli_now_ns();
     uint32_t nw = cuzk_wc_circuit_n_witness(c);
-    if (!(out = malloc((size_t)nw * 32))) {
-        fprintf(stderr, "cuzk wtns: no memory for %u witness values\n", nw);
-        goto done;
-    }
+    /* the witness stays where the worker wrote it; the image is made from
+     * there (one copy, as when the module ran in this process) */
     if (cuzk_wc_input_parse(&in, c, text, len, &err) != CUZK_OK ||
         cuzk_wc_new(&wc, c, print_line, stdout, &err) != CUZK_OK ||
-        cuzk_wc_calculate(wc, out, in, &err) != CUZK_OK) {
+        cuzk_wc_calculate(wc, NULL, in, &err) != CUZK_OK) {
         cli_fail("wtns", input, &err);
         goto done;
     }
-    *calc_s = (cli_now_ns() - t1) / 1e9;
-    *curve = cuzk_wc_circuit_curve(c);
+    if (cuzk_wc_log_dropped(wc))
+        fprintf(stdout, "... and %u more log() lines of this calculation not shown\n",
+                cuzk_wc_log_dropped(wc));
+    uint64_t t2 = cli_now_ns();
+    *calc_s = (t2 - t1) / 1e9;
+    cuzk_curve curve = cuzk_wc_circuit_curve(c);
+    size_t bytes = cuzk_wtns_image(NULL, curve, NULL, nw);
+    if (!(out = malloc(bytes))) {
+        fprintf(stderr, "cuzk wtns: no memory for the .wtns image of %u values\n", nw);
+        goto done;
+    }
+    cuzk_wtns_image(out, curve, cuzk_wc_witness(wc), nw);
+    *image_s = (cli_now_ns() - t2) / 1e9;
+    *image = out;
+    *size = bytes;
     *n = nw;
-    *values = out;
     out = NULL;
     rc = 0;
 done:
@@ -137,30 +147,22 @@ static int calculate(int argc, char **argv) {
         fputs(help, stderr);
         return 2;
     }
-    int curve;
-    void *values = NULL;
+    uint8_t *img = NULL;
+    size_t size = 0;
     uint32_t n = 0;
-    double load_s = 0, calc_s = 0;
-    if (cli_witness_from_inputs(pos[0], pos[1], cache, &curve, &values, &n, &load_s, &calc_s))
+    double load_s = 0, calc_s = 0, image_s = 0;
+    if (cli_witness_from_inputs(pos[0], pos[1], cache, &img, &size, &n, &load_s, &calc_s,
+                                &image_s))
         return 1;
     uint64_t t0 = cli_now_ns();
-    size_t size = cuzk_wtns_image(NULL, (cuzk_curve)curve, values, n);
-    uint8_t *img = malloc(size);
     cuzk_error err = {0};
     int rc = 0;
-    if (!img) {
-        fprintf(stderr, "cuzk wtns: no memory for the .wtns image\n");
-        rc = 1;
-    } else {
-        cuzk_wtns_image(img, (cuzk_curve)curve, values, n);
-        if (cuzk_file_write_atomic(pos[2], img, size, &err) != CUZK_OK)
-            rc = cli_fail("wtns", pos[2], &err);
-    }
+    if (cuzk_file_write_atomic(pos[2], img, size, &err) != CUZK_OK)
+        rc = cli_fail("wtns", pos[2], &err);
     if (cli_verbose && !rc)
         fprintf(stderr, "cuzk wtns calculate: circuit load %.3f s | witness %.3f s (%u values) | "
-                "write %.3f s\n", load_s, calc_s, n, (cli_now_ns() - t0) / 1e9);
+                "write %.3f s\n", load_s, calc_s, n, image_s + (cli_now_ns() - t0) / 1e9);
     free(img);
-    free(values);
     return rc;
 }
 

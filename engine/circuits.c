@@ -152,6 +152,7 @@ static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring
     snprintf(c->load_msg, sizeof c->load_msg, "%s", s == CUZK_OK ? "" : why.msg);
     if (s == CUZK_OK) {
         c->wc = wc;
+        engine_wc_charge(e, &c->wc_charged, cuzk_wc_circuit_memory(wc));
         c->curve = cuzk_wc_circuit_curve(wc);
         c->n_witness = cuzk_wc_circuit_n_witness(wc);
     }
@@ -265,10 +266,23 @@ cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
     return s;
 }
 
+void engine_wc_charge(cuzk_engine *e, uint64_t *charged, uint64_t now) {
+    if (now > *charged) /* memory the worker holds already: charged even past the budget */
+        engine_mem_charge_held(&e->mem, MEM_WITNESS, now - *charged);
+    else
+        engine_mem_uncharge(&e->mem, MEM_WITNESS, *charged - now);
+    *charged = now;
+}
+
 void engine_thread_free_wc(engine_thread *th) {
-    for (unsigned i = 0; i < th->n_wc; i++)
+    for (unsigned i = 0; i < th->n_wc; i++) {
         cuzk_wc_free(th->wc[i]);
+        if (th->wc_charged)
+            engine_wc_charge(th->e, &th->wc_charged[i], 0);
+    }
     free(th->wc);
+    free(th->wc_charged);
+    th->wc_charged = NULL;
     th->wc = NULL;
     th->n_wc = 0;
 }
@@ -278,6 +292,7 @@ void engine_circuits_destroy(cuzk_engine *e) {
     while (c) {
         engine_circuit *next = c->next;
         cuzk_wc_circuit_free(c->wc);
+        engine_wc_charge(e, &c->wc_charged, 0);
         free(c->path);
         free(c);
         c = next;

@@ -186,9 +186,71 @@ static void job_free(engine_job *j) {
         free(p->path);
     }
     free(j->parts);
+    free(j->clog);
     pthread_cond_destroy(&j->cv);
     pthread_mutex_destroy(&j->lock);
     free(j);
+}
+
+void engine_job_circuit_log(cuzk_engine *e, engine_job *j, const char *line, uint64_t dropped) {
+    unsigned max = e->cfg.wc_log_lines ? e->cfg.wc_log_lines : 100;
+    int first = 0;
+    pthread_mutex_lock(&j->lock);
+    if (line) {
+        size_t n = strlen(line) + 1;
+        first = j->clog_lines == 0 && j->clog_dropped == 0;
+        if (j->clog_lines >= max || j->clog_len + n + 1 > CUZK_CIRCUIT_LOG_BYTES) {
+            dropped++;
+        } else {
+            if (j->clog_len + n + 1 > j->clog_cap) {
+                size_t cap = j->clog_cap ? j->clog_cap : 1024;
+                while (cap < j->clog_len + n + 1)
+                    cap *= 2;
+                if (cap > CUZK_CIRCUIT_LOG_BYTES)
+                    cap = CUZK_CIRCUIT_LOG_BYTES;
+                char *b = realloc(j->clog, cap);
+                if (b)
+                    j->clog = b, j->clog_cap = cap;
+            }
+            if (j->clog_len + n + 1 <= j->clog_cap) {
+                memcpy(j->clog + j->clog_len, line, n - 1);
+                j->clog[j->clog_len + n - 1] = '\n';
+                j->clog_len += n;
+                j->clog[j->clog_len] = 0;
+                j->clog_lines++;
+            } else {
+                dropped++; /* no memory for it: counted like the others */
+            }
+        }
+    }
+    j->clog_dropped += dropped;
+    pthread_mutex_unlock(&j->lock);
+    /* the daemon's log gets one line a job, never the circuit's text */
+    if (first)
+        engine_log(e, CUZK_LOG_INFO,
+                   "job %s: its circuit prints log() lines; they are kept with the job "
+                   "(its circuit_log, at most %u lines)", j->request_id, max);
+}
+
+size_t cuzk_job_circuit_log(const cuzk_job *job, char *buf, size_t cap, uint32_t *lines,
+                            uint64_t *dropped) {
+    engine_job *j = (engine_job *)job;
+    pthread_mutex_lock(&j->lock);
+    size_t need = j->clog_len + 1;
+    if (buf && cap) {
+        size_t n = j->clog_len < cap - 1 ? j->clog_len : cap - 1;
+        while (n > 0 && n < j->clog_len && j->clog[n - 1] != '\n')
+            n--; /* whole lines only */
+        if (n)
+            memcpy(buf, j->clog, n);
+        buf[n] = 0;
+    }
+    if (lines)
+        *lines = j->clog_lines;
+    if (dropped)
+        *dropped = j->clog_dropped;
+    pthread_mutex_unlock(&j->lock);
+    return need;
 }
 
 void engine_job_unref(engine_job *j) {
@@ -1058,6 +1120,7 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     st->mem_intake = e->mem.by_kind[MEM_INTAKE];
     st->mem_scratch = e->mem.scratch_bytes;
     st->mem_pinned = e->mem.by_kind[MEM_PINNED];
+    st->mem_witness = e->mem.by_kind[MEM_WITNESS];
     pthread_mutex_unlock(&e->mem.lock);
     pthread_mutex_lock(&e->sched_lock);
     for (int q = 0; q < 4; q++)

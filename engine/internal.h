@@ -78,6 +78,7 @@ typedef enum engine_mem_kind {
     MEM_INTAKE,  /* copies of in-memory witnesses */
     MEM_OTHER,   /* timeline rings */
     MEM_PINNED,  /* GPU provers' page-locked host staging buffers */
+    MEM_WITNESS, /* witness calculators' worker processes, as measured */
     MEM_KINDS
 } engine_mem_kind;
 
@@ -466,6 +467,13 @@ struct cuzk_job {
     pthread_cond_t cv;
     cuzk_status status;
     char msg[CUZK_ERROR_MSG_BYTES];
+    /* job->lock: the circuit's log() lines, the first ones kept, each ended
+     * by '\n' (at most wc_log_lines of them, CUZK_CIRCUIT_LOG_BYTES in all);
+     * the rest only counted.  A circuit's output is data of its job. */
+    char *clog;
+    size_t clog_len, clog_cap;
+    uint32_t clog_lines;
+    uint64_t clog_dropped;
     /* sched_lock */
     uint32_t next_dispatch;
     engine_job *sq_next, *sq_prev;
@@ -507,6 +515,8 @@ typedef struct engine_thread {
     engine_ring *ring;
     cuzk_wc **wc;
     unsigned n_wc;
+    engine_job *log_job; /* whose calculation runs now: its log() lines go there */
+    uint64_t *wc_charged; /* per wc[i]: its worker's memory charged (MEM_WITNESS) */
     /* synthesis threads: evaluate's working memory, a pool buffer kept
      * between partitions (grown for a larger key, shown as scratch) and
      * given back when the thread ends */
@@ -530,6 +540,7 @@ struct engine_circuit {
      * synthesis (acquire), which then may use |wc|, |curve|, |n_witness|. */
     _Atomic int state;
     cuzk_wc_circuit *wc;
+    uint64_t wc_charged; /* its look-up worker's memory charged (MEM_WITNESS) */
     cuzk_curve curve;
     uint32_t n_witness;
     /* circ_lock */
@@ -658,6 +669,12 @@ int engine_job_end(cuzk_engine *e, engine_job *j, cuzk_job_state state,
 void engine_part_drain(cuzk_engine *e, engine_part *p);
 /* Give back the partition's witness source (copy or caller's buffer). */
 void engine_part_release_source(cuzk_engine *e, engine_part *p);
+/* Keep |line| (may be NULL) of |j|'s circuit with the job, and count
+ * |dropped| more lines not shown (engine.c). */
+/* Charge (or give back) the change from |*charged| to |now| bytes of a
+ * witness worker's memory; |*charged| becomes |now| (circuits.c). */
+void engine_wc_charge(cuzk_engine *e, uint64_t *charged, uint64_t now);
+void engine_job_circuit_log(cuzk_engine *e, engine_job *j, const char *line, uint64_t dropped);
 /* The witness calculator options of the engine's configuration
  * (circuits.c). */
 void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o);

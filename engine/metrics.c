@@ -180,7 +180,7 @@ cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_er
                {"peak", st.mem_peak},       {"keys", st.mem_keys},
                {"buffers", st.mem_buffers}, {"buffers_idle", st.mem_buffers_idle},
                {"scratch", st.mem_scratch}, {"pinned", st.mem_pinned},
-               {"intake", st.mem_intake}};
+               {"intake", st.mem_intake},   {"witness_workers", st.mem_witness}};
     for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
         engine_sbuf_printf(&b, "cuzk_memory_bytes{kind=\"%s\"} %llu\n", mem[i].k,
                            (unsigned long long)mem[i].v);

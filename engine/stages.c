@@ -285,8 +285,11 @@ static cuzk_status keep_public(engine_part *p, const cuzk_key *k, cuzk_error *er
     return CUZK_OK;
 }
 
+/* A line the circuit printed: data of the job whose calculation runs. */
 static void circuit_print(void *ctx, const char *line) {
-    engine_log((cuzk_engine *)ctx, CUZK_LOG_INFO, "circuit log: %s", line);
+    engine_thread *th = ctx;
+    if (th->log_job)
+        engine_job_circuit_log(th->e, th->log_job, line, 0);
 }
 
 /* A calculation stops when its job does (cancelled, failed, or ended by
@@ -294,18 +297,23 @@ static void circuit_print(void *ctx, const char *line) {
 static int job_stopped(void *ctx) { return atomic_load(&((engine_job *)ctx)->stop); }
 
 /* This synthesis thread's instance of circuit |c|, made on first use. */
-static cuzk_status thread_wc(cuzk_engine *e, engine_thread *th, engine_circuit *c, cuzk_wc **out,
+static cuzk_status thread_wc(engine_thread *th, engine_circuit *c, cuzk_wc **out,
                              cuzk_error *err) {
     if (c->idx >= th->n_wc) {
         unsigned n = c->idx + 4;
         cuzk_wc **a = realloc(th->wc, n * sizeof *a);
-        if (!a)
+        if (a)
+            th->wc = a;
+        uint64_t *ch = a ? realloc(th->wc_charged, n * sizeof *ch) : NULL;
+        if (!ch)
             return cuzk_fail(err, CUZK_ENOMEM, "no memory for a witness calculator");
+        th->wc_charged = ch;
         memset(a + th->n_wc, 0, (n - th->n_wc) * sizeof *a);
-        th->wc = a, th->n_wc = n;
+        memset(ch + th->n_wc, 0, (n - th->n_wc) * sizeof *ch);
+        th->n_wc = n;
     }
     if (!th->wc[c->idx]) {
-        cuzk_status s = cuzk_wc_new(&th->wc[c->idx], c->wc, circuit_print, e, err);
+        cuzk_status s = cuzk_wc_new(&th->wc[c->idx], c->wc, circuit_print, th, err);
         if (s != CUZK_OK)
             return s;
     }
@@ -327,11 +335,20 @@ static cuzk_status compute_witness(cuzk_engine *e, engine_thread *th, engine_par
         s = cuzk_fail(err, CUZK_EINTERNAL, "the job's circuit is not loaded");
     else if ((s = engine_circuit_check(c, k->curve, cuzk_key_n_vars(k), err)) != CUZK_OK)
         ; /* admission checked it; the buffer's size depends on it */
-    else if ((s = thread_wc(e, th, c, &wc, err)) == CUZK_OK &&
-             (s = cuzk_wc_input_parse(&in, c->wc, p->intake, p->size, err)) == CUZK_OK &&
-             (s = cuzk_wc_calculate_until(wc, p->wbuf->p, in, p->job->deadline_ns, job_stopped,
-                                          p->job, err)) == CUZK_OK)
-        s = keep_public(p, k, err);
+    else if ((s = thread_wc(th, c, &wc, err)) == CUZK_OK &&
+             (s = cuzk_wc_input_parse(&in, c->wc, p->intake, p->size, err)) == CUZK_OK) {
+        th->log_job = p->job;
+        s = cuzk_wc_calculate_until(wc, p->wbuf->p, in, p->job->deadline_ns, job_stopped,
+                                    p->job, err);
+        th->log_job = NULL;
+        if (cuzk_wc_log_dropped(wc))
+            engine_job_circuit_log(e, p->job, NULL, cuzk_wc_log_dropped(wc));
+        /* the worker's memory, as it is after this calculation (0 if it
+         * was killed), replaces what was charged for it */
+        engine_wc_charge(e, &th->wc_charged[c->idx], cuzk_wc_memory(wc));
+        if (s == CUZK_OK)
+            s = keep_public(p, k, err);
+    }
     cuzk_wc_input_free(in);
     uint64_t t1 = cuzk_now_ns();
     atomic_store(&p->witness_ns, t1 - t0);

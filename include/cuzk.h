@@ -534,6 +534,22 @@ CUZK_API void cuzk_job_status(const cuzk_job *job, cuzk_job_info *info,
                               cuzk_partition_info *parts, size_t n_parts);
 
 /*
+ * The lines the job's circuit printed with log() while computing its
+ * witnesses: data of the job, never written to the engine's log (which
+ * gets one line a job saying they exist).  The first ones are kept, at
+ * most cuzk_engine_config.wc_log_lines lines and CUZK_CIRCUIT_LOG_BYTES
+ * in all; later ones are only counted.  Lines are printable ASCII, each
+ * ended by '\n'.
+ * Out: |buf| (may be NULL with |cap| 0) gets as many whole lines as fit in
+ *   |cap| - 1 bytes and a NUL; |*lines| (may be NULL) the lines kept;
+ *   |*dropped| (may be NULL) the lines not kept.
+ * Returns the bytes the whole text needs, its NUL included.
+ */
+#define CUZK_CIRCUIT_LOG_BYTES 65536
+CUZK_API size_t cuzk_job_circuit_log(const cuzk_job *job, char *buf, size_t cap, uint32_t *lines,
+                                     uint64_t *dropped);
+
+/*
  * Wait until the job has an outcome, at most |timeout_ms| (negative: no
  * limit, 0: just look).
  * Returns the outcome: CUZK_OK (every proof ready), CUZK_ECANCELLED,
@@ -713,9 +729,13 @@ typedef struct cuzk_engine_status {
      * workers' prover scratch (sized per key, kept between partitions).
      * mem_pinned: GPU provers' page-locked host staging buffers (sized per
      * key, kept between partitions; charged even when a larger key makes
-     * them pass the budget, which then admits nothing new until they fit). */
+     * them pass the budget, which then admits nothing new until they fit).
+     * mem_witness: the worker processes of witness calculators (one look-up
+     * worker a loaded circuit, one a synthesis thread and circuit), each
+     * as measured after its last calculation, shared pages divided among
+     * them. */
     uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
-        mem_buffers_idle, mem_intake, mem_scratch, mem_pinned;
+        mem_buffers_idle, mem_intake, mem_scratch, mem_pinned, mem_witness;
     /* Queues: jobs with partitions not yet admitted, by priority; partitions
      * waiting for synthesis, for a device, for a finalizer. */
     uint32_t queued_jobs[4];

@@ -132,7 +132,8 @@ typedef struct cuzk_wc_opts {
     uint64_t cache_max_bytes;      /* compiled objects kept; older ones removed (no bound) */
     uint64_t memory_bytes;         /* a worker's linear memory (4 GiB) */
     double calc_s;                 /* wall time of one calculation or start (600 s) */
-    unsigned log_lines;            /* log() lines passed on per calculation (100) */
+    unsigned log_lines;            /* log() lines passed to |print| per calculation (100);
+                                      the rest are counted: cuzk_wc_log_dropped */
 } cuzk_wc_opts;
 
 /*
@@ -186,6 +187,24 @@ CUZK_API cuzk_status cuzk_wc_new(cuzk_wc **wc, const cuzk_wc_circuit *c, cuzk_wc
                                  void *print_ctx, cuzk_error *err);
 CUZK_API void cuzk_wc_free(cuzk_wc *wc);
 
+/* The log() lines of |wc|'s last calculation that were not passed to its
+ * print callback (past cuzk_wc_opts.log_lines); 0 before any. */
+CUZK_API uint32_t cuzk_wc_log_dropped(const cuzk_wc *wc);
+
+/* The witness of |wc|'s last successful calculation where the worker wrote
+ * it (n_witness plain 32-byte values, read-only), for a caller that passed
+ * |out| NULL to save the copy; valid until |wc|'s next calculation or
+ * cuzk_wc_free.  NULL when there is none. */
+CUZK_API const void *cuzk_wc_witness(const cuzk_wc *wc);
+
+/* Memory (bytes) that the worker process of |wc|, or the look-up worker of
+ * circuit |c|, holds now: its proportional set size (pages it shares with
+ * other workers, such as the executable's, divided among them), at most
+ * cuzk_wc_opts.memory_bytes plus the executable.  0 when it has none
+ * running.  Reads /proc: for accounting after a calculation, not in a loop. */
+CUZK_API uint64_t cuzk_wc_memory(const cuzk_wc *wc);
+CUZK_API uint64_t cuzk_wc_circuit_memory(cuzk_wc_circuit *c);
+
 /*
  * Parse |len| bytes of input.json for circuit |c| the way snarkjs does
  * (`snarkjs wtns calculate`): each top-level member names an input signal;
@@ -212,7 +231,7 @@ CUZK_API size_t cuzk_wc_input_count(const cuzk_wc_input *in);
  * Compute the witness of |in| with instance |wc| (of the circuit |in| was
  * parsed for) into |out|: cuzk_wc_circuit_n_witness(c) values, each 32
  * bytes little-endian in plain (not Montgomery) form, the layout of a .wtns
- * file's values.
+ * file's values.  |out| NULL: not copied; read it with cuzk_wc_witness.
  * Returns: CUZK_OK; CUZK_EVERIFY (the circuit rejected the inputs: an
  *   assert failed, "Assert Failed. Error in template Num2Bits_1 line: 38");
  *   CUZK_EMISMATCH ("Not all inputs have been set. Only 2 out of 3");

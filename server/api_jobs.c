@@ -347,6 +347,29 @@ static json_int_t span_us(uint64_t a, uint64_t b, uint64_t now) {
     return (json_int_t)(((b ? b : now) - a) / 1000);
 }
 
+/* The lines the job's circuit printed, as data of the job: "circuit_log"
+ * (the first lines kept) and "circuit_log_dropped" (the rest, counted);
+ * both absent when it printed nothing. */
+static void add_circuit_log(json_t *j, const cuzk_job *job) {
+    uint32_t lines = 0;
+    uint64_t dropped = 0;
+    size_t need = cuzk_job_circuit_log(job, NULL, 0, &lines, &dropped);
+    if (!j || (!lines && !dropped))
+        return;
+    char *text = malloc(need);
+    json_t *a = json_array();
+    if (text && a) {
+        cuzk_job_circuit_log(job, text, need, NULL, &dropped);
+        for (char *p = text, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+            *nl = 0;
+            json_array_append_new(a, json_string(p));
+        }
+    }
+    free(text);
+    json_object_set_new(j, "circuit_log", a ? a : json_array());
+    json_object_set_new(j, "circuit_log_dropped", json_integer((json_int_t)dropped));
+}
+
 static json_t *job_json(cuzk_job *job) {
     size_t n = cuzk_job_partitions(job);
     cuzk_partition_info *parts = calloc(n ? n : 1, sizeof *parts);
@@ -379,6 +402,7 @@ static json_t *job_json(cuzk_job *job) {
         (json_int_t)((now - info.submit_ns) / 1000000), "partition", pa);
     if (j && info.simulated)
         json_object_set_new(j, "simulated", json_true());
+    add_circuit_log(j, job);
     return j;
 }
 
@@ -1159,6 +1183,7 @@ static enum MHD_Result result_json(cuzkd_request *r, cuzk_job *job, const cuzk_j
         json_array_append_new(proofs, json_pack("{s:o, s:o}", "proof", pjo, "public", puo));
     }
     json_object_set_new(j, "proofs", proofs);
+    add_circuit_log(j, job);
     return http_json(r, 200, j);
 }
 
@@ -1221,12 +1246,14 @@ enum MHD_Result api_jobs_result(cuzkd_request *r) {
     }
     if (s == CUZK_OK)
         reply = raw ? result_raw(r, job) : result_json(r, job, &info);
-    else
-        reply = http_json(r, 200,
-                          json_pack("{s:s, s:I, s:s, s:s, s:o}", "request_id", info.request_id,
-                                    "job_id", (json_int_t)info.id, "state",
-                                    cuzk_job_state_name(info.state), "status", cuzk_status_name(s),
-                                    "error", jtext(err.msg)));
+    else {
+        json_t *j = json_pack("{s:s, s:I, s:s, s:s, s:o}", "request_id", info.request_id,
+                              "job_id", (json_int_t)info.id, "state",
+                              cuzk_job_state_name(info.state), "status", cuzk_status_name(s),
+                              "error", jtext(err.msg));
+        add_circuit_log(j, job);
+        reply = http_json(r, 200, j);
+    }
     cuzk_job_release(job);
     return reply;
 }

@@ -75,7 +75,7 @@ enum MHD_Result api_status(cuzkd_request *r) {
     cuzkd_jobs_counts(srv, &jobs, &clients);
     json_t *j = json_pack(
         "{s:s, s:f, s:b, s:b, s:o,"
-        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
         " s:{s:[I,I,I,I], s:I, s:I, s:I}, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
         " s:o, s:I, s:I, s:o}",
@@ -84,7 +84,7 @@ enum MHD_Result api_status(cuzkd_request *r) {
         devices_json(&st), "memory", "budget", (json_int_t)st.mem_budget, "used",
         (json_int_t)st.mem_used, "peak", (json_int_t)st.mem_peak, "keys", (json_int_t)st.mem_keys,
         "buffers", (json_int_t)st.mem_buffers, "buffers_idle", (json_int_t)st.mem_buffers_idle,
-        "scratch", (json_int_t)st.mem_scratch, "pinned", (json_int_t)st.mem_pinned, "intake", (json_int_t)st.mem_intake, "queues", "jobs_by_priority",
+        "scratch", (json_int_t)st.mem_scratch, "pinned", (json_int_t)st.mem_pinned, "intake", (json_int_t)st.mem_intake, "witness_workers", (json_int_t)st.mem_witness, "queues", "jobs_by_priority",
         (json_int_t)st.queued_jobs[0], (json_int_t)st.queued_jobs[1], (json_int_t)st.queued_jobs[2],
         (json_int_t)st.queued_jobs[3], "synthesis", (json_int_t)st.synth_queue, "ready",
         (json_int_t)st.ready_queue, "finalize", (json_int_t)st.done_queue, "in_flight", in_flight,

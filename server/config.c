@@ -142,8 +142,9 @@ static const cuzkd_option options[] = {
      "comes first); a worker's start may take at most min(this, 30). Past\n"
      "it the worker is killed and the job fails."},
     {"wc_log_lines", OPT_UINT, F(wc_log_lines), "100", 1, 100000, NULL,
-     "Lines a circuit's log() may print per calculation; the rest are counted\n"
-     "in one summary line."},
+     "log() lines of a circuit kept with each job (its circuit_log in the\n"
+     "job's status; the first ones, 64 KiB at most); the rest are counted\n"
+     "(circuit_log_dropped).  The daemon's log gets one line a job."},
     {"wc_max_wasm_bytes", OPT_BYTES, F(wc_max_wasm_bytes), "256M", 1024, 1ULL << 40, NULL,
      "Largest circuit .wasm the daemon compiles; larger ones are refused."},
     {"wc_compile_timeout_s", OPT_UINT, F(wc_compile_timeout_s), "600", 1, 86400, NULL,

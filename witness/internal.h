@@ -25,6 +25,7 @@ typedef struct wc_worker {
     int shm;        /* memfd, -1: none */
     uint8_t *map;   /* the shared memory, mapped here */
     size_t map_bytes;
+    pid_t starter;  /* the thread that started it: the worker dies with it */
 } wc_worker;
 
 /* The most witness values a circuit may report (a key for more would not

@@ -48,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,8 @@ struct cuzk_wc {
     wc_worker w;
     cuzk_wc_print_fn print;
     void *print_ctx;
+    uint32_t log_dropped; /* log() lines past the cap in the last calculation */
+    const uint8_t *last;  /* the last witness, in the shared memory; NULL none */
 };
 
 /* A wait's bounds and where log lines go. */
@@ -274,6 +277,7 @@ static cuzk_status worker_start(const cuzk_wc_circuit *c, wc_worker *w, const wc
     }
     w->pid = pid;
     w->sock = sv[0];
+    w->starter = (pid_t)syscall(SYS_gettid);
     /* the module's start function: real circuits' take milliseconds */
     wc_wait st = *wt;
     uint64_t start_limit = cuzk_now_ns() + (uint64_t)(WC_START_S * 1e9);
@@ -531,7 +535,9 @@ static cuzk_status shm_reserve(wc_worker *w, size_t bytes, cuzk_error *err) {
     if (ftruncate(w->shm, (off_t)bytes))
         return cuzk_fail(err, CUZK_ENOMEM, "witness calculator: %zu bytes of shared memory: %s",
                          bytes, strerror(errno));
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, w->shm, 0);
+    /* populated here at once, rather than a fault per page in the worker
+     * and another in the copy out */
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, w->shm, 0);
     if (m == MAP_FAILED)
         return cuzk_fail(err, CUZK_ENOMEM, "witness calculator: mmap %zu bytes: %s", bytes,
                          strerror(errno));
@@ -554,7 +560,24 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
     wt.stop_ctx = stop_ctx;
     wt.print = wc->print;
     wt.print_ctx = wc->print_ctx;
+    wc->log_dropped = 0;
+    wc->last = NULL;
     cuzk_status s = CUZK_OK;
+    if (!wc->w.pid && wc->w.shm < 0) {
+        /* A first calculation in the thread that loaded the circuit (a
+         * one-shot `cuzk wtns calculate`) takes over the circuit's look-up
+         * worker, started and checked already, rather than start a second:
+         * a worker start (exec, linking, the module's start) is most of a
+         * small circuit's time.  Look-ups start another if they need one.
+         * Only that thread: the worker dies with the thread that started it. */
+        cuzk_wc_circuit *cc = (cuzk_wc_circuit *)c;
+        pthread_mutex_lock(&cc->query_lock);
+        if (cc->query.pid && cc->query.starter == (pid_t)syscall(SYS_gettid)) {
+            wc->w = cc->query;
+            worker_init(&cc->query);
+        }
+        pthread_mutex_unlock(&cc->query_lock);
+    }
     if (!wc->w.pid) {
         cuzk_error why = {0};
         if ((s = worker_start(c, &wc->w, &wt, &why)) == CUZK_OK)
@@ -591,15 +614,54 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
                          "the witness calculator reports %u inputs set of %zu", r.vals[0],
                          in->n_values);
     }
-    if (r.vals[1] && wc->print) {
-        char line[160];
-        snprintf(line, sizeof line,
-                 "... and %u more log() lines of this calculation not shown (wc_log_lines = %u)",
-                 r.vals[1], log_max);
-        wc->print(wc->print_ctx, line);
-    }
-    memcpy(out, wc->w.map + out_off, out_bytes);
+    wc->log_dropped = r.vals[1]; /* counted, not shown: the caller decides */
+    if (out)
+        memcpy(out, wc->w.map + out_off, out_bytes);
+    wc->last = wc->w.map + out_off;
     return CUZK_OK;
+}
+
+uint32_t cuzk_wc_log_dropped(const cuzk_wc *wc) { return wc->log_dropped; }
+
+const void *cuzk_wc_witness(const cuzk_wc *wc) { return wc->w.pid ? wc->last : NULL; }
+
+/* The memory |w|'s process holds: its proportional set size (pages shared
+ * with other processes, such as the executable's, split among them), so
+ * that workers of one circuit add up to what they take together; the
+ * resident size where the kernel has no smaps_rollup.  0 without one. */
+static uint64_t worker_memory(const wc_worker *w) {
+    if (w->pid <= 0)
+        return 0;
+    char path[64], line[128];
+    unsigned long long kb = 0, v;
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)w->pid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Pss: %llu kB", &v) == 1) {
+                kb = v;
+                break;
+            }
+        fclose(f);
+        return (uint64_t)kb << 10;
+    }
+    snprintf(path, sizeof path, "/proc/%d/statm", (int)w->pid);
+    if ((f = fopen(path, "re"))) {
+        unsigned long long pages;
+        if (fscanf(f, "%*u %llu", &pages) == 1)
+            kb = pages * (unsigned long long)(sysconf(_SC_PAGESIZE) / 1024);
+        fclose(f);
+    }
+    return (uint64_t)kb << 10;
+}
+
+uint64_t cuzk_wc_memory(const cuzk_wc *wc) { return worker_memory(&wc->w); }
+
+uint64_t cuzk_wc_circuit_memory(cuzk_wc_circuit *c) {
+    pthread_mutex_lock(&c->query_lock);
+    uint64_t m = worker_memory(&c->query);
+    pthread_mutex_unlock(&c->query_lock);
+    return m;
 }
 
 cuzk_status cuzk_wc_calculate(cuzk_wc *wc, void *out, const cuzk_wc_input *in,
