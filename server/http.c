@@ -558,13 +558,53 @@ static int body_append(cuzkd_request *r, const char *data, size_t n) {
     return 1;
 }
 
-static enum MHD_Result count_length_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                           const char *value) {
+/* How many Content-Length and Transfer-Encoding header lines a request has. */
+typedef struct framing_headers {
+    unsigned content_length, transfer_encoding;
+} framing_headers;
+
+static enum MHD_Result count_framing_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                            const char *value) {
     (void)kind;
     (void)value;
+    framing_headers *f = cls;
     if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
-        ++*(unsigned *)cls;
+        f->content_length++;
+    else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        f->transfer_encoding++;
     return MHD_YES;
+}
+
+/* Is |te| the coding "chunked", as libmicrohttpd reads it (the whole value,
+ * case aside; blanks after it make it something else to the library)? */
+static int te_is_chunked(const char *te) { return te && !strcasecmp(te, "chunked"); }
+
+/* Why the request's body cannot be delimited safely, or NULL when it can.
+ * libmicrohttpd 0.9.75 reads a body as chunked only when the first
+ * Transfer-Encoding line says exactly "chunked", and otherwise takes a
+ * body without Content-Length to be empty: "identity", "gzip, chunked",
+ * "chunked, identity" or a second line would leave the body's bytes to be
+ * parsed as further requests (request smuggling, RFC 9112 section 6.1).
+ * Only a single "chunked" is accepted, and only from HTTP/1.1 (an HTTP/1.0
+ * message with Transfer-Encoding has faulty framing, 6.1 again); the
+ * request is refused and the connection closed. */
+static const char *framing_problem(cuzkd_request *r, const char *version) {
+    framing_headers f = {0, 0};
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing_header, &f);
+    if (f.content_length > 1)
+        return "more than one Content-Length header";
+    if (!f.transfer_encoding)
+        return NULL;
+    if (f.content_length)
+        return "Content-Length together with Transfer-Encoding";
+    if (f.transfer_encoding > 1)
+        return "more than one Transfer-Encoding header";
+    if (!te_is_chunked(http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
+        return "Transfer-Encoding other than a single \"chunked\" (no other coding is "
+               "supported)";
+    if (version && strcmp(version, MHD_HTTP_VERSION_1_1))
+        return "Transfer-Encoding in a request older than HTTP/1.1";
+    return NULL;
 }
 
 /* A refusal decided before the body (401, 404, 405, 413 from the declared
@@ -595,9 +635,28 @@ static void refusal_drain(cuzkd_request *r) {
 }
 
 /* Phase 1: everything that can be decided before the body arrives. */
-static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url) {
+static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url,
+                                  const char *version) {
     cuzkd_server *srv = r->srv;
     client_identity(r, l);
+    /* A body whose end is ambiguous (a proxy in front may read it
+     * otherwise, and the bytes after it could pass for another request):
+     * refused first, whoever asks, and the connection with it. */
+    const char *framing = framing_problem(r, version);
+    if (framing) {
+        struct MHD_Response *resp = NULL;
+        char *text = NULL;
+        json_t *j = json_pack("{s:s, s:s}", "error", framing, "code", "bad_request");
+        if (j && (text = json_dumps(j, JSON_COMPACT)))
+            resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        json_decref(j);
+        if (resp)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        else
+            free(text);
+        LOG_INFO("http", "%s %s: refused: %s, client=%s", r->method, r->path, framing, r->client);
+        return queue(r, 400, resp, "application/json");
+    }
     refusal_drain(r);
     int public_page =
         (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
@@ -606,29 +665,6 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
     if (l->is_tcp && !public_page && !authorized(r))
         return http_error(r, 401, "unauthorized",
                           "TCP requests need the header Authorization: Bearer <token>");
-    /* Two Content-Length headers, or one with chunked encoding, make the
-     * body's end ambiguous (a proxy in front may read it otherwise): the
-     * request is refused, and the connection with it. */
-    unsigned n_cl = 0;
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_length_header, &n_cl);
-    const char *te0 = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    if (n_cl > 1 || (n_cl && te0)) {
-        struct MHD_Response *resp = NULL;
-        char *text = NULL;
-        json_t *j = json_pack("{s:s, s:s}", "error",
-                              n_cl > 1 ? "more than one Content-Length header"
-                                       : "Content-Length together with Transfer-Encoding",
-                              "code", "bad_request");
-        if (j && (text = json_dumps(j, JSON_COMPACT)))
-            resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-        json_decref(j);
-        if (resp)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-        else
-            free(text);
-        r->defer_ok = 0;
-        return queue(r, 400, resp, "application/json");
-    }
     const cuzkd_route *shape;
     r->route = route_find(r->method, url, r->param, sizeof r->param, &shape);
     if (!r->route) {
@@ -711,7 +747,6 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls) {
-    (void)version;
     cuzkd_listener *l = cls;
     cuzkd_request *r = *con_cls;
     if (!r) {
@@ -726,7 +761,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->start_ns = cuzk_now_ns();
         snprintf(r->path, sizeof r->path, "%s", url);
         atomic_fetch_add(&l->srv->requests, 1);
-        enum MHD_Result ret = first_call(r, l, url);
+        enum MHD_Result ret = first_call(r, l, url, version);
         r->defer_ok = 0;
         conn_set_phase(conn, PHASE_BODY,
                        r->body_allow_ns ? r->body_allow_ns

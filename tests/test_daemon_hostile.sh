@@ -19,7 +19,9 @@
 #   request id  the same id with other content: 409; same content attaches;
 #               submits of one id racing each other (one job, and each
 #               one with other content a 409)
-#   edges       deadline_ms overflow, conflicting Content-Length, JSON
+#   edges       deadline_ms overflow, conflicting Content-Length,
+#               Transfer-Encoding other than one "chunked" (400, closed, no
+#               request served from the body), JSON
 #               errors for 404/405, 401 lines rate-limited
 #   TCP paths   files named over TCP: 403 unless under remote_paths
 #
@@ -235,6 +237,12 @@ head -1 "$tmp/cl.out" | grep -q " 400 " && grep -q '"code":"bad_request"' "$tmp/
 printf 'POST /v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n' |
   $PY raw "unix:$SOCK" >"$tmp/te.out"
 head -1 "$tmp/te.out" | grep -q " 400 " && ok || bad "Content-Length with chunked: $(head -c 300 "$tmp/te.out")"
+# Transfer-Encoding other than a single "chunked" (RFC 9112 6.1), with a
+# request hidden in the body: one 400 and the connection closed, over the
+# socket, over TCP with the token and without it
+check "Transfer-Encoding framing (unix)" "$($PY framing "unix:$SOCK" -)" ok
+check "Transfer-Encoding framing (TCP)" "$($PY framing "$TCP" tok)" ok
+check "Transfer-Encoding framing (TCP, no token)" "$($PY framing "$TCP" -)" ok
 expect 404 -- /nothing/here
 check "404 is JSON" "$ctype" application/json
 expect 405 -- -X PUT /v1/jobs
