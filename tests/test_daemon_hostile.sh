@@ -6,7 +6,9 @@
 #
 #   files       a FIFO, a directory, a device, / and a witness named as key
 #               or witness: 400 at once, and none of them enters the key
-#               table; the key loader still works afterwards
+#               table; the key loader still works afterwards; 256 files that
+#               only start like a key fail to load and leave the table
+#               empty (max_keys), so a real key still loads
 #   socket      a socket planted by another user (nobody) in a folder every
 #               user may write to: `cuzk prove` refuses it, sends nothing
 #               and writes nothing; a daemon that answers with another
@@ -290,5 +292,32 @@ alive "idle eviction"
 load "after the cases"
 stop_daemon "$DPID"
 check "exit status" "$rc" 0
+# ---- files that only start like a key -------------------------------------------
+# 256 of them named by path (and a few imported under ids): every load
+# fails, and none of them keeps a place in the key table (max_keys=4), so
+# a real key still loads afterwards
+start_daemon junk --max_keys=4 || exit 1
+mkdir "$tmp/junk"
+for i in $(seq 256); do
+  { printf 'zkey\001\000\000\000'; head -c 64 /dev/zero; } >"$tmp/junk/j$i.zkey"
+done
+nbad=0
+for i in $(seq 256); do
+  req -X POST -d "{\"key\":\"$tmp/junk/j$i.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+  case $code in 4??) ;; *) nbad=$((nbad + 1)); [ $nbad = 1 ] && bad "junk key $i: HTTP $code $(head -c 200 "$tmp/body")" ;; esac
+done
+for i in $(seq 8); do
+  req -X POST -d "{\"id\":\"junk$i\",\"path\":\"$tmp/junk/j$i.zkey\"}" /v1/keys
+  case $code in 4??) ;; *) nbad=$((nbad + 1)); [ $nbad = 1 ] && bad "junk import $i: HTTP $code $(head -c 200 "$tmp/body")" ;; esac
+done
+check "junk keys refused" "$nbad" 0
+wait_for 10 status_is 'j.keys.length == 0' /v1/keys && ok ||
+  bad "failed keys kept in the key table: $(curl -s --unix-socket "$SOCK" http://cuzkd/v1/keys | head -c 300)"
+alive "256 files that only start like a key (a real key still loads)"
+expect 200 -- -X POST -d "{\"id\":\"real\",\"path\":\"$tmp/c.zkey\"}" /v1/keys
+
+stop_daemon "$DPID"
+check "exit status of the junk-key daemon" "$rc" 0
+
 echo "$n_alive liveness proofs"
 finish
