@@ -26,6 +26,9 @@
 #               request served from the body), JSON
 #               errors for 404/405, 401 lines rate-limited
 #   TCP paths   files named over TCP: 403 unless under remote_paths
+#   control     ESC, CR and LF in key paths and URLs (also without the
+#               token): escaped in the daemon's log, in `cuzk keys` and in
+#               `cuzk status`
 #
 # Needs root (CI runs as root) to drop privileges for the planted socket;
 # otherwise it fails under CUZK_REQUIRE_ALL=1 and skips without it.
@@ -296,7 +299,7 @@ check "exit status" "$rc" 0
 # 256 of them named by path (and a few imported under ids): every load
 # fails, and none of them keeps a place in the key table (max_keys=4), so
 # a real key still loads afterwards
-start_daemon junk --max_keys=4 || exit 1
+start_daemon junk --max_keys=4 --listen=127.0.0.1:0 --token=tok || exit 1
 mkdir "$tmp/junk"
 for i in $(seq 256); do
   { printf 'zkey\001\000\000\000'; head -c 64 /dev/zero; } >"$tmp/junk/j$i.zkey"
@@ -316,6 +319,31 @@ wait_for 10 status_is 'j.keys.length == 0' /v1/keys && ok ||
 alive "256 files that only start like a key (a real key still loads)"
 expect 200 -- -X POST -d "{\"id\":\"real\",\"path\":\"$tmp/c.zkey\"}" /v1/keys
 
+# ---- control bytes ------------------------------------------------------------------
+# ESC, CR and LF in a key's path and in URLs (also from a client without the
+# token) reach neither the daemon's log nor `cuzk keys` / `cuzk status`
+# raw: they are escaped as \xHH
+ESC=$(printf '\033')
+cp "$tmp/c.zkey" "$tmp/e${ESC}[31mred.zkey"
+cp "$tmp/c.zkey" "$tmp/n"$'\r\n'"FORGED.zkey"
+expect 202 -- -X POST -d "{\"key\":\"$tmp/e\\u001b[31mred.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 202 -- -X POST -d "{\"key\":\"$tmp/n\\r\\nFORGED.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 404 -- "/x%1b%5b31m%0d%0aFORGED"
+expect 404 -- -X POST -d "{\"key\":\"$tmp/none\\u001b[31m\\r\\nFORGED.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+JTCP=127.0.0.1:$(tcp_port "$tmp/junk.log")
+curl -s -o /dev/null "http://$JTCP/v1/jobs/x%1b%5b31m%0d%0aFORGED" # 401, logged
+"$cuzk" keys --addr "$SOCK" >"$tmp/keys.out" 2>&1
+"$cuzk" status --addr "$SOCK" >"$tmp/status.out" 2>&1
+for f in junk.log keys.out status.out; do
+  grep -q "$ESC" "$tmp/$f" && bad "$f: a raw ESC byte: $(grep -a "$ESC" "$tmp/$f" | head -2 | od -c | head -3)"
+  grep -aq '^FORGED' "$tmp/$f" && bad "$f: a line forged by a CR LF: $(grep -a -B1 '^FORGED' "$tmp/$f" | head -2)"
+done
+grep -Fq 'e\x1b[31mred.zkey' "$tmp/keys.out" && grep -Fq 'n\x0d\x0aFORGED.zkey' "$tmp/keys.out" &&
+  ok || bad "cuzk keys does not show the escaped paths: $(head -c 600 "$tmp/keys.out")"
+grep -Fq 'e\x1b[31mred.zkey' "$tmp/status.out" && ok ||
+  bad "cuzk status does not show the escaped path: $(tail -c 600 "$tmp/status.out")"
+grep -Fq '/x\x1b[31m\x0d\x0aFORGED 401' "$tmp/junk.log" && ok ||
+  bad "the 401 for a URL with control bytes is not logged escaped: $(grep -a ' 401 ' "$tmp/junk.log" | head -2)"
 stop_daemon "$DPID"
 check "exit status of the junk-key daemon" "$rc" 0
 
