@@ -78,6 +78,10 @@ static const cuzkd_option options[] = {
     {"max_body_bytes", OPT_BYTES, F(max_body_bytes), "1G", 1024, 1ULL << 50, NULL,
      "Largest request body (uploaded witnesses); larger requests get 413\n"
      "before their body is read. Suffixes K, M, G, T (powers of 1024)."},
+    {"max_input_bytes", OPT_BYTES, F(max_input_bytes), "16M", 1024, 1ULL << 50, NULL,
+     "Largest JSON submit body (circom inputs or witness paths; uploaded\n"
+     "witness bytes have max_body_bytes): a larger one gets 413 before its\n"
+     "body is read. Suffixes K, M, G, T."},
     {"upload_budget", OPT_BYTES, F(upload_budget), "0", 0, 1ULL << 60, NULL,
      "Memory for request bodies being received and uploaded witnesses not yet\n"
      "read by the engine (they are handed over without a copy). A submit that\n"

@@ -700,14 +700,20 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                                               : IGNORED_BODY_MAX;
     if (r->body_kind == BODY_JSON && r->body_max > srv->cfg->max_body_bytes)
         r->body_max = srv->cfg->max_body_bytes;
+    /* A JSON submit is parsed into far more memory than its bytes: its own,
+     * smaller limit (the parse is bounded too, see api_jobs.c). */
+    int json_submit = submit && r->body_kind == BODY_JSON;
+    if (json_submit && r->body_max > srv->cfg->max_input_bytes)
+        r->body_max = srv->cfg->max_input_bytes;
     const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     unsigned long long declared = 0;
     if (cl) {
         declared = declared_length(cl);
         if (declared > r->body_max)
             return http_error(r, 413, "payload_too_large",
-                              "request body of %s bytes is larger than the limit of %zu bytes", cl,
-                              r->body_max);
+                              "request body of %s bytes is larger than the limit of %zu bytes%s",
+                              cl, r->body_max,
+                              json_submit ? " for JSON submits (max_input_bytes)" : "");
     }
     /* The body's deadline: request_timeout_s, or a second per MiB.  It
      * starts once this call returns (on_request): a key load or a wait for
