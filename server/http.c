@@ -75,8 +75,9 @@ struct cuzkd_listener {
  * used to take every connection of a listener.  Each connection therefore
  * has a deadline for its request's headers (request_timeout_s from its
  * opening or from the end of its previous request) and one for the body
- * (request_timeout_s more, or one second per MiB declared if that is
- * longer).  A reaper thread shuts down the socket of a connection past its
+ * (request_timeout_s more, plus a second per MiB received: a deadline
+ * from the declared length let a body that declared 64 MiB and then
+ * trickled hold its upload buffer for a minute).  A reaper thread shuts down the socket of a connection past its
  * deadline; the connection's own thread then sees the end of the stream and
  * MHD closes it.  No deadline applies while a handler runs (a result wait
  * or a key load may be long) or while the response is sent (MHD's idle
@@ -522,6 +523,30 @@ static int authorized(cuzkd_request *r) {
 
 /* ---- the MHD callbacks ----------------------------------------------------------- */
 
+/* Bytes a body must arrive at, on average, after its first
+ * request_timeout_s: each MiB received buys a second more. */
+#define BODY_MIN_RATE_SHIFT 20
+
+/* |n| more body bytes arrived: the body's deadline is request_timeout_s
+ * from its start plus a second per MiB received so far.  A body that stalls
+ * or trickles is cut off (and its upload buffer given back) within about
+ * request_timeout_s, whatever length it declared; one that keeps up a MiB a
+ * second never is. */
+static void body_progress(cuzkd_request *r, size_t n) {
+    r->body_seen += n;
+    uint64_t deadline = r->body_start_ns + seconds_ns(r->srv->cfg->request_timeout_s) +
+                        (uint64_t)((double)r->body_seen * 1e9 / (1 << BODY_MIN_RATE_SHIFT));
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_ctx *c = ci ? ci->socket_context : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns_lock);
+    if (c->phase == PHASE_BODY)
+        c->deadline_ns = deadline;
+    pthread_mutex_unlock(&conns_lock);
+}
+
 static int body_append(cuzkd_request *r, const char *data, size_t n) {
     if (n > r->body_max - r->body_len) {
         r->body_overflow = 1;
@@ -715,13 +740,9 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                               cl, r->body_max,
                               json_submit ? " for JSON submits (max_input_bytes)" : "");
     }
-    /* The body's deadline: request_timeout_s, or a second per MiB.  It
-     * starts once this call returns (on_request): a key load or a wait for
-     * upload room below is the daemon's time, not the client's. */
-    uint64_t body_s = (cl ? declared : r->body_max) >> 20;
-    if (body_s < srv->cfg->request_timeout_s)
-        body_s = srv->cfg->request_timeout_s;
-    r->body_allow_ns = seconds_ns(body_s);
+    /* The body's deadline (body_progress) starts once this call returns
+     * (on_request): a key load or a wait for upload room below is the
+     * daemon's time, not the client's. */
     conn_set_phase(r->conn, PHASE_HANDLER, 0);
     /* From here on, a refusal waits for the body (see defer_ok). */
     const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
@@ -769,11 +790,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         atomic_fetch_add(&l->srv->requests, 1);
         enum MHD_Result ret = first_call(r, l, url, version);
         r->defer_ok = 0;
-        conn_set_phase(conn, PHASE_BODY,
-                       r->body_allow_ns ? r->body_allow_ns
-                                        : seconds_ns(l->srv->cfg->request_timeout_s));
+        r->body_start_ns = cuzk_now_ns();
+        conn_set_phase(conn, PHASE_BODY, seconds_ns(l->srv->cfg->request_timeout_s));
         return ret;
     }
+    if (*upload_size)
+        body_progress(r, *upload_size);
     if (r->handled) { /* answered early: read and drop the body, then answer */
         if (*upload_size) {
             r->drained += *upload_size;

@@ -61,7 +61,8 @@ typedef struct cuzkd_request {
     size_t drained;
     size_t drain_max; /* a refused body declared over body_max, still read (at most
                        * REFUSED_BODY_DRAIN_MAX) so its client gets the answer */
-    uint64_t body_allow_ns; /* the body's deadline, from the end of the first call */
+    uint64_t body_start_ns; /* when the body's deadline started (end of the first call) */
+    size_t body_seen;       /* body bytes received, kept or dropped */
 } cuzkd_request;
 
 typedef enum MHD_Result (*cuzkd_handler)(cuzkd_request *r);

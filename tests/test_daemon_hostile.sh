@@ -17,7 +17,9 @@
 #               address: capped per address, closed at their deadline,
 #               while an authorised client proves through TCP
 #   uploads     a large upload for an unknown key is refused before its
-#               body takes memory
+#               body takes memory; uploads that declare 64 MiB and trickle
+#               neither starve a small upload nor keep their buffers past
+#               about request_timeout_s
 #   request id  the same id with other content: 409; same content attaches;
 #               submits of one id racing each other (one job, and each
 #               one with other content a 409)
@@ -346,6 +348,41 @@ grep -Fq '/x\x1b[31m\x0d\x0aFORGED 401' "$tmp/junk.log" && ok ||
   bad "the 401 for a URL with control bytes is not logged escaped: $(grep -a ' 401 ' "$tmp/junk.log" | head -2)"
 stop_daemon "$DPID"
 check "exit status of the junk-key daemon" "$rc" 0
+
+# ---- uploads that declare much and send little ----------------------------------
+# Two TCP uploads declare 64 MiB each and trickle a byte every 0.5 s, in an
+# upload budget that two such buffers would fill to within 32 KiB: a small
+# upload still gets in (large bodies leave part of the budget to small
+# ones), and the trickling ones are cut off within about request_timeout_s
+# (a body must average a MiB a second after that), giving their buffers
+# back, while they would go on trickling for 30 s
+big=$((64 << 20))
+ubudget=$((2 * (big + 4096) + (32 << 10)))
+start_daemon up --listen=127.0.0.1:0 --token=tok --request_timeout_s=3 --upload_wait_ms=1000 \
+  --upload_budget=$ubudget --keys="k=$tmp/c.zkey" || exit 1
+UTCP=127.0.0.1:$(tcp_port "$tmp/up.log")
+in_use() { curl -s --max-time 10 --unix-socket "$SOCK" http://cuzkd/metrics |
+  sed -n 's/^cuzkd_upload_bytes{state="in_use"} //p'; }
+check_in_use_zero() { [ "$(in_use)" = 0 ]; }
+in_use_at_least() { [ "$(in_use)" -ge "$1" ] 2>/dev/null; }
+$PY stall "$UTCP" tok "/v1/jobs?key=k" $big 30 >"$tmp/stall1.out" &
+st1=$!
+$PY stall "$UTCP" tok "/v1/jobs?key=k" $big 30 >"$tmp/stall2.out" &
+st2=$!
+wait_for 10 in_use_at_least $big || bad "the trickling uploads got no buffer: $(in_use)"
+code=$(curl -s --max-time 60 -o "$tmp/small.json" -w '%{http_code}' -H "Authorization: Bearer tok" \
+  -H 'Content-Type: application/octet-stream' --data-binary @"$W" "http://$UTCP/v1/jobs?key=k")
+check "a $(stat -c %s "$W")-byte upload beside two trickling 64 MiB ones" "$code" 202
+wait "$st1" "$st2"
+for f in stall1 stall2; do
+  case $(cat "$tmp/$f.out") in
+  "closed after "*) ok ;;
+  *) bad "an upload trickling for 30 s was not cut off: $(cat "$tmp/$f.out")" ;;
+  esac
+done
+wait_for 10 check_in_use_zero && ok || bad "upload buffers still in use: $(in_use)"
+stop_daemon "$DPID"
+check "exit status of the upload daemon" "$rc" 0
 
 echo "$n_alive liveness proofs"
 finish

@@ -25,6 +25,11 @@ time.  Addresses: unix:/path or host:port.
                                 every submit of its content attached to it
                                 and every other got 409 request_id_reused;
                                 prints "ok" or the first round that did not
+  stall ADDR TOKEN PATH CL SECONDS
+                                POST PATH with Content-Length CL (an
+                                upload), then trickle a body byte every
+                                0.5 s; print "closed after T s" when the
+                                daemon closes it, or "open" after SECONDS
   framing ADDR TOKEN            POSTs whose body's end is ambiguous
                                 (Transfer-Encoding other than one
                                 "chunked"), each with a second request
@@ -256,6 +261,27 @@ def cmd_race(addr, rounds, n, *bodies):
     print("ok")
 
 
+def cmd_stall(addr, token, path, cl, seconds):
+    s = connect(addr)
+    auth = ("Authorization: Bearer %s\r\n" % token) if token != "-" else ""
+    t0 = time.time()
+    s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/octet-stream\r\n"
+               "Content-Length: %s\r\n\r\n" % (path, auth, cl)).encode())
+    end = t0 + float(seconds)
+    while time.time() < end:
+        if closed_by_peer(s):
+            break
+        try:
+            s.send(b"\0")
+        except OSError:
+            break
+        time.sleep(0.5)
+    else:
+        print("open", flush=True)
+        return
+    print("closed after %.0f s" % (time.time() - t0), flush=True)
+
+
 FRAMING = [
     ("identity", [b"Transfer-Encoding: identity"]),
     ("gzip, chunked", [b"Transfer-Encoding: gzip, chunked"]),
@@ -310,7 +336,8 @@ def cmd_framing(addr, token):
 
 if __name__ == "__main__":
     cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
-            "fake": cmd_fake, "race": cmd_race, "framing": cmd_framing}
+            "fake": cmd_fake, "race": cmd_race, "framing": cmd_framing,
+            "stall": cmd_stall}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
