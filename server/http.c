@@ -47,11 +47,13 @@
 #define JSON_BODY_MAX ((size_t)1 << 20)
 /* Bodies sent to routes that take none are read and dropped up to this. */
 #define IGNORED_BODY_MAX ((size_t)64 << 10)
-/* A body refused before it arrives (401, 404, 405, 413) is still read and
- * dropped up to this size (see refusal_drain), so a client that sent it
- * without waiting gets the answer; past it the connection is closed after
- * the answer. */
-#define REFUSED_BODY_DRAIN_MAX ((size_t)16 << 20)
+/* A request refused before its body arrived (401, 404, 405, 413, 503...)
+ * is answered at once and its connection closed; what the client still
+ * sends is then read and dropped, up to this many bytes and for at most
+ * request_timeout_s (a lingering close, see "lingering" below), so that a
+ * client that sent its body without waiting reads the answer rather than
+ * a reset. */
+#define LINGER_MAX_BYTES ((size_t)16 << 20)
 /* Per-connection memory for headers and read buffers (MHD's pool). */
 #define CONNECTION_MEMORY_BYTES ((size_t)128 << 10)
 /* Stack of each connection thread: handlers are shallow (JSON, engine
@@ -92,12 +94,28 @@ enum { PHASE_HEADERS = 0, PHASE_BODY = 1, PHASE_HANDLER = 2 };
 typedef struct conn_ctx {
     int fd; /* our duplicate of the connection's socket, or -1 */
     int phase;
-    uint64_t deadline_ns; /* PHASE_HEADERS, PHASE_BODY */
+    int linger;           /* answered before its body: lingering close */
+    uint64_t deadline_ns; /* PHASE_HEADERS, PHASE_BODY; when lingering, its end */
+    size_t linger_left;   /* bytes still to read and drop */
     struct conn_ctx *prev, *next;
 } conn_ctx;
 
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 static conn_ctx *conns;
+/* ---- lingering ----------------------------------------------------------------
+ *
+ * A request refused from its headers is answered at once, and the
+ * connection cannot be kept (the body's bytes are on their way).  Closing
+ * a socket with unread bytes makes the kernel reset the connection, and a
+ * reset can destroy the answer before the client has read it; a client
+ * that waits for the answer before sending gets it at once.  When MHD
+ * closes such a connection our duplicate of the descriptor keeps the
+ * socket open: the reaper then shuts its sending side down (the client
+ * sees the end of the answer) and reads and drops what still arrives until
+ * the client closes, LINGER_MAX_BYTES have come or request_timeout_s has
+ * passed; then it closes the socket.  (nginx's lingering close.) */
+static conn_ctx *lingering;
+static unsigned n_lingering;
 static pthread_t reaper;
 static int reaper_started, reaper_stop;
 static pthread_cond_t reaper_cv = PTHREAD_COND_INITIALIZER;
@@ -117,14 +135,55 @@ static void conn_set_phase(struct MHD_Connection *conn, int phase, uint64_t allo
     pthread_mutex_unlock(&conns_lock);
 }
 
+static void conn_mark_linger(struct MHD_Connection *conn) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_ctx *c = ci ? ci->socket_context : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns_lock);
+    c->linger = 1;
+    pthread_mutex_unlock(&conns_lock);
+}
+
+/* conns_lock held: read and drop what lingering connections have
+ * received; close those done. */
+static void linger_drain_locked(uint64_t now) {
+    static char sink[64 << 10];
+    for (conn_ctx **pp = &lingering; *pp;) {
+        conn_ctx *c = *pp;
+        int done = now > c->deadline_ns;
+        while (!done) {
+            ssize_t n = recv(c->fd, sink, sizeof sink, MSG_DONTWAIT);
+            if (n > 0 && (size_t)n < c->linger_left)
+                c->linger_left -= (size_t)n;
+            else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                break;
+            else
+                done = 1; /* the client closed, an error, or enough read */
+        }
+        if (done) {
+            close(c->fd);
+            *pp = c->next;
+            n_lingering--;
+            free(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
 static void *reaper_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&conns_lock);
     while (!reaper_stop) {
         struct timespec ts;
-        cuzkd_deadline_in(&ts, CLOCK_REALTIME, REAPER_INTERVAL_MS);
+        /* Lingering sockets are read often, so that a client's sending is
+         * not held up by a full receive buffer for long. */
+        cuzkd_deadline_in(&ts, CLOCK_REALTIME, n_lingering ? 20 : REAPER_INTERVAL_MS);
         pthread_cond_timedwait(&reaper_cv, &conns_lock, &ts);
         uint64_t now = cuzk_now_ns();
+        linger_drain_locked(now);
         for (conn_ctx *c = conns; c; c = c->next)
             if (c->phase != PHASE_HANDLER && c->fd >= 0 && now > c->deadline_ns) {
                 LOG_INFO("http", "connection closed: no complete request %s within its deadline "
@@ -239,10 +298,12 @@ static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Respons
                                 "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
     r->code = code;
     r->handled = 1;
-    if (r->defer_ok && !r->deferred) {
-        r->deferred = resp;
-        r->deferred_code = code;
-        return MHD_YES;
+    if (r->in_first_call && r->body_pending) {
+        /* Answered before its body: the connection closes after the
+         * answer, lingering (see "lingering"). */
+        if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        conn_mark_linger(r->conn);
     }
     enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
     MHD_destroy_response(resp);
@@ -632,12 +693,6 @@ static const char *framing_problem(cuzkd_request *r, const char *version) {
     return NULL;
 }
 
-/* A refusal decided before the body (401, 404, 405, 413 from the declared
- * length) is sent once the body is in, when the client is already sending
- * it (no "Expect: 100-continue") and it is modest: it is read and dropped,
- * so the client gets the answer rather than a connection reset over its
- * unread bytes.  A larger body, or one of unknown length, is not read: the
- * answer goes at once and the connection closes. */
 /* The body length a Content-Length value declares: ~0 when it is not a
  * number (such a request is refused as too large). */
 static unsigned long long declared_length(const char *cl) {
@@ -645,18 +700,6 @@ static unsigned long long declared_length(const char *cl) {
     errno = 0;
     unsigned long long n = strtoull(cl, &end, 10);
     return errno || *end || end == cl ? ~0ULL : n;
-}
-
-static void refusal_drain(cuzkd_request *r) {
-    const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *ex = http_header(r, MHD_HTTP_HEADER_EXPECT);
-    if (!cl || (ex && strcasestr(ex, "100-continue")))
-        return;
-    unsigned long long declared = declared_length(cl);
-    if (declared == 0 || declared > REFUSED_BODY_DRAIN_MAX)
-        return;
-    r->defer_ok = 1;
-    r->drain_max = (size_t)declared;
 }
 
 /* Phase 1: everything that can be decided before the body arrives. */
@@ -682,7 +725,6 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         LOG_INFO("http", "%s %s: refused: %s, client=%s", r->method, r->path, framing, r->client);
         return queue(r, 400, resp, "application/json");
     }
-    refusal_drain(r);
     int public_page =
         (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
     /* The page itself holds no data; it reads its token from the URL
@@ -744,11 +786,6 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
      * (on_request): a key load or a wait for upload room below is the
      * daemon's time, not the client's. */
     conn_set_phase(r->conn, PHASE_HANDLER, 0);
-    /* From here on, a refusal waits for the body (see defer_ok). */
-    const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    const char *expect = http_header(r, MHD_HTTP_HEADER_EXPECT);
-    r->defer_ok = ((cl && declared > 0) || (te && strcasestr(te, "chunked"))) &&
-                  !(expect && strcasestr(expect, "100-continue"));
     enum MHD_Result reply = MHD_NO;
     if (submit && api_jobs_submit_precheck(r, &reply))
         return reply;
@@ -788,32 +825,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->start_ns = cuzk_now_ns();
         snprintf(r->path, sizeof r->path, "%s", url);
         atomic_fetch_add(&l->srv->requests, 1);
+        const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        r->body_pending = (cl && declared_length(cl) > 0) || te;
+        r->in_first_call = 1;
         enum MHD_Result ret = first_call(r, l, url, version);
-        r->defer_ok = 0;
+        r->in_first_call = 0;
         r->body_start_ns = cuzk_now_ns();
         conn_set_phase(conn, PHASE_BODY, seconds_ns(l->srv->cfg->request_timeout_s));
         return ret;
     }
     if (*upload_size)
         body_progress(r, *upload_size);
-    if (r->handled) { /* answered early: read and drop the body, then answer */
-        if (*upload_size) {
-            r->drained += *upload_size;
-            *upload_size = 0;
-            /* a body of unknown length is read up to the limit, no more */
-            return r->drained > (r->drain_max > r->body_max ? r->drain_max : r->body_max)
-                       ? MHD_NO
-                       : MHD_YES;
-        }
-        if (r->deferred) {
-            struct MHD_Response *resp = r->deferred;
-            r->deferred = NULL;
-            enum MHD_Result ret = MHD_queue_response(r->conn, r->deferred_code, resp);
-            MHD_destroy_response(resp);
-            return ret;
-        }
-        return MHD_YES;
-    }
+    if (r->handled) /* answered before the body: the lingering close reads it */
+        return *upload_size ? MHD_NO : MHD_YES;
     if (*upload_size) {
         if (!body_append(r, upload, *upload_size)) {
             /* A body without Content-Length that outgrew the limit: MHD
@@ -844,8 +869,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!r)
         return;
     *con_cls = NULL;
-    if (r->deferred) /* the client left before its body was in */
-        MHD_destroy_response(r->deferred);
     conn_set_phase(conn, PHASE_HEADERS, seconds_ns(r->srv->cfg->request_timeout_s));
     uint64_t ns = cuzk_now_ns() - r->start_ns;
     unsigned code = r->code;
@@ -929,10 +952,23 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             conns = c->next;
         if (c->next)
             c->next->prev = c->prev;
+        if (c->linger && c->fd >= 0 && !reaper_stop) {
+            /* the answer is out: our end of the stream is done */
+            shutdown(c->fd, SHUT_WR);
+            c->deadline_ns = cuzk_now_ns() + seconds_ns(srv->cfg->request_timeout_s);
+            c->linger_left = LINGER_MAX_BYTES;
+            c->next = lingering;
+            lingering = c;
+            n_lingering++;
+            pthread_cond_broadcast(&reaper_cv);
+            c = NULL;
+        }
         pthread_mutex_unlock(&conns_lock);
-        if (c->fd >= 0)
-            close(c->fd);
-        free(c);
+        if (c) {
+            if (c->fd >= 0)
+                close(c->fd);
+            free(c);
+        }
         *socket_ctx = NULL;
     }
 }
@@ -1148,6 +1184,13 @@ void cuzkd_http_stop(cuzkd_server *srv) {
         pthread_mutex_unlock(&conns_lock);
         pthread_join(reaper, NULL);
         reaper_started = 0;
+        while (lingering) {
+            conn_ctx *c = lingering;
+            lingering = c->next;
+            close(c->fd);
+            free(c);
+        }
+        n_lingering = 0;
     }
 }
 

@@ -23,7 +23,9 @@
 #   request id  the same id with other content: 409; same content attaches;
 #               submits of one id racing each other (one job, and each
 #               one with other content a 409)
-#   edges       deadline_ms overflow, conflicting Content-Length,
+#   edges       deadline_ms overflow, conflicting Content-Length, 401 and
+#               413 decided from the headers answered at once, whether the
+#               client waits before sending its body or sends it all,
 #               Transfer-Encoding other than one "chunked" (400, closed, no
 #               request served from the body), JSON
 #               errors for 404/405, 401 lines rate-limited
@@ -257,6 +259,17 @@ check "405 is JSON" "$ctype" application/json
 for _ in $(seq 30); do curl -s -o /dev/null "http://$TCP/v1/status"; done
 n401=$(grep -c "INFO http: GET /v1/status 401" "$tmp/main.log")
 [ "$n401" -ge 1 ] && [ "$n401" -le 3 ] && ok || bad "30 requests without a token logged $n401 lines"
+# refused from its headers (401 without the token, 413 over the 1 MiB of a
+# key import): answered at once to a client that waits for the answer
+# before sending its body, and to one that sends it all first (the rest is
+# read and dropped before the connection closes, so no reset eats the
+# answer)
+for mode in wait send; do
+  check "401 before the body ($mode)" "$($PY early "$TCP" - /v1/keys 2000 $mode)" 401
+  check "413 before the body ($mode)" "$($PY early "$TCP" tok /v1/keys 2000000 $mode)" 413
+  check "413 before an 8 MB body (unix, $mode)" \
+    "$($PY early "unix:$SOCK" - /v1/keys 8000000 $mode)" 413
+done
 alive "edges"
 
 # ---- files named over TCP ----------------------------------------------------------

@@ -30,6 +30,12 @@ time.  Addresses: unix:/path or host:port.
                                 upload), then trickle a body byte every
                                 0.5 s; print "closed after T s" when the
                                 daemon closes it, or "open" after SECONDS
+  early ADDR TOKEN PATH CL MODE a POST refused from its headers: MODE wait
+                                sends the head and waits for the answer
+                                before sending any body; MODE send sends
+                                the whole body of CL bytes at once, then
+                                reads.  Prints the status code, or "none"
+                                and what went wrong
   framing ADDR TOKEN            POSTs whose body's end is ambiguous
                                 (Transfer-Encoding other than one
                                 "chunked"), each with a second request
@@ -282,6 +288,32 @@ def cmd_stall(addr, token, path, cl, seconds):
     print("closed after %.0f s" % (time.time() - t0), flush=True)
 
 
+def cmd_early(addr, token, path, cl, mode):
+    s = connect(addr, timeout=8)
+    auth = ("Authorization: Bearer %s\r\n" % token) if token != "-" else ""
+    what = ""
+    try:
+        s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/json\r\n"
+                   "Content-Length: %s\r\n\r\n" % (path, auth, cl)).encode())
+        if mode == "send":
+            s.sendall(b" " * int(cl))
+    except OSError as e:
+        what = "send: %s; " % e
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except socket.timeout:
+        what += "no answer in 8 s"
+    except OSError as e:
+        what += "recv: %s" % e
+    m = re.match(rb"HTTP/1\.[01] (\d{3}) ", out)
+    print(m.group(1).decode() if m and not what else "none (%s%s)" % (what, out[:60]))
+
+
 FRAMING = [
     ("identity", [b"Transfer-Encoding: identity"]),
     ("gzip, chunked", [b"Transfer-Encoding: gzip, chunked"]),
@@ -337,7 +369,7 @@ def cmd_framing(addr, token):
 if __name__ == "__main__":
     cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
             "fake": cmd_fake, "race": cmd_race, "framing": cmd_framing,
-            "stall": cmd_stall}
+            "stall": cmd_stall, "early": cmd_early}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
