@@ -390,6 +390,41 @@ const char *cli_json_str(const json_t *obj, const char *key, const char *def) {
     return s ? s : def;
 }
 
+static void write_escaped(FILE *out, const char *text, size_t n, int keep_newline) {
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; i < n; i++) {
+        int c1 = p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f;
+        if (c1) {
+            fprintf(out, "\\x%02x\\x%02x", p[i], p[i + 1]);
+            i++;
+        } else if ((p[i] < 0x20 && !(keep_newline && p[i] == '\n')) || p[i] == 0x7f)
+            fprintf(out, "\\x%02x", p[i]);
+        else
+            putc(p[i], out);
+    }
+}
+
+void cli_write_safe(FILE *out, const char *text, size_t n) { write_escaped(out, text, n, 1); }
+
+const char *cli_escape(const char *s, char *buf, size_t cap) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return "?";
+    write_escaped(m, s, strlen(s), 0);
+    fclose(m);
+    snprintf(buf, cap, "%s", text ? text : "?");
+    free(text);
+    return buf;
+}
+
+void cli_fprint_error(FILE *out, const char *who, const char *msg) {
+    fprintf(out, "%s: ", who);
+    write_escaped(out, msg, strlen(msg), 0);
+    putc('\n', out);
+}
+
 double cli_json_num(const json_t *obj, const char *key, double def) {
     const json_t *v = json_object_get(obj, key);
     return json_is_number(v) ? json_number_value(v) : def;

@@ -23,6 +23,7 @@
 #define CUZK_CLI_CLIENT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "cuzk.h"
@@ -155,6 +156,18 @@ json_t *cli_json_parse(const cli_http_resp *r, cuzk_error *err);
 /* Field readers that tolerate absence: the default when the field is
  * missing or of another type.  Numbers may be JSON integers or reals. */
 const char *cli_json_str(const json_t *obj, const char *key, const char *def);
+
+/* Terminal output of text that came from a daemon (paths, ids, error
+ * messages may hold any byte): writes |n| bytes of |text| to |out| with
+ * every control byte but newline (C0, DEL, and C1 in UTF-8) as \xHH, so
+ * that no escape sequence reaches the terminal. */
+void cli_write_safe(FILE *out, const char *text, size_t n);
+/* |s| escaped as by cli_write_safe, newlines too, into |buf| (|cap|
+ * bytes, cut short if longer); returns |buf|.  For one field of a line. */
+const char *cli_escape(const char *s, char *buf, size_t cap);
+/* "|who|: |msg|\n" to |out|, |msg| escaped as by cli_write_safe (and its
+ * newlines too). */
+void cli_fprint_error(FILE *out, const char *who, const char *msg);
 double cli_json_num(const json_t *obj, const char *key, double def);
 
 /*
@@ -257,7 +270,7 @@ cuzk_status cli_result_proof(const json_t *result, size_t i, cuzk_proof_bytes *p
 cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk **vk, cuzk_error *err);
 
 /* `cuzk status`: the "fleet" object of a fleet node's status (status_fleet.c). */
-void cli_print_fleet(const json_t *fleet);
+void cli_print_fleet(FILE *out, const json_t *fleet);
 
 #endif /* CLI_HAVE_DAEMON */
 

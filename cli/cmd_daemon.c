@@ -459,39 +459,43 @@ static cli_conn *connect_or_fail(const char *cmd, const cli_daemon_opts *d) {
 /* ---- cuzk status ----------------------------------------------------------- */
 
 /* A table of key objects; the id column is as wide as the longest id (a
- * key first named by a job has its path as id). */
-static void print_keys(const json_t *keys) {
+ * key first named by a job has its path as id).  Paths come from the
+ * daemon and may hold any byte: the tables are written through
+ * cli_write_safe. */
+static void print_keys(FILE *out, const json_t *keys) {
     size_t i, w = 8;
     json_t *k;
+    char id[CUZK_ID_MAX * 4 + 1], path[PATH_MAX * 4 + 1], le[CUZK_ERROR_MSG_BYTES * 4 + 1];
     json_array_foreach(keys, i, k) {
-        size_t n = strlen(cli_json_str(k, "id", "?"));
+        size_t n = strlen(cli_escape(cli_json_str(k, "id", "?"), id, sizeof id));
         w = n > w ? n : w;
     }
     w = w > 64 ? 64 : w;
-    printf("  %-*s %-8s %-9s %5s %9s %10s %6s %7s %5s  %s\n", (int)w, "ID", "TIER", "CURVE",
+    fprintf(out, "  %-*s %-8s %-9s %5s %9s %10s %6s %7s %5s  %s\n", (int)w, "ID", "TIER", "CURVE",
            "LOG_N", "VARS", "MEM", "IN_USE", "PROOFS", "FAIL", "PATH");
     json_array_foreach(keys, i, k) {
         char mem[32];
         fmt_bytes(cli_json_num(k, "mem_bytes", 0), mem, sizeof mem);
         const char *tier = cli_json_str(k, "tier", "?");
-        const char *id = cli_json_str(k, "id", "?"), *path = cli_json_str(k, "path", "");
+        cli_escape(cli_json_str(k, "id", "?"), id, sizeof id);
+        cli_escape(cli_json_str(k, "path", ""), path, sizeof path);
         if (json_is_true(json_object_get(k, "loading")))
             tier = "loading";
-        printf("  %-*s %-8s %-9s %5.0f %9.0f %10s %6.0f %7.0f %5.0f  %s\n", (int)w, id, tier,
+        fprintf(out, "  %-*s %-8s %-9s %5.0f %9.0f %10s %6.0f %7.0f %5.0f  %s\n", (int)w, id, tier,
                cli_json_str(k, "curve", "?"), cli_json_num(k, "log_n", 0),
                cli_json_num(k, "n_vars", 0), mem, cli_json_num(k, "in_use", 0),
                cli_json_num(k, "proofs", 0), cli_json_num(k, "failures", 0),
                strcmp(id, path) ? path : "(the id)");
-        const char *le = cli_json_str(k, "load_error", "");
+        cli_escape(cli_json_str(k, "load_error", ""), le, sizeof le);
         if (le[0])
-            printf("  %-*s load error: %s\n", (int)w, "", le);
+            fprintf(out, "  %-*s load error: %s\n", (int)w, "", le);
     }
 }
 
-static void print_devices(const json_t *devs) {
+static void print_devices(FILE *out, const json_t *devs) {
     size_t i;
     json_t *d;
-    printf("devices:\n  %-16s %18s %11s %11s %15s %8s %8s %7s\n", "NAME", "BUSY s (share)",
+    fprintf(out, "devices:\n  %-16s %18s %11s %11s %15s %8s %8s %7s\n", "NAME", "BUSY s (share)",
            "STARVED s", "SYNTH-BEHIND", "IDLE-W-WORK s", "PROOFS", "FAILED", "WORKERS");
     json_array_foreach(devs, i, d) {
         double busy = cli_json_num(d, "busy_s", 0), starved = cli_json_num(d, "starved_s", 0),
@@ -500,34 +504,34 @@ static void print_devices(const json_t *devs) {
         snprintf(name, sizeof name, "%s (%s)", cli_json_str(d, "name", "?"),
                  cli_json_str(d, "kind", "?"));
         double synth = cli_json_num(d, "starved_synth_s", 0);
-        printf("  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %8.0f %8.0f %7.0f\n", name, busy,
+        fprintf(out, "  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %8.0f %8.0f %7.0f\n", name, busy,
                all > 0 ? 100 * busy / all : 0.0, starved, synth, iww,
                cli_json_num(d, "proofs", 0), cli_json_num(d, "failures", 0),
                cli_json_num(d, "workers_alive", 0));
         if (all > 0 && synth > 0.1 * all)
-            printf("  %-16s starved %.0f%% of the time with synthesis behind: more synthesis "
+            fprintf(out, "  %-16s starved %.0f%% of the time with synthesis behind: more synthesis "
                    "workers (synth_workers) or cores would keep it busy\n", "",
                    100 * synth / all);
     }
 }
 
-static void print_status(const json_t *s, const cli_addr *addr) {
+static void print_status(FILE *out, const json_t *s, const cli_addr *addr) {
     char b[4][32];
-    printf("cuzkd %s at %s: up %.0f s, %.0f clients%s\n", cli_json_str(s, "version", "?"),
+    fprintf(out, "cuzkd %s at %s: up %.0f s, %.0f clients%s\n", cli_json_str(s, "version", "?"),
            addr->text, cli_json_num(s, "uptime_s", 0), cli_json_num(s, "clients", 0),
            json_is_true(json_object_get(s, "draining")) ? ", DRAINING" : "");
-    print_devices(json_object_get(s, "devices"));
+    print_devices(out, json_object_get(s, "devices"));
     const json_t *m = json_object_get(s, "memory");
     fmt_bytes(cli_json_num(m, "used", 0), b[0], 32);
     fmt_bytes(cli_json_num(m, "budget", 0), b[1], 32);
     fmt_bytes(cli_json_num(m, "peak", 0), b[2], 32);
-    printf("memory: %s of %s budget (peak %s):", b[0], b[1], b[2]);
+    fprintf(out, "memory: %s of %s budget (peak %s):", b[0], b[1], b[2]);
     fmt_bytes(cli_json_num(m, "keys", 0), b[0], 32);
     fmt_bytes(cli_json_num(m, "buffers", 0), b[1], 32);
     fmt_bytes(cli_json_num(m, "intake", 0), b[2], 32);
-    printf(" keys %s, buffers %s, intake %s\n", b[0], b[1], b[2]);
+    fprintf(out, " keys %s, buffers %s, intake %s\n", b[0], b[1], b[2]);
     const json_t *q = json_object_get(s, "queues"), *jp = json_object_get(q, "jobs_by_priority");
-    printf("queues: jobs low %.0f normal %.0f high %.0f critical %.0f | synthesis %.0f, ready "
+    fprintf(out, "queues: jobs low %.0f normal %.0f high %.0f critical %.0f | synthesis %.0f, ready "
            "%.0f, finalize %.0f\n",
            json_number_value(json_array_get(jp, 0)), json_number_value(json_array_get(jp, 1)),
            json_number_value(json_array_get(jp, 2)), json_number_value(json_array_get(jp, 3)),
@@ -535,19 +539,19 @@ static void print_status(const json_t *s, const cli_addr *addr) {
            cli_json_num(q, "finalize", 0));
     const char *stage;
     json_t *v;
-    printf("in flight:");
+    fprintf(out, "in flight:");
     json_object_foreach((json_t *)json_object_get(s, "in_flight"), stage, v)
-        printf(" %s %.0f", stage, json_number_value(v));
+        fprintf(out, " %s %.0f", stage, json_number_value(v));
     const json_t *jobs = json_object_get(s, "jobs");
-    printf("\njobs: active %.0f, done %.0f, failed %.0f, cancelled %.0f, expired %.0f\n",
+    fprintf(out, "\njobs: active %.0f, done %.0f, failed %.0f, cancelled %.0f, expired %.0f\n",
            cli_json_num(jobs, "active", 0), cli_json_num(jobs, "done", 0),
            cli_json_num(jobs, "failed", 0), cli_json_num(jobs, "cancelled", 0),
            cli_json_num(jobs, "expired", 0));
     const json_t *keys = json_object_get(s, "keys");
-    printf("keys: %zu\n", json_array_size(keys));
+    fprintf(out, "keys: %zu\n", json_array_size(keys));
     if (json_array_size(keys))
-        print_keys(keys);
-    cli_print_fleet(json_object_get(s, "fleet"));
+        print_keys(out, keys);
+    cli_print_fleet(out, json_object_get(s, "fleet"));
 }
 
 int cmd_status(int argc, char **argv) {
@@ -579,7 +583,7 @@ int cmd_status(int argc, char **argv) {
         CUZK_OK)
         fprintf(stderr, "cuzk status: %s\n", err.msg);
     else if (r.code != 200)
-        cli_http_fail(&r, &err), fprintf(stderr, "cuzk status: %s\n", err.msg);
+        cli_http_fail(&r, &err), cli_fprint_error(stderr, "cuzk status", err.msg);
     else if (as_json) {
         fwrite(r.body, 1, r.len, stdout);
         if (r.len && r.body[r.len - 1] != '\n')
@@ -587,12 +591,18 @@ int cmd_status(int argc, char **argv) {
         rc = 0;
     } else {
         json_t *s = cli_json_parse(&r, &err);
-        if (s) {
-            print_status(s, cli_conn_addr(c));
-            json_decref(s);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = s ? open_memstream(&text, &len) : NULL;
+        if (m) {
+            print_status(m, s, cli_conn_addr(c));
+            fclose(m);
+            cli_write_safe(stdout, text, len);
+            free(text);
             rc = 0;
         } else
-            fprintf(stderr, "cuzk status: %s\n", err.msg);
+            cli_fprint_error(stderr, "cuzk status", s ? "out of memory" : err.msg);
+        json_decref(s);
     }
     cli_conn_free(c);
     return rc;
@@ -608,22 +618,34 @@ static int keys_call(cli_conn *c, const char *method, const char *path, json_t *
     json_t *j = cli_request_json(c, method, path, body, list ? 30000 : 0, NULL, &err);
     json_decref(body);
     if (!j) {
-        fprintf(stderr, "cuzk keys: %s\n", err.msg);
+        cli_fprint_error(stderr, "cuzk keys", err.msg);
         return 1;
     }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = as_json ? NULL : open_memstream(&text, &len);
     if (as_json) {
         json_dumpf(j, stdout, JSON_INDENT(1));
         putchar('\n');
+    } else if (!m) {
+        json_decref(j);
+        cli_fprint_error(stderr, "cuzk keys", "out of memory");
+        return 1;
     } else if (list) {
         const json_t *keys = json_object_get(j, "keys");
         if (!json_array_size(keys))
-            printf("no keys\n");
+            fprintf(m, "no keys\n");
         else
-            print_keys(keys);
+            print_keys(m, keys);
     } else {
         json_t *one = json_pack("[O]", j);
-        print_keys(one);
+        print_keys(m, one);
         json_decref(one);
+    }
+    if (m) {
+        fclose(m);
+        cli_write_safe(stdout, text, len);
+        free(text);
     }
     json_decref(j);
     return 0;

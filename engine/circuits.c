@@ -228,17 +228,11 @@ static cuzk_status obtain(cuzk_engine *e, engine_circuit *c, cuzk_error *err) {
     }
 }
 
-cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
-                                         const char *wasm_path, cuzk_error *err) {
-    if (!key_id || !key_id[0] || !wasm_path || !wasm_path[0])
-        return cuzk_fail(err, CUZK_EINVAL, "circuit register: a key and a .wasm path are needed");
-    if (atomic_load(&e->closing))
-        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
-    engine_key *k;
+/* cuzk_engine_circuit_register once the key is resolved (and held). */
+static cuzk_status circuit_bind(cuzk_engine *e, engine_key *k, const char *wasm_path,
+                                cuzk_error *err) {
     engine_circuit *c;
-    cuzk_status s = engine_key_resolve(e, &k, key_id, err);
-    if (s != CUZK_OK)
-        return s;
+    cuzk_status s;
     if ((s = engine_circuit_resolve(e, &c, wasm_path, 0, err)) != CUZK_OK)
         return s;
     /* Refused before compiling anything when the answer is known. */
@@ -272,6 +266,21 @@ void engine_wc_charge(cuzk_engine *e, uint64_t *charged, uint64_t now) {
     else
         engine_mem_uncharge(&e->mem, MEM_WITNESS, *charged - now);
     *charged = now;
+}
+
+cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
+                                         const char *wasm_path, cuzk_error *err) {
+    if (!key_id || !key_id[0] || !wasm_path || !wasm_path[0])
+        return cuzk_fail(err, CUZK_EINVAL, "circuit register: a key and a .wasm path are needed");
+    if (atomic_load(&e->closing))
+        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+    engine_key *k;
+    cuzk_status s = engine_key_resolve(e, &k, key_id, err);
+    if (s != CUZK_OK)
+        return s;
+    s = circuit_bind(e, k, wasm_path, err);
+    engine_key_release(e, k);
+    return s;
 }
 
 void engine_thread_free_wc(engine_thread *th) {

@@ -363,7 +363,11 @@ static void job_drained(cuzk_engine *e, engine_job *j) {
     pthread_mutex_unlock(&e->jobs_lock);
     for (int i = 0; i < nv; i++)
         engine_job_unref(victims[i]); /* the table's reference */
-    engine_job_unref(j);              /* the pipeline's reference */
+    if (j->key_held) { /* out of the pipeline: nothing reads j->key any more */
+        j->key_held = 0;
+        engine_key_release(e, j->key);
+    }
+    engine_job_unref(j); /* the pipeline's reference */
 }
 
 void engine_part_drain(cuzk_engine *e, engine_part *p) {
@@ -831,6 +835,8 @@ static cuzk_status intake_copy(cuzk_engine *e, engine_part *p, const void *data,
 
 /* Frees a job that was never submitted: copies go, callbacks are not called. */
 static void job_discard(cuzk_engine *e, engine_job *j) {
+    if (j->key_held)
+        engine_key_release(e, j->key);
     for (uint32_t i = 0; i < j->n_parts; i++) {
         j->parts[i].release = NULL;
         engine_part_release_source(e, &j->parts[i]);
@@ -861,7 +867,9 @@ static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit
     else
         snprintf(j->request_id, sizeof j->request_id, "cuzk-job-%llu", (unsigned long long)j->id);
     snprintf(j->key_id, sizeof j->key_id, "%s", k->id);
+    engine_key_hold(e, k); /* until the job leaves the pipeline (job_drained) */
     j->key = k;
+    j->key_held = 1;
     j->circuit = circ;
     j->prio = (int)o->priority;
     j->submit_ns = cuzk_now_ns();
@@ -918,6 +926,9 @@ static cuzk_status attach_locked(engine_job *x, engine_key *k, size_t n, cuzk_jo
     return CUZK_OK;
 }
 
+static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job, int *attached,
+                                   const cuzk_submit_opts *o, cuzk_error *err);
+
 cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuzk_submit_opts *o,
                         cuzk_error *err) {
     *job = NULL;
@@ -931,6 +942,15 @@ cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuz
     engine_key *k;
     if ((s = engine_key_resolve(e, &k, o->key, err)) != CUZK_OK)
         return s;
+    s = submit_with_key(e, k, job, attached, o, err);
+    engine_key_release(e, k); /* a job made holds the key itself */
+    return s;
+}
+
+/* cuzk_submit once the key is resolved (and held by the caller). */
+static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job, int *attached,
+                                   const cuzk_submit_opts *o, cuzk_error *err) {
+    cuzk_status s;
     if (o->request_id) { /* attach without building anything */
         pthread_mutex_lock(&e->jobs_lock);
         engine_job *x = table_find(e, o->request_id);

@@ -243,6 +243,10 @@ struct engine_key {
     cuzk_status load_status;
     char load_msg[CUZK_ERROR_MSG_BYTES];
     engine_key *next, *load_next;
+    /* Callers between resolving the key and being done with it, and jobs
+     * that point at it: while non-zero the entry is never removed
+     * (cuzk_engine_key_forget). */
+    uint32_t holders;
     /* The circuit registered with the key (cuzk_engine_circuit_register),
      * or NULL; set once, never changed. */
     engine_circuit *circuit;
@@ -258,10 +262,14 @@ struct engine_key {
     _Atomic uint64_t proofs, failures;
 };
 
-/* Find key |id| or register the .zkey at |path|; the returned key is never
- * freed before the engine.  CUZK_ENOTFOUND if |id| is unknown and no file. */
+/* Find key |id| or register the .zkey at |path|, and hold it: the entry
+ * stays until engine_key_release.  CUZK_ENOTFOUND if |id| is unknown and
+ * no file. */
 cuzk_status engine_key_resolve(cuzk_engine *e, engine_key **out, const char *ref,
                                cuzk_error *err);
+/* Take / drop a hold on |k| (see engine_key.holders); no lock held. */
+void engine_key_hold(cuzk_engine *e, engine_key *k);
+void engine_key_release(cuzk_engine *e, engine_key *k);
 /* keys_lock held: queue a load unless loading or resident. */
 void engine_key_request_load_locked(cuzk_engine *e, engine_key *k);
 /* Release memory until |need| bytes of budget are free: idle buffers
@@ -449,6 +457,7 @@ struct cuzk_job {
     char request_id[CUZK_ID_MAX + 1];
     char key_id[CUZK_ID_MAX + 1];
     engine_key *key;
+    int key_held; /* holds |key| (engine_key.holders) until drained */
     /* The circuit that computes witnesses of partitions with inputs; NULL
      * when none has inputs.  Lives as long as the engine. */
     engine_circuit *circuit;

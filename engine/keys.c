@@ -4,8 +4,10 @@
  * that does the slow parts (reading key files, freeing memory).
  *
  * A key is registered once (by id at preload, or by its real path when a
- * job names a .zkey) and never unregistered before the engine ends, so a
- * job may keep a plain pointer to it.  Its memory comes and goes: loading
+ * job names a .zkey).  An entry is removed before the engine ends only when
+ * its load failed and nothing holds it (cuzk_engine_key_forget): every job
+ * that points at a key holds it, as does every caller between resolving
+ * it and being done, so a plain pointer to it stays valid meanwhile.  Its memory comes and goes: loading
  * charges the budget, eviction (only when nothing pins the key) releases
  * it.  Tiers: DISK (registered), HOST (loaded), and on a GPU device DEVICE
  * (bases in device memory) or PINNED (bases page-locked in host memory,
@@ -61,6 +63,8 @@ cuzk_status engine_key_resolve(cuzk_engine *e, engine_key **out, const char *ref
     *out = NULL;
     pthread_mutex_lock(&e->keys_lock);
     engine_key *k = find_locked(e, ref, NULL);
+    if (k)
+        k->holders++;
     pthread_mutex_unlock(&e->keys_lock);
     char *rp = NULL;
     if (!k) {
@@ -73,6 +77,8 @@ cuzk_status engine_key_resolve(cuzk_engine *e, engine_key **out, const char *ref
         k = find_locked(e, NULL, rp);
         if (!k)
             k = add_locked(e, NULL, rp);
+        if (k)
+            k->holders++;
         pthread_mutex_unlock(&e->keys_lock);
         free(rp);
         if (!k)
@@ -84,6 +90,18 @@ cuzk_status engine_key_resolve(cuzk_engine *e, engine_key **out, const char *ref
     pthread_mutex_unlock(&e->keys_lock);
     *out = k;
     return CUZK_OK;
+}
+
+void engine_key_hold(cuzk_engine *e, engine_key *k) {
+    pthread_mutex_lock(&e->keys_lock);
+    k->holders++;
+    pthread_mutex_unlock(&e->keys_lock);
+}
+
+void engine_key_release(cuzk_engine *e, engine_key *k) {
+    pthread_mutex_lock(&e->keys_lock);
+    k->holders--;
+    pthread_mutex_unlock(&e->keys_lock);
 }
 
 void engine_key_request_load_locked(cuzk_engine *e, engine_key *k) {
@@ -447,8 +465,10 @@ cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *
     if (k->state == KEY_FAILED)
         k->state = KEY_DISK;
     engine_key_request_load_locked(e, k);
+    k->holders++; /* the wait lets go of the lock */
     while (k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING)
         pthread_cond_wait(&e->keys_cv, &e->keys_lock);
+    k->holders--;
     s = k->state == KEY_RESIDENT ? CUZK_OK : k->load_status;
     if (s != CUZK_OK)
         cuzk_fail(err, s, "%s", k->load_msg);
@@ -478,6 +498,35 @@ cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *er
         engine_log(e, CUZK_LOG_INFO, "key %s evicted on request: %.1f MiB released", id,
                    bytes / 1048576.0);
     }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_engine_key_forget(cuzk_engine *e, const char *id, cuzk_error *err) {
+    if (!id)
+        return cuzk_fail(err, CUZK_EINVAL, "forget: no key id");
+    pthread_mutex_lock(&e->keys_lock);
+    engine_key **pp = &e->keys;
+    while (*pp && strcmp((*pp)->id, id))
+        pp = &(*pp)->next;
+    engine_key *k = *pp;
+    if (!k) {
+        pthread_mutex_unlock(&e->keys_lock);
+        return cuzk_fail(err, CUZK_ENOTFOUND, "no key %s", id);
+    }
+    /* Only a key that never loaded: one that did may still be known to a
+     * device or have its curve and size relied upon. */
+    if (k->state != KEY_FAILED || k->log_n || k->holders || k->wanted || k->circuit ||
+        atomic_load(&k->pins)) {
+        pthread_mutex_unlock(&e->keys_lock);
+        return cuzk_fail(err, CUZK_EBUSY, "key %s %s", id,
+                         k->state != KEY_FAILED || k->log_n ? "did not fail its only load"
+                                                            : "is in use");
+    }
+    *pp = k->next;
+    pthread_mutex_unlock(&e->keys_lock);
+    /* A failed load left nothing loaded (load_one freed it). */
+    free(k->path);
+    free(k);
     return CUZK_OK;
 }
 

@@ -670,6 +670,16 @@ CUZK_API cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id,
 CUZK_API cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err);
 
 /*
+ * Remove key |id| from the key table when its last load failed and nothing
+ * refers to it (no job, no load or preload in progress, no circuit bound),
+ * so that files that only look like keys do not fill the table.  A later
+ * request naming the same file registers it afresh.
+ * Returns CUZK_OK (removed); CUZK_ENOTFOUND; CUZK_EBUSY when the key loaded
+ * or is loading, or something still refers to it (it stays).
+ */
+CUZK_API cuzk_status cuzk_engine_key_forget(cuzk_engine *e, const char *id, cuzk_error *err);
+
+/*
  * Register the circuit whose witness calculator is circom's .wasm at
  * |wasm_path| with key |key_id| (registered before, or a .zkey path as in
  * cuzk_submit_opts.key), so that jobs with inputs for that key need not

@@ -493,6 +493,33 @@ static const char *skip_value(const char *p, const char *end) {
     return q > p ? q : NULL;
 }
 
+/* The scalar values (strings, numbers, true, false, null; not member
+ * names) in the JSON text |p|..|end|, by its structure only, counted up to
+ * |max| + 1.  Parsing builds a node of some 40 bytes for each of them, so
+ * this bounds what a parse of the text can cost before it is parsed: a
+ * 16 MiB array of zeros is 8 million nodes. */
+static size_t json_scalars(const char *p, const char *end, size_t max) {
+    size_t n = 0;
+    while (p < end && n <= max) {
+        char ch = *p;
+        if (ch == '"') {
+            const char *q = skip_value(p, end);
+            if (!q)
+                return n + 1; /* malformed: the parser says so */
+            p = skip_ws(q, end);
+            if (p >= end || *p != ':')
+                n++;
+        } else if (strchr("{}[],: \t\r\n", ch)) {
+            p++;
+        } else {
+            n++;
+            while (p < end && !strchr(",}] \t\r\n", *p))
+                p++;
+        }
+    }
+    return n;
+}
+
 /* Split the body's top-level object: "input" / "inputs" into |input|
  * (NULL n when absent) and |*is_array|, every other member parsed into a
  * new object (*rest).  0 with |why| set when the body is not an object. */
@@ -544,6 +571,12 @@ static int split_body(const char *body, size_t len, json_t **rest, json_span *in
                 input->n = (size_t)(ve - v);
                 *is_array = ns[5] == 's';
                 ++*n_input_members;
+            } else if (json_scalars(v, ve, MAX_PARTITIONS) > MAX_PARTITIONS) {
+                /* none holds more than "witness_paths" may */
+                snprintf(why, why_n, "member \"%s\" holds more than %d values", ns,
+                         MAX_PARTITIONS);
+                json_decref(name);
+                return 0;
             } else {
                 json_t *val = json_loadb(v, (size_t)(ve - v), JSON_DECODE_ANY, &je);
                 if (!val || json_object_get(*rest, ns)) {
@@ -870,7 +903,18 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
     }
     for (size_t i = 0; i < q->n; i++) {
         cuzk_wc_input *in = NULL;
-        s = cuzk_wc_input_parse(&in, c, q->w[i].input_json, q->w[i].input_len, &err);
+        /* No valid input has more values than the circuit has input
+         * signals: counted before the parse, which costs far more memory
+         * than the text (a few MiB of zeros would take gigabytes).  Some
+         * slack leaves small mistakes to the witness layer's own words. */
+        size_t n_sig = cuzk_wc_circuit_n_inputs(c), most = 2 * n_sig + 1024;
+        if (json_scalars(q->w[i].input_json, q->w[i].input_json + q->w[i].input_len, most) >
+            most)
+            s = cuzk_fail(&err, CUZK_EMISMATCH,
+                          "far more values than the circuit's %zu input signals (not parsed)",
+                          n_sig);
+        else
+            s = cuzk_wc_input_parse(&in, c, q->w[i].input_json, q->w[i].input_len, &err);
         /* Found by the witness calculation otherwise, as a failed job; the
          * same words as the witness layer's (and snarkjs's). */
         if (s == CUZK_OK && cuzk_wc_input_count(in) < cuzk_wc_circuit_n_inputs(c))

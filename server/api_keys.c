@@ -45,9 +45,8 @@ json_t *cuzkd_key_json(cuzkd_server *srv, const cuzk_key_info *k) {
 
 /* Every key's info (malloc'd, |*n| entries); NULL if there is none. */
 static cuzk_key_info *all_keys(cuzk_engine *e, size_t *n) {
-    /* Keys are only ever added, so asking twice with some slack sees them
-     * all unless many are added in between (then the newest are left out,
-     * which a listing may do). */
+    /* Asking twice with some slack sees every key unless many are added in
+     * between (then the newest are left out, which a listing may do). */
     size_t want = cuzk_engine_keys(e, NULL, 0) + 8;
     cuzk_key_info *k = calloc(want, sizeof *k);
     if (!k) {
@@ -118,6 +117,21 @@ static int key_lookup(cuzkd_server *srv, const char *id, const char *path, cuzk_
     return found;
 }
 
+/* A key whose load failed gives its table entry back (max_keys counts the
+ * entries), so files that only start like a .zkey cannot fill the table.
+ * The key is |id| (NULL: the one registered for the file |path|).  The
+ * engine keeps it while anything refers to it; the sweep retries. */
+static void forget_failed(cuzkd_server *srv, const char *id, const char *path) {
+    cuzk_key_info k;
+    char *rp = path ? realpath(path, NULL) : NULL;
+    int found = (id || rp) && key_lookup(srv, id, id ? NULL : rp, &k);
+    free(rp);
+    cuzk_error err = {0};
+    if (found && k.load_status != CUZK_OK && !k.loading &&
+        cuzk_engine_key_forget(srv->engine, k.id, &err) == CUZK_OK)
+        LOG_INFO("keys", "key %s removed from the key table: its load failed", k.id);
+}
+
 cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *info,
                             cuzk_error *err) {
     /* A few rounds: a key may be evicted between its load and the look at
@@ -143,6 +157,8 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
                                  "knows, or ask its operator",
                                  srv->cfg->max_keys);
             s = cuzk_engine_key_preload(srv->engine, NULL, ref, err);
+            if (s != CUZK_OK)
+                forget_failed(srv, NULL, ref);
         } else if (info->curve != CUZK_CURVE_NONE && info->n_vars) {
             return CUZK_OK;
         } else {
@@ -156,11 +172,17 @@ cuzk_status cuzkd_key_ready(cuzkd_server *srv, const char *ref, cuzk_key_info *i
 
 void cuzkd_keys_sweep(cuzkd_server *srv) {
     uint64_t idle = (uint64_t)srv->cfg->key_idle_s * 1000000000ULL, now = cuzk_now_ns();
-    if (!idle)
-        return;
     size_t n;
     cuzk_key_info *k = all_keys(srv->engine, &n);
+    /* Failed keys named by path that something still held when their load
+     * failed (the engine refuses while anything refers to them). */
     for (size_t i = 0; i < n; i++) {
+        cuzk_error err = {0};
+        if (strchr(k[i].id, '/') && k[i].load_status != CUZK_OK && !k[i].loading &&
+            !k[i].in_use && cuzk_engine_key_forget(srv->engine, k[i].id, &err) == CUZK_OK)
+            LOG_INFO("keys", "key %s removed from the key table: its load failed", k[i].id);
+    }
+    for (size_t i = 0; i < n && idle; i++) {
         /* Ids a client chose never hold '/': this one was named by path. */
         if (!strchr(k[i].id, '/') || k[i].tier == CUZK_TIER_DISK || k[i].loading ||
             k[i].in_use || !k[i].last_used_ns || now - k[i].last_used_ns < idle)
@@ -324,6 +346,8 @@ enum MHD_Result api_keys_import(cuzkd_request *r) {
                      json_string_value(circ), r->client, (cuzk_now_ns() - t0) / 1e6);
     }
     json_decref(j);
+    if (s != CUZK_OK && load && !existed)
+        forget_failed(r->srv, key_id, NULL);
     if (s != CUZK_OK)
         return http_error_status(r, s, err.msg);
     return reply_key(r, key_id);

@@ -73,11 +73,16 @@ static const cuzkd_option options[] = {
     {"request_timeout_s", OPT_UINT, F(request_timeout_s), "10", 1, 86400, NULL,
      "Seconds a connection has to send a request's headers, counted from its\n"
      "opening or from the end of its previous request, however steadily the\n"
-     "bytes trickle in; the body then has max(this, body bytes / 1 MiB)\n"
-     "seconds more. A client that takes longer is disconnected."},
+     "bytes trickle in; the body then has this long again plus one second\n"
+     "for each MiB received, so a stalled body gives its upload room back.\n"
+     "A client that takes longer is disconnected."},
     {"max_body_bytes", OPT_BYTES, F(max_body_bytes), "1G", 1024, 1ULL << 50, NULL,
      "Largest request body (uploaded witnesses); larger requests get 413\n"
      "before their body is read. Suffixes K, M, G, T (powers of 1024)."},
+    {"max_input_bytes", OPT_BYTES, F(max_input_bytes), "16M", 1024, 1ULL << 50, NULL,
+     "Largest JSON submit body (circom inputs or witness paths; uploaded\n"
+     "witness bytes have max_body_bytes): a larger one gets 413 before its\n"
+     "body is read. Suffixes K, M, G, T."},
     {"upload_budget", OPT_BYTES, F(upload_budget), "0", 0, 1ULL << 60, NULL,
      "Memory for request bodies being received and uploaded witnesses not yet\n"
      "read by the engine (they are handed over without a copy). A submit that\n"

@@ -35,6 +35,7 @@ typedef struct cuzkd_config {
     unsigned threads; /* HTTP: connections served at once per listener */
     unsigned connection_timeout_s;
     uint64_t max_body_bytes;
+    uint64_t max_input_bytes; /* JSON submit bodies (inputs, witness paths) */
     uint64_t upload_budget;  /* part of budget; 0: an eighth of it */
     unsigned upload_wait_ms; /* wait for room in it before 503 */
     unsigned max_jobs_per_client; /* 0: unlimited */

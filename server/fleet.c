@@ -433,10 +433,20 @@ static void pool_put(cuzkd_fleet *f, PGconn *c) {
 
 /* ---- key hashes ------------------------------------------------------------------------ */
 
+/* Job rows are input (another database role may have written them): a
+ * key path in one is opened without blocking and only as a regular file,
+ * as the HTTP API does (paths.c), so that /dev/zero or a FIFO named as a
+ * key cannot hang or spin the node. */
 static int hash_file(const char *path, char out[65]) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
         return 0;
+    FILE *fp = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    if (!fp) {
+        close(fd);
+        return 0;
+    }
     cuzk_sha256 s;
     cuzk_sha256_init(&s);
     static __thread uint8_t buf[1 << 16];
@@ -1519,6 +1529,45 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     set_outcome(h, "failed", s, err.msg);
 }
 
+/* Is the key path |path| of a job row something no node can prove with (it
+ * exists and is not a regular file: a FIFO, a device, a folder)?  Opened
+ * without blocking.  A path absent here may be a key on another node. */
+static int not_a_key_file(const char *path, char *why, size_t n) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
+        return 0;
+    int bad = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode);
+    close(fd);
+    if (bad)
+        snprintf(why, n, "key %s is not a regular file", path);
+    return bad;
+}
+
+/* Fail the queued jobs whose key path |key_id| is not a key file. */
+static void fail_key_rows(cuzkd_fleet *f, const char *key_id, const char *why) {
+    /* Ended like any job: the job row, its partitions and one commit row
+     * (the fleet's record that every ended job ended exactly once). */
+    const char *v[3] = {key_id, why, f->node};
+    PGresult *q = tq(f, "fail",
+                     "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
+                     "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
+                     "  WHERE key_id = $1 AND state = 'queued' RETURNING id),"
+                     " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
+                     "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
+                     " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
+                     "  SELECT id, $3, 0, 'failed' FROM u)"
+                     " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
+                     " FROM u",
+                     3, v, NULL, NULL, 0);
+    if (!q)
+        return;
+    long long n = atoll(PQgetvalue(q, 0, 0));
+    PQclear(q);
+    if (n)
+        LOG_WARN("fleet", "%lld queued job(s) failed: %s", n, why);
+}
+
 /* The key hashes of open jobs that this node can prove with, as a
  * PostgreSQL array literal (malloc'd), or NULL on a database failure. */
 static char *servable_keys(cuzkd_fleet *f) {
@@ -1537,8 +1586,13 @@ static char *servable_keys(cuzkd_fleet *f) {
     shas[len++] = '{';
     shas[len] = 0;
     for (int i = 0; i < PQntuples(keys); i++) {
-        const char *sha = PQgetvalue(keys, i, 1);
-        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, PQgetvalue(keys, i, 0), sha) ||
+        const char *sha = PQgetvalue(keys, i, 1), *kid = PQgetvalue(keys, i, 0);
+        char why[600];
+        if (kid[0] == '/' && not_a_key_file(kid, why, sizeof why)) {
+            fail_key_rows(f, kid, why);
+            continue;
+        }
+        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, kid, sha) ||
             strstr(shas, sha))
             continue;
         len += (size_t)snprintf(shas + len, cap - len, "%s%s", len > 1 ? "," : "", sha);

@@ -47,11 +47,13 @@
 #define JSON_BODY_MAX ((size_t)1 << 20)
 /* Bodies sent to routes that take none are read and dropped up to this. */
 #define IGNORED_BODY_MAX ((size_t)64 << 10)
-/* A body refused before it arrives (401, 404, 405, 413) is still read and
- * dropped up to this size (see refusal_drain), so a client that sent it
- * without waiting gets the answer; past it the connection is closed after
- * the answer. */
-#define REFUSED_BODY_DRAIN_MAX ((size_t)16 << 20)
+/* A request refused before its body arrived (401, 404, 405, 413, 503...)
+ * is answered at once and its connection closed; what the client still
+ * sends is then read and dropped, up to this many bytes and for at most
+ * request_timeout_s (a lingering close, see "lingering" below), so that a
+ * client that sent its body without waiting reads the answer rather than
+ * a reset. */
+#define LINGER_MAX_BYTES ((size_t)16 << 20)
 /* Per-connection memory for headers and read buffers (MHD's pool). */
 #define CONNECTION_MEMORY_BYTES ((size_t)128 << 10)
 /* Stack of each connection thread: handlers are shallow (JSON, engine
@@ -75,8 +77,9 @@ struct cuzkd_listener {
  * used to take every connection of a listener.  Each connection therefore
  * has a deadline for its request's headers (request_timeout_s from its
  * opening or from the end of its previous request) and one for the body
- * (request_timeout_s more, or one second per MiB declared if that is
- * longer).  A reaper thread shuts down the socket of a connection past its
+ * (request_timeout_s more, plus a second per MiB received: a deadline
+ * from the declared length let a body that declared 64 MiB and then
+ * trickled hold its upload buffer for a minute).  A reaper thread shuts down the socket of a connection past its
  * deadline; the connection's own thread then sees the end of the stream and
  * MHD closes it.  No deadline applies while a handler runs (a result wait
  * or a key load may be long) or while the response is sent (MHD's idle
@@ -91,12 +94,28 @@ enum { PHASE_HEADERS = 0, PHASE_BODY = 1, PHASE_HANDLER = 2 };
 typedef struct conn_ctx {
     int fd; /* our duplicate of the connection's socket, or -1 */
     int phase;
-    uint64_t deadline_ns; /* PHASE_HEADERS, PHASE_BODY */
+    int linger;           /* answered before its body: lingering close */
+    uint64_t deadline_ns; /* PHASE_HEADERS, PHASE_BODY; when lingering, its end */
+    size_t linger_left;   /* bytes still to read and drop */
     struct conn_ctx *prev, *next;
 } conn_ctx;
 
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 static conn_ctx *conns;
+/* ---- lingering ----------------------------------------------------------------
+ *
+ * A request refused from its headers is answered at once, and the
+ * connection cannot be kept (the body's bytes are on their way).  Closing
+ * a socket with unread bytes makes the kernel reset the connection, and a
+ * reset can destroy the answer before the client has read it; a client
+ * that waits for the answer before sending gets it at once.  When MHD
+ * closes such a connection our duplicate of the descriptor keeps the
+ * socket open: the reaper then shuts its sending side down (the client
+ * sees the end of the answer) and reads and drops what still arrives until
+ * the client closes, LINGER_MAX_BYTES have come or request_timeout_s has
+ * passed; then it closes the socket.  (nginx's lingering close.) */
+static conn_ctx *lingering;
+static unsigned n_lingering;
 static pthread_t reaper;
 static int reaper_started, reaper_stop;
 static pthread_cond_t reaper_cv = PTHREAD_COND_INITIALIZER;
@@ -116,14 +135,55 @@ static void conn_set_phase(struct MHD_Connection *conn, int phase, uint64_t allo
     pthread_mutex_unlock(&conns_lock);
 }
 
+static void conn_mark_linger(struct MHD_Connection *conn) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_ctx *c = ci ? ci->socket_context : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns_lock);
+    c->linger = 1;
+    pthread_mutex_unlock(&conns_lock);
+}
+
+/* conns_lock held: read and drop what lingering connections have
+ * received; close those done. */
+static void linger_drain_locked(uint64_t now) {
+    static char sink[64 << 10];
+    for (conn_ctx **pp = &lingering; *pp;) {
+        conn_ctx *c = *pp;
+        int done = now > c->deadline_ns;
+        while (!done) {
+            ssize_t n = recv(c->fd, sink, sizeof sink, MSG_DONTWAIT);
+            if (n > 0 && (size_t)n < c->linger_left)
+                c->linger_left -= (size_t)n;
+            else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                break;
+            else
+                done = 1; /* the client closed, an error, or enough read */
+        }
+        if (done) {
+            close(c->fd);
+            *pp = c->next;
+            n_lingering--;
+            free(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
 static void *reaper_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&conns_lock);
     while (!reaper_stop) {
         struct timespec ts;
-        cuzkd_deadline_in(&ts, CLOCK_REALTIME, REAPER_INTERVAL_MS);
+        /* Lingering sockets are read often, so that a client's sending is
+         * not held up by a full receive buffer for long. */
+        cuzkd_deadline_in(&ts, CLOCK_REALTIME, n_lingering ? 20 : REAPER_INTERVAL_MS);
         pthread_cond_timedwait(&reaper_cv, &conns_lock, &ts);
         uint64_t now = cuzk_now_ns();
+        linger_drain_locked(now);
         for (conn_ctx *c = conns; c; c = c->next)
             if (c->phase != PHASE_HANDLER && c->fd >= 0 && now > c->deadline_ns) {
                 LOG_INFO("http", "connection closed: no complete request %s within its deadline "
@@ -238,10 +298,12 @@ static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Respons
                                 "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
     r->code = code;
     r->handled = 1;
-    if (r->defer_ok && !r->deferred) {
-        r->deferred = resp;
-        r->deferred_code = code;
-        return MHD_YES;
+    if (r->in_first_call && r->body_pending) {
+        /* Answered before its body: the connection closes after the
+         * answer, lingering (see "lingering"). */
+        if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        conn_mark_linger(r->conn);
     }
     enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
     MHD_destroy_response(resp);
@@ -522,6 +584,30 @@ static int authorized(cuzkd_request *r) {
 
 /* ---- the MHD callbacks ----------------------------------------------------------- */
 
+/* Bytes a body must arrive at, on average, after its first
+ * request_timeout_s: each MiB received buys a second more. */
+#define BODY_MIN_RATE_SHIFT 20
+
+/* |n| more body bytes arrived: the body's deadline is request_timeout_s
+ * from its start plus a second per MiB received so far.  A body that stalls
+ * or trickles is cut off (and its upload buffer given back) within about
+ * request_timeout_s, whatever length it declared; one that keeps up a MiB a
+ * second never is. */
+static void body_progress(cuzkd_request *r, size_t n) {
+    r->body_seen += n;
+    uint64_t deadline = r->body_start_ns + seconds_ns(r->srv->cfg->request_timeout_s) +
+                        (uint64_t)((double)r->body_seen * 1e9 / (1 << BODY_MIN_RATE_SHIFT));
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_ctx *c = ci ? ci->socket_context : NULL;
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns_lock);
+    if (c->phase == PHASE_BODY)
+        c->deadline_ns = deadline;
+    pthread_mutex_unlock(&conns_lock);
+}
+
 static int body_append(cuzkd_request *r, const char *data, size_t n) {
     if (n > r->body_max - r->body_len) {
         r->body_overflow = 1;
@@ -558,21 +644,55 @@ static int body_append(cuzkd_request *r, const char *data, size_t n) {
     return 1;
 }
 
-static enum MHD_Result count_length_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                           const char *value) {
+/* How many Content-Length and Transfer-Encoding header lines a request has. */
+typedef struct framing_headers {
+    unsigned content_length, transfer_encoding;
+} framing_headers;
+
+static enum MHD_Result count_framing_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                            const char *value) {
     (void)kind;
     (void)value;
+    framing_headers *f = cls;
     if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
-        ++*(unsigned *)cls;
+        f->content_length++;
+    else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+        f->transfer_encoding++;
     return MHD_YES;
 }
 
-/* A refusal decided before the body (401, 404, 405, 413 from the declared
- * length) is sent once the body is in, when the client is already sending
- * it (no "Expect: 100-continue") and it is modest: it is read and dropped,
- * so the client gets the answer rather than a connection reset over its
- * unread bytes.  A larger body, or one of unknown length, is not read: the
- * answer goes at once and the connection closes. */
+/* Is |te| the coding "chunked", as libmicrohttpd reads it (the whole value,
+ * case aside; blanks after it make it something else to the library)? */
+static int te_is_chunked(const char *te) { return te && !strcasecmp(te, "chunked"); }
+
+/* Why the request's body cannot be delimited safely, or NULL when it can.
+ * libmicrohttpd 0.9.75 reads a body as chunked only when the first
+ * Transfer-Encoding line says exactly "chunked", and otherwise takes a
+ * body without Content-Length to be empty: "identity", "gzip, chunked",
+ * "chunked, identity" or a second line would leave the body's bytes to be
+ * parsed as further requests (request smuggling, RFC 9112 section 6.1).
+ * Only a single "chunked" is accepted, and only from HTTP/1.1 (an HTTP/1.0
+ * message with Transfer-Encoding has faulty framing, 6.1 again); the
+ * request is refused and the connection closed. */
+static const char *framing_problem(cuzkd_request *r, const char *version) {
+    framing_headers f = {0, 0};
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing_header, &f);
+    if (f.content_length > 1)
+        return "more than one Content-Length header";
+    if (!f.transfer_encoding)
+        return NULL;
+    if (f.content_length)
+        return "Content-Length together with Transfer-Encoding";
+    if (f.transfer_encoding > 1)
+        return "more than one Transfer-Encoding header";
+    if (!te_is_chunked(http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
+        return "Transfer-Encoding other than a single \"chunked\" (no other coding is "
+               "supported)";
+    if (version && strcmp(version, MHD_HTTP_VERSION_1_1))
+        return "Transfer-Encoding in a request older than HTTP/1.1";
+    return NULL;
+}
+
 /* The body length a Content-Length value declares: ~0 when it is not a
  * number (such a request is refused as too large). */
 static unsigned long long declared_length(const char *cl) {
@@ -582,43 +702,19 @@ static unsigned long long declared_length(const char *cl) {
     return errno || *end || end == cl ? ~0ULL : n;
 }
 
-static void refusal_drain(cuzkd_request *r) {
-    const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *ex = http_header(r, MHD_HTTP_HEADER_EXPECT);
-    if (!cl || (ex && strcasestr(ex, "100-continue")))
-        return;
-    unsigned long long declared = declared_length(cl);
-    if (declared == 0 || declared > REFUSED_BODY_DRAIN_MAX)
-        return;
-    r->defer_ok = 1;
-    r->drain_max = (size_t)declared;
-}
-
 /* Phase 1: everything that can be decided before the body arrives. */
-static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url) {
+static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url,
+                                  const char *version) {
     cuzkd_server *srv = r->srv;
     client_identity(r, l);
-    refusal_drain(r);
-    int public_page =
-        (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
-    /* The page itself holds no data; it reads its token from the URL
-     * fragment and sends it with every API call. */
-    if (l->is_tcp && !public_page && !authorized(r))
-        return http_error(r, 401, "unauthorized",
-                          "TCP requests need the header Authorization: Bearer <token>");
-    /* Two Content-Length headers, or one with chunked encoding, make the
-     * body's end ambiguous (a proxy in front may read it otherwise): the
-     * request is refused, and the connection with it. */
-    unsigned n_cl = 0;
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_length_header, &n_cl);
-    const char *te0 = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    if (n_cl > 1 || (n_cl && te0)) {
+    /* A body whose end is ambiguous (a proxy in front may read it
+     * otherwise, and the bytes after it could pass for another request):
+     * refused first, whoever asks, and the connection with it. */
+    const char *framing = framing_problem(r, version);
+    if (framing) {
         struct MHD_Response *resp = NULL;
         char *text = NULL;
-        json_t *j = json_pack("{s:s, s:s}", "error",
-                              n_cl > 1 ? "more than one Content-Length header"
-                                       : "Content-Length together with Transfer-Encoding",
-                              "code", "bad_request");
+        json_t *j = json_pack("{s:s, s:s}", "error", framing, "code", "bad_request");
         if (j && (text = json_dumps(j, JSON_COMPACT)))
             resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
         json_decref(j);
@@ -626,9 +722,16 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
             MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
         else
             free(text);
-        r->defer_ok = 0;
+        LOG_INFO("http", "%s %s: refused: %s, client=%s", r->method, r->path, framing, r->client);
         return queue(r, 400, resp, "application/json");
     }
+    int public_page =
+        (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
+    /* The page itself holds no data; it reads its token from the URL
+     * fragment and sends it with every API call. */
+    if (l->is_tcp && !public_page && !authorized(r))
+        return http_error(r, 401, "unauthorized",
+                          "TCP requests need the header Authorization: Bearer <token>");
     const cuzkd_route *shape;
     r->route = route_find(r->method, url, r->param, sizeof r->param, &shape);
     if (!r->route) {
@@ -664,28 +767,25 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
                                               : IGNORED_BODY_MAX;
     if (r->body_kind == BODY_JSON && r->body_max > srv->cfg->max_body_bytes)
         r->body_max = srv->cfg->max_body_bytes;
+    /* A JSON submit is parsed into far more memory than its bytes: its own,
+     * smaller limit (the parse is bounded too, see api_jobs.c). */
+    int json_submit = submit && r->body_kind == BODY_JSON;
+    if (json_submit && r->body_max > srv->cfg->max_input_bytes)
+        r->body_max = srv->cfg->max_input_bytes;
     const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     unsigned long long declared = 0;
     if (cl) {
         declared = declared_length(cl);
         if (declared > r->body_max)
             return http_error(r, 413, "payload_too_large",
-                              "request body of %s bytes is larger than the limit of %zu bytes", cl,
-                              r->body_max);
+                              "request body of %s bytes is larger than the limit of %zu bytes%s",
+                              cl, r->body_max,
+                              json_submit ? " for JSON submits (max_input_bytes)" : "");
     }
-    /* The body's deadline: request_timeout_s, or a second per MiB.  It
-     * starts once this call returns (on_request): a key load or a wait for
-     * upload room below is the daemon's time, not the client's. */
-    uint64_t body_s = (cl ? declared : r->body_max) >> 20;
-    if (body_s < srv->cfg->request_timeout_s)
-        body_s = srv->cfg->request_timeout_s;
-    r->body_allow_ns = seconds_ns(body_s);
+    /* The body's deadline (body_progress) starts once this call returns
+     * (on_request): a key load or a wait for upload room below is the
+     * daemon's time, not the client's. */
     conn_set_phase(r->conn, PHASE_HANDLER, 0);
-    /* From here on, a refusal waits for the body (see defer_ok). */
-    const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    const char *expect = http_header(r, MHD_HTTP_HEADER_EXPECT);
-    r->defer_ok = ((cl && declared > 0) || (te && strcasestr(te, "chunked"))) &&
-                  !(expect && strcasestr(expect, "100-continue"));
     enum MHD_Result reply = MHD_NO;
     if (submit && api_jobs_submit_precheck(r, &reply))
         return reply;
@@ -711,7 +811,6 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls) {
-    (void)version;
     cuzkd_listener *l = cls;
     cuzkd_request *r = *con_cls;
     if (!r) {
@@ -726,31 +825,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->start_ns = cuzk_now_ns();
         snprintf(r->path, sizeof r->path, "%s", url);
         atomic_fetch_add(&l->srv->requests, 1);
-        enum MHD_Result ret = first_call(r, l, url);
-        r->defer_ok = 0;
-        conn_set_phase(conn, PHASE_BODY,
-                       r->body_allow_ns ? r->body_allow_ns
-                                        : seconds_ns(l->srv->cfg->request_timeout_s));
+        const char *cl = http_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *te = http_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        r->body_pending = (cl && declared_length(cl) > 0) || te;
+        r->in_first_call = 1;
+        enum MHD_Result ret = first_call(r, l, url, version);
+        r->in_first_call = 0;
+        r->body_start_ns = cuzk_now_ns();
+        conn_set_phase(conn, PHASE_BODY, seconds_ns(l->srv->cfg->request_timeout_s));
         return ret;
     }
-    if (r->handled) { /* answered early: read and drop the body, then answer */
-        if (*upload_size) {
-            r->drained += *upload_size;
-            *upload_size = 0;
-            /* a body of unknown length is read up to the limit, no more */
-            return r->drained > (r->drain_max > r->body_max ? r->drain_max : r->body_max)
-                       ? MHD_NO
-                       : MHD_YES;
-        }
-        if (r->deferred) {
-            struct MHD_Response *resp = r->deferred;
-            r->deferred = NULL;
-            enum MHD_Result ret = MHD_queue_response(r->conn, r->deferred_code, resp);
-            MHD_destroy_response(resp);
-            return ret;
-        }
-        return MHD_YES;
-    }
+    if (*upload_size)
+        body_progress(r, *upload_size);
+    if (r->handled) /* answered before the body: the lingering close reads it */
+        return *upload_size ? MHD_NO : MHD_YES;
     if (*upload_size) {
         if (!body_append(r, upload, *upload_size)) {
             /* A body without Content-Length that outgrew the limit: MHD
@@ -781,8 +869,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!r)
         return;
     *con_cls = NULL;
-    if (r->deferred) /* the client left before its body was in */
-        MHD_destroy_response(r->deferred);
     conn_set_phase(conn, PHASE_HEADERS, seconds_ns(r->srv->cfg->request_timeout_s));
     uint64_t ns = cuzk_now_ns() - r->start_ns;
     unsigned code = r->code;
@@ -866,10 +952,23 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             conns = c->next;
         if (c->next)
             c->next->prev = c->prev;
+        if (c->linger && c->fd >= 0 && !reaper_stop) {
+            /* the answer is out: our end of the stream is done */
+            shutdown(c->fd, SHUT_WR);
+            c->deadline_ns = cuzk_now_ns() + seconds_ns(srv->cfg->request_timeout_s);
+            c->linger_left = LINGER_MAX_BYTES;
+            c->next = lingering;
+            lingering = c;
+            n_lingering++;
+            pthread_cond_broadcast(&reaper_cv);
+            c = NULL;
+        }
         pthread_mutex_unlock(&conns_lock);
-        if (c->fd >= 0)
-            close(c->fd);
-        free(c);
+        if (c) {
+            if (c->fd >= 0)
+                close(c->fd);
+            free(c);
+        }
         *socket_ctx = NULL;
     }
 }
@@ -1085,6 +1184,13 @@ void cuzkd_http_stop(cuzkd_server *srv) {
         pthread_mutex_unlock(&conns_lock);
         pthread_join(reaper, NULL);
         reaper_started = 0;
+        while (lingering) {
+            conn_ctx *c = lingering;
+            lingering = c->next;
+            close(c->fd);
+            free(c);
+        }
+        n_lingering = 0;
     }
 }
 

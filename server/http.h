@@ -48,20 +48,12 @@ typedef struct cuzkd_request {
      * completes; witnesses handed to the engine hold their own. */
     cuzkd_upload *upload;
     int handled;
-    /* An answer decided before the body arrived (a refusal in the first
-     * call) waits in |deferred| while the body is read and dropped, and is
-     * sent once it is all in: answering in the middle of a body makes the
-     * connection close with unread bytes, which can reset it before the
-     * client reads the answer.  |defer_ok| is set only during the first
-     * call of a request whose body is still to come (not for a client
-     * that sent "Expect: 100-continue": it waits for our answer). */
-    int defer_ok;
-    struct MHD_Response *deferred;
-    unsigned deferred_code;
-    size_t drained;
-    size_t drain_max; /* a refused body declared over body_max, still read (at most
-                       * REFUSED_BODY_DRAIN_MAX) so its client gets the answer */
-    uint64_t body_allow_ns; /* the body's deadline, from the end of the first call */
+    /* The request has a body (Content-Length over 0, or chunked), and we
+     * are in its first call: an answer then closes the connection
+     * lingering (http.c). */
+    int body_pending, in_first_call;
+    uint64_t body_start_ns; /* when the body's deadline started (end of the first call) */
+    size_t body_seen;       /* body bytes received, kept or dropped */
 } cuzkd_request;
 
 typedef enum MHD_Result (*cuzkd_handler)(cuzkd_request *r);

@@ -31,6 +31,12 @@
 
 /* Smallest buffer mapped (a JSON submit of a few bytes needs no more). */
 #define MIN_BUF ((size_t)64 << 10)
+/* Small bodies (a JSON submit, a small witness) are not starved by large
+ * ones: a body over 1/SMALL_BODY_DIV of the upload budget may not take its
+ * last 1/SMALL_RESERVE_DIV while other bodies are in use, so uploads that
+ * declared large sizes and then trickle cannot hold every byte of it. */
+#define SMALL_BODY_DIV 16
+#define SMALL_RESERVE_DIV 8
 /* First size of a body of unknown length; grown by doubling. */
 #define CHUNKED_START ((size_t)1 << 20)
 
@@ -89,11 +95,11 @@ void cuzkd_intake_destroy(cuzkd_server *srv) {
 }
 
 /* lock held: unmap idle buffers (largest first is not worth a sort: any
- * order) until |need| more bytes fit, or none is left.  The unmapped
- * buffers are returned in a list to be unmapped outside the lock. */
-static cuzkd_upload *trim_locked(cuzkd_intake *in, uint64_t need) {
+ * order) until |need| more bytes fit under |limit|, or none is left.  The
+ * unmapped buffers are returned in a list to be unmapped outside the lock. */
+static cuzkd_upload *trim_locked(cuzkd_intake *in, uint64_t need, uint64_t limit) {
     cuzkd_upload *gone = NULL;
-    while (in->held + need > in->budget && in->idle) {
+    while (in->held + need > limit && in->idle) {
         cuzkd_upload *b = in->idle;
         in->idle = b->next;
         in->held -= b->cap;
@@ -150,8 +156,14 @@ cuzk_status cuzkd_intake_get(cuzkd_server *srv, size_t bytes, uint64_t wait_ms,
     for (;;) {
         if ((b = take_idle_locked(in, need)))
             break;
-        cuzkd_upload *gone = trim_locked(in, need);
-        if (in->held + need <= in->budget) {
+        /* Large bodies leave the last SMALL_RESERVE of the budget to small
+         * ones, unless nothing else is in use (so one body as large as
+         * the budget still fits). */
+        uint64_t limit = in->budget;
+        if (need > in->budget / SMALL_BODY_DIV && in->in_use)
+            limit -= in->budget / SMALL_RESERVE_DIV;
+        cuzkd_upload *gone = trim_locked(in, need, limit);
+        if (in->held + need <= limit) {
             in->held += need; /* charged now, mapped outside the lock */
             pthread_mutex_unlock(&in->lock);
             unmap_list(gone);
@@ -210,7 +222,7 @@ int cuzkd_intake_grow(cuzkd_server *srv, cuzkd_upload *b, size_t bytes) {
     cap = page_round(cap);
     size_t more = cap - b->cap;
     pthread_mutex_lock(&in->lock);
-    cuzkd_upload *gone = trim_locked(in, more);
+    cuzkd_upload *gone = trim_locked(in, more, in->budget);
     int ok = in->held + more <= in->budget;
     if (ok) {
         in->held += more;

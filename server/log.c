@@ -2,6 +2,8 @@
  * cuzkd's logger (see log.h).  No lock: each line is built in a stack
  * buffer and handed to one write(2) on stderr, which the kernel keeps whole
  * for pipes up to PIPE_BUF and in practice for files and journald too.
+ * Messages carry what clients send (paths, URLs, headers): their control
+ * bytes are escaped, so a log line is one line and safe on a terminal.
  */
 #define _GNU_SOURCE
 #include "server/log.h"
@@ -47,31 +49,53 @@ static int prefix(char *buf, size_t cap, cuzk_log_level level, const char *sub) 
                     ts.tv_nsec / 1000000, level_tags[(unsigned)level < 4 ? level : 2], sub);
 }
 
-static void emit(char *buf, size_t cap, int n) {
-    if (n < 0)
-        return;
-    if ((size_t)n >= cap - 1) /* truncated: keep the line a line */
-        n = (int)cap - 2;
-    /* One line is one line: a message with a newline in it (a file name, a
-     * client's header) must not forge a second log line. */
-    for (int i = 0; i < n; i++)
-        if (buf[i] == '\n' || buf[i] == '\r')
-            buf[i] = ' ';
-    buf[n++] = '\n';
-    ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
-    (void)w; /* nowhere to report a failed log write */
+/* Appends |msg| to |buf| (|n| bytes used of |cap|) with every control
+ * byte written as \xHH: C0 controls (newline and carriage return too, so
+ * that a file name or a client's header cannot forge a second log line),
+ * DEL, and C1 controls in their UTF-8 form (U+0080..U+009F), so that
+ * nothing a client sends can move a terminal's cursor or change its
+ * colours when the log is read.  Returns the new length; stops short of
+ * the end rather than split an escape. */
+static size_t append_escaped(char *buf, size_t n, size_t cap, const char *msg) {
+    static const char hex[] = "0123456789abcdef";
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+        if (*p < 0x20 || *p == 0x7f || c1) {
+            size_t k = c1 ? 8 : 4;
+            if (n + k >= cap)
+                break;
+            for (int i = 0; i < (c1 ? 2 : 1); i++) {
+                buf[n++] = '\\';
+                buf[n++] = 'x';
+                buf[n++] = hex[p[i] >> 4];
+                buf[n++] = hex[p[i] & 15];
+            }
+            p += c1;
+        } else {
+            if (n + 1 >= cap)
+                break;
+            buf[n++] = (char)*p;
+        }
+    }
+    return n;
 }
 
 void cuzkd_log(cuzk_log_level level, const char *sub, const char *fmt, ...) {
     if (!cuzkd_log_enabled(level))
         return;
-    char buf[2048];
-    int n = prefix(buf, sizeof buf, level, sub);
+    char msg[2048], buf[2048];
     va_list ap;
     va_start(ap, fmt);
-    int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    int m = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    emit(buf, sizeof buf, m < 0 ? n : n + m);
+    if (m < 0)
+        return;
+    int p = prefix(buf, sizeof buf, level, sub);
+    size_t n = p < 0 ? 0 : (size_t)p >= sizeof buf - 1 ? sizeof buf - 2 : (size_t)p;
+    n = append_escaped(buf, n, sizeof buf - 1, msg); /* room for the newline */
+    buf[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, buf, n);
+    (void)w; /* nowhere to report a failed log write */
 }
 
 void cuzkd_log_engine(void *ctx, cuzk_log_level level, const char *line) {

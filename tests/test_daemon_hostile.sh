@@ -6,7 +6,9 @@
 #
 #   files       a FIFO, a directory, a device, / and a witness named as key
 #               or witness: 400 at once, and none of them enters the key
-#               table; the key loader still works afterwards
+#               table; the key loader still works afterwards; 256 files that
+#               only start like a key fail to load and leave the table
+#               empty (max_keys), so a real key still loads
 #   socket      a socket planted by another user (nobody) in a folder every
 #               user may write to: `cuzk prove` refuses it, sends nothing
 #               and writes nothing; a daemon that answers with another
@@ -15,13 +17,22 @@
 #               address: capped per address, closed at their deadline,
 #               while an authorised client proves through TCP
 #   uploads     a large upload for an unknown key is refused before its
-#               body takes memory
+#               body takes memory; uploads that declare 64 MiB and trickle
+#               neither starve a small upload nor keep their buffers past
+#               about request_timeout_s
 #   request id  the same id with other content: 409; same content attaches;
 #               submits of one id racing each other (one job, and each
 #               one with other content a 409)
-#   edges       deadline_ms overflow, conflicting Content-Length, JSON
+#   edges       deadline_ms overflow, conflicting Content-Length, 401 and
+#               413 decided from the headers answered at once, whether the
+#               client waits before sending its body or sends it all,
+#               Transfer-Encoding other than one "chunked" (400, closed, no
+#               request served from the body), JSON
 #               errors for 404/405, 401 lines rate-limited
 #   TCP paths   files named over TCP: 403 unless under remote_paths
+#   control     ESC, CR and LF in key paths and URLs (also without the
+#               token): escaped in the daemon's log, in `cuzk keys` and in
+#               `cuzk status`
 #
 # Needs root (CI runs as root) to drop privileges for the planted socket;
 # otherwise it fails under CUZK_REQUIRE_ALL=1 and skips without it.
@@ -235,6 +246,12 @@ head -1 "$tmp/cl.out" | grep -q " 400 " && grep -q '"code":"bad_request"' "$tmp/
 printf 'POST /v1/keys HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n' |
   $PY raw "unix:$SOCK" >"$tmp/te.out"
 head -1 "$tmp/te.out" | grep -q " 400 " && ok || bad "Content-Length with chunked: $(head -c 300 "$tmp/te.out")"
+# Transfer-Encoding other than a single "chunked" (RFC 9112 6.1), with a
+# request hidden in the body: one 400 and the connection closed, over the
+# socket, over TCP with the token and without it
+check "Transfer-Encoding framing (unix)" "$($PY framing "unix:$SOCK" -)" ok
+check "Transfer-Encoding framing (TCP)" "$($PY framing "$TCP" tok)" ok
+check "Transfer-Encoding framing (TCP, no token)" "$($PY framing "$TCP" -)" ok
 expect 404 -- /nothing/here
 check "404 is JSON" "$ctype" application/json
 expect 405 -- -X PUT /v1/jobs
@@ -242,6 +259,17 @@ check "405 is JSON" "$ctype" application/json
 for _ in $(seq 30); do curl -s -o /dev/null "http://$TCP/v1/status"; done
 n401=$(grep -c "INFO http: GET /v1/status 401" "$tmp/main.log")
 [ "$n401" -ge 1 ] && [ "$n401" -le 3 ] && ok || bad "30 requests without a token logged $n401 lines"
+# refused from its headers (401 without the token, 413 over the 1 MiB of a
+# key import): answered at once to a client that waits for the answer
+# before sending its body, and to one that sends it all first (the rest is
+# read and dropped before the connection closes, so no reset eats the
+# answer)
+for mode in wait send; do
+  check "401 before the body ($mode)" "$($PY early "$TCP" - /v1/keys 2000 $mode)" 401
+  check "413 before the body ($mode)" "$($PY early "$TCP" tok /v1/keys 2000000 $mode)" 413
+  check "413 before an 8 MB body (unix, $mode)" \
+    "$($PY early "unix:$SOCK" - /v1/keys 8000000 $mode)" 413
+done
 alive "edges"
 
 # ---- files named over TCP ----------------------------------------------------------
@@ -282,5 +310,92 @@ alive "idle eviction"
 load "after the cases"
 stop_daemon "$DPID"
 check "exit status" "$rc" 0
+# ---- files that only start like a key -------------------------------------------
+# 256 of them named by path (and a few imported under ids): every load
+# fails, and none of them keeps a place in the key table (max_keys=4), so
+# a real key still loads afterwards
+start_daemon junk --max_keys=4 --listen=127.0.0.1:0 --token=tok || exit 1
+mkdir "$tmp/junk"
+for i in $(seq 256); do
+  { printf 'zkey\001\000\000\000'; head -c 64 /dev/zero; } >"$tmp/junk/j$i.zkey"
+done
+nbad=0
+for i in $(seq 256); do
+  req -X POST -d "{\"key\":\"$tmp/junk/j$i.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+  case $code in 4??) ;; *) nbad=$((nbad + 1)); [ $nbad = 1 ] && bad "junk key $i: HTTP $code $(head -c 200 "$tmp/body")" ;; esac
+done
+for i in $(seq 8); do
+  req -X POST -d "{\"id\":\"junk$i\",\"path\":\"$tmp/junk/j$i.zkey\"}" /v1/keys
+  case $code in 4??) ;; *) nbad=$((nbad + 1)); [ $nbad = 1 ] && bad "junk import $i: HTTP $code $(head -c 200 "$tmp/body")" ;; esac
+done
+check "junk keys refused" "$nbad" 0
+wait_for 10 status_is 'j.keys.length == 0' /v1/keys && ok ||
+  bad "failed keys kept in the key table: $(curl -s --unix-socket "$SOCK" http://cuzkd/v1/keys | head -c 300)"
+alive "256 files that only start like a key (a real key still loads)"
+expect 200 -- -X POST -d "{\"id\":\"real\",\"path\":\"$tmp/c.zkey\"}" /v1/keys
+
+# ---- control bytes ------------------------------------------------------------------
+# ESC, CR and LF in a key's path and in URLs (also from a client without the
+# token) reach neither the daemon's log nor `cuzk keys` / `cuzk status`
+# raw: they are escaped as \xHH
+ESC=$(printf '\033')
+cp "$tmp/c.zkey" "$tmp/e${ESC}[31mred.zkey"
+cp "$tmp/c.zkey" "$tmp/n"$'\r\n'"FORGED.zkey"
+expect 202 -- -X POST -d "{\"key\":\"$tmp/e\\u001b[31mred.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 202 -- -X POST -d "{\"key\":\"$tmp/n\\r\\nFORGED.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+expect 404 -- "/x%1b%5b31m%0d%0aFORGED"
+expect 404 -- -X POST -d "{\"key\":\"$tmp/none\\u001b[31m\\r\\nFORGED.zkey\",\"witness_paths\":[\"$W\"]}" /v1/jobs
+JTCP=127.0.0.1:$(tcp_port "$tmp/junk.log")
+curl -s -o /dev/null "http://$JTCP/v1/jobs/x%1b%5b31m%0d%0aFORGED" # 401, logged
+"$cuzk" keys --addr "$SOCK" >"$tmp/keys.out" 2>&1
+"$cuzk" status --addr "$SOCK" >"$tmp/status.out" 2>&1
+for f in junk.log keys.out status.out; do
+  grep -q "$ESC" "$tmp/$f" && bad "$f: a raw ESC byte: $(grep -a "$ESC" "$tmp/$f" | head -2 | od -c | head -3)"
+  grep -aq '^FORGED' "$tmp/$f" && bad "$f: a line forged by a CR LF: $(grep -a -B1 '^FORGED' "$tmp/$f" | head -2)"
+done
+grep -Fq 'e\x1b[31mred.zkey' "$tmp/keys.out" && grep -Fq 'n\x0d\x0aFORGED.zkey' "$tmp/keys.out" &&
+  ok || bad "cuzk keys does not show the escaped paths: $(head -c 600 "$tmp/keys.out")"
+grep -Fq 'e\x1b[31mred.zkey' "$tmp/status.out" && ok ||
+  bad "cuzk status does not show the escaped path: $(tail -c 600 "$tmp/status.out")"
+grep -Fq '/x\x1b[31m\x0d\x0aFORGED 401' "$tmp/junk.log" && ok ||
+  bad "the 401 for a URL with control bytes is not logged escaped: $(grep -a ' 401 ' "$tmp/junk.log" | head -2)"
+stop_daemon "$DPID"
+check "exit status of the junk-key daemon" "$rc" 0
+
+# ---- uploads that declare much and send little ----------------------------------
+# Two TCP uploads declare 64 MiB each and trickle a byte every 0.5 s, in an
+# upload budget that two such buffers would fill to within 32 KiB: a small
+# upload still gets in (large bodies leave part of the budget to small
+# ones), and the trickling ones are cut off within about request_timeout_s
+# (a body must average a MiB a second after that), giving their buffers
+# back, while they would go on trickling for 30 s
+big=$((64 << 20))
+ubudget=$((2 * (big + 4096) + (32 << 10)))
+start_daemon up --listen=127.0.0.1:0 --token=tok --request_timeout_s=3 --upload_wait_ms=1000 \
+  --upload_budget=$ubudget --keys="k=$tmp/c.zkey" || exit 1
+UTCP=127.0.0.1:$(tcp_port "$tmp/up.log")
+in_use() { curl -s --max-time 10 --unix-socket "$SOCK" http://cuzkd/metrics |
+  sed -n 's/^cuzkd_upload_bytes{state="in_use"} //p'; }
+check_in_use_zero() { [ "$(in_use)" = 0 ]; }
+in_use_at_least() { [ "$(in_use)" -ge "$1" ] 2>/dev/null; }
+$PY stall "$UTCP" tok "/v1/jobs?key=k" $big 30 >"$tmp/stall1.out" &
+st1=$!
+$PY stall "$UTCP" tok "/v1/jobs?key=k" $big 30 >"$tmp/stall2.out" &
+st2=$!
+wait_for 10 in_use_at_least $big || bad "the trickling uploads got no buffer: $(in_use)"
+code=$(curl -s --max-time 60 -o "$tmp/small.json" -w '%{http_code}' -H "Authorization: Bearer tok" \
+  -H 'Content-Type: application/octet-stream' --data-binary @"$W" "http://$UTCP/v1/jobs?key=k")
+check "a $(stat -c %s "$W")-byte upload beside two trickling 64 MiB ones" "$code" 202
+wait "$st1" "$st2"
+for f in stall1 stall2; do
+  case $(cat "$tmp/$f.out") in
+  "closed after "*) ok ;;
+  *) bad "an upload trickling for 30 s was not cut off: $(cat "$tmp/$f.out")" ;;
+  esac
+done
+wait_for 10 check_in_use_zero && ok || bad "upload buffers still in use: $(in_use)"
+stop_daemon "$DPID"
+check "exit status of the upload daemon" "$rc" 0
+
 echo "$n_alive liveness proofs"
 finish

@@ -334,4 +334,42 @@ serving
 grep -q "circuit .*arrays.wasm loaded" "$tmp/d.log" && ok || bad "the daemon did not log the circuit load"
 stop_daemon "$DPID"
 check "cuzkd exit status after SIGTERM" "$rc" 0
+
+# --- input.json parsing bounded ------------------------------------------------
+# A 57 MiB input of zeros over TCP: over max_input_bytes (16 MiB by
+# default) it gets 413 from its Content-Length; under a limit that lets it
+# in, it is refused (more values than the circuit has input signals)
+# before anything parses it, and the daemon's peak memory stays within a
+# small multiple of the body (parsing it took 21 times the body).
+python3 -c "
+import sys
+sys.stdout.write('{\"key\":\"arr\",\"input\":{\"v\":[' + '0,' * (28 << 20) + '0]}}')
+" >"$tmp/zeros.json"
+zbytes=$(stat -c %s "$tmp/zeros.json")
+for limit in 16M 64M; do
+  SOCK=$tmp/z.sock
+  extra=""
+  [ $limit = 64M ] && extra=--max_input_bytes=64M # 16M is the default
+  "$CUZKD" --socket="$SOCK" --devices=cpu --wc_cache_dir="$cache" --listen=127.0.0.1:0 \
+    --token=tok --keys="arr=$bn/arrays.zkey:$bn/arrays.wasm" $extra >"$tmp/z.log" 2>&1 &
+  DPID=$!
+  daemon_pids="$daemon_pids $DPID"
+  wait_for 600 curl -sf --unix-socket "$SOCK" http://cuzkd/healthz || bad "cuzkd ($limit) did not start"
+  port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/z.log" | head -1)
+  code=$(curl -s --max-time 120 -o "$tmp/body" -w '%{http_code}' -H "Authorization: Bearer tok" \
+    -H 'Content-Type: application/json' --data-binary @"$tmp/zeros.json" \
+    "http://127.0.0.1:$port/v1/jobs")
+  hwm=$(awk '/^VmHWM/ {print $2 * 1024}' "/proc/$DPID/status")
+  if [ $limit = 16M ]; then
+    check "57 MiB input.json, default limit" "$code $(jget "$tmp/body" code)" "413 payload_too_large"
+  else
+    check "57 MiB input.json under max_input_bytes=64M" "$code" 400
+    expect_msg "57 MiB input.json" "far more values than the circuit"
+  fi
+  [ "$hwm" -lt $((zbytes * 4)) ] && ok ||
+    bad "57 MiB input.json ($limit): the daemon's peak memory is $hwm bytes, over 4 times the body ($zbytes)"
+  serving
+  stop_daemon "$DPID"
+  check "cuzkd ($limit) exit status" "$rc" 0
+done
 finish

@@ -13,7 +13,8 @@
 # and a node killed (SIGKILL) in the middle of a batch, and a PostgreSQL
 # restart in the middle of one: every job is done exactly once (one commit
 # row per partition and one per job, a job count that matches what was
-# submitted).  Claims are per partition: a job of six partitions is proved
+# submitted).  Job rows naming /dev/zero or a FIFO as key fail (the nodes
+# neither block nor spin on them).  Claims are per partition: a job of six partitions is proved
 # by two nodes together (H and I, simulated devices, started for it).  Last, two nodes started at once migrate a database
 # of schema version 1 (job leases) with jobs in it, and prove them.
 # Usage: test_fleet.sh <cuzk> <source dir>; env CUZKD=<cuzkd>.
@@ -67,6 +68,30 @@ done
 SOCK=${sock[B]}
 wait_for 10 status_is 'j.fleet && j.fleet.connected && j.fleet.nodes.length == 4' ||
   bad "B's status does not show 4 nodes: $(head -c 600 "$tmp/poll.json")"
+
+# ---- job rows naming a device or a FIFO as key -------------------------------
+# Rows are input (any role that may write the table could have written
+# them): a key path that is not a regular file is never opened in a way
+# that blocks or reads forever; the row fails, and the nodes keep serving.
+mkfifo "$tmp/fifo.zkey"
+for k in /dev/zero "$tmp/fifo.zkey"; do
+  psql_q "WITH j AS (INSERT INTO cuzk_fleet_jobs (request_id, content_sha, key_id, key_path,
+            key_sha, priority, n_partitions, inputs, submitted_by, parts_left)
+          VALUES ('notkey-$(basename "$k")', 'x', '$k', '$k', repeat('0', 64), 1, 1, false,
+            'elsewhere', 1) RETURNING id)
+          INSERT INTO cuzk_fleet_parts (job_id, idx, data) SELECT id, 0, '\x00'::bytea FROM j" ||
+    bad "cannot insert a job row naming $k"
+done
+notkey_failed() {
+  [ "$(psql_q "SELECT count(*) FROM cuzk_fleet_jobs WHERE request_id LIKE 'notkey-%'
+               AND state = 'failed' AND error LIKE '%not a regular file%'")" = 2 ]
+}
+wait_for 30 notkey_failed && ok ||
+  bad "rows naming /dev/zero and a FIFO as key: $(psql_q "SELECT string_agg(key_id || '=' || state, ' ') FROM cuzk_fleet_jobs WHERE request_id LIKE 'notkey-%'")"
+for n in A B C D; do
+  curl -sf --max-time 10 --unix-socket "${sock[$n]}" http://cuzkd/healthz >/dev/null ||
+    bad "node $n does not answer after the rows naming non-files"
+done
 
 # exactly_once WHAT EXPECTED_DONE: the database's record of every job
 # (commit rows: one per partition, idx set; one per job, idx NULL).

@@ -25,8 +25,26 @@ time.  Addresses: unix:/path or host:port.
                                 every submit of its content attached to it
                                 and every other got 409 request_id_reused;
                                 prints "ok" or the first round that did not
+  stall ADDR TOKEN PATH CL SECONDS
+                                POST PATH with Content-Length CL (an
+                                upload), then trickle a body byte every
+                                0.5 s; print "closed after T s" when the
+                                daemon closes it, or "open" after SECONDS
+  early ADDR TOKEN PATH CL MODE a POST refused from its headers: MODE wait
+                                sends the head and waits for the answer
+                                before sending any body; MODE send sends
+                                the whole body of CL bytes at once, then
+                                reads.  Prints the status code, or "none"
+                                and what went wrong
+  framing ADDR TOKEN            POSTs whose body's end is ambiguous
+                                (Transfer-Encoding other than one
+                                "chunked"), each with a second request
+                                hidden in its body: every one must get one
+                                400 and a closed connection, nothing more;
+                                prints "ok" or the first that did not
 """
 import os
+import re
 import select
 import json
 import socket
@@ -248,9 +266,109 @@ def cmd_race(addr, rounds, n, *bodies):
     print("ok")
 
 
+def cmd_stall(addr, token, path, cl, seconds):
+    s = connect(addr)
+    auth = ("Authorization: Bearer %s\r\n" % token) if token != "-" else ""
+    t0 = time.time()
+    s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/octet-stream\r\n"
+               "Content-Length: %s\r\n\r\n" % (path, auth, cl)).encode())
+    end = t0 + float(seconds)
+    while time.time() < end:
+        if closed_by_peer(s):
+            break
+        try:
+            s.send(b"\0")
+        except OSError:
+            break
+        time.sleep(0.5)
+    else:
+        print("open", flush=True)
+        return
+    print("closed after %.0f s" % (time.time() - t0), flush=True)
+
+
+def cmd_early(addr, token, path, cl, mode):
+    s = connect(addr, timeout=8)
+    auth = ("Authorization: Bearer %s\r\n" % token) if token != "-" else ""
+    what = ""
+    try:
+        s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\n%sContent-Type: application/json\r\n"
+                   "Content-Length: %s\r\n\r\n" % (path, auth, cl)).encode())
+        if mode == "send":
+            s.sendall(b" " * int(cl))
+    except OSError as e:
+        what = "send: %s; " % e
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except socket.timeout:
+        what += "no answer in 8 s"
+    except OSError as e:
+        what += "recv: %s" % e
+    m = re.match(rb"HTTP/1\.[01] (\d{3}) ", out)
+    print(m.group(1).decode() if m and not what else "none (%s%s)" % (what, out[:60]))
+
+
+FRAMING = [
+    ("identity", [b"Transfer-Encoding: identity"]),
+    ("gzip, chunked", [b"Transfer-Encoding: gzip, chunked"]),
+    ("chunked, identity", [b"Transfer-Encoding: chunked, identity"]),
+    ("two TE lines", [b"Transfer-Encoding: chunked", b"Transfer-Encoding: identity"]),
+    ("chunked then gzip", [b"Transfer-Encoding: chunked", b"Transfer-Encoding: gzip"]),
+    ("chunked and a blank", [b"Transfer-Encoding: chunked "]),
+]
+
+
+def framing_one(addr, token, name, lines):
+    """None if the request got one 400 and the connection was closed."""
+    hidden = b"GET /v1/status HTTP/1.1\r\nHost: x\r\n%s\r\n" % (
+        ("Authorization: Bearer %s\r\n" % token).encode() if token != "-" else b"")
+    body = b"%x\r\n{}\r\n0\r\n\r\n" % 2
+    auth = [("Authorization: Bearer %s" % token).encode()] if token != "-" else []
+    head = b"\r\n".join([b"POST /v1/keys HTTP/1.1", b"Host: x", b"Content-Type: application/json"]
+                         + auth + lines) + b"\r\n\r\n"
+    s = connect(addr, timeout=5)
+    try:
+        # the body and the hidden request, as a smuggler sends them
+        s.sendall(head + body + hidden)
+    except OSError:
+        pass
+    out, closed, end = b"", False, time.time() + 5
+    try:
+        while time.time() < end:
+            b = s.recv(65536)
+            if not b:
+                closed = True
+                break
+            out += b
+    except socket.timeout:
+        pass
+    except (ConnectionResetError, BrokenPipeError):
+        closed = True
+    s.close()
+    codes = [int(c) for c in re.findall(rb"(?m)^HTTP/1\.[01] (\d{3}) ", out)]
+    if codes != [400] or not closed:
+        return "%s: answers %s, connection %s" % (name, codes, "closed" if closed else "left open")
+    return None
+
+
+def cmd_framing(addr, token):
+    for name, lines in FRAMING:
+        why = framing_one(addr, token, name, lines)
+        if why:
+            print(why)
+            return
+    print("ok")
+
+
 if __name__ == "__main__":
     cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
-            "fake": cmd_fake, "race": cmd_race}
+            "fake": cmd_fake, "race": cmd_race, "framing": cmd_framing,
+            "stall": cmd_stall, "early": cmd_early}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
