@@ -343,6 +343,11 @@ done:
     } else {
         k->state = KEY_FAILED;
     }
+    /* Once the state is out, a failed key may be forgotten and freed by
+     * whoever waited for it (cuzk_engine_key_forget): nothing below reads
+     * |k| after a failure, the log line takes its own copy of the id. */
+    char id[sizeof k->id];
+    snprintf(id, sizeof id, "%s", k->id);
     pthread_cond_broadcast(&e->keys_cv);
     pthread_mutex_unlock(&e->keys_lock);
     atomic_fetch_sub(&e->loads_pending, 1);
@@ -364,7 +369,7 @@ done:
             engine_circuit_check(c, key.curve, cuzk_key_n_vars(&key), &why) != CUZK_OK)
             engine_log(e, CUZK_LOG_ERROR, "key %s: its registered %s", k->id, why.msg);
     } else {
-        engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", k->id, err.msg);
+        engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", id, err.msg);
     }
 }
 
