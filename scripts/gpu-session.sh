@@ -24,7 +24,8 @@
 #             pinned host memory with batches of 1, 4 and 10, without and
 #             with a 16 GiB device cap.
 # Prints a table last; logs go to $OUT (default ./gpu-out).  Uses the
-# libraries of a .devdeps prefix when one is present (a bare GPU machine).
+# libraries of a .devdeps prefix when one is present (a bare GPU machine;
+# scripts/gpu-devdeps.sh makes it).
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUTDIR=${OUT:-$PWD/gpu-out}
