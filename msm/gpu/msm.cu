@@ -5,7 +5,8 @@
  * scratch layout within a byte limit) in msm_plan.h; this file runs a plan:
  * it stages bases and scalars from host memory on the stream's copy stream,
  * launches the kernels, sorts with CUB and combines the window sums on the
- * host.
+ * host.  The bases objects (upload, host, shifted copies) are in
+ * msm_bases.cu.
  *
  * Every MSM runs in chunks of points whose digits are added into buckets
  * that stay on the device for the whole call, so the scratch is bounded by
@@ -30,12 +31,6 @@
 #include "msm/gpu/msm_affine.cuh"
 #include "msm/gpu/msm_kernels.cuh"
 #include "msm/gpu/msm_plan.h"
-
-/* Threads per block.  The accumulation kernels hold an XYZZ accumulator
- * and a point in registers (~130-200 registers), so 128-thread blocks keep
- * several blocks per multiprocessor. */
-#define MSM_ACC_THREADS 128
-#define MSM_SMALL_THREADS 256
 
 template <class G>
 __global__ void k_msm_count(const uint32_t *scalars, size_t n, bool mont,
@@ -92,24 +87,6 @@ __global__ void __launch_bounds__(MSM_ACC_THREADS)
 
 template <class G>
 __global__ void __launch_bounds__(MSM_ACC_THREADS)
-    k_msm_shift_dbl(const typename G::affine *src, size_t n, unsigned c,
-                    typename G::xyzz *tmp) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        msm_shift_dbl_one<G>(i, src, c, tmp);
-}
-
-template <class G>
-__global__ void __launch_bounds__(MSM_ACC_THREADS)
-    k_msm_shift_norm(const typename G::xyzz *tmp, size_t n, size_t K,
-                     size_t T, typename G::F *pre, typename G::affine *dst) {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < T)
-        msm_shift_norm_one<G>(t, tmp, n, K, pre, dst);
-}
-
-template <class G>
-__global__ void __launch_bounds__(MSM_ACC_THREADS)
     k_msm_bucket_reduce(const typename G::xyzz *buckets, unsigned log_b,
                         unsigned log_s, size_t T, typename G::xyzz *out) {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -127,38 +104,6 @@ __global__ void __launch_bounds__(MSM_ACC_THREADS)
 }
 
 /* ---- planning (msm_plan.h) --------------------------------------------- */
-
-/* Cost model of the shifted copies' window choice: one bucket addition per
- * digit (windows x n) plus the reduction of each bucket set, weighted 3 per
- * bucket (two XYZZ additions, each ~1.4 mixed additions); with the copies
- * every window shares one bucket set. */
-static double msm_cost(unsigned r_bits, size_t n, unsigned c, bool one_set) {
-    double w = (double)msm_nwin(r_bits, c);
-    return w * (double)n + (one_set ? 1.0 : w) * 3.0 * (double)(1u << (c - 1));
-}
-
-/* The window of shifted copies: 8..24 bits whose copies (|pb| bytes per
- * point) fit in |limit| bytes; with |reserve|, an MSM's own default scratch
- * over the n points must fit too.  0 when none fits. */
-static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
-                                   size_t limit, bool reserve) {
-    unsigned best_c = 0;
-    double best = 1e300;
-    for (unsigned c = MSM_SHIFT_MIN_C; c <= MSM_SHIFT_MAX_C; c++) {
-        unsigned w = msm_nwin(r_bits, c);
-        double need = (double)(w - 1) * (double)n * (double)pb;
-        if (reserve)
-            need += (double)msm_default_limit(n, 1) + 512.0 * (1 << 20);
-        if (need > (double)limit)
-            continue;
-        double cost = msm_cost(r_bits, n, c, true);
-        if (cost < best) {
-            best = cost;
-            best_c = c;
-        }
-    }
-    return best_c;
-}
 
 /* CUB's temporary storage, queried (host-only computations). */
 static size_t cub_sort_bytes(size_t M, unsigned key_bits) {
@@ -621,241 +566,6 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
 }
 
 /* ---- C interface ----------------------------------------------------------- */
-
-static size_t affine_bytes(cuzk_gpu_curve curve, cuzk_gpu_group group) {
-    size_t fp = curve == CUZK_GPU_BLS12_381 ? 48 : curve == CUZK_GPU_BN254 ? 32 : 0;
-    if (group != CUZK_GPU_G1 && group != CUZK_GPU_G2)
-        return 0;
-    return 2 * fp * (group == CUZK_GPU_G2 ? 2 : 1);
-}
-
-/* A bases object for n points of (curve, group), checked, with no storage
- * yet; |what| names the caller in messages. */
-static cuzk_status bases_new(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
-                             cuzk_gpu_group group, const void *points,
-                             size_t n, const char *what, cuzk_gpu_bases **out,
-                             cuzk_error *err) {
-    *out = NULL;
-    size_t pb = affine_bytes(curve, group);
-    if (ctx == NULL || pb == 0 || n == 0 || points == NULL)
-        return cuzk_gpu_fail(err, CUZK_EINVAL,
-                             "%s: bad context, curve %d, group %d or n = %zu",
-                             what, (int)curve, (int)group, n);
-    if (n >= ((size_t)1 << 31))
-        return cuzk_gpu_fail(err, CUZK_ERANGE, "%s: n = %zu >= 2^31", what,
-                             n);
-    cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
-    if (b == NULL)
-        return cuzk_gpu_fail(err, CUZK_ENOMEM, "out of host memory");
-    b->ctx = ctx;
-    b->curve = curve;
-    b->group = group;
-    b->n = n;
-    b->point_bytes = pb;
-    *out = b;
-    return CUZK_OK;
-}
-
-extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
-                                             cuzk_gpu_curve curve,
-                                             cuzk_gpu_group group,
-                                             const void *points, size_t n,
-                                             cuzk_gpu_bases **out,
-                                             cuzk_error *err) {
-    cuzk_gpu_bases *b;
-    cuzk_status st =
-        bases_new(ctx, curve, group, points, n, "bases upload", &b, err);
-    if (st != CUZK_OK)
-        return st;
-    size_t bytes = b->point_bytes * n;
-    cudaError_t e = cudaSetDevice(ctx->device);
-    if (e == cudaSuccess)
-        e = cuzk_gpu_dmalloc(ctx, &b->d_points, bytes);
-    if (e == cudaSuccess)
-        e = cudaMemcpy(b->d_points, points, bytes, cudaMemcpyHostToDevice);
-    if (e != cudaSuccess) {
-        if (b->d_points)
-            cuzk_gpu_dfree(ctx, b->d_points);
-        free(b);
-        return cuzk_gpu_cuda_fail(err, e, "bases upload (cudaMalloc/Memcpy)",
-                                  __FILE__, __LINE__);
-    }
-    *out = b;
-    return CUZK_OK;
-}
-
-extern "C" cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx,
-                                           cuzk_gpu_curve curve,
-                                           cuzk_gpu_group group,
-                                           const void *points, size_t n,
-                                           cuzk_gpu_bases **out,
-                                           cuzk_error *err) {
-    cuzk_status st =
-        bases_new(ctx, curve, group, points, n, "host bases", out, err);
-    if (st == CUZK_OK)
-        (*out)->h_points = points;
-    return st;
-}
-
-extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b) {
-    if (b == NULL)
-        return;
-    cudaSetDevice(b->ctx->device);
-    if (b->d_points)
-        cuzk_gpu_dfree(b->ctx, b->d_points);
-    if (b->d_shift)
-        cuzk_gpu_dfree(b->ctx, b->d_shift);
-    free(b);
-}
-
-/* Points per chunk of the shifted-copy build (bounds its temporary
- * memory: an XYZZ point and a prefix product per point). */
-#define MSM_SHIFT_CHUNK ((size_t)1 << 22)
-/* Points per thread sharing one inversion in the conversion to affine. */
-#define MSM_SHIFT_K 32
-
-/* Fills |dst| (w - 1 copies of n points) on |cs|: copy j = 2^c copy j-1. */
-template <class G>
-static cuzk_status shift_build(const cuzk_gpu_bases *b, unsigned c,
-                               unsigned w, void *dst, void *tmp,
-                               cudaStream_t cs, cuzk_error *err) {
-    typedef typename G::xyzz P;
-    typedef typename G::affine A;
-    typedef typename G::F F;
-    size_t n = b->n, chunk = n < MSM_SHIFT_CHUNK ? n : MSM_SHIFT_CHUNK;
-    P *q = (P *)tmp;
-    F *pre = (F *)(q + chunk);
-    for (unsigned j = 1; j < w; j++) {
-        const A *src = j == 1 ? (const A *)b->d_points
-                              : (const A *)dst + (size_t)(j - 2) * n;
-        A *out = (A *)dst + (size_t)(j - 1) * n;
-        for (size_t off = 0; off < n; off += chunk) {
-            size_t m = n - off < chunk ? n - off : chunk;
-            k_msm_shift_dbl<G><<<cuzk_gpu_blocks(m, MSM_ACC_THREADS),
-                                 MSM_ACC_THREADS, 0, cs>>>(src + off, m, c, q);
-            CUZK_LAUNCHED(err);
-            size_t T = (m + MSM_SHIFT_K - 1) / MSM_SHIFT_K;
-            k_msm_shift_norm<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
-                                  MSM_ACC_THREADS, 0, cs>>>(
-                q, m, MSM_SHIFT_K, T, pre, out + off);
-            CUZK_LAUNCHED(err);
-        }
-    }
-    return CUZK_OK;
-}
-
-extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
-                                                 unsigned c, size_t max_bytes,
-                                                 cuzk_error *err) {
-    if (b == NULL || b->d_points == NULL)
-        return cuzk_gpu_fail(err, CUZK_EINVAL,
-                             "bases precompute: %s",
-                             b == NULL ? "NULL bases"
-                                       : "bases live in host memory");
-    if (c != 0 && (c < MSM_SHIFT_MIN_C || c > MSM_SHIFT_MAX_C))
-        return cuzk_gpu_fail(err, CUZK_EINVAL,
-                             "bases precompute: window %u outside %d..%d", c,
-                             MSM_SHIFT_MIN_C, MSM_SHIFT_MAX_C);
-    bool g2 = b->group == CUZK_GPU_G2;
-    unsigned r_bits = b->curve == CUZK_GPU_BLS12_381 ? 255 : 254;
-    size_t pb = b->point_bytes, xb = 2 * pb; /* XYZZ = 2 x affine */
-    size_t fb = pb / 2;                      /* one coordinate */
-    cudaError_t e = cudaSetDevice(b->ctx->device);
-    if (e != cudaSuccess)
-        return cuzk_gpu_cuda_fail(err, e, "cudaSetDevice", __FILE__, __LINE__);
-    /* earlier copies go first: their memory counts as free again */
-    if (b->d_shift) {
-        cuzk_gpu_dfree(b->ctx, b->d_shift);
-        b->d_shift = NULL;
-        b->shift_c = b->shift_w = 0;
-    }
-    size_t chunk = b->n < MSM_SHIFT_CHUNK ? b->n : MSM_SHIFT_CHUNK;
-    size_t tmp_bytes = chunk * (xb + fb);
-    size_t limit = max_bytes;
-    bool reserve = false;
-    if (limit == 0) {
-        size_t fr = cuzk_gpu_mem_free(b->ctx);
-        limit = fr > tmp_bytes ? fr - tmp_bytes : 0;
-        reserve = true;
-    }
-    unsigned w;
-    if (c == 0) {
-        c = msm_choose_shift_c(r_bits, b->n, pb, limit, reserve);
-        if (c == 0)
-            return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                                 "bases precompute: shifted copies of %zu "
-                                 "points do not fit in %zu MB",
-                                 b->n, limit >> 20);
-    }
-    w = msm_nwin(r_bits, c);
-    if ((double)w * (double)b->n >= (double)((size_t)1 << 31))
-        return cuzk_gpu_fail(err, CUZK_ERANGE,
-                             "bases precompute: %u windows x %zu points >= "
-                             "2^31",
-                             w, b->n);
-    size_t bytes = (size_t)(w - 1) * b->n * pb;
-    if (bytes > limit)
-        return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                             "bases precompute: %u copies need %zu MB, limit "
-                             "%zu MB",
-                             w - 1, bytes >> 20, limit >> 20);
-    void *dst = NULL, *tmp = NULL;
-    cudaStream_t cs = NULL;
-    cuzk_status st = CUZK_OK;
-    e = cuzk_gpu_dmalloc(b->ctx, &dst, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                             "bases precompute: out of device memory for "
-                             "%zu MB of copies",
-                             bytes >> 20);
-    }
-    if (e == cudaSuccess)
-        e = cuzk_gpu_dmalloc(b->ctx, &tmp, tmp_bytes);
-    if (e == cudaSuccess)
-        e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
-    if (e != cudaSuccess) {
-        st = cuzk_gpu_cuda_fail(err, e, "bases precompute (allocation)",
-                                __FILE__, __LINE__);
-    } else {
-        if (b->curve == CUZK_GPU_BLS12_381)
-            st = g2 ? shift_build<gg_bls12_381_g2>(b, c, w, dst, tmp, cs, err)
-                    : shift_build<gg_bls12_381_g1>(b, c, w, dst, tmp, cs, err);
-        else
-            st = g2 ? shift_build<gg_bn254_g2>(b, c, w, dst, tmp, cs, err)
-                    : shift_build<gg_bn254_g1>(b, c, w, dst, tmp, cs, err);
-        e = cudaStreamSynchronize(cs);
-        if (st == CUZK_OK && e != cudaSuccess)
-            st = cuzk_gpu_cuda_fail(err, e, "bases precompute (kernels)",
-                                    __FILE__, __LINE__);
-    }
-    if (cs)
-        cudaStreamDestroy(cs);
-    if (tmp)
-        cuzk_gpu_dfree(b->ctx, tmp);
-    if (st != CUZK_OK) {
-        if (dst)
-            cuzk_gpu_dfree(b->ctx, dst);
-        return st;
-    }
-    b->d_shift = dst;
-    b->shift_c = c;
-    b->shift_w = w;
-    return CUZK_OK;
-}
-
-extern "C" unsigned cuzk_gpu_bases_shift_bits(const cuzk_gpu_bases *b) {
-    return b && b->d_shift ? b->shift_c : 0;
-}
-
-extern "C" size_t cuzk_gpu_bases_count(const cuzk_gpu_bases *b) {
-    return b->n;
-}
-
-extern "C" size_t cuzk_gpu_bases_bytes(const cuzk_gpu_bases *b) {
-    size_t copies = b->d_shift ? (size_t)b->shift_w - 1 : 0;
-    return b->d_points ? (1 + copies) * b->n * b->point_bytes : 0;
-}
 
 template <class G>
 static cuzk_status plan_of(cuzk_gpu_ctx *ctx, size_t n, size_t nvec, unsigned flags,

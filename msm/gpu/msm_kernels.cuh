@@ -49,6 +49,13 @@
 #include "curve/gpu/groups.cuh"
 
 #define MSM_INVALID 0xFFFFFFFFu
+
+/* Threads per block of the launches (msm.cu, msm_bases.cu).  The
+ * accumulation kernels hold an XYZZ accumulator and a point in registers
+ * (~130-200 registers), so 128-thread blocks keep several blocks per
+ * multiprocessor. */
+#define MSM_ACC_THREADS 128
+#define MSM_SMALL_THREADS 256
 #define MSM_NEG_BIT 0x80000000u
 
 /* a >= b on |n| words. */
