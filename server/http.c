@@ -123,10 +123,15 @@ static pthread_cond_t reaper_cv = PTHREAD_COND_INITIALIZER;
 
 static uint64_t seconds_ns(uint64_t s) { return s * 1000000000ULL; }
 
-static void conn_set_phase(struct MHD_Connection *conn, int phase, uint64_t allow_ns) {
+/* The connection's own record (set when libmicrohttpd accepted it). */
+static conn_ctx *conn_of(struct MHD_Connection *conn) {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    conn_ctx *c = ci ? ci->socket_context : NULL;
+    return ci ? ci->socket_context : NULL;
+}
+
+static void conn_set_phase(struct MHD_Connection *conn, int phase, uint64_t allow_ns) {
+    conn_ctx *c = conn_of(conn);
     if (!c)
         return;
     pthread_mutex_lock(&conns_lock);
@@ -136,9 +141,7 @@ static void conn_set_phase(struct MHD_Connection *conn, int phase, uint64_t allo
 }
 
 static void conn_mark_linger(struct MHD_Connection *conn) {
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    conn_ctx *c = ci ? ci->socket_context : NULL;
+    conn_ctx *c = conn_of(conn);
     if (!c)
         return;
     pthread_mutex_lock(&conns_lock);
@@ -597,9 +600,7 @@ static void body_progress(cuzkd_request *r, size_t n) {
     r->body_seen += n;
     uint64_t deadline = r->body_start_ns + seconds_ns(r->srv->cfg->request_timeout_s) +
                         (uint64_t)((double)r->body_seen * 1e9 / (1 << BODY_MIN_RATE_SHIFT));
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    conn_ctx *c = ci ? ci->socket_context : NULL;
+    conn_ctx *c = conn_of(r->conn);
     if (!c)
         return;
     pthread_mutex_lock(&conns_lock);

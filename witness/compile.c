@@ -302,6 +302,22 @@ static int run_limited(char *const argv[], const char *log, uint64_t mem_bytes, 
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The refusal of compile step |step| (wasm2c or the C compiler) of |name|
+ * that ended with |rc| from run_limited: past the time limit (-2), else
+ * failed (its exit, perhaps the memory limit); each names its option. */
+static cuzk_status step_failed(cuzk_error *err, int rc, const char *step, const char *name,
+                               double limit_s, uint64_t mem, const char *log) {
+    if (rc == -2)
+        return cuzk_fail(err, CUZK_ETIMEOUT,
+                         "compiling %s: %s ran past the compile time limit of %.0f s "
+                         "(wc_compile_timeout_s)", name, step, limit_s);
+    return cuzk_fail(err, CUZK_EINTERNAL,
+                     "compiling %s to native code failed (%s exit %d; the compilers' memory "
+                     "limit is %llu MiB, wc_compile_memory): see %s",
+                     name, step, rc, (unsigned long long)(mem >> 20), log);
+}
+
+
 /* ---- limits ------------------------------------------------------------------------ */
 
 #define WC_DEF_MAX_WASM (256ull << 20)
@@ -647,14 +663,7 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
     int rc = run_limited(w2c_argv, log, mem, limit_s);
     if (rc != 0) {
         remove_tree(tmp, files, 6);
-        if (rc == -2)
-            return cuzk_fail(err, CUZK_ETIMEOUT,
-                             "compiling %s: wasm2c ran past the compile time limit of %.0f s "
-                             "(wc_compile_timeout_s)", name, limit_s);
-        return cuzk_fail(err, CUZK_EINTERNAL,
-                         "wasm2c failed on %s (exit %d; the compilers' memory limit is %llu "
-                         "MiB, wc_compile_memory): see %s",
-                         name, rc, (unsigned long long)(mem >> 20), log);
+        return step_failed(err, rc, "wasm2c", name, limit_s, mem, log);
     }
     int native = rename_products(p_c);
     char inc[4400];
@@ -680,14 +689,7 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
     rc = left > 0 ? run_limited(cc_argv, log, mem, left) : -2;
     if (rc != 0) {
         remove_tree(tmp, files, 6);
-        if (rc == -2)
-            return cuzk_fail(err, CUZK_ETIMEOUT,
-                             "compiling %s: the C compiler ran past the compile time limit of "
-                             "%.0f s (wc_compile_timeout_s)", name, limit_s);
-        return cuzk_fail(err, CUZK_EINTERNAL,
-                         "compiling %s to native code failed (%s exit %d; the compilers' "
-                         "memory limit is %llu MiB, wc_compile_memory): see %s",
-                         name, cc, rc, (unsigned long long)(mem >> 20), log);
+        return step_failed(err, rc, cc, name, limit_s, mem, log);
     }
     /* the content's hash, recorded before the object appears */
     char hex[65];
