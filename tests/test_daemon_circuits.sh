@@ -34,10 +34,7 @@ set -u
 
 command -v python3 >/dev/null || skip "python3 is not installed"
 command -v wat2wasm >/dev/null || skip "wat2wasm (Debian's wabt) is not installed"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
-[ "$(id -u)" = 0 ] || skip "the planted-cache cases need root to act as user nobody"
-nobody_uid=$(id -u nobody 2>/dev/null) || skip "there is no user nobody"
-as_nobody() { setpriv --reuid="$nobody_uid" --regid="$(id -g nobody)" --clear-groups "$@"; }
+need_nobody "the planted-cache cases"
 W="python3 $src/tests/daemon/hostile_wasm.py"
 
 gen_circuit small bn128 4

@@ -40,10 +40,7 @@ set -u
 . "$(dirname "$0")/daemon/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is not installed"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
-[ "$(id -u)" = 0 ] || skip "the planted-socket case needs root to act as user nobody"
-nobody_uid=$(id -u nobody 2>/dev/null) || skip "there is no user nobody"
-as_nobody() { setpriv --reuid="$nobody_uid" --regid="$(id -g nobody)" --clear-groups "$@"; }
+need_nobody "the planted-socket case"
 # a python3 that user nobody can run (a per-user install may not be)
 nobody_py=""
 for p in $(type -aP python3) /usr/bin/python3; do

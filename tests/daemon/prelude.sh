@@ -27,3 +27,13 @@ need_client() {
     skip "cuzk built without libcurl"
   fi
 }
+
+# need_nobody WHAT: the test acts as user nobody (planted files, dropped
+# privileges): skip (a failure under CUZK_REQUIRE_ALL) unless this is root
+# with setpriv and a user nobody.  as_nobody CMD... runs CMD as nobody.
+need_nobody() {
+  command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+  [ "$(id -u)" = 0 ] || skip "$1 need root to act as user nobody"
+  nobody_uid=$(id -u nobody 2>/dev/null) || skip "there is no user nobody"
+}
+as_nobody() { setpriv --reuid="$nobody_uid" --regid="$(id -g nobody)" --clear-groups "$@"; }
