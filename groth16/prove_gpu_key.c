@@ -1,0 +1,387 @@
+/*
+ * Device images of proving keys (groth16/prove_gpu.h: cuzk_gpu_key_*):
+ * where a key's bases go (device memory, or page-locked host memory that
+ * the MSMs stream), the A and B matrices in CSR form, the MSM scratch
+ * limits its provers get, and shifted copies of resident bases.  Every
+ * placement is decided from the figures before anything is allocated, so
+ * a device-memory cap holds (place_key).
+ *
+ * Must not: allocate past what place_key decided, or leave device memory
+ * or a page-locked range behind on failure.
+ */
+#ifdef CUZK_HAVE_CUDA
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "groth16/curve_impl.h"
+#include "groth16/prove_gpu_key.h"
+
+static size_t g1_affine_bytes(cuzk_curve c) { return cuzk_curve_impl_get(c)->g1_bytes; }
+
+/* ---- key ------------------------------------------------------------------ */
+
+/* The five point arrays of the key, in a curve-independent view. */
+typedef cuzk_key_arrays key_view;
+
+static void view_of(key_view *v, const cuzk_key *k) {
+    cuzk_curve_impl_get(k->curve)->key_arrays(k, v);
+}
+
+/* Upload the A and B matrices as CSR (rows = constraints of the domain). */
+static cuzk_status upload_csr(cuzk_gpu_key *gk, const key_view *v,
+                              cuzk_error *err) {
+    size_t n = gk->n;
+    uint32_t *rp[2] = {NULL, NULL}, *cols[2] = {NULL, NULL};
+    uint8_t *vals[2] = {NULL, NULL};
+    cuzk_status st = CUZK_OK;
+    size_t cnt[2] = {0, 0};
+    for (size_t i = 0; i < v->n_coefs; i++) {
+        const cuzk_zkey_coef *e = &v->coefs[i];
+        if (e->matrix > 1 || e->row >= n || e->signal >= v->n_vars)
+            return cuzk_fail(err, CUZK_EFORMAT,
+                             "coefficient %zu (matrix %u, row %u, signal %u) is outside "
+                             "the key's %zu rows and %zu signals",
+                             i, e->matrix, e->row, e->signal, n, v->n_vars);
+        cnt[e->matrix]++;
+    }
+    if (cnt[0] >= UINT32_MAX || cnt[1] >= UINT32_MAX)
+        return cuzk_fail(err, CUZK_ERANGE, "more than 2^32 coefficients in one matrix");
+    for (int m = 0; m < 2 && st == CUZK_OK; m++) {
+        rp[m] = calloc(n + 1, sizeof(uint32_t));
+        cols[m] = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
+        vals[m] = malloc((cnt[m] ? cnt[m] : 1) * FR_BYTES);
+        if (!rp[m] || !cols[m] || !vals[m])
+            st = cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
+    }
+    if (st == CUZK_OK) {
+        /* counting sort by row, stable within a row */
+        for (size_t i = 0; i < v->n_coefs; i++)
+            rp[v->coefs[i].matrix][v->coefs[i].row + 1]++;
+        for (int m = 0; m < 2; m++)
+            for (size_t r = 0; r < n; r++)
+                rp[m][r + 1] += rp[m][r];
+        uint32_t *fill[2];
+        for (int m = 0; m < 2 && st == CUZK_OK; m++) {
+            fill[m] = malloc(n * sizeof(uint32_t));
+            if (!fill[m])
+                st = cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
+            else
+                memcpy(fill[m], rp[m], n * sizeof(uint32_t));
+        }
+        if (st == CUZK_OK)
+            for (size_t i = 0; i < v->n_coefs; i++) {
+                const cuzk_zkey_coef *e = &v->coefs[i];
+                uint32_t at = fill[e->matrix][e->row]++;
+                cols[e->matrix][at] = e->signal;
+                memcpy(vals[e->matrix] + (size_t)at * FR_BYTES, &e->value, FR_BYTES);
+            }
+        free(fill[0]);
+        free(fill[1]);
+    }
+    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
+    for (int m = 0; m < 2 && st == CUZK_OK; m++) {
+        size_t nz = cnt[m] ? cnt[m] : 1;
+        gk->nnz[m] = cnt[m];
+        if ((st = cuzk_gpu_malloc(gk->ctx, (n + 1) * 4, (void **)&gk->d_row_ptr[m], err)) ||
+            (st = cuzk_gpu_malloc(gk->ctx, nz * 4, (void **)&gk->d_cols[m], err)) ||
+            (st = cuzk_gpu_malloc(gk->ctx, nz * FR_BYTES, &gk->d_vals[m], err)))
+            break;
+        gk->device_bytes += (n + 1) * 4 + nz * (4 + FR_BYTES);
+        if ((st = cuzk_gpu_copy_to_device(s, gk->d_row_ptr[m], rp[m], (n + 1) * 4, err)) ||
+            (st = cuzk_gpu_copy_to_device(s, gk->d_cols[m], cols[m], nz * 4, err)) ||
+            (st = cuzk_gpu_copy_to_device(s, gk->d_vals[m], vals[m], nz * FR_BYTES, err)) ||
+            (st = cuzk_gpu_stream_sync(s, err)))
+            break;
+    }
+    for (int m = 0; m < 2; m++) {
+        free(rp[m]);
+        free(cols[m]);
+        free(vals[m]);
+    }
+    return st;
+}
+
+static cuzk_status make_bases(cuzk_gpu_key *gk, const key_view *v, int host,
+                              cuzk_error *err) {
+    cuzk_gpu_curve c = gk->curve;
+    size_t nc = v->n_vars - v->n_public - 1;
+    struct {
+        cuzk_gpu_bases **out;
+        cuzk_gpu_group g;
+        const void *pts;
+        size_t n;
+    } list[5] = {{&gk->a, CUZK_GPU_G1, v->a, v->n_vars},
+                 {&gk->b1, CUZK_GPU_G1, v->b1, v->n_vars},
+                 {&gk->b2, CUZK_GPU_G2, v->b2, v->n_vars},
+                 {&gk->c, CUZK_GPU_G1, v->c, nc},
+                 {&gk->h, CUZK_GPU_G1, v->h, gk->n}};
+    for (int i = 0; i < 5; i++) {
+        if (list[i].n == 0)
+            continue; /* no private signals: C stays NULL */
+        cuzk_status st =
+            host ? cuzk_gpu_bases_host(gk->ctx, c, list[i].g, list[i].pts, list[i].n, list[i].out, err)
+                 : cuzk_gpu_bases_upload(gk->ctx, c, list[i].g, list[i].pts, list[i].n, list[i].out, err);
+        if (st != CUZK_OK)
+            return st;
+        gk->device_bytes += cuzk_gpu_bases_bytes(*list[i].out);
+    }
+    return CUZK_OK;
+}
+
+static void free_bases(cuzk_gpu_key *gk) {
+    cuzk_gpu_bases **all[5] = {&gk->a, &gk->b1, &gk->b2, &gk->c, &gk->h};
+    for (int i = 0; i < 5; i++) {
+        if (*all[i])
+            gk->device_bytes -= cuzk_gpu_bases_bytes(*all[i]);
+        cuzk_gpu_bases_free(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+/* Device bytes of the A and B matrices in CSR form (upload_csr). */
+static uint64_t csr_bytes(const key_view *v, size_t n) {
+    uint64_t nnz[2] = {0, 0};
+    for (size_t i = 0; i < v->n_coefs; i++)
+        if (v->coefs[i].matrix < 2)
+            nnz[v->coefs[i].matrix]++;
+    uint64_t b = 0;
+    for (int m = 0; m < 2; m++)
+        b += (uint64_t)(n + 1) * 4 + (nnz[m] ? nnz[m] : 1) * (4 + FR_BYTES);
+    return b;
+}
+
+/* Scratch of one MSM plan (one vector, scalars on the device) under
+ * |limit| (0: the default rule); with |limit| 1, the smallest plan that
+ * exists. */
+static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g, size_t n,
+                           int host, size_t limit) {
+    cuzk_gpu_msm_info info;
+    cuzk_error e;
+    if (cuzk_gpu_msm_plan(ctx, c, g, n, 1, CUZK_GPU_SCALARS_DEVICE, host, limit, &info, &e))
+        return 0;
+    return info.scratch_bytes;
+}
+
+/* What a key needs on the device, in bytes: its bases, one prover's
+ * buffers (witness twice, a/b/c), the A and B matrices, and the scratch of
+ * the G1 and the B2 MSM streams: default plans resident (s) and streamed
+ * (h), and the smallest plans that exist (m). */
+typedef struct key_need {
+    uint64_t bases, work, csr, s1, s2, h1, h2, m1, m2;
+} key_need;
+
+static void key_needs(const cuzk_gpu_key *gk, const key_view *v, key_need *k) {
+    cuzk_gpu_ctx *ctx = gk->ctx;
+    size_t g1 = g1_affine_bytes(gk->key->curve);
+    size_t nv = v->n_vars, big = nv > gk->n ? nv : gk->n;
+    k->bases = (uint64_t)g1 * (3 * nv + gk->n) + (uint64_t)2 * g1 * nv;
+    k->work = (uint64_t)FR_BYTES * (2 * nv + 3 * gk->n);
+    k->csr = csr_bytes(v, gk->n);
+    k->s1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, 0);
+    k->s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 0, 0);
+    k->h1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 0);
+    k->h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 0);
+    k->m1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 1);
+    k->m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 1);
+}
+
+/* The two MSM streams' limits from |left| bytes: their default plans (d1,
+ * d2) when those fit (0, the default rule itself, without a cap), else
+ * the smallest plans (m1, m2) and the rest in the ratio of the defaults. */
+static void split_limits(cuzk_gpu_key *gk, double left, uint64_t d1, uint64_t d2, uint64_t m1,
+                         uint64_t m2, int capped) {
+    if (left >= (double)(d1 + d2)) {
+        gk->msm_limit[0] = capped ? d1 : 0;
+        gk->msm_limit[1] = capped ? d2 : 0;
+        return;
+    }
+    double extra = left - (double)(m1 + m2);
+    gk->msm_limit[0] = m1 + (size_t)(extra * (double)d1 / (double)(d1 + d2));
+    gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+}
+
+/*
+ * Where the key goes and what its provers' MSMs may use, decided before
+ * anything is allocated, from the device memory the context sees (its cap
+ * included).  Resident (AUTO) needs the bases, the matrices, one prover's
+ * buffers and the default MSM scratch of both streams within 90% of the
+ * free memory; DEVICE takes less scratch if it must.  Otherwise the bases
+ * stay in host memory with the scratch limits shrunk to what is left, and
+ * under a cap the matrices too when only that fits (a, b, c then come
+ * evaluated from the host).  A key that does not fit even then is refused
+ * here, naming the figures, rather than failing a proof.
+ */
+static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_mode mode,
+                             cuzk_error *err) {
+    const double G = 1073741824.0;
+    key_need k;
+    key_needs(gk, v, &k);
+    cuzk_gpu_mem_info mi;
+    cuzk_gpu_ctx_mem(gk->ctx, &mi);
+    int capped = mi.limit_bytes != 0;
+    char cap[48] = "";
+    if (capped)
+        snprintf(cap, sizeof cap, " (device cap %.2f GiB)", mi.limit_bytes / G);
+    double room = 0.9 * (double)mi.free_bytes;
+    uint64_t need_dev = k.bases + k.csr + k.work + k.s1 + k.s2;
+    int host = mode == CUZK_GPU_KEY_HOST ||
+               (mode == CUZK_GPU_KEY_AUTO && (double)need_dev > room);
+    /* what the MSMs get: room less the key's device part and one prover */
+    double left = room - (double)(k.csr + k.work + (host ? 0 : k.bases));
+    if (host && capped && left < (double)(k.m1 + k.m2) &&
+        left + (double)k.csr >= (double)(k.m1 + k.m2)) {
+        gk->no_csr = 1; /* the matrices stay on the host */
+        left += (double)k.csr;
+    }
+    if (left < (double)(k.m1 + k.m2))
+        return cuzk_fail(err, CUZK_ENOMEM,
+                         "GPU key (2^%u, %zu signals): %s it needs %.2f GiB of device memory at "
+                         "the least (bases %.2f, matrices %.2f, one prover's buffers %.2f, MSM "
+                         "scratch %.2f); 90%% of the %.2f GiB free%s is %.2f GiB",
+                         (unsigned)v->log_n, v->n_vars,
+                         host ? "even with its bases in host memory" : "resident",
+                         (k.csr + k.work + k.m1 + k.m2 + (host ? 0 : k.bases)) / G,
+                         host ? 0.0 : k.bases / G, k.csr / G, k.work / G, (k.m1 + k.m2) / G,
+                         mi.free_bytes / G, cap, room / G);
+    split_limits(gk, left, host ? k.h1 : k.s1, host ? k.h2 : k.s2, k.m1, k.m2, capped);
+    double l1 = gk->msm_limit[0] ? gk->msm_limit[0] : (host ? k.h1 : k.s1);
+    double l2 = gk->msm_limit[1] ? gk->msm_limit[1] : (host ? k.h2 : k.s2);
+    if (!host)
+        snprintf(gk->why, sizeof gk->why,
+                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB "
+                 "free%s; MSM scratch %.2f + %.2f GiB",
+                 (k.bases + k.csr + k.work + l1 + l2) / G, k.bases / G, mi.free_bytes / G, cap,
+                 l1 / G, l2 / G);
+    else if (mode == CUZK_GPU_KEY_HOST)
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s", l1 / G, l2 / G,
+                 cap);
+    else
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
+                 "of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
+                 need_dev / G, k.bases / G, mi.free_bytes / G, cap, l1 / G, l2 / G);
+    if (gk->no_csr) {
+        size_t w = strlen(gk->why);
+        snprintf(gk->why + w, sizeof gk->why - w,
+                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", k.csr / G);
+    }
+    gk->host_streamed = host;
+    if (capped) { /* provers whose buffers fit beside the rest */
+        double spare = left - (double)(gk->msm_limit[0] + gk->msm_limit[1]) + (double)k.work;
+        gk->max_provers = spare >= (double)k.work ? (unsigned)(spare / (double)k.work) : 1;
+    }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuzk_key *key,
+                                cuzk_gpu_key_mode mode, cuzk_error *err) {
+    *out = NULL;
+    if (!ctx || !key || !cuzk_curve_impl_get(key->curve))
+        return cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no loaded key");
+    cuzk_gpu_key *gk = calloc(1, sizeof *gk);
+    if (!gk)
+        return cuzk_fail(err, CUZK_ENOMEM, "out of host memory");
+    key_view v;
+    view_of(&v, key);
+    gk->ctx = ctx;
+    gk->key = key;
+    gk->curve = (cuzk_gpu_curve)cuzk_curve_impl_get(key->curve)->gpu_curve;
+    gk->n_vars = v.n_vars;
+    gk->n_public = v.n_public;
+    gk->n = (size_t)1 << v.log_n;
+    if (v.n_vars < v.n_public + 1) {
+        free(gk);
+        return cuzk_fail(err, CUZK_EFORMAT, "key has %zu signals but %zu public", v.n_vars,
+                         v.n_public);
+    }
+
+    cuzk_status st = place_key(gk, &v, mode, err);
+    int host = gk->host_streamed;
+    if (st == CUZK_OK && !gk->no_csr)
+        st = upload_csr(gk, &v, err);
+    if (st == CUZK_OK && !host) {
+        st = make_bases(gk, &v, 0, err);
+        if (st != CUZK_OK && mode == CUZK_GPU_KEY_AUTO) {
+            /* did not fit after all: stream from host memory instead */
+            free_bases(gk);
+            host = 1;
+            st = CUZK_OK;
+            snprintf(gk->why, sizeof gk->why,
+                     "pinned host memory: the device refused the bases (%.120s)",
+                     err ? err->msg : "out of memory");
+        }
+    }
+    if (st == CUZK_OK && host) {
+        st = cuzk_gpu_host_register(ctx, key->mem, key->mem_bytes, err);
+        if (st == CUZK_OK) {
+            gk->registered = 1;
+            gk->host_streamed = 1;
+            st = make_bases(gk, &v, 1, err);
+        }
+    }
+    if (st != CUZK_OK) {
+        cuzk_gpu_key_free(gk);
+        return st;
+    }
+    *out = gk;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_gpu_key_precompute(cuzk_gpu_key *gk, size_t max_bytes, size_t *used,
+                                    cuzk_error *err) {
+    if (used)
+        *used = 0;
+    if (gk->host_streamed)
+        return CUZK_OK;
+    /* by MSM time in a 2^24 proof: H 155 ms, B2 189 (second stream), A
+     * 79, B1 40, C 39 */
+    cuzk_gpu_bases *order[5] = {gk->h, gk->b2, gk->a, gk->b1, gk->c};
+    size_t left = max_bytes;
+    for (int i = 0; i < 5 && left > 0; i++) { /* 0 would mean "all free memory" */
+        cuzk_gpu_bases *b = order[i];
+        if (!b || cuzk_gpu_bases_shift_bits(b))
+            continue;
+        size_t before = cuzk_gpu_bases_bytes(b);
+        cuzk_error e2;
+        cuzk_status st = cuzk_gpu_bases_precompute(b, 0, left, &e2);
+        if (st == CUZK_ENOMEM || st == CUZK_ERANGE || st == CUZK_EINVAL)
+            continue; /* does not fit (or too many points): stays plain */
+        if (st != CUZK_OK) {
+            if (err)
+                *err = e2;
+            return st;
+        }
+        size_t took = cuzk_gpu_bases_bytes(b) - before;
+        left -= took < left ? took : left;
+        gk->device_bytes += took;
+        if (used)
+            *used += took;
+    }
+    return CUZK_OK;
+}
+
+void cuzk_gpu_key_free(cuzk_gpu_key *gk) {
+    if (!gk)
+        return;
+    free_bases(gk);
+    for (int m = 0; m < 2; m++) {
+        cuzk_gpu_free(gk->ctx, gk->d_row_ptr[m]);
+        cuzk_gpu_free(gk->ctx, gk->d_cols[m]);
+        cuzk_gpu_free(gk->ctx, gk->d_vals[m]);
+    }
+    if (gk->registered)
+        cuzk_gpu_host_unregister(gk->ctx, gk->key->mem);
+    free(gk);
+}
+
+uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk) { return gk->device_bytes; }
+unsigned cuzk_gpu_key_max_provers(const cuzk_gpu_key *gk) { return gk->max_provers; }
+
+int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk) { return gk->host_streamed; }
+const char *cuzk_gpu_key_why(const cuzk_gpu_key *gk) { return gk->why; }
+const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk) { return gk->key; }
+
+#endif /* CUZK_HAVE_CUDA */
