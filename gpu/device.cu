@@ -151,6 +151,10 @@ extern "C" cuzk_status cuzk_gpu_ctx_create(int device, cuzk_gpu_ctx **out,
      * (msm/gpu/msm_affine.cuh) for this context; xyzz (default) the other */
     const char *accum = getenv("CUZK_GPU_MSM_ACCUM");
     ctx->msm_affine = accum != NULL && strcmp(accum, "affine") == 0;
+    /* CUZK_GPU_MSM_ONES=0 sends scalars equal to 1 through Pippenger like
+     * the others (for measuring the bit-scalar sums against it) */
+    const char *ones = getenv("CUZK_GPU_MSM_ONES");
+    ctx->msm_ones = ones == NULL || strcmp(ones, "0") != 0;
     const char *minb = getenv("CUZK_GPU_MSM_ACC_MINB");
     ctx->msm_acc_minb = minb ? atoi(minb) : 0;
     cudaError_t e = cudaSetDevice(device);
@@ -222,6 +226,10 @@ extern "C" void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
 
 extern "C" void cuzk_gpu_ctx_msm_accum(cuzk_gpu_ctx *ctx, int affine) {
     ctx->msm_affine = affine != 0;
+}
+
+extern "C" void cuzk_gpu_ctx_msm_ones(cuzk_gpu_ctx *ctx, int on) {
+    ctx->msm_ones = on != 0;
 }
 
 extern "C" cuzk_status cuzk_gpu_stream_create(cuzk_gpu_ctx *ctx,

@@ -82,6 +82,7 @@ struct cuzk_gpu_ctx {
     /* tuning overrides (0 = automatic), see cuzk_gpu_ctx_tune */
     unsigned msm_window;
     bool msm_affine; /* batch-affine MSM accumulation (msm_affine.cuh) */
+    bool msm_ones;   /* bit-scalar sums: ones skip Pippenger (msm_kernels.cuh) */
     int msm_acc_minb; /* CUZK_GPU_MSM_ACC_MINB: level-1 register bound (msm.cu) */
     unsigned ntt_log_radix;
     int profile; /* print per-phase MSM times to stderr */

@@ -8,6 +8,7 @@
 #define CUZK_GPU_MSM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpu/runtime.h"
 #include "util/status.h"
@@ -106,6 +107,20 @@ cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                                size_t offset, size_t n, size_t nvec,
                                const void *const *scalars, unsigned flags,
                                void *results, cuzk_error *err);
+
+/*
+ * The same with the scalars gathered: results[v] = sum_{i<n}
+ * scalars[v][d_index[i]] * bases[offset + i].  For keys that store points
+ * only for the wires a query uses (density bitmaps): |d_index| (device, n
+ * entries) names each point's wire, and the scalar vectors (device,
+ * CUZK_GPU_SCALARS_DEVICE required) are the whole witness, read in place.
+ * Indices are not checked against the vectors' lengths: the caller's list
+ * must be in range.  CUZK_EINVAL otherwise as cuzk_gpu_msm_batch.
+ */
+cuzk_status cuzk_gpu_msm_batch_gather(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
+                                      size_t offset, size_t n, size_t nvec,
+                                      const void *const *scalars, const uint32_t *d_index,
+                                      unsigned flags, void *results, cuzk_error *err);
 
 /* Grow |s|'s device and pinned scratch now to what cuzk_gpu_msm_batch of
  * n points of |bases|, |nvec| vectors and |flags| will need, so that call

@@ -43,6 +43,12 @@ void cuzk_gpu_ctx_tune(cuzk_gpu_ctx *ctx, unsigned msm_window,
  * (the default; CUZK_GPU_MSM_ACCUM=affine at context creation sets it). */
 void cuzk_gpu_ctx_msm_accum(cuzk_gpu_ctx *ctx, int affine);
 
+/* Bit-scalar sums of |ctx| (same caveat): |on| != 0 (the default;
+ * CUZK_GPU_MSM_ONES=0 at context creation clears it) sums the bases of
+ * scalars equal to 1 outside Pippenger, without sorting them
+ * (msm/gpu/msm_kernels.cuh); 0 sends them through Pippenger. */
+void cuzk_gpu_ctx_msm_ones(cuzk_gpu_ctx *ctx, int on);
+
 typedef enum cuzk_gpu_fop {
     CUZK_GPU_FOP_ADD = 0,
     CUZK_GPU_FOP_SUB = 1,

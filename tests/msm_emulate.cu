@@ -23,16 +23,21 @@
  * after the first need at least 4 entries per thread to shrink (with 3, two
  * threads stay two threads), as msm_seg_len's minimum ensures.
  *
- * Every MSM runs twice: as above, and with the batch-affine levels
- * (msm_affine.cuh) before level 1, at segment lengths 4 to 512 and level
- * thresholds 1 to 128 (emu_affine), after which the rewritten pairs must be
- * sorted (key, index) pairs.  Two more base sets feed the levels their
+ * Every MSM runs four times: as above; with the bit-scalar sums (scalars 1
+ * appended unsorted after the digits under the ones' key), every other
+ * time with the batch-affine levels (msm_affine.cuh) before level 1, at
+ * segment lengths 4 to 512 and level thresholds 1 to 128 (emu_affine),
+ * after which the rewritten pairs must be sorted (key, index) pairs; and
+ * twice gathered through a random index list from a vector twice as long
+ * (density keys), without and with the ones.  A base set of opposite
+ * pairs with all scalars 1 sums to infinity through the ones' bucket.  Two more base sets feed the levels their
  * exceptional pairs: P, -P, P, P, infinity, Q repeated, and one point only.
  *
  * Groups: G1 and G2 of BN254 and BLS12-381.  Windows 3, 8, 13 plain and 8,
  * 10 with shifted copies (one bucket set), sizes 1, 2, 3, 33, 257 and a
  * larger one, scalar sets random / zero / one (Montgomery and plain) /
- * equal / r-1 / 2^256-1 (plain, reduced mod r) / a 0-1-random mix, bases
+ * equal / r-1 / 2^256-1 (plain, reduced mod r) / alternating 0 and 1 /
+ * 90% bits / a 0-1-random mix, bases
  * with repeats, opposites and infinity, and base offsets with the shifted
  * copies.  CUZK_MSM_EMULATE_MAX sets the larger size (default 2000 for G1,
  * half of it for G2).  Prints a line per group and a summary; exit 0
@@ -227,12 +232,22 @@ static void emu_shift_build(const typename G::affine *pts, size_t N,
  * Writes the Jacobian result to out[3].  Returns false if a guard region
  * was overwritten or an emitted key was out of range.
  */
+/* Options of one emulated call: bit-scalar sums (the ones appended after
+ * the sorted digits, msm_kernels.cuh) and a gather list (sidx: n entries,
+ * point i takes scalar sidx[i] of each whole vector). */
+struct emu_opts {
+    bool ones;
+    const uint32_t *sidx;
+};
+static const emu_opts opts_plain = {false, NULL};
+
 template <class G>
 static bool emu_msm(typename G::F *out, const typename G::affine *bases,
                     size_t N, const typename G::affine *shift, size_t off,
                     size_t n, const uint32_t *const *scalars, size_t nvec,
                     bool mont, unsigned c, const std::vector<size_t> &chunks,
-                    const emu_variant &v, const emu_affine &av = aff_none) {
+                    const emu_variant &v, const emu_affine &av = aff_none,
+                    const emu_opts &eo = opts_plain) {
     typedef typename G::affine A;
     typedef typename G::xyzz P;
     bool shifted = shift != NULL, ok = true;
@@ -246,11 +261,13 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
         log_s--;
     size_t nseg = (size_t)1 << (log_b - log_s);
     size_t nbk = (size_t)nwb << log_b;
-    /* one bucket set per vector, each with its guard region */
-    std::vector<std::vector<P> > bsets(nvec, std::vector<P>(nbk + GUARD));
+    uint32_t ones_key = (uint32_t)nbk; /* the ones' bucket follows the sets */
+    /* one bucket set (and the ones' bucket) per vector, each with its
+     * guard region */
+    std::vector<std::vector<P> > bsets(nvec, std::vector<P>(nbk + 1 + GUARD));
     for (size_t vi = 0; vi < nvec; vi++) {
-        memset((void *)bsets[vi].data(), 0, nbk * sizeof(P)); /* the memset */
-        memset((void *)(bsets[vi].data() + nbk), POISON, GUARD * sizeof(P));
+        memset((void *)bsets[vi].data(), 0, (nbk + 1) * sizeof(P)); /* the memset */
+        memset((void *)(bsets[vi].data() + nbk + 1), POISON, GUARD * sizeof(P));
     }
     /* chunk outer, vector inner, as msm_run: every chunk after the first
      * folds the stored buckets in */
@@ -260,44 +277,53 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
       bool acc = b0 > 0;
       for (size_t vi = 0; vi < nvec; vi++) {
         std::vector<P> &buckets = bsets[vi];
-        const uint32_t *sc = scalars[vi];
+        /* gathered: the whole vector through the chunk's part of sidx */
+        const uint32_t *sc = eo.sidx ? scalars[vi] : scalars[vi] + 8 * b0;
+        const uint32_t *sx = eo.sidx ? eo.sidx + b0 : NULL;
         /* 1. digits, packed: count (thread nb writes the end marker), an
          * exclusive scan as cub's, scatter */
         guarded<unsigned long long> cnt(nb + 1), offs(nb + 1);
         for (size_t q = 0; q <= nb; q++)
-            msm_count_one<G>(v.backward ? nb - q : q, sc + 8 * b0, nb,
-                             mont, c, nwin, cnt.p());
+            msm_count_one<G>(v.backward ? nb - q : q, sc, sx, nb, mont,
+                             eo.ones, c, nwin, cnt.p());
         ok = ok && cnt.guard_ok();
         unsigned long long run = 0;
         for (size_t q = 0; q <= nb; q++) {
             offs.p()[q] = run;
             run += cnt.p()[q];
         }
-        size_t M = (size_t)offs.p()[nb];
-        if (M > nb * nwin) {
-            fprintf(stderr, "packed count %zu digits for %zu scalars\n", M, nb);
+        size_t Md = (size_t)(offs.p()[nb] & 0xFFFFFFFFull);
+        size_t M1 = (size_t)(offs.p()[nb] >> 32);
+        size_t M = Md + M1;
+        if (M > nb * nwin || (!eo.ones && M1)) {
+            fprintf(stderr, "packed count %zu digits + %zu ones for %zu scalars\n",
+                    Md, M1, nb);
             ok = false;
-            M = 0;
+            M = Md = M1 = 0;
         }
         guarded<uint32_t> keys0(M), vals0(M);
         for (size_t q = 0; q < nb; q++)
-            msm_scatter_one<G>(v.backward ? nb - 1 - q : q, sc + 8 * b0,
-                               mont, c, nwin, shifted ? (uint32_t)N : 0u,
+            msm_scatter_one<G>(v.backward ? nb - 1 - q : q, sc, sx, nb, mont,
+                               eo.ones, ones_key, c, nwin,
+                               shifted ? (uint32_t)N : 0u,
                                shifted ? (uint32_t)(off + b0) : 0u, offs.p(),
                                keys0.p(), vals0.p());
         ok = ok && keys0.guard_ok() && vals0.guard_ok();
         for (size_t k = 0; k < M; k++) {
             uint32_t j = vals0.p()[k] & ~MSM_NEG_BIT;
-            if (keys0.p()[k] >= nbk ||
+            bool one = k >= Md;
+            if ((one ? keys0.p()[k] != ones_key || (vals0.p()[k] & MSM_NEG_BIT)
+                     : keys0.p()[k] >= nbk) ||
                 (shifted ? j >= (size_t)nwin * N : j >= nb)) {
-                fprintf(stderr, "digit %zu: key %u value %u out of range\n",
-                        k, keys0.p()[k], j);
+                fprintf(stderr, "%s %zu: key %u value %u out of range\n",
+                        one ? "one" : "digit", k, keys0.p()[k], j);
                 ok = false;
             }
         }
-        /* 2. sort by the low key_bits bits of the key, as the radix sort;
-         * the backward variants order equal keys by descending value,
-         * another order a parallel sort could produce */
+        /* 2. sort the digits (not the ones after them) by the low key_bits
+         * bits of the key, as the radix sort; the backward variants order
+         * equal keys by descending value, another order a parallel sort
+         * could produce */
         std::vector<size_t> ord(M);
         if (M == 0)
             continue;
@@ -305,7 +331,7 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
             ord[k] = k;
         const uint32_t *kp = keys0.p(), *vp = vals0.p();
         bool rev = v.backward;
-        std::stable_sort(ord.begin(), ord.end(), [&](size_t a, size_t b) {
+        std::stable_sort(ord.begin(), ord.begin() + Md, [&](size_t a, size_t b) {
             uint32_t ka = kp[a] & key_mask, kb = kp[b] & key_mask;
             if (ka != kb)
                 return ka < kb;
@@ -337,7 +363,7 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
                  keys1.guard_ok() && vals1.guard_ok();
             for (size_t k = 0; k < M; k++) {
                 if ((k > 0 && keys1.p()[k] < keys1.p()[k - 1]) ||
-                    keys1.p()[k] >= nbk || vals1.p()[k] != k) {
+                    keys1.p()[k] > nbk || vals1.p()[k] != k) {
                     fprintf(stderr, "affine levels: entry %zu key %u value "
                                     "%u, not sorted (key, index) pairs\n",
                             k, keys1.p()[k], vals1.p()[k]);
@@ -413,13 +439,14 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
         seg = nx;
     }
     for (size_t k = 0; k < GUARD; k++) {
-        const unsigned char *g = (const unsigned char *)&buckets[nbk + k];
+        const unsigned char *g = (const unsigned char *)&buckets[nbk + 1 + k];
         for (size_t b = 0; b < sizeof(P); b++)
             ok = ok && g[b] == POISON;
     }
     /* 5. host: Horner over the window sums, then Jacobian */
     P res;
     msm_combine_host<G>(res, seg->p(), nwb, c);
+    pt_add(res, buckets[nbk]); /* the ones' sum, as msm_run */
     delete seg;
     pt_to_jacobian(out + 3 * vi, res);
     }
@@ -428,9 +455,11 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
 
 /* ---- tests ----------------------------------------------------------------- */
 
-enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_EQUAL, SC_RM1, SC_MAX, SC_MIX };
-static const char *sc_name[] = {"random", "zero", "one", "equal",
-                                "r-1",    "2^256-1", "mix"};
+enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_EQUAL, SC_RM1, SC_MAX, SC_ALT, SC_BITS,
+       SC_MIX };
+static const char *sc_name[] = {"random", "zero",        "one", "equal",
+                                "r-1",    "2^256-1",     "0101...",
+                                "90% bits", "mix"};
 
 template <class G>
 static void make_scalars(std::vector<uint32_t> &s, size_t n, int kind,
@@ -447,6 +476,11 @@ static void make_scalars(std::vector<uint32_t> &s, size_t n, int kind,
         if (kind == SC_MIX) {
             uint64_t u = rnd64() % 3;
             k = u == 0 ? SC_ZERO : u == 1 ? SC_ONE : SC_RANDOM;
+        } else if (kind == SC_ALT) {
+            k = (i & 1) ? SC_ONE : SC_ZERO;
+        } else if (kind == SC_BITS) { /* Filecoin's aux: mostly 0 and 1 */
+            uint64_t u = rnd64() % 20;
+            k = u < 9 ? SC_ZERO : u < 18 ? SC_ONE : SC_RANDOM;
         }
         switch (k) {
         case SC_RANDOM: rand_below(x, r); break;
@@ -528,17 +562,47 @@ static void check(const typename G::affine *bases, size_t N,
            emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
            v.name, sched.size(), sched_name[sk],
            !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
-    /* the same MSM through the batch-affine levels */
-    const emu_affine &av = aff_variants[run_count % NAFF];
+    /* the same MSM with the bit-scalar sums (and through the batch-affine
+     * levels every other time) */
+    const emu_affine &av = (run_count & 1) ? aff_variants[run_count % NAFF] : aff_none;
+    emu_opts eo = {true, NULL};
     memset(out, POISON, sizeof out);
     ok = emu_msm<G>(out, bases, N, shift, off, n, sv, 1, mont, c, sched, v,
-                    av);
+                    av, eo);
     memcpy(&got, out, sizeof got);
     EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
-           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %s, %zu chunk(s) (%s): %s",
+           "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %s, ones, %zu chunk(s) (%s): %s",
            emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
            v.name, av.name, sched.size(), sched_name[sk],
            !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
+    /* the same scalars gathered from a longer vector through a list (a
+     * density key's points name their wires), without and with the ones */
+    const emu_affine &av2 = (run_count & 1) ? aff_none : aff_variants[(run_count + 3) % NAFF];
+    size_t span = 2 * n + 5;
+    std::vector<uint32_t> idx(span), whole(8 * span);
+    for (size_t i = 0; i < span; i++)
+        idx[i] = (uint32_t)i;
+    for (size_t i = span; i > 1; i--)
+        std::swap(idx[i - 1], idx[rnd64() % i]);
+    for (size_t k = 0; k < whole.size(); k++)
+        whole[k] = (uint32_t)rnd64(); /* junk where no point reads */
+    for (size_t i = 0; i < n; i++)
+        memcpy(&whole[8 * (size_t)idx[i]], &s[8 * i], 32);
+    const uint32_t *wv[1] = {whole.data()};
+    for (int with_ones = 0; with_ones < 2; with_ones++) {
+        emu_opts go = {with_ones != 0, idx.data()};
+        memset(out, POISON, sizeof out);
+        ok = emu_msm<G>(out, bases, N, shift, off, n, wv, 1, mont, c, sched, v,
+                        av2, go);
+        memcpy(&got, out, sizeof got);
+        EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
+               "%s %s %s c=%u off=%zu n=%zu mont=%d %s, %s, gathered%s, %zu "
+               "chunk(s) (%s): %s",
+               emu<G>::name(), what, sc_name[kind], c, off, n, (int)mont,
+               v.name, av2.name, with_ones ? " with ones" : "", sched.size(),
+               sched_name[sk],
+               !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
+    }
 }
 
 /* |nvec| vectors (kinds cycling through every scalar set) over one chunk
@@ -564,8 +628,9 @@ static void check_batch(const typename G::affine *bases, size_t N,
     const emu_variant &v = variants[run_count++ % NVARIANTS];
     std::vector<typename G::F> out(3 * nvec);
     memset((void *)out.data(), POISON, out.size() * sizeof(typename G::F));
+    emu_opts eo = {(nvec & 2) != 0, NULL};
     bool ok = emu_msm<G>(out.data(), bases, N, shift, 0, n, sv.data(), nvec,
-                         mont, c, sched, v);
+                         mont, c, sched, v, aff_none, eo);
     for (size_t vi = 0; vi < nvec; vi++) {
         int kind = kinds[vi];
         J got, want;
@@ -573,9 +638,10 @@ static void check_batch(const typename G::affine *bases, size_t N,
         cuzk_status rc = emu<G>::msm(&want, (const typename emu<G>::A *)bases,
                                      sv[vi], n, mont);
         EXPECT(ok && rc == CUZK_OK && emu<G>::eq(&got, &want),
-               "%s batch of %zu, vector %zu (%s) c=%u n=%zu %s, %zu chunks "
+               "%s batch of %zu, vector %zu (%s) c=%u n=%zu %s%s, %zu chunks "
                "(%s): %s",
                emu<G>::name(), nvec, vi, sc_name[kind], c, n, v.name,
+               eo.ones ? ", ones" : "",
                sched.size(), sched_name[sk],
                !ok ? "guard or key range" : rc ? "CPU MSM error" : "!= CPU MSM");
     }
@@ -704,6 +770,20 @@ template <class G> static void test_group(size_t nmax) {
             same[i] = P0;
         }
         const GA *cb = (const GA *)col.data(), *sb = (const GA *)same.data();
+        /* pairs of opposites: with all scalars 1 the sum is infinity, the
+         * ones' bucket cancelling run by run */
+        std::vector<A> opp(N);
+        for (size_t i = 0; i + 1 < N; i += 2) {
+            opp[i] = pts[(i / 2) % 300];
+            E::affine_neg(&opp[i + 1], &opp[i]);
+        }
+        opp[N - 1] = pts[1];
+        const GA *ob = (const GA *)opp.data();
+        for (size_t si = 0; si < 3; si++) {
+            size_t on = si == 0 ? 64 : si == 1 ? 258 : (nmax & ~(size_t)1);
+            check<G>(ob, N, NULL, 0, on, SC_ONE, si & 1, 8, "opposites");
+            check<G>(ob, N, NULL, 0, on, SC_BITS, !(si & 1), 3, "opposites");
+        }
         static const int kinds[] = {SC_EQUAL, SC_ONE, SC_RANDOM, SC_MIX};
         static const unsigned cols_c[] = {3, 8};
         size_t csz[] = {2, 6, 64, 257, nmax};
@@ -812,7 +892,7 @@ static void test_plans(void) {
                                done);
                         /* buffers: ordered, inside the arena */
                         size_t ends[] = {
-                            pl.off_buckets + rq.nvec * ((size_t)pl.nwb << pl.log_b) *
+                            pl.off_buckets + rq.nvec * msm_set_stride(pl) *
                                                  groups[g].gs.xyzz,
                             pl.off_keys[0] + 4 * pl.M, pl.off_vals[1] + 4 * pl.M,
                             pl.off_cub + pl.cub_bytes, pl.off_scan + pl.scan_bytes,

@@ -33,23 +33,25 @@
 #include "msm/gpu/msm_plan.h"
 
 template <class G>
-__global__ void k_msm_count(const uint32_t *scalars, size_t n, bool mont,
-                            unsigned c, unsigned nwin,
-                            unsigned long long *cnt) {
+__global__ void k_msm_count(const uint32_t *scalars, const uint32_t *sidx,
+                            size_t n, bool mont, bool ones, unsigned c,
+                            unsigned nwin, unsigned long long *cnt) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i <= n)
-        msm_count_one<G>(i, scalars, n, mont, c, nwin, cnt);
+        msm_count_one<G>(i, scalars, sidx, n, mont, ones, c, nwin, cnt);
 }
 
 template <class G>
-__global__ void k_msm_scatter(const uint32_t *scalars, size_t n, bool mont,
-                              unsigned c, unsigned nwin, uint32_t vstride,
-                              uint32_t vbase, const unsigned long long *off,
-                              uint32_t *keys, uint32_t *vals) {
+__global__ void k_msm_scatter(const uint32_t *scalars, const uint32_t *sidx,
+                              size_t n, bool mont, bool ones,
+                              uint32_t ones_key, unsigned c, unsigned nwin,
+                              uint32_t vstride, uint32_t vbase,
+                              const unsigned long long *off, uint32_t *keys,
+                              uint32_t *vals) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        msm_scatter_one<G>(i, scalars, mont, c, nwin, vstride, vbase, off,
-                           keys, vals);
+        msm_scatter_one<G>(i, scalars, sidx, n, mont, ones, ones_key, c, nwin,
+                           vstride, vbase, off, keys, vals);
 }
 
 /* MB: the fewest blocks per multiprocessor the register allocation must
@@ -280,7 +282,7 @@ static void msm_carve(msm_views<G> &v, const msm_plan &pl, cuzk_gpu_stream *s) {
     v.pre = b + pl.off_pre;
     v.h_res = (P *)s->h_scratch;
     v.h_tot = (unsigned long long *)((char *)s->h_scratch +
-                                     sizeof(P) * pl.nwb * pl.nvec);
+                                     sizeof(P) * (pl.nwb + 1) * pl.nvec);
 }
 
 /* Queues the copy of chunk |ci| ([b0, b0 + nb) of the bases) into staging
@@ -314,15 +316,18 @@ static cuzk_status stage_scalars(cuzk_gpu_stream *s, uint32_t *dst,
 }
 
 /* One vector's digits of one chunk added into its buckets: count, scan and
- * scatter the non-zero digits, sort them by bucket, level 1 and the
- * further levels.  |d_sc|: the chunk's scalars on the device; |l1_bases|:
- * the chunk's points (or all points with shifted copies); |fold|: not the
- * first chunk, so level 1 folds the stored buckets in. */
+ * scatter the non-zero digits (the ones after them, unsorted), sort the
+ * digits by bucket, level 1 and the further levels.  |d_sc|: the chunk's
+ * scalars on the device, or with |sidx| the whole vector gathered through
+ * the chunk's sidx; |l1_bases|: the chunk's points (or all points with
+ * shifted copies); |fold|: not the first chunk, so level 1 folds the
+ * stored buckets in. */
 template <class G>
 static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
                              msm_views<G> &v, typename G::xyzz *vb,
-                             const uint32_t *d_sc, size_t nb, bool mont,
-                             uint32_t vstride, uint32_t vbase,
+                             const uint32_t *d_sc, const uint32_t *sidx,
+                             size_t nb, bool mont, uint32_t vstride,
+                             uint32_t vbase,
                              const typename G::affine *l1_bases,
                              const typename G::affine *l1_shift,
                              uint32_t l1_nfirst, bool fold, cuzk_error *err) {
@@ -331,24 +336,28 @@ static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
     typedef typename G::F F;
     cudaStream_t cs = s->s;
     int sm = s->ctx->sm_count;
+    bool ones = s->ctx->msm_ones;
+    uint32_t ones_key = (uint32_t)pl.nwb << pl.log_b;
     /* 1. digits, packed: count, scan, scatter */
     k_msm_count<G><<<cuzk_gpu_blocks(nb + 1, MSM_SMALL_THREADS),
-                     MSM_SMALL_THREADS, 0, cs>>>(d_sc, nb, mont, pl.c, pl.nwin,
-                                                 v.cnt);
+                     MSM_SMALL_THREADS, 0, cs>>>(d_sc, sidx, nb, mont, ones,
+                                                 pl.c, pl.nwin, v.cnt);
     CUZK_LAUNCHED(err);
     size_t scan_bytes = pl.scan_bytes;
     CUZK_CUDA(err, cub::DeviceScan::ExclusiveSum(v.scan, scan_bytes, v.cnt,
                                                  v.off, (int)(nb + 1), cs));
     k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
                        MSM_SMALL_THREADS, 0, cs>>>(
-        d_sc, nb, mont, pl.c, pl.nwin, vstride, vbase, v.off, v.keys[0],
-        v.vals[0]);
+        d_sc, sidx, nb, mont, ones, ones_key, pl.c, pl.nwin, vstride, vbase,
+        v.off, v.keys[0], v.vals[0]);
     CUZK_LAUNCHED(err);
     /* the sort's size: the packed count (a host round trip a chunk) */
     CUZK_CUDA(err, cudaMemcpyAsync(v.h_tot, v.off + nb, 8,
                                    cudaMemcpyDeviceToHost, cs));
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
-    size_t M = (size_t)*v.h_tot;
+    size_t Md = (size_t)(*v.h_tot & 0xFFFFFFFFull); /* digits */
+    size_t M1 = (size_t)(*v.h_tot >> 32);           /* ones */
+    size_t M = Md + M1;
     prof_mark(s, "digits");
     if (M == 0)
         return CUZK_OK;
@@ -359,9 +368,17 @@ static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
     size_t cub_bytes = pl.cub_bytes;
     cub::DoubleBuffer<uint32_t> dk(v.keys[0], v.keys[1]);
     cub::DoubleBuffer<uint32_t> dv(v.vals[0], v.vals[1]);
-    CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(v.cub, cub_bytes, dk, dv,
-                                                   (int)M, 0,
-                                                   (int)pl.key_bits, cs));
+    if (Md > 0)
+        CUZK_CUDA(err, cub::DeviceRadixSort::SortPairs(v.cub, cub_bytes, dk,
+                                                       dv, (int)Md, 0,
+                                                       (int)pl.key_bits, cs));
+    if (M1 > 0 && dk.selector != 0) {
+        /* the sorted digits ended in the other buffer: the ones follow */
+        CUZK_CUDA(err, cudaMemcpyAsync(dk.Current() + Md, v.keys[0] + Md,
+                                       4 * M1, cudaMemcpyDeviceToDevice, cs));
+        CUZK_CUDA(err, cudaMemcpyAsync(dv.Current() + Md, v.vals[0] + Md,
+                                       4 * M1, cudaMemcpyDeviceToDevice, cs));
+    }
     const uint32_t *keys = dk.Current(), *vals = dv.Current();
     prof_mark(s, "sort");
     /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
@@ -419,11 +436,11 @@ template <class G>
 static cuzk_status msm_reduce(cuzk_gpu_stream *s, const msm_plan &pl,
                               msm_views<G> &v, size_t vi, cuzk_error *err) {
     cudaStream_t cs = s->s;
-    size_t set_bk = (size_t)pl.nwb << pl.log_b;
+    size_t stride = msm_set_stride(pl), set_bk = stride - 1;
     size_t T = (size_t)pl.nwb * pl.nseg;
     k_msm_bucket_reduce<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS),
                              MSM_ACC_THREADS, 0, cs>>>(
-        v.buckets + vi * set_bk, pl.log_b, pl.log_s, T, v.seg[0]);
+        v.buckets + vi * stride, pl.log_b, pl.log_s, T, v.seg[0]);
     CUZK_LAUNCHED(err);
     prof_mark(s, "reduce");
     int cur = 0;
@@ -434,8 +451,13 @@ static cuzk_status msm_reduce(cuzk_gpu_stream *s, const msm_plan &pl,
         CUZK_LAUNCHED(err);
         cur ^= 1;
     }
-    CUZK_CUDA(err, cudaMemcpyAsync(v.h_res + vi * pl.nwb, v.seg[cur],
+    /* the window sums, then the ones' bucket */
+    CUZK_CUDA(err, cudaMemcpyAsync(v.h_res + vi * (pl.nwb + 1), v.seg[cur],
                                    sizeof(typename G::xyzz) * pl.nwb,
+                                   cudaMemcpyDeviceToHost, cs));
+    CUZK_CUDA(err, cudaMemcpyAsync(v.h_res + vi * (pl.nwb + 1) + pl.nwb,
+                                   v.buckets + vi * stride + set_bk,
+                                   sizeof(typename G::xyzz),
                                    cudaMemcpyDeviceToHost, cs));
     prof_mark(s, "tree");
     return CUZK_OK;
@@ -452,8 +474,8 @@ static cuzk_status msm_reduce(cuzk_gpu_stream *s, const msm_plan &pl,
 template <class G>
 static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                            size_t offset, size_t n, size_t nvec,
-                           const void *const *scalars, unsigned flags,
-                           void *results, cuzk_error *err) {
+                           const void *const *scalars, const uint32_t *sidx,
+                           unsigned flags, void *results, cuzk_error *err) {
     typedef typename G::xyzz P;
     typedef typename G::affine A;
     typedef typename G::F F;
@@ -472,14 +494,14 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwb * nvec + 64, err);
+        st = cuzk_gpu_host_scratch(s, sizeof(P) * (pl.nwb + 1) * nvec + 64, err);
     if (st != CUZK_OK)
         return st;
     msm_views<G> v;
     msm_carve<G>(v, pl, s);
     bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
     bool shifted = rq.shift_c != 0;
-    size_t set_bk = (size_t)pl.nwb << pl.log_b; /* buckets per vector */
+    size_t set_bk = msm_set_stride(pl); /* buckets per vector, the ones' too */
     const A *d_bases = (const A *)bases->d_points + offset;
     const A *h_bases = (const A *)bases->h_points + offset;
     cudaStream_t cs = s->s;
@@ -530,13 +552,16 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                 if (st != CUZK_OK)
                     return st;
             }
-            const uint32_t *d_sc = (const uint32_t *)scalars[vi] + 8 * b0;
+            /* gathered scalars are read whole through the chunk's list */
+            const uint32_t *d_sc =
+                (const uint32_t *)scalars[vi] + (sidx ? 0 : 8 * b0);
             if (rq.host_scalars) {
                 CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->sc_full[si & 1], 0));
                 d_sc = v.sc[si & 1];
             }
             st = msm_chunk<G>(
-                s, pl, v, v.buckets + vi * set_bk, d_sc, nb, mont,
+                s, pl, v, v.buckets + vi * set_bk, d_sc,
+                sidx ? sidx + b0 : NULL, nb, mont,
                 shifted ? (uint32_t)bases->n : 0u,
                 shifted ? (uint32_t)(offset + b0) : 0u,
                 shifted ? (const A *)bases->d_points : chunk_bases,
@@ -558,7 +583,9 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     F *out = (F *)results;
     for (size_t vi = 0; vi < nvec; vi++) {
         P res;
-        msm_combine_host<G>(res, v.h_res + vi * pl.nwb, pl.nwb, pl.c);
+        const P *win = v.h_res + vi * (pl.nwb + 1);
+        msm_combine_host<G>(res, win, pl.nwb, pl.c);
+        pt_add(res, win[pl.nwb]); /* the ones' sum */
         pt_to_jacobian(out + 3 * vi, res);
     }
     prof_report(s, pl);
@@ -633,12 +660,11 @@ extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c
     return info.window_bits;
 }
 
-extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
-                                          const cuzk_gpu_bases *bases,
-                                          size_t offset, size_t n, size_t nvec,
-                                          const void *const *scalars,
-                                          unsigned flags, void *results,
-                                          cuzk_error *err) {
+/* The checks and the dispatch of both batch entry points. */
+static cuzk_status msm_batch_any(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
+                                 size_t offset, size_t n, size_t nvec,
+                                 const void *const *scalars, const uint32_t *sidx,
+                                 unsigned flags, void *results, cuzk_error *err) {
     if (bases == NULL || results == NULL || scalars == NULL || nvec == 0 ||
         nvec > CUZK_GPU_MSM_MAX_VECTORS)
         return cuzk_gpu_fail(err, CUZK_EINVAL,
@@ -656,15 +682,40 @@ extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
         return st;
     if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G1)
         return msm_run<gg_bls12_381_g1>(s, bases, offset, n, nvec, scalars,
-                                        flags, results, err);
+                                        sidx, flags, results, err);
     if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G2)
         return msm_run<gg_bls12_381_g2>(s, bases, offset, n, nvec, scalars,
-                                        flags, results, err);
+                                        sidx, flags, results, err);
     if (bases->curve == CUZK_GPU_BN254 && bases->group == CUZK_GPU_G1)
-        return msm_run<gg_bn254_g1>(s, bases, offset, n, nvec, scalars, flags,
-                                    results, err);
-    return msm_run<gg_bn254_g2>(s, bases, offset, n, nvec, scalars, flags,
+        return msm_run<gg_bn254_g1>(s, bases, offset, n, nvec, scalars, sidx,
+                                    flags, results, err);
+    return msm_run<gg_bn254_g2>(s, bases, offset, n, nvec, scalars, sidx, flags,
                                 results, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
+                                          const cuzk_gpu_bases *bases,
+                                          size_t offset, size_t n, size_t nvec,
+                                          const void *const *scalars,
+                                          unsigned flags, void *results,
+                                          cuzk_error *err) {
+    return msm_batch_any(s, bases, offset, n, nvec, scalars, NULL, flags,
+                         results, err);
+}
+
+extern "C" cuzk_status cuzk_gpu_msm_batch_gather(cuzk_gpu_stream *s,
+                                                 const cuzk_gpu_bases *bases,
+                                                 size_t offset, size_t n, size_t nvec,
+                                                 const void *const *scalars,
+                                                 const uint32_t *d_index,
+                                                 unsigned flags, void *results,
+                                                 cuzk_error *err) {
+    if (n > 0 && (d_index == NULL || !(flags & CUZK_GPU_SCALARS_DEVICE)))
+        return cuzk_gpu_fail(err, CUZK_EINVAL,
+                             "msm gather: needs a device index list and "
+                             "scalars on the device");
+    return msm_batch_any(s, bases, offset, n, nvec, scalars, d_index, flags,
+                         results, err);
 }
 
 /* What msm_run allocates for the same call, allocated now. */
@@ -680,7 +731,7 @@ static cuzk_status msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases, 
     if (st == CUZK_OK)
         st = cuzk_gpu_scratch(s, pl.total, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, sizeof(P) * pl.nwb * nvec + 64, err);
+        st = cuzk_gpu_host_scratch(s, sizeof(P) * (pl.nwb + 1) * nvec + 64, err);
     return st;
 }
 

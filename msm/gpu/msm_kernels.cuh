@@ -11,11 +11,16 @@
  *   1. msm_count_one, an exclusive scan (cub), msm_scatter_one: each
  *      scalar's non-zero digits become (key, point index | sign<<31)
  *      pairs, packed, so zero digits and zero scalars cost nothing, not
- *      even a place in the sort (witness vectors are mostly 0 and 1), and
- *      a scalar 1 is one entry of bucket 0 of window 0: the ones of a
- *      witness form one long run, which step 3 spreads over many threads.
- *   2. radix sort of the pairs by key (cub, in msm.cu): a bucket's entries
- *      become one run.
+ *      even a place in the sort (witness vectors are mostly 0 and 1).
+ *      The ones (bit-scalar sums, on unless the context turns them off)
+ *      do not go through Pippenger at all: each is one entry of an extra
+ *      bucket whose key is above every window's, appended after the
+ *      digits, so it needs no sorting; step 3 sums that run like any
+ *      other (batched affine additions when the context uses them, then
+ *      mixed additions), spread over many threads, and the host adds the
+ *      bucket to the result with weight 1.
+ *   2. radix sort of the digit pairs by key (cub, in msm.cu): a bucket's
+ *      entries become one run.
  *   3. msm_acc_one, level 1: thread t sums the entries [tL, tL+L) run by
  *      run with mixed additions.  A run that lies wholly inside the segment
  *      is the complete bucket: written directly (exclusive owner).  A run
@@ -123,21 +128,51 @@ CUZK_HD void msm_digit(const fp_t<S> &s, unsigned w, unsigned c,
     }
 }
 
+/* Scalar i of a chunk: the i-th of |scalars|, or with a gather list
+ * |sidx| (density keys: the points are a subset of the witness's wires)
+ * the sidx[i]-th. */
+template <class G>
+CUZK_HD void msm_scalar_at(fp_t<typename G::S> &s, const uint32_t *scalars,
+                           const uint32_t *sidx, size_t i, bool mont) {
+    msm_scalar_load<G>(s, scalars, sidx ? (size_t)sidx[i] : i, mont);
+}
+
+template <class S> CUZK_HD bool msm_scalar_is_one(const fp_t<S> &s) {
+    uint32_t rest = 0;
+CUZK_UNROLL
+    for (int j = 1; j < 8; j++)
+        rest |= s.v[j];
+    return s.v[0] == 1 && rest == 0;
+}
+
 /*
  * Step 1a for scalar i < n: cnt[i] = its number of non-zero digits (0 for
  * the scalar 0, 1 for the scalar 1).  Thread n writes cnt[n] = 0, so an
  * exclusive scan over n + 1 entries ends with the total.
+ *
+ * |ones| (bit-scalar sums): a scalar equal to 1 counts no digit but one in
+ * the high 32 bits, so the scan gives at once each scalar's digit position
+ * (low half) and each one's place among the ones (high half); a chunk's
+ * digits never reach 2^31 (MSM_MAX_SORT), so the halves do not mix.  The
+ * ones skip the sort (msm_scatter_one puts them after the sorted digits,
+ * under a key above every bucket's) and are summed by the accumulation
+ * levels like one more bucket.
  */
 template <class G>
-CUZK_HD void msm_count_one(size_t i, const uint32_t *scalars, size_t n,
-                           bool mont, unsigned c, unsigned nwin,
+CUZK_HD void msm_count_one(size_t i, const uint32_t *scalars,
+                           const uint32_t *sidx, size_t n, bool mont,
+                           bool ones, unsigned c, unsigned nwin,
                            unsigned long long *cnt) {
     if (i == n) {
         cnt[n] = 0;
         return;
     }
     fp_t<typename G::S> s;
-    msm_scalar_load<G>(s, scalars, i, mont);
+    msm_scalar_at<G>(s, scalars, sidx, i, mont);
+    if (ones && msm_scalar_is_one(s)) {
+        cnt[i] = 1ull << 32;
+        return;
+    }
     uint32_t carry = 0, key, neg, d = 0;
     for (unsigned w = 0; w < nwin; w++) {
         msm_digit(s, w, c, carry, &key, &neg);
@@ -147,22 +182,32 @@ CUZK_HD void msm_count_one(size_t i, const uint32_t *scalars, size_t n,
 }
 
 /*
- * Step 1b for scalar i, with off[] the exclusive scan of cnt[]: its
+ * Step 1b for scalar i < n, with off[] the exclusive scan of cnt[]: its
  * non-zero digits as (key, point index | sign) pairs at positions off[i]
  * onward.  |vstride| 0: key w*B + |d| - 1, value i (each window its own
  * buckets).  Otherwise the bases have shifted copies (copy w = 2^(c w) P,
  * stored |vstride| points apart, point i of this batch at |vbase| + i):
  * key |d| - 1 (one bucket set for all windows), value w*vstride + vbase + i.
+ * With |ones|, a scalar 1 is the pair (ones_key, its point) at the end:
+ * position (digits of the chunk) + (ones before it), never sorted.
  */
 template <class G>
-CUZK_HD void msm_scatter_one(size_t i, const uint32_t *scalars, bool mont,
-                             unsigned c, unsigned nwin, uint32_t vstride,
-                             uint32_t vbase, const unsigned long long *off,
-                             uint32_t *keys, uint32_t *vals) {
+CUZK_HD void msm_scatter_one(size_t i, const uint32_t *scalars,
+                             const uint32_t *sidx, size_t n, bool mont,
+                             bool ones, uint32_t ones_key, unsigned c,
+                             unsigned nwin, uint32_t vstride, uint32_t vbase,
+                             const unsigned long long *off, uint32_t *keys,
+                             uint32_t *vals) {
     fp_t<typename G::S> s;
-    msm_scalar_load<G>(s, scalars, i, mont);
+    msm_scalar_at<G>(s, scalars, sidx, i, mont);
+    if (ones && msm_scalar_is_one(s)) {
+        size_t at = (size_t)(off[n] & 0xFFFFFFFFull) + (size_t)(off[i] >> 32);
+        keys[at] = ones_key;
+        vals[at] = (vstride ? vbase : 0u) + (uint32_t)i;
+        return;
+    }
     uint32_t bucket_count = 1u << (c - 1);
-    size_t at = (size_t)off[i];
+    size_t at = (size_t)(off[i] & 0xFFFFFFFFull);
     uint32_t carry = 0, key, neg;
     for (unsigned w = 0; w < nwin; w++) {
         msm_digit(s, w, c, carry, &key, &neg);

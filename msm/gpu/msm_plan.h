@@ -14,8 +14,8 @@
  * first run: msm_acc_one).  One bucket reduction per vector ends the MSM.
  *
  * Device scratch of a plan (offsets into one arena, 256-byte aligned):
- *   buckets      V * nwb * 2^(c-1) XYZZ points (nwb = windows, or 1 with
- *                shifted copies)
+ *   buckets      V * (nwb * 2^(c-1) + 1) XYZZ points (nwb = windows, or 1
+ *                with shifted copies; the + 1: the ones' bucket)
  *   pairs        two key and two value arrays of S * nwin words (the radix
  *                sort ping-pongs between them: 16 bytes a digit)
  *   sort, scan   CUB's temporary storage for S * nwin pairs / S + 1 counts
@@ -154,6 +154,12 @@ static inline size_t msm_aff_len(size_t M, int sm_count) {
     return msm_clamp((M + target - 1) / target, 256, 4096);
 }
 
+/* Buckets of one vector: nwb windows of 2^(c-1), and after them the
+ * bucket of the scalars equal to 1 (msm_kernels.cuh, bit-scalar sums). */
+static inline size_t msm_set_stride(const msm_plan &pl) {
+    return ((size_t)pl.nwb << pl.log_b) + 1;
+}
+
 static inline size_t msm_take(size_t *used, size_t bytes) {
     size_t off = (*used + 255) & ~(size_t)255;
     *used = off + bytes;
@@ -171,8 +177,7 @@ static inline void msm_layout(msm_plan &pl, const msm_plan_req &rq,
     pl.cub_bytes = cub.sort(pl.M, pl.key_bits);
     pl.scan_bytes = cub.scan(S + 1);
     size_t u = 0;
-    pl.off_buckets =
-        msm_take(&u, rq.nvec * ((size_t)pl.nwb << pl.log_b) * gs.xyzz);
+    pl.off_buckets = msm_take(&u, rq.nvec * msm_set_stride(pl) * gs.xyzz);
     for (int k = 0; k < 2; k++) {
         pl.off_keys[k] = msm_take(&u, 4 * pl.M);
         pl.off_vals[k] = msm_take(&u, 4 * pl.M);
