@@ -56,26 +56,35 @@ typedef struct row {
     int host, verified, failed;
 } row;
 
-/* Copy the key's five point arrays into one block (cuzk_gpu_key's host
- * mode page-locks key->mem) and point the key at it.  Returns the block. */
-static void *pin_block(cuzk_key *k) {
+/* Host-streamed bases need every point array of the key in one block
+ * (cuzk_gpu_key's host mode page-locks key->mem).  A key that already is
+ * one block (k->mem: the development and timing keys are) is used in
+ * place: at 2^27 a copy would double 47 GiB.  Otherwise the five point
+ * arrays (A and B1/B2 compact, n_a and n_b points) are copied into one new
+ * block and the key pointed at it; *own is then that block (free it after
+ * the key), else NULL.  Returns 0 when out of memory. */
+static int pin_block(cuzk_key *k, void **own) {
     size_t g1 = k->curve == CUZK_CURVE_BLS12_381 ? 96 : 64, g2 = 2 * g1;
+    *own = NULL;
+    if (k->mem)
+        return 1;
 #define PIN(P)                                                                                 \
     do {                                                                                       \
         P##_groth16_pk *pk = &k->pk.P;                                                         \
         size_t n = (size_t)1 << pk->log_n, nv = pk->n_vars, nc = nv - pk->n_public - 1;        \
-        size_t bytes = g1 * (2 * nv + nc + n) + g2 * nv;                                       \
+        size_t na = pk->n_a, nb = pk->n_b;                                                     \
+        size_t bytes = g1 * (na + nb + nc + n) + g2 * nb;                                      \
         uint8_t *b = malloc(bytes), *q = b;                                                    \
         if (!b)                                                                                \
-            return NULL;                                                                       \
-        memcpy(q, pk->a, g1 * nv), pk->a = (void *)q, q += g1 * nv;                            \
-        memcpy(q, pk->b1, g1 * nv), pk->b1 = (void *)q, q += g1 * nv;                          \
+            return 0;                                                                          \
+        memcpy(q, pk->a, g1 * na), pk->a = (void *)q, q += g1 * na;                            \
+        memcpy(q, pk->b1, g1 * nb), pk->b1 = (void *)q, q += g1 * nb;                          \
         memcpy(q, pk->c, g1 * nc), pk->c = (void *)q, q += g1 * nc;                            \
         memcpy(q, pk->h, g1 * n), pk->h = (void *)q, q += g1 * n;                              \
-        memcpy(q, pk->b2, g2 * nv), pk->b2 = (void *)q;                                        \
-        k->mem = b;                                                                            \
+        memcpy(q, pk->b2, g2 * nb), pk->b2 = (void *)q;                                        \
+        k->mem = *own = b;                                                                     \
         k->mem_bytes = bytes;                                                                  \
-        return b;                                                                              \
+        return 1;                                                                              \
     } while (0)
     if (k->curve == CUZK_CURVE_BLS12_381)
         PIN(bls12_381);
@@ -107,7 +116,8 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     cuzk_key key;
     memset(&key, 0, sizeof key);
     key.curve = curve;
-    /* host-streamed bases need the points in one block to page-lock */
+    /* host-streamed bases need the points in one block to page-lock:
+     * pin_block's copy, if it had to make one */
     void *block = NULL;
     bls12_381_dev_key kb;
     bn254_dev_key kn;
@@ -124,6 +134,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             st = bls12_381_setup_timing(&kb, &r1cs, seed, pool, &err);
         }
         key.pk.bls12_381 = kb.pk;
+        key.mem = kb.mem, key.mem_bytes = kb.mem_bytes; /* the dev key's, one block */
     } else {
         if (real) {
             bn254_setup_toxic t;
@@ -134,6 +145,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             st = bn254_setup_timing(&kn, &r1cs, seed, pool, &err);
         }
         key.pk.bn254 = kn.pk;
+        key.mem = kn.mem, key.mem_bytes = kn.mem_bytes;
     }
     if (st != CUZK_OK) {
         fprintf(stderr, "key 2^%u: %s\n", log2, err.msg);
@@ -157,14 +169,10 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     cuzk_gpu_key *gk = NULL;
     cuzk_gpu_prover *p = NULL, *bp[CUZK_GPU_MSM_MAX_VECTORS] = {NULL};
     t0 = bench_now_s();
-    if (host_bases && !(block = pin_block(&key))) {
-        fprintf(stderr, "host bases: out of memory\n");
-        return -1;
-    }
     cuzk_gpu_key_mode mode = host_bases ? CUZK_GPU_KEY_HOST
                              : mem_limit    ? CUZK_GPU_KEY_AUTO
                                             : CUZK_GPU_KEY_DEVICE;
-    if (mode == CUZK_GPU_KEY_AUTO && !(block = pin_block(&key))) {
+    if (mode != CUZK_GPU_KEY_DEVICE && !pin_block(&key, &block)) {
         fprintf(stderr, "host bases: out of memory\n");
         return -1;
     }

@@ -15,11 +15,16 @@ static const char *help =
     "  --constraints N           or give the number of constraints\n"
     "  --bool-share F            share of boolean signals, 0..1 (default 0.8)\n"
     "  --terms MIN-MAX           terms per linear combination (default 2-3)\n"
+    "  --a-share F, --b-share F  share of signals later constraints may read in A,\n"
+    "                            in B (default 1: every one; the others' columns are 0)\n"
+    "  --gate-share F            share of the 0/1 signals made by XOR/AND gates of\n"
+    "                            earlier ones instead of checked fresh (default 0)\n"
     "  --public-in N             public inputs (default 1)\n"
     "  --seed S                  (default 1; the output is a function of it)\n"
     "  --profile NAME            start from a profile, then apply the other options:\n"
     "                            default, porep (a Filecoin PoRep partition: BLS12-381,\n"
-    "                            2^27, 90% 0/1 wires, ~90 public inputs), snap\n"
+    "                            2^27, 90% 0/1 wires mostly from gates, ~90 public\n"
+    "                            inputs, about half the columns of A and B zero), snap\n"
     "                            (SnapDeals); docs/FILES.md says where the numbers\n"
     "                            come from\n";
 
@@ -66,6 +71,12 @@ int cmd_gen(int argc, char **argv) {
             p.n_constraints = (uint32_t)strtoul(v, NULL, 0), p.log2_domain = 0;
         else if (!strcmp(a, "--bool-share"))
             p.bool_share = atof(v);
+        else if (!strcmp(a, "--a-share"))
+            p.a_share = atof(v);
+        else if (!strcmp(a, "--b-share"))
+            p.b_share = atof(v);
+        else if (!strcmp(a, "--gate-share"))
+            p.gate_share = atof(v);
         else if (!strcmp(a, "--terms")) {
             if (sscanf(v, "%u-%u", &p.min_terms, &p.max_terms) != 2) {
                 fprintf(stderr, "cuzk gen: --terms wants MIN-MAX\n");

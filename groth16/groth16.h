@@ -15,6 +15,15 @@
  *
  *   P_groth16_pk     a proving key seen in place (pointers into a mapped
  *                    .zkey or a native key; nothing is copied)
+ *
+ * Density: a wire whose column of A (resp. B) is zero contributes nothing
+ * to Σ w·A (Σ w·B1, Σ w·B2), so a key may leave its point out.  A key with
+ * a_density set holds A's points only for the wires whose bit is set, in
+ * wire order (n_a of them); b_density does the same for B1 and B2 at once.
+ * A wire with its bit set may still have the point at infinity.  The MSM
+ * step gathers the witness values of the set bits into a compact vector
+ * (in its scratch) and multiplies the compact points; the other steps do
+ * not look at the bitmaps.
  *   P_groth16_vk     a verification key (owns its IC array)
  *   P_groth16_proof  (A in G1, B in G2, C in G1), affine
  *
@@ -62,9 +71,17 @@ typedef struct cuzk_groth16_timing {
         P##_g1_affine alpha1, beta1, delta1;                                  \
         P##_g2_affine beta2, gamma2, delta2;                                  \
         const P##_g1_affine *ic;  /* n_public + 1 */                          \
-        const P##_g1_affine *a;   /* n_vars */                                \
-        const P##_g1_affine *b1;  /* n_vars */                                \
-        const P##_g2_affine *b2;  /* n_vars */                                \
+        const P##_g1_affine *a;   /* n_a */                                   \
+        const P##_g1_affine *b1;  /* n_b */                                   \
+        const P##_g2_affine *b2;  /* n_b */                                   \
+        const uint64_t *a_density; /* NULL: a has n_vars points; else n_vars  \
+                                      bits (bit i of word i/64 = wire i), a   \
+                                      has n_a points, one per set bit, in     \
+                                      wire order */                           \
+        const uint64_t *b_density; /* the same for b1 and b2 (they share one  \
+                                      bitmap) */                              \
+        uint32_t n_a, n_b;         /* points in a and in b1/b2 (n_vars when   \
+                                      the bitmap is NULL) */                  \
         const P##_g1_affine *c;   /* n_vars - n_public - 1 */                 \
         const P##_g1_affine *h;   /* n */                                     \
         const cuzk_coef *coefs;   /* n_coefs entries of A and B */            \
@@ -108,8 +125,9 @@ typedef struct cuzk_groth16_timing {
                                           cuzk_groth16_timing *t,             \
                                           cuzk_error *err);                   \
     /* Steps 3 and 4 in the caller's |scratch| of |scratch_bytes| >=       \
-     * _msms_scratch_bytes (the MSMs' buckets, one MSM at a time); NULL:     \
-     * allocated per MSM.  CUZK_EINVAL if the buffer is too small. */        \
+     * _msms_scratch_bytes (the MSMs' buckets, one MSM at a time, and for a  \
+     * key with a density bitmap the compact witness of its set bits);      \
+     * NULL: allocated per MSM.  CUZK_EINVAL if the buffer is too small. */  \
     size_t P##_groth16_msms_scratch_bytes(const P##_groth16_pk *pk,           \
                                           unsigned threads);                  \
     cuzk_status P##_groth16_msms_assemble_with_scratch(                       \

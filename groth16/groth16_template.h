@@ -237,16 +237,82 @@ void G(groth16_assemble)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
     G(g1_to_affine)(&proof->c, &acc);
 }
 
+/* ---- density: the witness values of a bitmap's set bits ------------------- */
+
+/* Wires per block of the gather (a multiple of 64): block k starts its
+ * output at offs[k], the set bits below it. */
+#ifndef G_GATHER_WIRES
+#define G_GATHER_WIRES 16384
+#endif
+
+static size_t G(gather_blocks)(size_t n_vars) {
+    return (n_vars + G_GATHER_WIRES - 1) / G_GATHER_WIRES;
+}
+
+/* Bytes of the gather area of |pk|'s MSM scratch: the block offsets and
+ * the larger compact vector (0 for a key without bitmaps). */
+static size_t G(gather_bytes)(const G(groth16_pk) *pk) {
+    size_t most = 0;
+    if (pk->a_density)
+        most = pk->n_a;
+    if (pk->b_density && pk->n_b > most)
+        most = pk->n_b;
+    if (!pk->a_density && !pk->b_density)
+        return 0;
+    size_t offs = (G(gather_blocks)(pk->n_vars) + 1) * sizeof(uint64_t);
+    return 64 + ((offs + 63) & ~(size_t)63) + most * sizeof(FR);
+}
+
+struct G(gather_ctx) {
+    const uint64_t *bits, *offs;
+    const FR *in;
+    FR *out;
+    size_t n_vars;
+};
+
+static void G(gather_range)(void *ctx, size_t begin, size_t end, unsigned worker) {
+    struct G(gather_ctx) *c = ctx;
+    (void)worker;
+    for (size_t k = begin; k < end; k++) {
+        size_t lo = k * G_GATHER_WIRES, hi = lo + G_GATHER_WIRES;
+        FR *o = c->out + c->offs[k];
+        if (hi > c->n_vars)
+            hi = c->n_vars;
+        for (size_t wd = lo / 64; wd * 64 < hi; wd++)
+            for (uint64_t m = c->bits[wd]; m; m &= m - 1)
+                *o++ = c->in[wd * 64 + (size_t)__builtin_ctzll(m)];
+    }
+}
+
+/* out = the witness values of |bits|' set bits in wire order; |offs| has
+ * room for gather_blocks + 1 counts.  Returns how many were written (the
+ * bitmap's population, which must equal the key's n_a / n_b). */
+static size_t G(gather)(const uint64_t *bits, size_t n_vars, const FR *witness, FR *out,
+                        uint64_t *offs, cuzk_pool *pool) {
+    size_t nb = G(gather_blocks)(n_vars), words = (n_vars + 63) / 64, at = 0;
+    for (size_t k = 0; k < nb; k++) {
+        offs[k] = at;
+        size_t w_end = (k + 1) * (G_GATHER_WIRES / 64);
+        for (size_t wd = k * (G_GATHER_WIRES / 64); wd < w_end && wd < words; wd++)
+            at += (size_t)__builtin_popcountll(bits[wd]);
+    }
+    offs[nb] = at;
+    struct G(gather_ctx) gc = {bits, offs, witness, out, n_vars};
+    cuzk_pool_for(pool, nb, 1, G(gather_range), &gc);
+    return at;
+}
+
 size_t G(groth16_msms_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads) {
     size_t n = (size_t)1 << pk->log_n, first_private = (size_t)pk->n_public + 1;
-    size_t m[4] = {G(g1_msm_scratch_bytes)(pk->n_vars, 0, threads),
-                   G(g2_msm_scratch_bytes)(pk->n_vars, 0, threads),
+    size_t g1ab = pk->n_a > pk->n_b ? pk->n_a : pk->n_b;
+    size_t m[4] = {G(g1_msm_scratch_bytes)(g1ab, 0, threads),
+                   G(g2_msm_scratch_bytes)(pk->n_b, 0, threads),
                    G(g1_msm_scratch_bytes)(pk->n_vars - first_private, 0, threads),
                    G(g1_msm_scratch_bytes)(n, 0, threads)};
     size_t most = 0;
     for (int i = 0; i < 4; i++)
         most = m[i] > most ? m[i] : most;
-    return most;
+    return G(gather_bytes)(pk) + most;
 }
 
 cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
@@ -276,23 +342,62 @@ cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
     size_t first_private = (size_t)pk->n_public + 1;
     G1J sa, sb1, sc, sh;
     G2J sb2;
-    cuzk_status st;
+    cuzk_status st = CUZK_OK;
     uint64_t t0 = G(now_ns)(), t1;
-    void *sp = scratch;
+    void *sp = scratch, *own = NULL;
     size_t sn = scratch_bytes;
 
-    if ((st = G(g1_msm_with_scratch)(&sa, pk->a, witness, pk->n_vars, 0, 0, sp, sn, pool)) !=
-        CUZK_OK)
-        return G(msm_fail)(st, "A", err);
+    /* Counts that do not match the bitmaps would read past the points. */
+    if ((!pk->a_density && pk->n_a != pk->n_vars) || (!pk->b_density && pk->n_b != pk->n_vars) ||
+        pk->n_a > pk->n_vars || pk->n_b > pk->n_vars)
+        return cuzk_fail(err, CUZK_EINVAL, "key holds %u A and %u B points for %u wires",
+                         pk->n_a, pk->n_b, pk->n_vars);
+    /* A key with a bitmap: its compact witness (and the gather's block
+     * offsets) first, the MSMs' buckets after them. */
+    size_t gb = G(gather_bytes)(pk);
+    uint64_t *offs = NULL;
+    FR *compact = NULL;
+    if (gb) {
+        if (!scratch) {
+            if (!(own = malloc(gb)))
+                return cuzk_fail(err, CUZK_ENOMEM, "no memory for the compact witness");
+            sp = own;
+        } else if (scratch_bytes < gb) {
+            return cuzk_fail(err, CUZK_EINVAL, "MSM scratch of %zu bytes, %zu needed",
+                             scratch_bytes, gb);
+        }
+        size_t ob = (G(gather_blocks)(pk->n_vars) + 1) * sizeof(uint64_t);
+        offs = G(align64)(sp);
+        compact = (FR *)((char *)offs + ((ob + 63) & ~(size_t)63));
+        sp = scratch ? (char *)scratch + gb : NULL;
+        sn = scratch ? scratch_bytes - gb : 0;
+    }
+    const FR *wa = witness, *wb = witness;
+    if (pk->a_density) {
+        if (G(gather)(pk->a_density, pk->n_vars, witness, compact, offs, pool) != pk->n_a)
+            st = cuzk_fail(err, CUZK_EINVAL, "key's A bitmap does not hold %u wires", pk->n_a);
+        wa = compact;
+    }
+    if (st == CUZK_OK &&
+        (st = G(g1_msm_with_scratch)(&sa, pk->a, wa, pk->n_a, 0, 0, sp, sn, pool)) != CUZK_OK)
+        st = G(msm_fail)(st, "A", err);
     t1 = G(now_ns)(), t->msm_a_ns = t1 - t0, t0 = t1;
-    if ((st = G(g1_msm_with_scratch)(&sb1, pk->b1, witness, pk->n_vars, 0, 0, sp, sn, pool)) !=
-        CUZK_OK)
-        return G(msm_fail)(st, "B1", err);
+    if (st == CUZK_OK && pk->b_density) {
+        if (G(gather)(pk->b_density, pk->n_vars, witness, compact, offs, pool) != pk->n_b)
+            st = cuzk_fail(err, CUZK_EINVAL, "key's B bitmap does not hold %u wires", pk->n_b);
+        wb = compact;
+    }
+    if (st == CUZK_OK &&
+        (st = G(g1_msm_with_scratch)(&sb1, pk->b1, wb, pk->n_b, 0, 0, sp, sn, pool)) != CUZK_OK)
+        st = G(msm_fail)(st, "B1", err);
     t1 = G(now_ns)(), t->msm_b1_ns = t1 - t0, t0 = t1;
-    if ((st = G(g2_msm_with_scratch)(&sb2, pk->b2, witness, pk->n_vars, 0, 0, sp, sn, pool)) !=
-        CUZK_OK)
-        return G(msm_fail)(st, "B2", err);
+    if (st == CUZK_OK &&
+        (st = G(g2_msm_with_scratch)(&sb2, pk->b2, wb, pk->n_b, 0, 0, sp, sn, pool)) != CUZK_OK)
+        st = G(msm_fail)(st, "B2", err);
     t1 = G(now_ns)(), t->msm_b2_ns = t1 - t0, t0 = t1;
+    free(own);
+    if (st != CUZK_OK)
+        return st;
     if ((st = G(g1_msm_with_scratch)(&sc, pk->c, witness + first_private,
                                      pk->n_vars - first_private, 0, 0, sp, sn, pool)) !=
         CUZK_OK)

@@ -1,7 +1,8 @@
 /*
  * Loading a .zkey into a cuzk_key, and curve dispatch for prove/verify
  * (key.h) through the curve table.  The copies here happen once per key
- * load, never per proof.
+ * load, never per proof; A, B1 and B2 are copied compact (only the wires
+ * whose point is not infinity, with a density bitmap: key_template.h).
  */
 #include "groth16/key.h"
 
@@ -17,6 +18,55 @@ static void *carve(cuzk_key *k, size_t *off, size_t bytes) {
     void *p = (uint8_t *)k->mem + *off;
     *off += align64(bytes);
     return p;
+}
+
+/* A point of |v| is the point at infinity: all zero bytes in the file. */
+static int is_infinity(const cuzk_zkey_points *v, uint64_t i) {
+    const uint8_t *p = v->data + i * v->elem_bytes;
+    return p[0] == 0 && !memcmp(p, p + 1, v->elem_bytes - 1);
+}
+
+/* Is wire |i| kept: its point of |v| (or of |v2|, the G2 twin of B1) is
+ * not infinity?  Where B1 and B2 disagree, the wire is kept. */
+static int kept(const cuzk_zkey_points *v, const cuzk_zkey_points *v2, uint64_t i) {
+    return !is_infinity(v, i) || (v2 && !is_infinity(v2, i));
+}
+
+/* The wires of |nv| that |v| (and |v2|) keep. */
+static size_t count_kept(const cuzk_zkey_points *v, const cuzk_zkey_points *v2, size_t nv) {
+    size_t n = 0;
+    for (size_t i = 0; i < nv && i < v->count && (!v2 || i < v2->count); i++)
+        n += kept(v, v2, i);
+    return n;
+}
+
+/* Copy the kept points of |v| into |dst| (and of |v2| into |dst2|) in wire
+ * order and set their bits in |bits|; with |bits| NULL every point is kept
+ * (count_kept said so) and the sections are copied whole. */
+static cuzk_status copy_kept(const cuzk_zkey_points *v, const cuzk_zkey_points *v2, size_t nv,
+                             void *dst, void *dst2, uint64_t *bits, cuzk_error *err) {
+    cuzk_status st;
+    if (!bits) {
+        if ((st = cuzk_zkey_points_copy(v, 0, nv, dst, err)) != CUZK_OK)
+            return st;
+        return v2 ? cuzk_zkey_points_copy(v2, 0, nv, dst2, err) : CUZK_OK;
+    }
+    if (v->count < nv || (v2 && v2->count < nv))
+        return cuzk_fail(err, CUZK_EINVAL, "zkey: a point section is shorter than nVars");
+    memset(bits, 0, (nv + 63) / 64 * sizeof *bits);
+    uint8_t *d = dst, *d2 = dst2;
+    for (size_t i = 0; i < nv; i++) {
+        if (!kept(v, v2, i))
+            continue;
+        bits[i / 64] |= 1ULL << (i % 64);
+        memcpy(d, v->data + i * v->elem_bytes, v->elem_bytes);
+        d += v->elem_bytes;
+        if (v2) {
+            memcpy(d2, v2->data + i * v2->elem_bytes, v2->elem_bytes);
+            d2 += v2->elem_bytes;
+        }
+    }
+    return CUZK_OK;
 }
 
 #define P bls12_381

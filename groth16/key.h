@@ -48,7 +48,8 @@ typedef struct cuzk_vk {
 
 /*
  * Load the proving key of an open .zkey: copies the point sections into
- * aligned memory and decodes the coefficients.  Does not validate the big
+ * aligned memory (A, B1 and B2 compact: only the wires whose point is not
+ * infinity, with density bitmaps, groth16.h) and decodes the coefficients.  Does not validate the big
  * point sections (cuzk_zkey_check_points does, at a cost).
  * Returns CUZK_OK, CUZK_ENOMEM, or a coefficient error from the reader.
  * Free with cuzk_key_free (also after a failure).

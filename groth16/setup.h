@@ -43,8 +43,13 @@
  *
  * P_setup_toxic        the toxic waste (Montgomery scalars, all non-zero)
  * P_dev_key            a generated key: |pk| is the prover's view of the
- *                      arrays below, which the key owns (free with
- *                      P_dev_key_free, also after a failed setup)
+ *                      arrays below, which the key owns in one block
+ *                      (free with P_dev_key_free, also after a failed
+ *                      setup).  A, B1 and B2 are compact (groth16.h,
+ *                      "Density"): a wire's bit is set in a_density iff a
+ *                      coefficient of A names it (the extra public rows
+ *                      name wires 0..nPublic), in b_density iff one of B
+ *                      does; a bitmap with every bit set is left NULL.
  *
  * P_setup_toxic_draw(t, seed, err)
  *     Draw tau, alpha, beta, delta: from the OS CSPRNG when |seed| is NULL,
@@ -63,8 +68,9 @@
  *     with it do NOT verify: for benchmarks of the prover only.
  * P_dev_key_write_mem(key, out, size, err) / P_dev_key_write_file(key, path, err)
  *     Serialize as a .zkey (via the zkey writer; section 10 has a zero
- *     circuit hash and no contributions).  write_mem returns a malloc'd
- *     buffer.
+ *     circuit hash and no contributions), A, B1 and B2 expanded to nVars
+ *     points with infinity for the wires a bitmap leaves out, as snarkjs
+ *     writes them.  write_mem returns a malloc'd buffer.
  * P_setup_lagrange(out, count, log_N, first, step, tau, scale, pool, err)
  *     out[i] = scale * L^(N)_(first + step i)(tau), i < count, for the
  *     N = 2^log_N point domain of ffjavascript's roots: the building block
@@ -85,6 +91,9 @@
         P##_g1_affine *ic, *a, *b1, *c, *h;                                   \
         P##_g2_affine *b2;                                                    \
         cuzk_coef *coefs;                                                     \
+        uint64_t *a_density, *b_density; /* NULL when every wire is in */    \
+        void *mem;        /* one 64-byte aligned block holding all of the */ \
+        size_t mem_bytes; /* arrays above (a cuzk_key's mem can take it) */  \
     } P##_dev_key;                                                            \
     cuzk_status P##_setup_toxic_draw(P##_setup_toxic *t,                      \
                                      const uint64_t *seed, cuzk_error *err);  \

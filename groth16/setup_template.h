@@ -12,8 +12,13 @@
  *      matrix), plus the extra public rows in u
  *   3. scalars of IC and C: beta u + alpha v + w, divided by delta for C
  *   4. H scalars: L^(2n)_(2i+1)(tau) / delta, in the memory of step 1
- *   5. fixed-base multiplications in G1 (A, B1, IC, C, H) and G2 (B2)
+ *   5. fixed-base multiplications in G1 (A, B1, IC, C, H) and G2 (B2),
+ *      A, B1 and B2 only for the wires of the density bitmaps (u and v are
+ *      compacted in place first)
  *   6. the coefficient list
+ * Every array of a key (points, bitmaps, coefficients) is carved from one
+ * block, sized before the setup starts (key_alloc), so a caller can hand
+ * it on or page-lock it whole.
  * Must not: print, or touch anything but the key being built.
  */
 #include "util/paste.h"
@@ -210,9 +215,77 @@ static void S_(make_coefs)(cuzk_coef *out, const cuzk_r1cs *r, uint32_t n_public
 void S_(dev_key_free)(S_(dev_key) *key) {
     if (!key)
         return;
-    free(key->ic), free(key->a), free(key->b1), free(key->c), free(key->h);
-    free(key->b2), free(key->coefs);
+    free(key->mem);
     memset(key, 0, sizeof *key);
+}
+
+static size_t S_(align64)(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* Set the bit of every wire a coefficient of |m| names, and of wires
+ * 0 .. n_first-1; returns the bits set. */
+static size_t S_(mark)(uint64_t *bits, size_t n_vars, const cuzk_r1cs_matrix *m,
+                       uint32_t n_first) {
+    for (uint32_t i = 0; i < n_first && i < n_vars; i++)
+        bits[i / 64] |= 1ULL << (i % 64);
+    for (uint64_t k = 0; k < m->nnz; k++)
+        if (m->col[k] < n_vars)
+            bits[m->col[k] / 64] |= 1ULL << (m->col[k] % 64);
+    size_t n = 0;
+    for (size_t w = 0; w < (n_vars + 63) / 64; w++)
+        n += (size_t)__builtin_popcountll(bits[w]);
+    return n;
+}
+
+/* The key's one block for |r| (domain 2^log_n, n_coefs coefficients): the
+ * density bitmaps (from the r1cs; none where every wire is in), then every
+ * array.  Sets key's pointers and pk's n_a, n_b. */
+static cuzk_status S_(key_alloc)(S_(dev_key) *key, const cuzk_r1cs *r, unsigned log_n,
+                                 size_t n_coefs, cuzk_error *err) {
+    size_t n = (size_t)1 << log_n, nv = r->n_wires, words = (nv + 63) / 64;
+    uint32_t n_pub = cuzk_r1cs_n_public(r);
+    size_t n_priv = nv - n_pub - 1;
+    uint64_t *bits = calloc(2 * words + 1, sizeof *bits);
+    if (!bits)
+        return cuzk_fail(err, CUZK_ENOMEM, "setup: no memory for the density bitmaps");
+    size_t n_a = S_(mark)(bits, nv, &r->a, n_pub + 1);
+    size_t n_b = S_(mark)(bits + words, nv, &r->b, 0);
+    int da = n_a < nv, db = n_b < nv;
+    size_t bytes[9] = {(n_pub + 1) * sizeof(G1A), n_a * sizeof(G1A), n_b * sizeof(G1A),
+                       n_b * sizeof(G2A), n_priv * sizeof(G1A), n * sizeof(G1A),
+                       n_coefs * sizeof(cuzk_coef), da ? words * 8 : 0, db ? words * 8 : 0};
+    size_t total = 0, off[9];
+    for (int i = 0; i < 9; i++)
+        off[i] = total, total += S_(align64)(bytes[i]);
+    if (posix_memalign(&key->mem, 64, total ? total : 64) != 0) {
+        key->mem = NULL;
+        free(bits);
+        return cuzk_fail(err, CUZK_ENOMEM, "setup: no memory for the key (%zu bytes)", total);
+    }
+    char *m = key->mem;
+    key->mem_bytes = total;
+    key->ic = (G1A *)(m + off[0]), key->a = (G1A *)(m + off[1]), key->b1 = (G1A *)(m + off[2]);
+    key->b2 = (G2A *)(m + off[3]), key->c = (G1A *)(m + off[4]), key->h = (G1A *)(m + off[5]);
+    key->coefs = (cuzk_coef *)(m + off[6]);
+    key->a_density = da ? (uint64_t *)(m + off[7]) : NULL;
+    key->b_density = db ? (uint64_t *)(m + off[8]) : NULL;
+    if (da)
+        memcpy(key->a_density, bits, words * 8);
+    if (db)
+        memcpy(key->b_density, bits + words, words * 8);
+    free(bits);
+    key->pk.n_a = (uint32_t)n_a;
+    key->pk.n_b = (uint32_t)n_b;
+    return CUZK_OK;
+}
+
+/* x[k] = x[s] for the k-th set bit s of |bits| (nothing without a bitmap). */
+static void S_(compact)(FR *x, const uint64_t *bits, size_t n_vars) {
+    if (!bits)
+        return;
+    size_t k = 0;
+    for (size_t s = 0; s < n_vars; s++)
+        if (bits[s / 64] >> (s % 64) & 1)
+            x[k++] = x[s];
 }
 
 /* Point and scalar arrays of a setup in progress. */
@@ -294,27 +367,21 @@ static cuzk_status S_(points)(S_(dev_key) *key, S_(setup_work) *wk, const cuzk_r
                               cuzk_error *err) {
     size_t n = (size_t)1 << log_n, n_vars = r->n_wires;
     uint32_t n_pub = cuzk_r1cs_n_public(r);
-    size_t n_priv = n_vars - n_pub - 1;
-    int failed = 0;
-    key->a = S_(alloc)(n_vars, sizeof(G1A), &failed);
-    key->b1 = S_(alloc)(n_vars, sizeof(G1A), &failed);
-    key->b2 = S_(alloc)(n_vars, sizeof(G2A), &failed);
-    key->ic = S_(alloc)(n_pub + 1, sizeof(G1A), &failed);
-    key->c = S_(alloc)(n_priv, sizeof(G1A), &failed);
-    key->h = S_(alloc)(n, sizeof(G1A), &failed);
-    if (failed)
-        return cuzk_fail(err, CUZK_ENOMEM, "setup: no memory for the key's points");
-    cuzk_status st = S_(g1_fb_build)(&wk->g1, 3 * n_vars + n, 0, pool, err);
+    size_t n_priv = n_vars - n_pub - 1, n_a = key->pk.n_a, n_b = key->pk.n_b;
+    /* IC and C took what they need of u and v (step 3): compact them */
+    S_(compact)(wk->u, key->a_density, n_vars);
+    S_(compact)(wk->v, key->b_density, n_vars);
+    cuzk_status st = S_(g1_fb_build)(&wk->g1, n_a + n_b + n_vars + n, 0, pool, err);
     if (st == CUZK_OK)
-        st = S_(g2_fb_build)(&wk->g2, n_vars, 0, pool, err);
+        st = S_(g2_fb_build)(&wk->g2, n_b, 0, pool, err);
     if (st != CUZK_OK)
         return st;
     FR k1[3] = {t->alpha, t->beta, t->delta}, k2[2] = {t->beta, t->delta};
     G1A p1[3];
     G2A p2[2];
-    int ok = S_(g1_fb_mul_many)(&wk->g1, key->a, wk->u, n_vars, pool) &&
-             S_(g1_fb_mul_many)(&wk->g1, key->b1, wk->v, n_vars, pool) &&
-             S_(g2_fb_mul_many)(&wk->g2, key->b2, wk->v, n_vars, pool) &&
+    int ok = S_(g1_fb_mul_many)(&wk->g1, key->a, wk->u, n_a, pool) &&
+             S_(g1_fb_mul_many)(&wk->g1, key->b1, wk->v, n_b, pool) &&
+             S_(g2_fb_mul_many)(&wk->g2, key->b2, wk->v, n_b, pool) &&
              S_(g1_fb_mul_many)(&wk->g1, key->ic, wk->w, n_pub + 1, pool) &&
              S_(g1_fb_mul_many)(&wk->g1, key->c, wk->w + n_pub + 1, n_priv, pool) &&
              S_(g1_fb_mul_many)(&wk->g1, key->h, wk->L, n, pool) &&
@@ -335,6 +402,7 @@ static void S_(pk_view)(S_(dev_key) *key, const cuzk_r1cs *r, unsigned log_n, si
     pk->n_public = cuzk_r1cs_n_public(r);
     pk->log_n = log_n;
     pk->ic = key->ic, pk->a = key->a, pk->b1 = key->b1, pk->b2 = key->b2;
+    pk->a_density = key->a_density, pk->b_density = key->b_density;
     pk->c = key->c, pk->h = key->h;
     pk->coefs = key->coefs;
     pk->n_coefs = n_coefs;
@@ -346,16 +414,16 @@ cuzk_status S_(setup_dev)(S_(dev_key) *key, const cuzk_r1cs *r, const S_(setup_t
     S_(setup_work) wk;
     memset(key, 0, sizeof *key);
     memset(&wk, 0, sizeof wk);
+    uint32_t n_pub = cuzk_r1cs_n_public(r);
     cuzk_status st = S_(check_input)(r, t, &log_n, err);
+    size_t n_coefs = st == CUZK_OK ? r->a.nnz + r->b.nnz + n_pub + 1 : 0;
+    if (st == CUZK_OK)
+        st = S_(key_alloc)(key, r, log_n, n_coefs, err);
     if (st == CUZK_OK)
         st = S_(scalars)(&wk, r, t, log_n, pool, err);
     if (st == CUZK_OK)
         st = S_(points)(key, &wk, r, t, log_n, pool, err);
     S_(work_free)(&wk);
-    uint32_t n_pub = cuzk_r1cs_n_public(r);
-    size_t n_coefs = st == CUZK_OK ? r->a.nnz + r->b.nnz + n_pub + 1 : 0;
-    if (st == CUZK_OK && !(key->coefs = malloc(n_coefs * sizeof *key->coefs)))
-        st = cuzk_fail(err, CUZK_ENOMEM, "setup: no memory for %zu coefficients", n_coefs);
     if (st != CUZK_OK) {
         S_(dev_key_free)(key);
         return st;
@@ -365,10 +433,11 @@ cuzk_status S_(setup_dev)(S_(dev_key) *key, const cuzk_r1cs *r, const S_(setup_t
     return CUZK_OK;
 }
 
-/* A key with the shape of |r|'s real key (sizes, coefficient list) whose
- * points are 4096 random points repeated: proofs made with it are NOT
- * valid.  For timing the prover at sizes where a real setup would take
- * minutes; the MSMs do the same work for any points. */
+/* A key with the shape of |r|'s real key (sizes, density bitmaps,
+ * coefficient list) whose points are 4096 random points repeated: proofs
+ * made with it are NOT valid.  For timing the prover at sizes where a real
+ * setup would take minutes; the MSMs do the same work for any points.  One
+ * block like every key here, so a benchmark can page-lock it in place. */
 cuzk_status S_(setup_timing)(S_(dev_key) *key, const cuzk_r1cs *r, uint64_t seed,
                              cuzk_pool *pool, cuzk_error *err) {
     enum { DISTINCT = 4096 };
@@ -384,17 +453,13 @@ cuzk_status S_(setup_timing)(S_(dev_key) *key, const cuzk_r1cs *r, uint64_t seed
     uint32_t n_pub = cuzk_r1cs_n_public(r);
     size_t n_priv = n_vars - n_pub - 1;
     size_t n_coefs = r->a.nnz + r->b.nnz + n_pub + 1;
+    if ((st = S_(key_alloc)(key, r, log_n, n_coefs, err)) != CUZK_OK)
+        return st;
+    size_t n_a = key->pk.n_a, n_b = key->pk.n_b;
     int failed = 0;
     FR *k = S_(alloc)(DISTINCT, sizeof(FR), &failed);
     G1A *p1 = S_(alloc)(DISTINCT, sizeof(G1A), &failed);
     G2A *p2 = S_(alloc)(DISTINCT, sizeof(G2A), &failed);
-    key->a = S_(alloc)(n_vars, sizeof(G1A), &failed);
-    key->b1 = S_(alloc)(n_vars, sizeof(G1A), &failed);
-    key->b2 = S_(alloc)(n_vars, sizeof(G2A), &failed);
-    key->ic = S_(alloc)(n_pub + 1, sizeof(G1A), &failed);
-    key->c = S_(alloc)(n_priv, sizeof(G1A), &failed);
-    key->h = S_(alloc)(n, sizeof(G1A), &failed);
-    key->coefs = S_(alloc)(n_coefs, sizeof *key->coefs, &failed);
     if (failed)
         st = cuzk_fail(err, CUZK_ENOMEM, "timing key: out of memory");
     uint64_t x = seed;
@@ -412,8 +477,9 @@ cuzk_status S_(setup_timing)(S_(dev_key) *key, const cuzk_r1cs *r, uint64_t seed
     if (st == CUZK_OK)
         st = S_(setup_g2_mul_gen)(p2, k, DISTINCT, 0, pool, err);
     if (st == CUZK_OK) {
-        for (size_t i = 0; i < n_vars; i++) {
+        for (size_t i = 0; i < n_a; i++)
             key->a[i] = p1[i % DISTINCT];
+        for (size_t i = 0; i < n_b; i++) {
             key->b1[i] = p1[(i + 1) % DISTINCT];
             key->b2[i] = p2[i % DISTINCT];
         }
@@ -445,6 +511,7 @@ static cuzk_zkey_points S_(view)(const void *pts, uint64_t count, int g2) {
     v.data = pts;
     v.count = count;
     v.g2 = g2;
+    v.density = NULL;
     v.elem_bytes = g2 ? cuzk_curve_g2_bytes(P_CURVE) : cuzk_curve_g1_bytes(P_CURVE);
     return v;
 }
@@ -467,6 +534,9 @@ static void S_(to_zkey)(const S_(dev_key) *key, cuzk_zkey *z) {
     z->a = S_(view)(pk->a, pk->n_vars, 0);
     z->b1 = S_(view)(pk->b1, pk->n_vars, 0);
     z->b2 = S_(view)(pk->b2, pk->n_vars, 1);
+    /* compact arrays are expanded by the writer, infinity where no bit */
+    z->a.density = pk->a_density;
+    z->b1.density = z->b2.density = pk->b_density;
     z->c = S_(view)(pk->c, pk->n_vars - pk->n_public - 1, 0);
     z->h = S_(view)(pk->h, z->domain_size, 0);
     z->n_coefs = (uint32_t)pk->n_coefs;

@@ -91,11 +91,16 @@ typedef struct synth_lc {
     cuzk_fr coef[CUZK_SYNTH_MAX_TERMS];
 } synth_lc;
 
+/* 2^53: a share of 1 as a cut for 53-bit draws. */
+#define SYNTH_ALL 9007199254740992ULL
+
 typedef struct synth {
     cuzk_curve curve;
     uint32_t n_constraints, n_pub_out, n_pub, n_internal, n_wires;
     unsigned min_terms, max_terms;
     uint64_t bool_cut; /* a 53-bit draw below this makes a boolean wire */
+    uint64_t gate_cut; /* ... and then one below this a gate (0: never) */
+    uint64_t elig_cut[2], elig_key[2]; /* who may be read in A (0), B (1) */
     uint32_t next;     /* index of the next constraint */
     synth_rng rng;
     cuzk_fr one, minus_one;
@@ -109,6 +114,11 @@ uint32_t cuzk_synth_n_constraints(const cuzk_synth_params *p, cuzk_error *err) {
     if (!(p->bool_share >= 0.0 && p->bool_share <= 1.0))
         return cuzk_fail(err, CUZK_EINVAL, "synth: bool_share %g is not in [0, 1]",
                          p->bool_share), 0;
+    if (!(p->a_share >= 0.0 && p->a_share <= 1.0) || !(p->b_share >= 0.0 && p->b_share <= 1.0) ||
+        !(p->gate_share >= 0.0 && p->gate_share <= 1.0))
+        return cuzk_fail(err, CUZK_EINVAL,
+                         "synth: a_share %g, b_share %g and gate_share %g must be in [0, 1]",
+                         p->a_share, p->b_share, p->gate_share), 0;
     if (p->min_terms < 1 || p->min_terms > p->max_terms ||
         p->max_terms > CUZK_SYNTH_MAX_TERMS)
         return cuzk_fail(err, CUZK_EINVAL, "synth: terms per combination %u..%u not within 1..%d",
@@ -145,6 +155,9 @@ void cuzk_synth_params_default(cuzk_synth_params *p, cuzk_curve curve) {
     p->min_terms = 2;
     p->max_terms = 3;
     p->seed = 1;
+    p->a_share = 1.0;
+    p->b_share = 1.0;
+    p->gate_share = 0.0;
 }
 
 /*
@@ -160,6 +173,13 @@ void cuzk_synth_params_default(cuzk_synth_params *p, cuzk_curve curve) {
  * comm_d, comm_r and the 18 challenges' packed indices and paths, about 90
  * (an estimate).  SnapDeals (empty-sector update): 16 partitions of the
  * same domain, more Poseidon and fewer bits (0.6, an estimate).
+ * Zero columns: SHA-256's bits are mostly outputs of XOR/AND gates (they
+ * appear in C) read later in A, in B or not at all, so 80% of the 0/1
+ * wires are gates and 60% of the wires may be read in A (resp. B).  Those
+ * two numbers are fitted, not counted: with them a PoRep key at 2^27 has
+ * about 48% of its wires in A and in B and weighs about 47 GiB, the size
+ * of the published parameter file.  Snap uses the same two, for want of a
+ * figure of its own.
  */
 cuzk_status cuzk_synth_params_profile(cuzk_synth_params *p, const char *name, cuzk_error *err) {
     if (!strcmp(name, "default")) {
@@ -177,6 +197,9 @@ cuzk_status cuzk_synth_params_profile(cuzk_synth_params *p, const char *name, cu
     p->max_terms = porep ? 3 : 8;
     p->n_pub_out = 1;
     p->n_pub_in = porep ? 89 : 15;
+    p->gate_share = 0.8;
+    p->a_share = 0.6;
+    p->b_share = 0.6;
     return CUZK_OK;
 }
 
@@ -194,6 +217,14 @@ static cuzk_status synth_init(synth *s, const cuzk_synth_params *p, cuzk_error *
     s->min_terms = p->min_terms;
     s->max_terms = p->max_terms;
     s->bool_cut = (uint64_t)(p->bool_share * 9007199254740992.0); /* 2^53 */
+    s->gate_cut = (uint64_t)(p->gate_share * 9007199254740992.0);
+    s->elig_cut[0] = (uint64_t)(p->a_share * 9007199254740992.0);
+    s->elig_cut[1] = (uint64_t)(p->b_share * 9007199254740992.0);
+    /* eligibility has its own keys, not draws of the stream: at shares of
+     * 1 the stream, and so the circuit, is what it was without them */
+    uint64_t k = p->seed ^ 0x656c696769626c65ULL; /* "eligible" */
+    s->elig_key[0] = cuzk_splitmix64(&k);
+    s->elig_key[1] = cuzk_splitmix64(&k);
     rng_seed(&s->rng, p->seed);
     s->w = malloc((size_t)s->n_wires * sizeof *s->w);
     if (!s->w)
@@ -238,16 +269,40 @@ static uint32_t synth_pick(synth *s, uint32_t z) {
     return x == 0 ? 0 : x + s->n_pub_out;
 }
 
-/* A random combination of distinct readable wires below |z|, sorted by
- * id; its value <lc, w> in *val. */
-static void synth_random_lc(synth *s, uint32_t z, synth_lc *lc, cuzk_fr *val) {
+/* May |wire| be read in matrix |m| (0: A, 1: B)?  A fixed function of the
+ * wire and the seed; the constant always may. */
+static int synth_eligible(const synth *s, uint32_t wire, int m) {
+    if (wire == 0 || s->elig_cut[m] >= SYNTH_ALL)
+        return 1;
+    uint64_t k = s->elig_key[m] + wire;
+    return (cuzk_splitmix64(&k) >> 11) < s->elig_cut[m];
+}
+
+/* Draws of a wire that must be eligible (and maybe a bit) before giving up. */
+enum { SYNTH_TRIES = 64 };
+
+/* A random combination of distinct readable wires below |z| that may be
+ * read in matrix |m|, sorted by id; its value <lc, w> in *val.  With every
+ * wire eligible it is drawn as it always was; otherwise ineligible draws
+ * are rejected, and after SYNTH_TRIES of them the combination keeps the
+ * terms it has (the constant if none). */
+static void synth_random_lc(synth *s, uint32_t z, int m, synth_lc *lc, cuzk_fr *val) {
     uint32_t avail = z - s->n_pub_out;
     uint32_t t = s->min_terms + rng_below(&s->rng, s->max_terms - s->min_terms + 1);
+    int restricted = s->elig_cut[m] < SYNTH_ALL;
+    unsigned tries = 0;
     if (t > avail)
         t = avail;
     lc->n = 0;
     while (lc->n < t) {
         uint32_t wire = synth_pick(s, z), k = lc->n;
+        if (restricted && ++tries > SYNTH_TRIES) {
+            if (lc->n > 0)
+                break;
+            wire = 0;
+        } else if (restricted && !synth_eligible(s, wire, m)) {
+            continue;
+        }
         int dup = 0;
         for (uint32_t i = 0; i < k; i++)
             dup |= lc->wire[i] == wire;
@@ -275,6 +330,56 @@ static void lc_one(synth_lc *lc, uint32_t wire, const cuzk_fr *coef) {
     lc->coef[0] = *coef;
 }
 
+static int synth_is_bit(const synth *s, uint32_t wire) {
+    cuzk_fr zero;
+    memset(&zero, 0, sizeof zero);
+    return cuzk_fr_eq(&s->w[wire], &zero) || cuzk_fr_eq(&s->w[wire], &s->one);
+}
+
+/* An earlier 0/1 wire below |z|, other than |not|, that may be read in
+ * matrix |m|; UINT32_MAX if SYNTH_TRIES draws found none. */
+static uint32_t synth_pick_bit(synth *s, uint32_t z, int m, uint32_t not) {
+    for (unsigned i = 0; i < SYNTH_TRIES; i++) {
+        uint32_t w = synth_pick(s, z);
+        if (w != not && synth_eligible(s, w, m) && synth_is_bit(s, w))
+            return w;
+    }
+    return UINT32_MAX;
+}
+
+/* Wire |z| as a gate of two earlier bits x (read in A) and y (in B):
+ *   XOR  A = {x: 2}, B = {y: 1}, C = {x: 1, y: 1, z: -1}   z = x + y - 2xy
+ *   AND  A = {x: 1}, B = {y: 1}, C = {z: 1}                z = xy
+ * Returns 0 (nothing written) if no such x and y turned up. */
+static int synth_gate(synth *s, uint32_t z, synth_lc abc[3]) {
+    uint32_t x = synth_pick_bit(s, z, 0, UINT32_MAX);
+    uint32_t y = x == UINT32_MAX ? x : synth_pick_bit(s, z, 1, x);
+    if (y == UINT32_MAX)
+        return 0;
+    cuzk_fr two, xy;
+    cuzk_fr_add(s->curve, &two, &s->one, &s->one);
+    cuzk_fr_mul(s->curve, &xy, &s->w[x], &s->w[y]);
+    lc_one(&abc[1], y, &s->one);
+    if (rng_next(&s->rng) & 1) { /* XOR */
+        cuzk_fr t;
+        lc_one(&abc[0], x, &two);
+        abc[2].n = 3;
+        abc[2].wire[0] = x < y ? x : y;
+        abc[2].wire[1] = x < y ? y : x;
+        abc[2].wire[2] = z;
+        abc[2].coef[0] = abc[2].coef[1] = s->one;
+        abc[2].coef[2] = s->minus_one;
+        cuzk_fr_add(s->curve, &t, &s->w[x], &s->w[y]);
+        cuzk_fr_mul(s->curve, &xy, &xy, &two);
+        cuzk_fr_sub(s->curve, &s->w[z], &t, &xy);
+    } else { /* AND */
+        lc_one(&abc[0], x, &s->one);
+        lc_one(&abc[2], z, &s->one);
+        s->w[z] = xy;
+    }
+    return 1;
+}
+
 /* The next constraint into abc[0..2]; assigns the witness value of the
  * wire it defines. */
 static void synth_next(synth *s, synth_lc abc[3]) {
@@ -288,7 +393,11 @@ static void synth_next(synth *s, synth_lc abc[3]) {
         return;
     }
     uint32_t z = 1 + s->n_pub + j;
-    if ((rng_next(&s->rng) >> 11) < s->bool_cut) { /* z (z - 1) = 0 */
+    if ((rng_next(&s->rng) >> 11) < s->bool_cut) {
+        /* a gate of earlier bits (never drawn at gate_share 0) */
+        if (s->gate_cut && (rng_next(&s->rng) >> 11) < s->gate_cut && synth_gate(s, z, abc))
+            return;
+        /* a fresh bit: z (z - 1) = 0 */
         if (rng_next(&s->rng) & 1)
             s->w[z] = s->one;
         else
@@ -303,8 +412,8 @@ static void synth_next(synth *s, synth_lc abc[3]) {
         return;
     }
     cuzk_fr a, b;
-    synth_random_lc(s, z, &abc[0], &a);
-    synth_random_lc(s, z, &abc[1], &b);
+    synth_random_lc(s, z, 0, &abc[0], &a);
+    synth_random_lc(s, z, 1, &abc[1], &b);
     cuzk_fr_mul(s->curve, &s->w[z], &a, &b);
     lc_one(&abc[2], z, &s->one);
 }

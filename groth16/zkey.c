@@ -494,9 +494,23 @@ static void put_coefs(cuzk_outbuf *o, cuzk_curve c, const cuzk_zkey_coef *coefs,
     }
 }
 
+/* A section of points; a view with a bitmap is expanded, infinity (zero
+ * bytes) for its clear bits. */
 static void put_points(cuzk_outbuf *o, uint32_t id, const cuzk_zkey_points *v) {
     cuzk_outbuf_section_begin(o, id);
-    cuzk_outbuf_put(o, v->data, (size_t)(v->count * v->elem_bytes));
+    if (!v->density) {
+        cuzk_outbuf_put(o, v->data, (size_t)(v->count * v->elem_bytes));
+    } else {
+        uint8_t *d = cuzk_outbuf_grow(o, (size_t)(v->count * v->elem_bytes));
+        const uint8_t *s = v->data;
+        for (uint64_t i = 0; d && i < v->count; i++, d += v->elem_bytes)
+            if (v->density[i / 64] >> (i % 64) & 1) {
+                memcpy(d, s, v->elem_bytes);
+                s += v->elem_bytes;
+            } else {
+                memset(d, 0, v->elem_bytes);
+            }
+    }
     cuzk_outbuf_section_end(o);
 }
 

@@ -53,6 +53,10 @@ typedef struct cuzk_zkey_points {
     uint64_t count;
     uint32_t elem_bytes; /* 64/96 for G1, 128/192 for G2 */
     int g2;              /* 1 for G2 points */
+    /* For the writer only (the reader sets NULL): |count| bits, bit i of
+     * word i/64 for point i; |data| then holds one point per set bit and
+     * the others are written as infinity (a compact key written whole). */
+    const uint64_t *density;
 } cuzk_zkey_points;
 
 /* One section-4 entry, decoded.  |value| is the Montgomery form of the
@@ -144,7 +148,8 @@ cuzk_status cuzk_zkey_check_r1cs(const cuzk_zkey *z, const cuzk_r1cs *r,
  * zero csHash and no contributions.  Reads from |z|: curve, n_vars,
  * n_public, domain_size, vk (header points), and the views ic, a, b1, b2,
  * c, h, whose |data| must hold exactly the expected counts (CUZK_EINVAL
- * otherwise; elem_bytes/g2 must match the curve).  |coefs| are n_coefs
+ * otherwise; elem_bytes/g2 must match the curve), or, for a view with a
+ * density bitmap, one point per set bit (the rest written as infinity).  |coefs| are n_coefs
  * entries with Montgomery-form values (written as v R^2 like snarkjs).
  * Points are written as given (no validation).  write_mem returns a
  * malloc'd buffer (free() it).

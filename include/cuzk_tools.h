@@ -43,6 +43,16 @@ typedef struct cuzk_synth_params {
     unsigned min_terms;   /* terms per A/B combination of a product, */
     unsigned max_terms;   /* 1 <= min <= max <= CUZK_SYNTH_MAX_TERMS; 2..3 */
     uint64_t seed;        /* default 1 */
+    /* Zero columns of A and B, as bit circuits have them: the share of
+     * wires that later constraints may read in A (a_share) and in B
+     * (b_share), 0..1, default 1 (every wire); which wires is a fixed
+     * function of the wire id and the seed (the constant wire 0 always
+     * may).  gate_share, 0..1, default 0: the share of the 0/1 wires made
+     * by a gate of two earlier 0/1 wires, XOR (2x)·y = x + y − z or AND
+     * x·y = z, x read in A and y in B, instead of a fresh bit checked by
+     * z·(z − 1) = 0 (which puts z in both). */
+    double a_share, b_share;
+    double gate_share;
 } cuzk_synth_params;
 
 /* Fill |p| with the defaults above for |curve| (log2_domain 10, seed 1). */

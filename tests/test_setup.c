@@ -453,7 +453,14 @@ static void T(naive_qap)(const cuzk_r1cs *r, const FR *tau, unsigned log_n, FR *
     free(L);
 }
 
-/* Every point of |key| against G_mul of independently computed scalars. */
+/* Is wire |s| in a compact array with bitmap |bits| (NULL: all are)? */
+static int T(has)(const uint64_t *bits, size_t s) {
+    return !bits || (bits[s / 64] >> (s % 64) & 1);
+}
+
+/* Every point of |key| against G_mul of independently computed scalars;
+ * a wire left out of A (B) must have a zero scalar u (v) and a wire kept
+ * a point that is its scalar's.  The bitmaps are the r1cs's columns. */
 static void T(check_points)(const T(dev_key) *key, const cuzk_r1cs *r,
                             const T(setup_toxic) *t, const char *what) {
     const T(groth16_pk) *pk = &key->pk;
@@ -470,11 +477,29 @@ static void T(check_points)(const T(dev_key) *key, const cuzk_r1cs *r,
     T(naive_qap)(r, &t->tau, log_n, u, v, w);
     T(naive_lagrange)(L2, log_n + 1, &t->tau);
     T(fr_inv)(&dinv, &t->delta);
-    int bad_a = 0, bad_b1 = 0, bad_b2 = 0, bad_k = 0, bad_h = 0;
+    int bad_a = 0, bad_b1 = 0, bad_b2 = 0, bad_k = 0, bad_h = 0, bad_bits = 0;
+    uint8_t *in_a = calloc(nv, 1), *in_b = calloc(nv, 1);
+    for (uint64_t k = 0; k < r->a.nnz; k++)
+        in_a[r->a.col[k]] = 1;
+    for (uint64_t k = 0; k < r->b.nnz; k++)
+        in_b[r->b.col[k]] = 1;
+    for (uint32_t s = 0; s <= n_pub; s++)
+        in_a[s] = 1;
+    size_t ia = 0, ib = 0;
     for (uint32_t s = 0; s < nv; s++) {
-        bad_a += !T(g1_is)(&pk->a[s], &u[s]);
-        bad_b1 += !T(g1_is)(&pk->b1[s], &v[s]);
-        bad_b2 += !T(g2_is)(&pk->b2[s], &v[s]);
+        int ha = T(has)(pk->a_density, s), hb = T(has)(pk->b_density, s);
+        bad_bits += (pk->a_density && ha != in_a[s]) || (pk->b_density && hb != in_b[s]);
+        if (ha)
+            bad_a += ia >= pk->n_a || !T(g1_is)(&pk->a[ia++], &u[s]);
+        else
+            bad_a += !T(fr_is_zero)(&u[s]);
+        if (hb) {
+            bad_b1 += ib >= pk->n_b || !T(g1_is)(&pk->b1[ib], &v[s]);
+            bad_b2 += ib >= pk->n_b || !T(g2_is)(&pk->b2[ib], &v[s]);
+            ib++;
+        } else {
+            bad_b1 += !T(fr_is_zero)(&v[s]);
+        }
         T(fr_mul)(&kk, &t->beta, &u[s]);
         T(fr_mul)(&tmp, &t->alpha, &v[s]);
         T(fr_add)(&kk, &kk, &tmp);
@@ -490,17 +515,20 @@ static void T(check_points)(const T(dev_key) *key, const cuzk_r1cs *r,
         T(fr_mul)(&kk, &L2[2 * i + 1], &dinv);
         bad_h += !T(g1_is)(&pk->h[i], &kk);
     }
-    CHECK(!bad_a && !bad_b1 && !bad_b2 && !bad_k && !bad_h,
-          "%s: wrong points: A %d, B1 %d, B2 %d, IC/C %d, H %d", what, bad_a, bad_b1, bad_b2,
-          bad_k, bad_h);
+    CHECK(!bad_a && !bad_b1 && !bad_b2 && !bad_k && !bad_h && ia == pk->n_a && ib == pk->n_b,
+          "%s: wrong points: A %d, B1 %d, B2 %d, IC/C %d, H %d (%zu of %u A, %zu of %u B)",
+          what, bad_a, bad_b1, bad_b2, bad_k, bad_h, ia, pk->n_a, ib, pk->n_b);
+    CHECK(bad_bits == 0, "%s: %d wires with a density bit that is not their column's", what,
+          bad_bits);
+    free(in_a), free(in_b);
     G2A g2;
     T(g2_generator)(&g2);
     CHECK(T(g1_is)(&pk->alpha1, &t->alpha) && T(g1_is)(&pk->beta1, &t->beta) &&
               T(g1_is)(&pk->delta1, &t->delta) && T(g2_is)(&pk->beta2, &t->beta) &&
               T(g2_is)(&pk->delta2, &t->delta) && T(g2_affine_eq)(&pk->gamma2, &g2),
           "%s: header points", what);
-    /* Some A / B entries must be infinity (signals never in A resp. B),
-     * and then the scalar is zero: the check above covers both. */
+    /* Wires never in A resp. B have no point: the check above covers
+     * them through their zero scalars. */
     free(u), free(v), free(w), free(L2);
 }
 
@@ -591,8 +619,18 @@ static void T(check_zkey)(const T(dev_key) *key, const cuzk_r1cs *r, const cuzk_
     if (st == CUZK_OK) {
         const T(groth16_pk) *q = &k.pk.TEST_CURVE;
         size_t n = (size_t)1 << pk->log_n, nv = pk->n_vars, npub = pk->n_public;
-        CHECK(!memcmp(q->a, pk->a, nv * sizeof *q->a) && !memcmp(q->b1, pk->b1, nv * sizeof *q->b1) &&
-                  !memcmp(q->b2, pk->b2, nv * sizeof *q->b2) &&
+        /* loaded compact again: the same bitmaps (none of the dev key's
+         * kept points is infinity in these circuits) and points */
+        size_t words = (nv + 63) / 64;
+        CHECK(q->n_a == pk->n_a && q->n_b == pk->n_b &&
+                  !q->a_density == !pk->a_density && !q->b_density == !pk->b_density &&
+                  (!q->a_density || !memcmp(q->a_density, pk->a_density, words * 8)) &&
+                  (!q->b_density || !memcmp(q->b_density, pk->b_density, words * 8)),
+              "%s: density read back differs (A %u/%u, B %u/%u)", what, q->n_a, pk->n_a, q->n_b,
+              pk->n_b);
+        size_t na = q->n_a < pk->n_a ? q->n_a : pk->n_a, nb = q->n_b < pk->n_b ? q->n_b : pk->n_b;
+        CHECK(!memcmp(q->a, pk->a, na * sizeof *q->a) && !memcmp(q->b1, pk->b1, nb * sizeof *q->b1) &&
+                  !memcmp(q->b2, pk->b2, nb * sizeof *q->b2) &&
                   !memcmp(q->ic, pk->ic, (npub + 1) * sizeof *q->ic) &&
                   !memcmp(q->c, pk->c, (nv - npub - 1) * sizeof *q->c) &&
                   !memcmp(q->h, pk->h, n * sizeof *q->h),
@@ -699,11 +737,22 @@ static void T(test_larger_key)(void) {
         for (uint32_t i = 0; i <= cuzk_r1cs_n_public(&r); i++)
             T(fr_add)(&u[i], &u[i], &L[r.n_constraints + i]);
         int bad = 0;
-        for (int i = 0; i < 16; i++) {
-            size_t s = tu_rand64() % nv, h = tu_rand64() % n;
-            bad += !T(g1_is)(&key.pk.a[s], &u[s]) + !T(g1_is)(&key.pk.b1[s], &v[s]) +
-                   !T(g2_is)(&key.pk.b2[s], &v[s]) + !T(g1_is)(&key.pk.h[h], &H[h]);
+        /* compact A and B: the i-th point is the i-th kept wire's */
+        uint32_t *wa = malloc(nv * sizeof *wa), *wb = malloc(nv * sizeof *wb), na = 0, nb = 0;
+        for (uint32_t s = 0; s < nv; s++) {
+            if (T(has)(key.pk.a_density, s))
+                wa[na++] = s;
+            if (T(has)(key.pk.b_density, s))
+                wb[nb++] = s;
         }
+        CHECK(na == key.pk.n_a && nb == key.pk.n_b, "%s 2^12: bitmaps hold %u, %u wires", PN, na,
+              nb);
+        for (int i = 0; i < 16 && na && nb; i++) {
+            size_t ka = tu_rand64() % na, kb = tu_rand64() % nb, h = tu_rand64() % n;
+            bad += !T(g1_is)(&key.pk.a[ka], &u[wa[ka]]) + !T(g1_is)(&key.pk.b1[kb], &v[wb[kb]]) +
+                   !T(g2_is)(&key.pk.b2[kb], &v[wb[kb]]) + !T(g1_is)(&key.pk.h[h], &H[h]);
+        }
+        free(wa), free(wb);
         CHECK(bad == 0, "%s 2^12: %d spot-checked points wrong", PN, bad);
         T(prove_verify)(&key.pk, wm, PN " 2^12");
         free(L), free(H), free(u), free(v);

@@ -14,6 +14,9 @@
  * - Round trip through the r1cs writer and reader; the streaming writer
  *   (cuzk_synth_write) produces exactly the bytes of cuzk_r1cs_write_mem on
  *   the in-memory circuit, and its .wtns reads back as the witness.
+ * - The porep and snap profiles (gates of bits, zero columns of A and B)
+ *   at 2^12: satisfied, well formed (gates included), and their shares of
+ *   gates, 0/1 wires and wires in A and in B within bands of the profile's.
  * - Inconsistent parameters are rejected with CUZK_EINVAL.
  */
 #include <math.h>
@@ -47,8 +50,36 @@ static int row_is1(const cuzk_r1cs *r, const cuzk_r1cs_matrix *m, uint32_t j,
 }
 
 typedef struct shape_stats {
-    uint64_t n_bool, n_prod, bad, lc_count[CUZK_SYNTH_MAX_TERMS + 1];
+    uint64_t n_bool, n_prod, n_gate, bad, lc_count[CUZK_SYNTH_MAX_TERMS + 1];
 } shape_stats;
+
+/* Some wires may not be read in A or B: combinations may come out short. */
+static int restricted(const cuzk_synth_params *p) { return p->a_share < 1 || p->b_share < 1; }
+
+static int is_bit(const cuzk_r1cs *r, const cuzk_fr *w) { return fr_is(r, w, 0) || fr_is(r, w, 1); }
+
+/* Row j is a gate of earlier bits x (A) and y (B) defining bit z: XOR
+ * A = {x: 2}, B = {y: 1}, C = {x: 1, y: 1, z: -1} or AND A = {x: 1},
+ * B = {y: 1}, C = {z: 1}, with w[z] their value. */
+static int gate_ok(const cuzk_r1cs *r, const cuzk_fr *w, uint32_t j, uint32_t z) {
+    uint64_t a = r->a.row_ptr[j], b = r->b.row_ptr[j], c = r->c.row_ptr[j];
+    uint64_t nc = r->c.row_ptr[j + 1] - c;
+    if (r->a.row_ptr[j + 1] - a != 1 || r->b.row_ptr[j + 1] - b != 1)
+        return 0;
+    uint32_t x = r->a.col[a], y = r->b.col[b];
+    if (x >= z || y >= z || x == y || (x >= 1 && x <= r->n_pub_out) ||
+        (y >= 1 && y <= r->n_pub_out) || !is_bit(r, &w[x]) || !is_bit(r, &w[y]) ||
+        !fr_is(r, &r->b.coef[b], 1))
+        return 0;
+    int bx = fr_is(r, &w[x], 1), by = fr_is(r, &w[y], 1);
+    if (nc == 1) /* AND */
+        return fr_is(r, &r->a.coef[a], 1) && row_is1(r, &r->c, j, z, 1) &&
+               fr_is(r, &w[z], bx & by);
+    return nc == 3 && fr_is(r, &r->a.coef[a], 2) && r->c.col[c] == (x < y ? x : y) &&
+           r->c.col[c + 1] == (x < y ? y : x) && r->c.col[c + 2] == z &&
+           fr_is(r, &r->c.coef[c], 1) && fr_is(r, &r->c.coef[c + 1], 1) &&
+           fr_is(r, &r->c.coef[c + 2], -1) && fr_is(r, &w[z], bx ^ by);
+}
 
 /* Checks one product combination (row j of |m|) for new wire |z|. */
 static int product_lc_ok(const cuzk_r1cs *r, const cuzk_synth_params *p,
@@ -58,6 +89,8 @@ static int product_lc_ok(const cuzk_r1cs *r, const cuzk_synth_params *p,
     uint32_t avail = z - r->n_pub_out;
     uint32_t lo_t = p->min_terms < avail ? p->min_terms : avail;
     uint32_t hi_t = p->max_terms < avail ? p->max_terms : avail;
+    if (restricted(p))
+        lo_t = 1;
     if (n < lo_t || n > hi_t)
         return 0;
     st->lc_count[n]++;
@@ -91,6 +124,10 @@ static void check_shape(const cuzk_r1cs *r, const cuzk_fr *w, const cuzk_synth_p
                  r->b.col[lo] == 0 && fr_is(r, &r->b.coef[lo], -1) &&
                  r->b.col[lo + 1] == z && fr_is(r, &r->b.coef[lo + 1], 1) &&
                  (fr_is(r, &w[z], 0) || fr_is(r, &w[z], 1));
+        } else if (p->gate_share > 0 && gate_ok(r, w, j, z)) {
+            st->n_bool++;
+            st->n_gate++;
+            ok = 1;
         } else {
             st->n_prod++;
             ok = row_is1(r, &r->c, j, z, 1) && product_lc_ok(r, p, &r->a, j, z, st) &&
@@ -115,7 +152,20 @@ static void check_bool_share(const shape_stats *st, double share, const char *wh
           (unsigned long long)st->n_bool, n, share);
 }
 
+/* Shares of a profile with zero columns, measured on its circuit. */
+typedef struct density_stats {
+    double gate, bits, in_a, in_b; /* of the bits; of the internal wires; of all wires */
+} density_stats;
+
+static void check_profile_stats(const cuzk_synth_params *p, const char *what,
+                                density_stats *ds);
+
 static void check_profile(const cuzk_synth_params *p, const char *what) {
+    check_profile_stats(p, what, NULL);
+}
+
+static void check_profile_stats(const cuzk_synth_params *p, const char *what,
+                                density_stats *ds) {
     cuzk_r1cs r;
     cuzk_fr *w;
     cuzk_error err = {0};
@@ -134,6 +184,25 @@ static void check_profile(const cuzk_synth_params *p, const char *what) {
     shape_stats st;
     check_shape(&r, w, p, &st);
     CHECK(st.bad == 0, "%s: %llu malformed constraints", what, (unsigned long long)st.bad);
+    if (ds) {
+        uint32_t nv = r.n_wires, n_int = nv - 1 - n_pub, bits = 0, na = 0, nb = 0;
+        uint8_t *ia = calloc(nv, 1), *ib = calloc(nv, 1);
+        for (uint64_t k = 0; k < r.a.nnz; k++)
+            ia[r.a.col[k]] = 1;
+        for (uint64_t k = 0; k < r.b.nnz; k++)
+            ib[r.b.col[k]] = 1;
+        for (uint32_t i = 0; i <= n_pub; i++) /* the key's extra public rows */
+            ia[i] = 1;
+        for (uint32_t i = 0; i < nv; i++)
+            na += ia[i], nb += ib[i];
+        for (uint32_t i = 1 + n_pub; i < nv; i++)
+            bits += is_bit(&r, &w[i]);
+        ds->gate = st.n_bool ? (double)st.n_gate / (double)st.n_bool : 0;
+        ds->bits = (double)bits / n_int;
+        ds->in_a = (double)na / nv;
+        ds->in_b = (double)nb / nv;
+        free(ia), free(ib);
+    }
     if (st.n_bool + st.n_prod >= 1000) {
         check_bool_share(&st, p->bool_share, what);
         /* Every allowed term count shows up in a large circuit. */
@@ -189,6 +258,42 @@ static void test_profiles(cuzk_curve c) {
     p.seed = tu_rand64();
     snprintf(what, sizeof what, "%s smallest with an output", cn);
     check_profile(&p, what);
+}
+
+/*
+ * The porep and snap profiles at 2^12 (their curve, their shares): the
+ * circuit is satisfied and has its gates, bits and zero columns in the
+ * shares the profile promises (bands that hold at every size: the shares
+ * do not depend on it), and the same seed gives the same circuit.
+ */
+static void test_zero_column_profiles(void) {
+    static const char *names[2] = {"porep", "snap"};
+    for (int i = 0; i < 2; i++) {
+        cuzk_synth_params p;
+        cuzk_error err = {0};
+        char what[64];
+        CHECK(cuzk_synth_params_profile(&p, names[i], &err) == CUZK_OK, "profile %s", names[i]);
+        CHECK(p.a_share < 1 && p.b_share < 1 && p.gate_share > 0,
+              "%s: a profile with zero columns", names[i]);
+        p.log2_domain = 12;
+        p.seed = tu_rand64();
+        snprintf(what, sizeof what, "%s 2^12", names[i]);
+        density_stats ds;
+        check_profile_stats(&p, what, &ds);
+        printf("%s: gates %.3f of the bits, 0/1 wires %.3f, in A %.3f, in B %.3f\n", what,
+               ds.gate, ds.bits, ds.in_a, ds.in_b);
+        /* a gate falls back to a fresh bit only early on (no bits yet) */
+        CHECK(ds.gate > p.gate_share - 0.05 && ds.gate < p.gate_share + 0.05,
+              "%s: %.3f of the bits are gates, the profile asks %.2f", what, ds.gate,
+              p.gate_share);
+        CHECK(ds.bits >= p.bool_share - 0.03, "%s: %.3f of the wires are 0/1, want ~%.2f", what,
+              ds.bits, p.bool_share);
+        /* measured at 2^14..2^18: porep 0.48, snap 0.54 in each */
+        double want = i == 0 ? 0.48 : 0.54;
+        CHECK(fabs(ds.in_a - want) < 0.06 && fabs(ds.in_b - want) < 0.06,
+              "%s: %.3f of the wires in A, %.3f in B, expected about %.2f", what, ds.in_a,
+              ds.in_b, want);
+    }
 }
 
 static int bytes_of(const cuzk_synth_params *p, uint8_t **buf, size_t *size, cuzk_fr **w,
@@ -327,6 +432,9 @@ static void test_rejects(void) {
     BAD((p.log2_domain = 0, p.n_constraints = 3, p.n_pub_out = 2), "too few for outputs");
     BAD((p.log2_domain = 2, p.n_pub_in = 2), "domain too small for the publics");
     BAD(p.log2_domain = 32, "domain 2^32");
+    BAD(p.a_share = 1.5, "a_share 1.5");
+    BAD(p.b_share = -0.5, "b_share -0.5");
+    BAD(p.gate_share = NAN, "gate_share NaN");
 #undef BAD
     cuzk_synth_params_default(&p, CUZK_CURVE_BN254);
     p.log2_domain = 20;
@@ -340,6 +448,7 @@ int main(int argc, char **argv) {
         test_profiles(curves[i]);
         test_determinism_and_round_trip(curves[i]);
     }
+    test_zero_column_profiles();
     test_rejects();
     return tu_finish();
 }
