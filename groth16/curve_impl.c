@@ -15,6 +15,7 @@
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "groth16/zkey.h"
+#include "msm/msm.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/runtime.h"
 #endif

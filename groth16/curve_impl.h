@@ -53,6 +53,10 @@ struct json_t; /* <jansson.h>; only json.c looks inside */
 typedef struct cuzk_key_arrays {
     const void *a, *b1, *b2, *c, *h;
     size_t n_vars, n_public, log_n;
+    /* density (groth16.h): NULL, or n_vars bits naming the wires whose
+     * points a (resp. b1 and b2) hold; n_a, n_b points */
+    const uint64_t *a_density, *b_density;
+    size_t n_a, n_b;
     const cuzk_zkey_coef *coefs;
     size_t n_coefs;
 } cuzk_key_arrays;
@@ -138,6 +142,11 @@ typedef struct cuzk_curve_impl {
     void (*assemble)(cuzk_proof *out, const cuzk_key *k, const void *msm_a,
                      const void *msm_b1, const void *msm_b2, const void *msm_c,
                      const void *msm_h, const cuzk_fr *r, const cuzk_fr *s);
+    /* Σ w·B2 on the CPU into |out| (a P_g2), |w| the n_vars plain witness
+     * values; for a key with a B density bitmap the values of its wires are
+     * gathered into |gather| (n_b values) first.  CUZK_ENOMEM. */
+    cuzk_status (*b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *gather, void *out,
+                              cuzk_pool *pool);
     /* All steps with fresh blinding; |w| holds |n_w| aligned plain values. */
     cuzk_status (*prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, cuzk_proof *out,
                          cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);

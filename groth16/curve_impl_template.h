@@ -77,6 +77,9 @@ static void I(key_arrays)(const cuzk_key *k, cuzk_key_arrays *v) {
     v->a = pk->a, v->b1 = pk->b1, v->b2 = pk->b2, v->c = pk->c, v->h = pk->h;
     v->n_vars = pk->n_vars, v->n_public = pk->n_public, v->log_n = pk->log_n;
     v->coefs = pk->coefs, v->n_coefs = pk->n_coefs;
+    v->a_density = pk->a_density, v->b_density = pk->b_density;
+    v->n_a = pk->a_density ? pk->n_a : pk->n_vars;
+    v->n_b = pk->b_density ? pk->n_b : pk->n_vars;
 }
 
 static cuzk_status I(evaluate)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b,
@@ -128,6 +131,22 @@ static void I(assemble)(cuzk_proof *out, const cuzk_key *k, const void *msm_a,
                         const void *msm_h, const cuzk_fr *r, const cuzk_fr *s) {
     out->curve = P_ID;
     T(groth16_assemble)(&out->p.P, &k->pk.P, msm_a, msm_b1, msm_b2, msm_c, msm_h, &r->P, &s->P);
+}
+
+static cuzk_status I(b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *gather,
+                                 void *out, cuzk_pool *pool) {
+    const T(groth16_pk) *pk = &k->pk.P;
+    const T(fr) *sc = &w->P;
+    size_t n = pk->n_vars;
+    if (pk->b_density) {
+        size_t m = 0;
+        for (size_t i = 0; i < pk->n_vars && m < pk->n_b; i++)
+            if ((pk->b_density[i / 64] >> (i % 64)) & 1)
+                gather[m++].P = w[i].P;
+        sc = &gather->P;
+        n = m;
+    }
+    return T(g2_msm)(out, pk->b2, sc, n, 0, pool);
 }
 
 static cuzk_status I(prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, cuzk_proof *out,
@@ -239,6 +258,7 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .msms_scratch_bytes = I(msms_scratch_bytes),
     .msms_assemble_with_scratch = I(msms_assemble_with_scratch),
     .assemble = I(assemble),
+    .b2_msm_cpu = I(b2_msm_cpu),
     .prove = I(prove),
 
     .vk_from_key = I(vk_from_key),

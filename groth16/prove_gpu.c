@@ -53,6 +53,11 @@ struct cuzk_gpu_prover {
      * runs in line, as one thread would. */
     pthread_mutex_t b2_lock;
     pthread_cond_t b2_cv;
+    /* B2 on the CPU (cuzk_gpu_prover_set_b2): the pool runs the G2 MSM
+     * beside the G1 work; |h_gather| holds a density key's B witness */
+    int b2_cpu;
+    void *h_gather;
+    size_t h_gather_cap;
     struct b2_job *b2_job;
     int b2_sync, b2_started, b2_quit;
     pthread_t b2_thread;
@@ -82,6 +87,9 @@ cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **out, cuzk_gpu_ctx *ctx, cuz
         return cuzk_fail(err, CUZK_ENOMEM, "out of host memory");
     p->ctx = ctx;
     p->pool = pool;
+    /* CUZK_GPU_B2=cpu: B2 on the CPU unless cuzk_gpu_prover_set_b2 says */
+    const char *b2 = getenv("CUZK_GPU_B2");
+    p->b2_cpu = b2 && strcmp(b2, "cpu") == 0;
     if (pthread_mutex_init(&p->b2_lock, NULL)) {
         free(p);
         return cuzk_fail(err, CUZK_EINTERNAL, "GPU prover: mutex init failed");
@@ -140,8 +148,11 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
         cuzk_gpu_host_free(p->ctx, p->h_abc);
     if (p->h_bad)
         cuzk_gpu_host_free(p->ctx, p->h_bad);
+    free(p->h_gather);
     free(p);
 }
+
+void cuzk_gpu_prover_set_b2(cuzk_gpu_prover *p, int on_cpu) { p->b2_cpu = on_cpu != 0; }
 
 void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode) { p->eval = mode; }
 
@@ -237,12 +248,12 @@ cuzk_status cuzk_gpu_prover_reserve_batch(cuzk_gpu_prover *p, const cuzk_gpu_key
      * then in place and a proof grows nothing */
     size_t nv = gk->n_vars, first_private = gk->n_public + 1;
     unsigned dev = CUZK_GPU_SCALARS_DEVICE;
+    if (st == CUZK_OK && !p->b2_cpu)
+        st = cuzk_gpu_msm_reserve(p->s2, gk->b2, gk->n_q[1], np, dev, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_msm_reserve(p->s2, gk->b2, nv, np, dev, err);
+        st = cuzk_gpu_msm_reserve(p->s1, gk->a, gk->n_q[0], np, dev, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_msm_reserve(p->s1, gk->a, nv, np, dev, err);
-    if (st == CUZK_OK)
-        st = cuzk_gpu_msm_reserve(p->s1, gk->b1, nv, np, dev, err);
+        st = cuzk_gpu_msm_reserve(p->s1, gk->b1, gk->n_q[1], np, dev, err);
     if (st == CUZK_OK && gk->c)
         st = cuzk_gpu_msm_reserve(p->s1, gk->c, nv - first_private, np, dev, err);
     if (st == CUZK_OK)
@@ -268,21 +279,63 @@ struct b2_job {
     cuzk_gpu_prover *p; /* streams and events: the batch's first prover */
     const cuzk_gpu_key *gk;
     const void *scalars[CUZK_GPU_MSM_MAX_VECTORS];
+    const void *host_w[CUZK_GPU_MSM_MAX_VECTORS]; /* the witnesses' staging copies */
     size_t np;
     void *results;
     cuzk_status st;
     cuzk_error err;
 };
 
+/* The A, B1 or B2 MSM of a batch (|q| 0: A's wires, 1: B's): gathered
+ * through the key's index list when it stores only the wires the query
+ * uses.  Witness scalars are plain, on the device. */
+static cuzk_status query_msm(cuzk_gpu_stream *s, const cuzk_gpu_key *gk, int q,
+                             const cuzk_gpu_bases *b, size_t np, const void *const *sw,
+                             void *out, cuzk_error *err) {
+    if (gk->d_idx[q])
+        return cuzk_gpu_msm_batch_gather(s, b, 0, gk->n_q[q], np, sw, gk->d_idx[q],
+                                         CUZK_GPU_SCALARS_DEVICE, out, err);
+    return cuzk_gpu_msm_batch(s, b, 0, gk->n_q[q], np, sw, CUZK_GPU_SCALARS_DEVICE, out, err);
+}
+
+/* B2 on the CPU: the pool runs one G2 MSM per partition from the host
+ * staging copies of the witnesses, beside the G1 work on the device. */
+static cuzk_status b2_cpu(struct b2_job *j) {
+    cuzk_gpu_prover *p = j->p;
+    const cuzk_key *k = j->gk->key;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    size_t need = j->gk->n_q[1] * FR_BYTES;
+    if (j->gk->d_idx[1] && need > p->h_gather_cap) {
+        void *g = realloc(p->h_gather, need);
+        if (!g)
+            return cuzk_fail(&j->err, CUZK_ENOMEM, "GPU prove: no host memory to gather B2's "
+                                                   "witness values (%zu bytes)", need);
+        p->h_gather = g;
+        p->h_gather_cap = need;
+    }
+    for (size_t i = 0; i < j->np; i++) {
+        cuzk_status st = ci->b2_msm_cpu(k, (const cuzk_fr *)j->host_w[i],
+                                        (cuzk_fr *)p->h_gather,
+                                        (uint8_t *)j->results + i * ci->g2_jacobian_bytes,
+                                        p->pool);
+        if (st != CUZK_OK)
+            return cuzk_fail(&j->err, st, "GPU prove: B2 on the CPU: out of memory");
+    }
+    return CUZK_OK;
+}
+
 static void *b2_main(void *arg) {
     struct b2_job *j = arg;
     cuzk_gpu_prover *p = j->p;
     j->st = cuzk_gpu_stream_wait_event(p->s2, p->ev[EV_RUN], &j->err);
+    if (j->st == CUZK_OK && p->b2_cpu) /* the events then bracket the CPU's work */
+        j->st = cuzk_gpu_stream_sync(p->s2, &j->err);
     if (j->st == CUZK_OK)
         j->st = cuzk_gpu_event_record(p->ev[EV_B2_START], p->s2, &j->err);
     if (j->st == CUZK_OK)
-        j->st = cuzk_gpu_msm_batch(p->s2, j->gk->b2, 0, j->gk->n_vars, j->np, j->scalars,
-                                   CUZK_GPU_SCALARS_DEVICE, j->results, &j->err);
+        j->st = p->b2_cpu ? b2_cpu(j)
+                          : query_msm(p->s2, j->gk, 1, j->gk->b2, j->np, j->scalars,
+                                      j->results, &j->err);
     if (j->st == CUZK_OK)
         j->st = cuzk_gpu_event_record(p->ev[EV_B2_END], p->s2, &j->err);
     return NULL;
@@ -524,6 +577,7 @@ cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t n
     for (size_t i = 0; i < np; i++) {
         const uint8_t *dw = items[i].p->d_w;
         sw[i] = b2.scalars[i] = dw;
+        b2.host_w[i] = items[i].p->h_w;
         sc[i] = dw + first_private * FR_BYTES;
         sh[i] = items[i].p->d_abc;
     }
@@ -546,11 +600,9 @@ cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t n
     if (!st)
         st = cuzk_gpu_event_record(p->ev[EV_NTT], s1, err);
     /* G1 MSMs: witness scalars are plain, h is Montgomery; all on device */
-    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->a, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, pa,
-                                         err)))
+    if (!st && !(st = query_msm(s1, gk, 0, gk->a, np, sw, pa, err)))
         st = cuzk_gpu_event_record(p->ev[EV_MSM_A], s1, err);
-    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->b1, 0, nv, np, sw, CUZK_GPU_SCALARS_DEVICE, pb1,
-                                         err)))
+    if (!st && !(st = query_msm(s1, gk, 1, gk->b1, np, sw, pb1, err)))
         st = cuzk_gpu_event_record(p->ev[EV_MSM_B1], s1, err);
     if (!st) {
         if (gk->c)

@@ -101,6 +101,12 @@ cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **p, cuzk_gpu_ctx *ctx,
                                    cuzk_pool *pool, cuzk_error *err);
 void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
 void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode);
+/* Where the B2 (G2) MSM runs: |on_cpu| 0 (the default) on the device's
+ * second stream beside the G1 work, 1 on the prover's pool of host threads
+ * (from the witness's staging copy), which leaves the device to the G1
+ * work.  The environment's CUZK_GPU_B2=cpu sets 1 for new provers.
+ * docs/PERFORMANCE.md has both measured. */
+void cuzk_gpu_prover_set_b2(cuzk_gpu_prover *p, int on_cpu);
 /* Grow the prover's device and pinned buffers to |gk|'s sizes now (the
  * first proof would otherwise allocate them: about 0.5 s at 2^24, most
  * of it page-locking the witness staging buffer). */

@@ -112,9 +112,9 @@ static cuzk_status make_bases(cuzk_gpu_key *gk, const key_view *v, int host,
         cuzk_gpu_group g;
         const void *pts;
         size_t n;
-    } list[5] = {{&gk->a, CUZK_GPU_G1, v->a, v->n_vars},
-                 {&gk->b1, CUZK_GPU_G1, v->b1, v->n_vars},
-                 {&gk->b2, CUZK_GPU_G2, v->b2, v->n_vars},
+    } list[5] = {{&gk->a, CUZK_GPU_G1, v->a, v->n_a},
+                 {&gk->b1, CUZK_GPU_G1, v->b1, v->n_b},
+                 {&gk->b2, CUZK_GPU_G2, v->b2, v->n_b},
                  {&gk->c, CUZK_GPU_G1, v->c, nc},
                  {&gk->h, CUZK_GPU_G1, v->h, gk->n}};
     for (int i = 0; i < 5; i++) {
@@ -128,6 +128,39 @@ static cuzk_status make_bases(cuzk_gpu_key *gk, const key_view *v, int host,
         gk->device_bytes += cuzk_gpu_bases_bytes(*list[i].out);
     }
     return CUZK_OK;
+}
+
+/* The wires of a density bitmap's set bits, in order, on the device: the
+ * gather lists of the A and B MSMs (cuzk_gpu_msm_batch_gather). */
+static cuzk_status upload_index(cuzk_gpu_key *gk, int q, const uint64_t *bits, size_t n_vars,
+                                size_t count, cuzk_error *err) {
+    gk->n_q[q] = count;
+    if (!bits)
+        return CUZK_OK;
+    uint32_t *h = malloc((count ? count : 1) * sizeof *h);
+    if (!h)
+        return cuzk_fail(err, CUZK_ENOMEM, "no host memory for a density index list");
+    size_t m = 0;
+    for (size_t i = 0; i < n_vars; i++)
+        if ((bits[i / 64] >> (i % 64)) & 1) {
+            if (m == count)
+                break;
+            h[m++] = (uint32_t)i;
+        }
+    cuzk_status st = CUZK_OK;
+    if (m != count)
+        st = cuzk_fail(err, CUZK_EFORMAT,
+                       "key's %s density bitmap has %zu bits set for %zu points",
+                       q ? "B" : "A", m, count);
+    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
+    if (!st && !(st = cuzk_gpu_malloc(gk->ctx, (count ? count : 1) * 4, (void **)&gk->d_idx[q],
+                                      err))) {
+        gk->device_bytes += (count ? count : 1) * 4;
+        if (!(st = cuzk_gpu_copy_to_device(s, gk->d_idx[q], h, count * 4, err)))
+            st = cuzk_gpu_stream_sync(s, err);
+    }
+    free(h);
+    return st;
 }
 
 static void free_bases(cuzk_gpu_key *gk) {
@@ -176,15 +209,17 @@ static void key_needs(const cuzk_gpu_key *gk, const key_view *v, key_need *k) {
     cuzk_gpu_ctx *ctx = gk->ctx;
     size_t g1 = g1_affine_bytes(gk->key->curve);
     size_t nv = v->n_vars, big = nv > gk->n ? nv : gk->n;
-    k->bases = (uint64_t)g1 * (3 * nv + gk->n) + (uint64_t)2 * g1 * nv;
+    size_t nc = nv - v->n_public - 1;
+    k->bases = (uint64_t)g1 * (v->n_a + 2 * v->n_b + nc + gk->n) + (uint64_t)g1 * v->n_b +
+               (uint64_t)4 * ((v->a_density ? v->n_a : 0) + (v->b_density ? v->n_b : 0));
     k->work = (uint64_t)FR_BYTES * (2 * nv + 3 * gk->n);
     k->csr = csr_bytes(v, gk->n);
     k->s1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, 0);
-    k->s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 0, 0);
+    k->s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, v->n_b, 0, 0);
     k->h1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 0);
-    k->h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 0);
+    k->h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, v->n_b, 1, 0);
     k->m1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 1);
-    k->m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, nv, 1, 1);
+    k->m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, v->n_b, 1, 1);
 }
 
 /* The two MSM streams' limits from |left| bytes: their default plans (d1,
@@ -300,6 +335,10 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
 
     cuzk_status st = place_key(gk, &v, mode, err);
     int host = gk->host_streamed;
+    if (st == CUZK_OK)
+        st = upload_index(gk, 0, v.a_density, v.n_vars, v.n_a, err);
+    if (st == CUZK_OK)
+        st = upload_index(gk, 1, v.b_density, v.n_vars, v.n_b, err);
     if (st == CUZK_OK && !gk->no_csr)
         st = upload_csr(gk, &v, err);
     if (st == CUZK_OK && !host) {
@@ -368,6 +407,7 @@ void cuzk_gpu_key_free(cuzk_gpu_key *gk) {
         return;
     free_bases(gk);
     for (int m = 0; m < 2; m++) {
+        cuzk_gpu_free(gk->ctx, gk->d_idx[m]);
         cuzk_gpu_free(gk->ctx, gk->d_row_ptr[m]);
         cuzk_gpu_free(gk->ctx, gk->d_cols[m]);
         cuzk_gpu_free(gk->ctx, gk->d_vals[m]);

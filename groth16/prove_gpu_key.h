@@ -22,6 +22,10 @@ struct cuzk_gpu_key {
     cuzk_gpu_curve curve;
     size_t n_vars, n_public, n; /* n = domain size */
     cuzk_gpu_bases *a, *b1, *b2, *c, *h;
+    /* density keys (groth16.h): the wire of each point of A ([0]) and of
+     * B1/B2 ([1]) on the device, NULL for a full query; points per query */
+    uint32_t *d_idx[2];
+    size_t n_q[2];
     /* CSR of A (m = 0) and B (m = 1): n + 1 row offsets, columns, values */
     uint32_t *d_row_ptr[2], *d_cols[2];
     void *d_vals[2];

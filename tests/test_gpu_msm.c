@@ -18,7 +18,10 @@
  * Between the two, the same bases in pinned host memory (streamed) and
  * resident under small MSM limits (many chunks), with host and device
  * scalars and batches of 1, 3 and 16 vectors, must give the resident
- * results; a limit no plan fits must be refused (CUZK_ENOMEM).
+ * results; a limit no plan fits must be refused (CUZK_ENOMEM).  Bit-scalar
+ * sums (all ones, alternating, 90% bits, the mix; ones over opposite bases
+ * must give infinity) must equal Pippenger on the same vectors, and
+ * scalars gathered through an index list must match the logs.
  * CUZK_GPU_MSM_MAX_LOG lowers the largest size (default 22),
  * CUZK_GPU_MSM_G2_MAX_LOG that of G2 alone (default: the same),
  * CUZK_GPU_MSM_ONLY runs one group (e.g. bls12_381_g2),
@@ -62,9 +65,9 @@ static unsigned max_log = 22, g2_max_log = 22;
 static const char *only, *accum;
 static const char *accums[2] = {"xyzz", "affine"};
 
-enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_EQUAL, SC_RM1, SC_SMALL, SC_MIX };
-static const char *sc_name[] = {"random", "zero", "one",  "equal",
-                                "r-1",    "small", "mix"};
+enum { SC_RANDOM, SC_ZERO, SC_ONE, SC_EQUAL, SC_RM1, SC_SMALL, SC_ALT, SC_BITS, SC_MIX };
+static const char *sc_name[] = {"random", "zero",  "one",      "equal", "r-1",
+                                "small",  "0101", "90% bits", "mix"};
 
 /* Scalars of the chosen kind; |mont| says how the GPU will read them. */
 static void make_scalars(uint64_t (*s)[4], size_t n, int kind, int mont,
@@ -76,6 +79,11 @@ static void make_scalars(uint64_t (*s)[4], size_t n, int kind, int mont,
         if (kind == SC_MIX) {
             uint64_t x = tu_rand64() & 3;
             k = x == 0 || x == 1 ? SC_ZERO : x == 2 ? SC_ONE : SC_RANDOM;
+        } else if (kind == SC_ALT) {
+            k = (i & 1) ? SC_ONE : SC_ZERO;
+        } else if (kind == SC_BITS) { /* a Filecoin witness: mostly 0 and 1 */
+            uint64_t x = tu_rand64() % 20;
+            k = x < 9 ? SC_ZERO : x < 18 ? SC_ONE : SC_RANDOM;
         }
         memset(s[i], 0, 32);
         switch (k) {
@@ -560,6 +568,93 @@ done:
         cuzk_gpu_host_free(ctx, h_pts);
 }
 
+/* Bit-scalar sums (the ones outside Pippenger, cuzk_gpu_ctx_msm_ones)
+ * against Pippenger on the same vectors, and gathered scalars
+ * (cuzk_gpu_msm_batch_gather: point i takes scalar d_index[i] of a
+ * vector twice as long) against the logs. */
+static void GF(bits)(cuzk_gpu_bases *gb, const TS *k,
+                     size_t nmax, uint64_t (*s)[4]) {
+    cuzk_error err = {0};
+    TS one;
+    SF(set_one)(&one);
+    size_t sizes[3] = {4099, (size_t)1 << 16, nmax < ((size_t)1 << 20) ? nmax : ((size_t)1 << 20)};
+    static const int kinds[] = {SC_ONE, SC_ALT, SC_BITS, SC_MIX};
+    for (int si = 0; si < 3; si++)
+        for (int ki = 0; ki < 4; ki++) {
+            size_t n = sizes[si];
+            int mont = (si + ki) & 1;
+            make_scalars(s, n, kinds[ki], mont, SF(modulus), one.l);
+            TG with, without, want;
+            unsigned fl = mont ? CUZK_GPU_SCALARS_MONT : 0;
+            cuzk_gpu_ctx_msm_ones(ctx, 1);
+            cuzk_status r1 = cuzk_gpu_msm(st, gb, 0, n, s, fl, &with, &err);
+            cuzk_gpu_ctx_msm_ones(ctx, 0);
+            cuzk_status r2 = cuzk_gpu_msm(st, gb, 0, n, s, fl, &without, &err);
+            cuzk_gpu_ctx_msm_ones(ctx, 1);
+            GF(expected)(&want, k, (const uint64_t(*)[4])s, n, mont);
+            CHECK(r1 == CUZK_OK && r2 == CUZK_OK && GF(eq)(&with, &without) &&
+                      GF(eq)(&with, &want),
+                  TG_NAME " bit sums n=%zu %s mont=%d: %s", n, sc_name[kinds[ki]], mont,
+                  r1 || r2 ? err.msg : "bit sums != Pippenger or logs");
+        }
+    /* bases 700..799 and 800..899 are opposites: all ones sum to infinity */
+    {
+        make_scalars(s, 200, SC_ONE, 0, SF(modulus), one.l);
+        TG got;
+        CHECK(cuzk_gpu_msm(st, gb, 700, 200, s, 0, &got, &err) == CUZK_OK &&
+                  GF(is_inf)(&got),
+              TG_NAME " ones over opposite bases: not infinity");
+    }
+    /* gathered: n points, scalars at random places of a 2n + 5 vector */
+    size_t n = sizes[1] < nmax / 2 ? sizes[1] : nmax / 2 - 5;
+    size_t span = 2 * n + 5;
+    uint32_t *idx = malloc(span * sizeof *idx);
+    uint64_t(*whole)[4] = malloc(span * 32), (*pick)[4] = malloc(n * 32);
+    void *d_whole = NULL, *d_idx = NULL;
+    if (!idx || !whole || !pick || cuzk_gpu_malloc(ctx, span * 32, &d_whole, &err) ||
+        cuzk_gpu_malloc(ctx, n * 4, &d_idx, &err)) {
+        CHECK(0, TG_NAME " gather: allocation: %s", err.msg);
+        goto out;
+    }
+    for (size_t i = 0; i < span; i++)
+        idx[i] = (uint32_t)i;
+    for (size_t i = span; i > 1; i--) {
+        size_t j = tu_rand64() % i;
+        uint32_t t = idx[i - 1];
+        idx[i - 1] = idx[j];
+        idx[j] = t;
+    }
+    for (int ki = 0; ki < 2; ki++) {
+        make_scalars(whole, span, ki ? SC_BITS : SC_RANDOM, 1, SF(modulus), one.l);
+        for (size_t i = 0; i < n; i++)
+            memcpy(pick[i], whole[idx[i]], 32);
+        TG got, want;
+        const void *sv[1] = {d_whole};
+        cuzk_status rc = CUZK_OK;
+        if ((rc = cuzk_gpu_copy_to_device(st, d_whole, whole, span * 32, &err)) ||
+            (rc = cuzk_gpu_copy_to_device(st, d_idx, idx, n * 4, &err)) ||
+            (rc = cuzk_gpu_stream_sync(st, &err)) ||
+            (rc = cuzk_gpu_msm_batch_gather(st, gb, 3, n, 1, sv, d_idx,
+                                            CUZK_GPU_SCALARS_MONT | CUZK_GPU_SCALARS_DEVICE,
+                                            &got, &err)))
+            CHECK(0, TG_NAME " gather: %s", err.msg);
+        GF(expected)(&want, k + 3, (const uint64_t(*)[4])pick, n, 1);
+        CHECK(rc == CUZK_OK && GF(eq)(&got, &want), TG_NAME " gathered %s n=%zu != logs",
+              ki ? "90% bits" : "random", n);
+    }
+    CHECK(cuzk_gpu_msm_batch_gather(st, gb, 0, 5, 1, (const void *const *)&d_whole, NULL,
+                                    CUZK_GPU_SCALARS_DEVICE, s, &err) == CUZK_EINVAL &&
+              cuzk_gpu_msm_batch_gather(st, gb, 0, 5, 1, (const void *const *)&d_whole,
+                                        d_idx, 0, s, &err) == CUZK_EINVAL,
+          TG_NAME " gather without a list or with host scalars refused");
+out:
+    cuzk_gpu_free(ctx, d_whole);
+    cuzk_gpu_free(ctx, d_idx);
+    free(idx);
+    free(whole);
+    free(pick);
+}
+
 static void GF(test)(unsigned max_log) {
     if (getenv("CUZK_GPU_MSM_FORCE_C")) /* one window for every size */
         cuzk_gpu_ctx_tune(ctx, (unsigned)atoi(getenv(
@@ -637,6 +732,7 @@ static void GF(test)(unsigned max_log) {
                   CUZK_EINVAL,
               TG_NAME " range beyond the bases rejected");
     }
+    GF(bits)(gb, k, nmax, s);
     GF(streamed)(gb, pts, k, nmax, max_log, s);
     GF(shifted)(gb, pts, k, nmax, max_log, s);
     cuzk_gpu_bases_free(gb);

@@ -15,6 +15,9 @@
  * - Tiers and batches (test_tiers_batches): with r and s fixed, identical
  *   proof bytes from device-resident, host-streamed and device-capped keys
  *   and from batches of 1..4 partitions.
+ * - Keys with zero columns (test_density): compact A/B queries gathered on
+ *   the device; the same bytes streamed, with B2 on the CPU and with the
+ *   bit-scalar sums off.
  * Every check is curve-generic (through cuzk_curve), run per row of the
  * curve table (tests/testutil.h); CUZK_TEST_CURVE=<name> runs one curve.
  * Skipped (77) without CUDA or without a device.
@@ -32,6 +35,7 @@
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
+#include "gpu/selftest.h"
 #include "groth16/curve_impl.h"
 #endif
 
@@ -276,6 +280,96 @@ static cuzk_status prove_fixed(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const
     cuzk_status st = cuzk_gpu_prove(p, gk, w, out, NULL, err);
     cuzk_gpu_prover_fix_rs(p, NULL, NULL);
     return st;
+}
+
+/*
+ * Keys of Filecoin's shape: a circuit whose wires are read by A or by B
+ * only in part (zero columns), loaded compact from its .zkey (density
+ * bitmaps from the infinity points).  With r and s fixed, the resident
+ * key's proof verifies and equals the proofs of the host-streamed key, of
+ * B2 on the CPU (cuzk_gpu_prover_set_b2) and of the ones sent through
+ * Pippenger (cuzk_gpu_ctx_msm_ones off).
+ */
+static void test_density(cuzk_curve curve, unsigned log2) {
+    const char *cname = cuzk_curve_snarkjs_name(curve);
+    cuzk_synth_params sp;
+    cuzk_synth_params_default(&sp, curve);
+    sp.log2_domain = log2;
+    sp.seed = tu_rand64();
+    sp.bool_share = 0.9;
+    sp.a_share = 0.6;
+    sp.b_share = 0.3;
+    sp.gate_share = 0.9;
+    uint64_t seed = tu_rand64();
+    cuzk_r1cs r1cs;
+    cuzk_fr *wit = NULL;
+    cuzk_error err = {0};
+    uint8_t *zbuf = NULL, *wbuf = NULL;
+    size_t zsize = 0, wsize = 0;
+    if (cuzk_synth_circuit(&sp, &r1cs, &wit, &err) != CUZK_OK ||
+        cuzk_setup_dev_zkey_mem(&r1cs, &seed, pool, &zbuf, &zsize, &err) != CUZK_OK ||
+        cuzk_wtns_write_mem(curve, wit, r1cs.n_wires, &wbuf, &wsize, &err) != CUZK_OK) {
+        CHECK(0, "%s 2^%u density: generate: %s", cname, log2, err.msg);
+        return;
+    }
+    cuzk_zkey z;
+    cuzk_key key;
+    cuzk_vk vk;
+    cuzk_wtns w;
+    if (cuzk_zkey_from_mem(&z, zbuf, zsize, &err) != CUZK_OK ||
+        cuzk_key_from_zkey(&key, &z, &err) != CUZK_OK || cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
+        cuzk_wtns_from_mem(&w, wbuf, wsize, &err) != CUZK_OK) {
+        CHECK(0, "%s 2^%u density: load: %s", cname, log2, err.msg);
+        return;
+    }
+    cuzk_key_arrays kv;
+    cuzk_curve_impl_get(curve)->key_arrays(&key, &kv);
+    printf("%s 2^%u density key: A %zu, B %zu of %zu wires\n", cname, log2, kv.n_a, kv.n_b,
+           kv.n_vars);
+    CHECK(kv.a_density && kv.b_density && kv.n_a < kv.n_vars && kv.n_b < kv.n_vars,
+          "%s 2^%u: the key loads compact (A %zu, B %zu of %zu)", cname, log2, kv.n_a, kv.n_b,
+          kv.n_vars);
+    const cuzk_fr *r = wit + 2, *s = wit + 3, *pub = wit + 1;
+    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    cuzk_gpu_key *gd = NULL, *gh = NULL;
+    cuzk_proof ref, got;
+    cuzk_gpu_timing t;
+    cuzk_status st;
+    if (cuzk_gpu_key_create(&gd, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) != CUZK_OK ||
+        cuzk_gpu_key_create(&gh, ctx, &key, CUZK_GPU_KEY_HOST, &err) != CUZK_OK) {
+        CHECK(0, "%s 2^%u density: GPU keys: %s", cname, log2, err.msg);
+        goto out;
+    }
+    CHECK(prove_fixed(prover, gd, &w, r, s, &ref, &err) == CUZK_OK &&
+              cuzk_vk_verify(&vk, pub, n_pub, &ref, &err) == CUZK_OK,
+          "%s 2^%u: density key's GPU proof verifies (%s)", cname, log2, err.msg);
+    CHECK(prove_fixed(prover, gh, &w, r, s, &got, &err) == CUZK_OK && proofs_equal(&got, &ref),
+          "%s 2^%u: density key streamed from host memory: same proof (%s)", cname, log2,
+          err.msg);
+    cuzk_gpu_prover_set_b2(prover, 1);
+    cuzk_gpu_prover_fix_rs(prover, r, s);
+    st = cuzk_gpu_prove(prover, gd, &w, &got, &t, &err);
+    cuzk_gpu_prover_fix_rs(prover, NULL, NULL);
+    cuzk_gpu_prover_set_b2(prover, 0);
+    CHECK(st == CUZK_OK && proofs_equal(&got, &ref),
+          "%s 2^%u: B2 on the CPU gives the same proof (%s)", cname, log2, err.msg);
+    if (st == CUZK_OK)
+        print_timing("density, B2 on the CPU", &t);
+    cuzk_gpu_ctx_msm_ones(ctx, 0);
+    CHECK(prove_fixed(prover, gd, &w, r, s, &got, &err) == CUZK_OK && proofs_equal(&got, &ref),
+          "%s 2^%u: ones through Pippenger: same proof (%s)", cname, log2, err.msg);
+    cuzk_gpu_ctx_msm_ones(ctx, 1);
+out:
+    cuzk_gpu_key_free(gd);
+    cuzk_gpu_key_free(gh);
+    cuzk_wtns_close(&w);
+    cuzk_vk_free(&vk);
+    cuzk_key_free(&key);
+    cuzk_zkey_close(&z);
+    free(zbuf);
+    free(wbuf);
+    free(wit);
+    cuzk_r1cs_free(&r1cs);
 }
 
 /*
@@ -592,6 +686,7 @@ static void run_curve(const tu_curve *c) {
         if (lg >= 4 && lg <= 26) {
             test_generated((cuzk_curve)c->id, lg);
             test_tiers_batches((cuzk_curve)c->id, lg);
+            test_density((cuzk_curve)c->id, lg);
         }
         while (*q == ',' || *q == ' ')
             q++;
