@@ -6,7 +6,8 @@
  *   bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20,22,24]
  *                   [--reps N] [--real-max-log K] [--eval auto|gpu|cpu]
  *                   [--host-bases] [--shifted-gib G] [--batch 1,4,10]
- *                   [--mem-limit-gib G]
+ *                   [--mem-limit-gib G] [--profile default|porep|snap]
+ *                   [--ones on|off|both] [--b2 gpu|cpu|both] [--input wtns|abc]
  *
  * Keys: up to 2^K constraints (default K = 20) a real development key
  * (cuzk setup --dev), and every proof is checked by the CPU verifier;
@@ -23,7 +24,14 @@
  * row per size on the same key; --mem-limit-gib G caps the device memory
  * (a key or batch that cannot fit is refused before it allocates, and the
  * row says FAILED: no figure is printed for a run without a proof; the
- * device peak is checked against the cap).
+ * device peak is checked against the cap).  --profile picks the
+ * generator's profile (porep, snap: Filecoin-shaped, with zero columns, so
+ * the key is compact).  --ones and --b2 add rows on the same key: the
+ * bit-scalar sums on or off (cuzk_gpu_ctx_msm_ones), B2 on the device or
+ * on the host's threads (cuzk_gpu_prover_set_b2); "both" measures each.
+ * --input abc: partitions come as evaluated a, b, c with the witness (the
+ * input Filecoin's synthesis hands over): evaluated once on the host
+ * before the proofs, uploaded with each, not evaluated on the device.
  * No GPU: exit 77.
  */
 #include <stdio.h>
@@ -32,6 +40,7 @@
 #include <time.h>
 
 #include "bench/load.h"
+#include "groth16/curve_impl.h"
 #include "groth16/key.h"
 #include "groth16/prove_gpu.h"
 #include "groth16/setup.h"
@@ -53,8 +62,20 @@ typedef struct row {
     cuzk_gpu_timing best;
     uint64_t key_bytes, dev_peak, dev_cap;
     unsigned batch;
+    const char *variant; /* --ones / --b2 choices of the row */
     int host, verified, failed;
 } row;
+
+/* Variants of one key's rows (--ones, --b2): bit-scalar sums on or off,
+ * B2 on the device's second stream or on the host's threads. */
+typedef struct variant {
+    int ones, b2_cpu;
+    const char *name;
+} variant;
+static variant g_vars[4];
+static int g_nvar;
+static const char *g_profile; /* --profile: the generator's (NULL: default) */
+static int g_input_abc;       /* --input abc: partitions arrive as a, b, c */
 
 /* Host-streamed bases need every point array of the key in one block
  * (cuzk_gpu_key's host mode page-locks key->mem).  A key that already is
@@ -98,9 +119,13 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
                    int reps, int real, cuzk_gpu_eval_mode eval, int host_bases, int mem_limit,
                    const unsigned *batches, int nbatch) {
     cuzk_error err = {0};
-    bench_circuit bc = {curve, log2, NULL, -1, !real};
+    bench_circuit bc = {curve, log2, g_profile, -1, !real};
     cuzk_synth_params sp;
-    bench_circuit_params(&bc, &sp, &err); /* default profile: cannot fail */
+    if (bench_circuit_params(&bc, &sp, &err) != CUZK_OK) {
+        fprintf(stderr, "bench_gpu_prove: %s\n", err.msg);
+        return -1;
+    }
+    sp.curve = curve; /* the profiles name BLS12-381; both curves take them */
     cuzk_r1cs r1cs;
     cuzk_fr *wit = NULL;
     memset(out, 0, sizeof *out);
@@ -162,9 +187,15 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         fprintf(stderr, "witness: %s\n", err.msg);
         return -1;
     }
-    printf("%s 2^%u: %u constraints, %u wires; synth %.1f s, %s key %.1f s\n", out->curve, log2,
-           r1cs.n_constraints, r1cs.n_wires, t_synth, real ? "dev" : "timing", t_key);
+    printf("%s 2^%u: %u constraints, %u wires; synth %.1f s, %s key %.1f s, %.2f GiB "
+           "(profile %s)\n",
+           out->curve, log2, r1cs.n_constraints, r1cs.n_wires, t_synth, real ? "dev" : "timing",
+           t_key, key.mem_bytes / 1073741824.0, g_profile ? g_profile : "default");
     fflush(stdout);
+    /* the system is not needed any more: at 2^27 it is ~20 GB of host
+     * memory that the GPU key's matrices (built next) would sit beside */
+    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    cuzk_r1cs_free(&r1cs);
 
     cuzk_gpu_key *gk = NULL;
     cuzk_gpu_prover *p = NULL, *bp[CUZK_GPU_MSM_MAX_VECTORS] = {NULL};
@@ -195,13 +226,36 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     printf("  key: %s\n", cuzk_gpu_key_why(gk));
     double t_upload_key = bench_now_s() - t0;
     const cuzk_fr *pub = wit + 1;
-    size_t n_pub = cuzk_r1cs_n_public(&r1cs);
+    /* --input abc: a, b, c evaluated once on the host, as a synthesis that
+     * hands them over would; each proof uploads them with the witness and
+     * the device skips its evaluation */
+    cuzk_fr *abc = NULL;
+    if (g_input_abc) {
+        size_t n = (size_t)1 << log2;
+        double te = bench_now_s();
+        abc = malloc(3 * n * sizeof *abc);
+        if (!abc || cuzk_curve_impl_get(curve)->evaluate(&key, (const cuzk_fr *)w.values, abc,
+                                                         abc + n, abc + 2 * n, pool,
+                                                         &err) != CUZK_OK) {
+            fprintf(stderr, "a, b, c: %s\n", abc ? err.msg : "out of memory");
+            return -1;
+        }
+        printf("  a, b, c evaluated on the host in %.1f s (the input of every proof)\n",
+               bench_now_s() - te);
+    }
     int nrow = 0;
     bp[0] = p;
     cuzk_gpu_prover_set_eval(p, eval);
-    for (int bi = 0; bi < nbatch; bi++, out++) {
-    unsigned batch = batches[bi];
+    for (int ci = 0; ci < nbatch * g_nvar; ci++, out++) {
+    unsigned batch = batches[ci % nbatch];
+    const variant *var = &g_vars[ci / nbatch];
+    cuzk_gpu_ctx_msm_ones(ctx, var->ones);
+    for (unsigned b = 0; b < CUZK_GPU_MSM_MAX_VECTORS; b++)
+        if (bp[b])
+            cuzk_gpu_prover_set_b2(bp[b], var->b2_cpu);
+    printf("  -- batch %u, %s\n", batch, var->name);
     memset(out, 0, sizeof *out);
+    out->variant = var->name;
     out->curve = cuzk_curve_snarkjs_name(curve);
     out->log2 = log2;
     out->real = real;
@@ -215,6 +269,8 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             fprintf(stderr, "GPU prover: %s\n", err.msg);
             out->failed = 1;
             break;
+        } else if (bp[b]) {
+            cuzk_gpu_prover_set_b2(bp[b], var->b2_cpu);
         }
     /* every buffer and the batch's MSM scratch before the first proof: a
      * batch the device-memory cap cannot hold is refused here, with the
@@ -232,8 +288,12 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         cuzk_proof proof;
         cuzk_gpu_timing t;
         double a = bench_now_s();
-        if (batch <= 1) {
+        if (batch <= 1 && !abc) {
             st = cuzk_gpu_prove(p, gk, &w, &proof, &t, &err);
+        } else if (batch <= 1) {
+            st = cuzk_gpu_prove_upload(p, gk, w.values, abc, &err);
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_run(p, gk, &proof, &t, &err);
         } else {
             /* |batch| partitions of the same witness in one pass; the time
              * per partition is the batch's over |batch| */
@@ -242,7 +302,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             st = CUZK_OK;
             for (unsigned b = 0; b < batch && st == CUZK_OK; b++) {
                 items[b] = (cuzk_gpu_batch_item){.p = bp[b], .out = &proofs[b]};
-                st = cuzk_gpu_prove_upload(bp[b], gk, w.values, NULL, &err);
+                st = cuzk_gpu_prove_upload(bp[b], gk, w.values, abc, &err);
             }
             if (st == CUZK_OK)
                 st = cuzk_gpu_prove_run_batch(items, batch, gk, &t, &err);
@@ -307,7 +367,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     else
         bn254_dev_key_free(&kn);
     free(wit);
-    cuzk_r1cs_free(&r1cs);
+    free(abc);
     return nrow;
 }
 #endif
@@ -326,6 +386,7 @@ int main(int argc, char **argv) {
     unsigned batches[8] = {1};
     int nbatch = 1;
     double limit_gib = 0;
+    const char *ones = "on", *b2 = "gpu";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--curve") && i + 1 < argc)
             curves = argv[++i];
@@ -344,6 +405,14 @@ int main(int argc, char **argv) {
                     q++;
             }
         }
+        else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+            g_profile = argv[++i];
+        else if (!strcmp(argv[i], "--input") && i + 1 < argc)
+            g_input_abc = !strcmp(argv[++i], "abc");
+        else if (!strcmp(argv[i], "--ones") && i + 1 < argc)
+            ones = argv[++i];
+        else if (!strcmp(argv[i], "--b2") && i + 1 < argc)
+            b2 = argv[++i];
         else if (!strcmp(argv[i], "--shifted-gib") && i + 1 < argc)
             g_shifted_gib = atof(argv[++i]);
         else if (!strcmp(argv[i], "--mem-limit-gib") && i + 1 < argc)
@@ -359,9 +428,28 @@ int main(int argc, char **argv) {
             fprintf(stderr,
                     "usage: bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20] "
                     "[--reps N] [--real-max-log K] [--eval auto|gpu|cpu] [--host-bases]\n"
-                    "                       [--batch N] [--mem-limit-gib G] [--shifted-gib G]\n");
+                    "                       [--batch N] [--mem-limit-gib G] [--shifted-gib G]\n"
+                    "                       [--profile default|porep|snap] [--ones on|off|both]"
+                    " [--b2 gpu|cpu|both] [--input wtns|abc]\n");
             return 2;
         }
+    }
+    /* the variants: every --ones choice with every --b2 choice */
+    for (int o = 0; o < 2; o++)
+        for (int c = 0; c < 2; c++) {
+            int want_o = !strcmp(ones, "both") || !strcmp(ones, o ? "on" : "off");
+            int want_c = !strcmp(b2, "both") || !strcmp(b2, c ? "cpu" : "gpu");
+            if (!want_o || !want_c)
+                continue;
+            static char names[4][32];
+            snprintf(names[g_nvar], sizeof names[g_nvar], "ones %s, B2 %s", o ? "on" : "off",
+                     c ? "cpu" : "gpu");
+            g_vars[g_nvar] = (variant){o, c, names[g_nvar]};
+            g_nvar++;
+        }
+    if (g_nvar == 0) {
+        fprintf(stderr, "bench_gpu_prove: --ones is on, off or both; --b2 gpu, cpu or both\n");
+        return 2;
     }
     if (reps < 1)
         reps = 1;
@@ -389,7 +477,7 @@ int main(int argc, char **argv) {
         cuzk_gpu_ctx_set_mem_limit(ctx, (size_t)(limit_gib * 1073741824.0));
     row rows[64];
     int nrows = 0, fails = 0;
-    for (const char *q = logs; *q && nrows < 62 - nbatch;) {
+    for (const char *q = logs; *q && nrows < 62 - nbatch * g_nvar;) {
         unsigned lg = (unsigned)strtoul(q, (char **)&q, 10);
         while (*q == ',')
             q++;
@@ -407,22 +495,22 @@ int main(int argc, char **argv) {
         }
     }
     printf("\n(per partition; with --batch N the batch's time over N)\n");
-    printf("%-10s %5s %-6s %-6s %5s %10s %10s %10s %9s %8s %8s %8s %8s %8s %8s %8s %9s\n",
-           "curve", "log2", "key", "tier", "batch", "key MB", "upload s", "best ms", "median",
-           "eval", "ntt", "msm A", "msm B1", "msm C", "msm H", "msm B2", "dev peak");
+    printf("%-10s %5s %-6s %-6s %5s %-17s %10s %10s %10s %9s %8s %8s %8s %8s %8s %8s %8s %9s\n",
+           "curve", "log2", "key", "tier", "batch", "variant", "key MB", "upload s", "best ms",
+           "median", "eval", "ntt", "msm A", "msm B1", "msm C", "msm H", "msm B2", "dev peak");
     for (int i = 0; i < nrows; i++) {
         row *r = &rows[i];
         double b = r->batch ? r->batch : 1; /* stage times cover the batch */
         if (r->best_s <= 0) { /* every proof failed: no figure */
-            printf("%-10s %5u %-6s %-6s %5u %10.0f %10.2f %10s   FAILED (see above)\n", r->curve,
-                   r->log2, r->real ? "dev" : "timing", r->host ? "pinned" : "device", r->batch,
-                   r->key_bytes / 1e6, r->upload_key_s, "-");
+            printf("%-10s %5u %-6s %-6s %5u %-17s %10.0f %10.2f %10s   FAILED (see above)\n",
+                   r->curve, r->log2, r->real ? "dev" : "timing", r->host ? "pinned" : "device",
+                   r->batch, r->variant, r->key_bytes / 1e6, r->upload_key_s, "-");
             continue;
         }
-        printf("%-10s %5u %-6s %-6s %5u %10.0f %10.2f %10.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f "
-               "%8.1f %8.1f %8.1fG%s%s\n",
+        printf("%-10s %5u %-6s %-6s %5u %-17s %10.0f %10.2f %10.1f %9.1f %8.1f %8.1f %8.1f %8.1f "
+               "%8.1f %8.1f %8.1f %8.1fG%s%s\n",
                r->curve, r->log2, r->real ? "dev" : "timing", r->host ? "pinned" : "device",
-               r->batch, r->key_bytes / 1e6, r->upload_key_s, r->best_s * 1e3, r->median_s * 1e3,
+               r->batch, r->variant, r->key_bytes / 1e6, r->upload_key_s, r->best_s * 1e3, r->median_s * 1e3,
                r->best.evaluate_us / 1e3 / b, r->best.ntt_us / 1e3 / b,
                r->best.msm_a_us / 1e3 / b, r->best.msm_b1_us / 1e3 / b,
                r->best.msm_c_us / 1e3 / b, r->best.msm_h_us / 1e3 / b,
