@@ -23,6 +23,12 @@
 #   prove26   bench_gpu_prove at 2^26 (BLS12-381): the key resident, then in
 #             pinned host memory with batches of 1, 4 and 10, without and
 #             with a 16 GiB device cap.
+#   porep     bench_gpu_prove, the porep profile (zero columns: a compact
+#             key) at 2^CUZK_SESSION_POREP_LOG (default 24): bit-scalar sums
+#             on and off, B2 on the device and on the host's threads, with
+#             the witness and with a, b, c as input;
+#   porep27   the same at 2^27, a, b, c as input, the key resident;
+#   porep27cap  2^27, the key in pinned host memory under a 16 GiB cap.
 # Prints a table last; logs go to $OUT (default ./gpu-out).  Uses the
 # libraries of a .devdeps prefix when one is present (a bare GPU machine;
 # scripts/gpu-devdeps.sh makes it).
@@ -50,9 +56,11 @@ cmake -S "$SRC" -B "$B" -DCUZK_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 $extra ${CMAKE_ARGS:-} >"$OUTDIR/session-config.log" 2>&1 ||
     { echo "configure failed"; tail -20 "$OUTDIR/session-config.log"; exit 1; }
 targets="cuzk-cli bench_gpu bench_gpu_prove"
-for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c; do
-    targets="$targets $(basename "$f" .c)"
+GPU_TESTS=""
+for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c "$SRC"/tests/test_engine_abc.c; do
+    [ -f "$f" ] && GPU_TESTS="$GPU_TESTS $(basename "$f" .c)"
 done
+targets="$targets $GPU_TESTS"
 cmake --build "$B" -j "$JOBS" --target $targets >"$OUTDIR/session-build.log" 2>&1 ||
     { echo "build failed"; grep -m20 -B2 -A5 'error' "$OUTDIR/session-build.log"; exit 1; }
 echo "build $(( $(date +%s) - t0 )) s" >>"$sum"
@@ -71,8 +79,7 @@ run() { # name timeout cmd...
 for st in $STAGES; do
     case $st in
     tests)
-        for f in "$SRC"/tests/test_gpu_*.c "$SRC"/tests/test_engine_gpu.c; do
-            t=$(basename "$f" .c)
+        for t in $GPU_TESTS; do
             # CUZK_SESSION_TESTS: a space-separated subset
             case " ${CUZK_SESSION_TESTS:-$t} " in *" $t "*) ;; *) continue ;; esac
             run "$t" 400 "$B/$t"
@@ -152,6 +159,26 @@ for st in $STAGES; do
             grep -E "^(bls12381|bn128|bn254) +[0-9]+ |key:|GPU (key|prover)|batch [0-9]+:" \
                 "$OUTDIR/$l.log" | cut -c1-300 | sed "s/^/    $l /" >>"$sum"
         done ;;
+    porep)
+        PL=${CUZK_SESSION_POREP_LOG:-24}
+        run porep-$PL 400 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs "$PL" \
+            --reps 2 --ones both --b2 both
+        run porep-$PL-abc 300 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs "$PL" \
+            --reps 2 --b2 both --input abc
+        for l in porep-$PL porep-$PL-abc; do
+            grep -E "^bls12381 +[0-9]+ |GiB \(profile|key:" "$OUTDIR/$l.log" | cut -c1-250 |
+                sed "s/^/    $l /" >>"$sum"
+        done ;;
+    porep27)
+        run porep27 580 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs 27 \
+            --reps 2 --ones both --b2 both --input abc --mem-limit-gib 135
+        grep -E "^bls12381 +[0-9]+ |GiB \(profile|key:|a, b, c evaluated" "$OUTDIR/porep27.log" |
+            cut -c1-250 | sed "s/^/    porep27 /" >>"$sum" ;;
+    porep27cap)
+        run porep27-cap16 580 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs 27 \
+            --reps 2 --host-bases --mem-limit-gib 16 --input abc --b2 both
+        grep -E "^bls12381 +[0-9]+ |GiB \(profile|key:|a, b, c evaluated" "$OUTDIR/porep27-cap16.log" |
+            cut -c1-250 | sed "s/^/    porep27cap /" >>"$sum" ;;
     esac
 done
 echo "== gpu-session $(date -u '+%F %T') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null) total $(( $(date +%s) - t0 )) s"
