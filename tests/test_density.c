@@ -240,6 +240,10 @@ static void T(test_generated)(unsigned log2) {
     CHECK(T(groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
           "%s: n_a one above the bitmap accepted", what);
     bad = *pk;
+    bad.n_b = pk->n_b - 1; /* a gather by the bitmap would overrun its n_b */
+    CHECK(T(groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
+          "%s: n_b one below the bitmap accepted", what);
+    bad = *pk;
     bad.b_density = NULL;
     CHECK(T(groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
           "%s: no B bitmap with n_b < n_vars accepted", what);
