@@ -266,8 +266,9 @@ static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
         s = cuzk_fail(&err, CUZK_EIO, "key %s: cannot stat %s", k->id, k->path);
         goto done;
     }
-    /* An upper bound: the loaded arrays are the file's point sections
-     * (same bytes) plus coefficients at 48 instead of 44 bytes each, plus
+    /* An upper bound: the loaded arrays are at most the file's point
+     * sections (A, B1, B2 lose their infinity points, for two bitmaps of
+     * nVars bits) plus coefficients at 48 instead of 44 bytes each, plus
      * alignment.  The exact size replaces it after loading. */
     est = (uint64_t)st.st_size + (uint64_t)st.st_size / 8 + 4096;
     if ((s = reserve_for_load(e, k, est, &err)) != CUZK_OK) {

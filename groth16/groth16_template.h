@@ -284,11 +284,12 @@ static void G(gather_range)(void *ctx, size_t begin, size_t end, unsigned worker
     }
 }
 
-/* out = the witness values of |bits|' set bits in wire order; |offs| has
- * room for gather_blocks + 1 counts.  Returns how many were written (the
- * bitmap's population, which must equal the key's n_a / n_b). */
+/* out = the witness values of |bits|' set bits in wire order, if there
+ * are exactly |expect| of them (|out| has room for that many; otherwise
+ * nothing is written); |offs| has room for gather_blocks + 1 counts.
+ * Returns the bitmap's population. */
 static size_t G(gather)(const uint64_t *bits, size_t n_vars, const FR *witness, FR *out,
-                        uint64_t *offs, cuzk_pool *pool) {
+                        size_t expect, uint64_t *offs, cuzk_pool *pool) {
     size_t nb = G(gather_blocks)(n_vars), words = (n_vars + 63) / 64, at = 0;
     for (size_t k = 0; k < nb; k++) {
         offs[k] = at;
@@ -297,6 +298,8 @@ static size_t G(gather)(const uint64_t *bits, size_t n_vars, const FR *witness, 
             at += (size_t)__builtin_popcountll(bits[wd]);
     }
     offs[nb] = at;
+    if (at != expect)
+        return at;
     struct G(gather_ctx) gc = {bits, offs, witness, out, n_vars};
     cuzk_pool_for(pool, nb, 1, G(gather_range), &gc);
     return at;
@@ -374,7 +377,8 @@ cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
     }
     const FR *wa = witness, *wb = witness;
     if (pk->a_density) {
-        if (G(gather)(pk->a_density, pk->n_vars, witness, compact, offs, pool) != pk->n_a)
+        if (G(gather)(pk->a_density, pk->n_vars, witness, compact, pk->n_a, offs, pool) !=
+            pk->n_a)
             st = cuzk_fail(err, CUZK_EINVAL, "key's A bitmap does not hold %u wires", pk->n_a);
         wa = compact;
     }
@@ -383,7 +387,8 @@ cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
         st = G(msm_fail)(st, "A", err);
     t1 = G(now_ns)(), t->msm_a_ns = t1 - t0, t0 = t1;
     if (st == CUZK_OK && pk->b_density) {
-        if (G(gather)(pk->b_density, pk->n_vars, witness, compact, offs, pool) != pk->n_b)
+        if (G(gather)(pk->b_density, pk->n_vars, witness, compact, pk->n_b, offs, pool) !=
+            pk->n_b)
             st = cuzk_fail(err, CUZK_EINVAL, "key's B bitmap does not hold %u wires", pk->n_b);
         wb = compact;
     }

@@ -63,9 +63,10 @@
  *     2n must not exceed the field's 2-adicity, or more than 2^32 - 1
  *     coefficients); CUZK_ENOMEM.  |pool| may be NULL (serial).
  * P_setup_timing(key, r1cs, seed, pool, err)
- *     A key of the right shape (sizes, coefficients) whose points are a few
- *     thousand random points repeated, made in seconds at any size.  Proofs
- *     with it do NOT verify: for benchmarks of the prover only.
+ *     A key of the right shape (sizes, density bitmaps, coefficients) whose
+ *     points are a few thousand random points repeated, made in seconds at
+ *     any size.  Proofs with it do NOT verify: for benchmarks of the prover
+ *     only.
  * P_dev_key_write_mem(key, out, size, err) / P_dev_key_write_file(key, path, err)
  *     Serialize as a .zkey (via the zkey writer; section 10 has a zero
  *     circuit hash and no contributions), A, B1 and B2 expanded to nVars

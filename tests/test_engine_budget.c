@@ -149,14 +149,20 @@ static uint64_t scratch_charge(const eu_circuit *c) {
 /* |cpu|: the device is a CPU one, whose worker holds prover scratch (a
  * simulated device holds none, and the room must not grow by it). */
 static uint64_t two_key_budget(cuzk_engine_config *cfg, const eu_circuit *k, int cpu) {
-    uint64_t base = base_charge(cfg) + (cpu ? scratch_charge(&k[0]) : 0), big = 0;
-    for (int i = 0; i < 3; i++)
+    uint64_t base = base_charge(cfg) + (cpu ? scratch_charge(&k[0]) : 0), big = 0, kb = 0;
+    for (int i = 0; i < 3; i++) {
         if (file_size(k[i].zkey) > big)
             big = file_size(k[i].zkey);
-    /* Two keys (loading reserves up to ~1.13 x the file) and one buffer
-     * set fit; a third key does not, even with the buffers trimmed. */
-    uint64_t budget = base + 2 * (big * 6 / 5 + 8192) + 2 * (64 << 10);
-    CHECK(3 * k[0].key_bytes > budget - base, "fixture: three keys would fit in %llu",
+        if (k[i].key_bytes > kb)
+            kb = k[i].key_bytes;
+    }
+    /* A load reserves about 1.13 x the file until the key's own size is
+     * known (a loaded key is smaller: A, B1, B2 compact).  One key loaded
+     * and a second loading, with one buffer set, fit; two loaded and a
+     * third loading do not, even with the buffers trimmed. */
+    uint64_t load = big + big / 8 + 4096, bufs = 2 * (64 << 10);
+    uint64_t budget = base + load + kb + bufs + kb / 4;
+    CHECK(2 * kb + load > budget - base, "fixture: three keys would fit in %llu",
           (unsigned long long)budget);
     return budget;
 }
