@@ -200,7 +200,10 @@ static void print_times(cuzk_engine *e, cuzk_job *job, const char *dev_name, dou
             "cuzk %s (%s): upload %.1f ms | evaluate (%s) %.1f | h (6 NTT) %.1f | msm A %.1f "
             "B1 %.1f B2 %.1f C %.1f H %.1f | download %.1f | assemble %.1f ms\n",
             prove_cmd, dev, ms(t->upload_ns),
-            t->eval_site == CUZK_EVAL_DEVICE ? dev : "synthesis", ms(t->evaluate_ns),
+            t->eval_site == CUZK_EVAL_DEVICE  ? dev
+            : t->eval_site == CUZK_EVAL_INPUT ? "none: a, b, c input"
+                                              : "synthesis",
+            ms(t->evaluate_ns),
             ms(t->ntt_ns), ms(t->msm_a_ns), ms(t->msm_b1_ns), ms(t->msm_b2_ns), ms(t->msm_c_ns),
             ms(t->msm_h_ns), ms(t->download_ns), ms(t->assemble_ns));
 }
