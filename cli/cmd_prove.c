@@ -1,5 +1,5 @@
 /*
- * cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+ * cuzk prove <circuit.zkey> <witness.wtns | input.abc> <proof.json> <public.json>
  * The argument order of `snarkjs groth16 prove` and rapidsnark's prover.
  *
  * Design: an in-process proof runs the proving engine of include/cuzk.h,
@@ -41,6 +41,9 @@ static const char *help =
     "circuit's inputs: the witness is computed first, as `cuzk fullprove` does),\n"
     "and write proof.json and public.json exactly as snarkjs does.  The proof is\n"
     "made by the same engine cuzkd runs, with one device.\n"
+    "The witness may be an a, b, c image instead (`cuzk abc`: a, b, c already\n"
+    "evaluated, as Filecoin's synthesis hands them over): it is proved without\n"
+    "evaluating, also with a key whose coefficient list is empty.\n"
     "options:\n"
     "  --input F      circom input.json instead of a witness (needs --circuit)\n"
     "  --circuit F    the circuit's witness calculator (circom's .wasm)\n"
