@@ -12,6 +12,9 @@
  *   evaluation time, the witness partition CUZK_EVAL_SYNTHESIS;
  * - a key with its coefficient list removed proves the image, and fails a
  *   witness job with a message saying why;
+ * - on a GPU device (CUDA builds with a usable device 0): the images
+ *   prove with the GPU's evaluation skipped, the witness with it, the
+ *   key without coefficients proves the image;
  * - bad images fail only their own job with the reader's status and
  *   message (truncated, a value >= r, an image for a key of another size),
  *   and the engine keeps proving: a good job after them succeeds.
@@ -82,6 +85,59 @@ static cuzk_status run_job(cuzk_engine *e, const char *key, cuzk_witness *w, siz
         return s;
     return cuzk_job_await(*out, -1, err);
 }
+
+#ifdef CUZK_HAVE_CUDA
+static int gpu; /* a usable CUDA device 0 */
+
+/* On a GPU device (no CPU fallback): the images are handed over as a, b, c
+ * evaluated elsewhere (the GPU skips its evaluation), the witness is
+ * evaluated on the GPU, and the key without coefficients proves images. */
+static void gpu_jobs(const tu_curve *tc, const eu_circuit *c, const char *path,
+                     const uint8_t *img, size_t isize, const char *nocoef) {
+    cuzk_engine_config cfg;
+    eu_log log = {0};
+    eu_config(&cfg, &log);
+    cfg.n_devices = 1;
+    memset(&cfg.devices[0], 0, sizeof cfg.devices[0]);
+    cfg.devices[0].kind = CUZK_DEVICE_GPU;
+    cfg.devices[0].gpu_index = 0;
+    cfg.cpu_fallback = 0;
+    cuzk_engine *e = eu_create(&cfg);
+    cuzk_error err = {0};
+    cuzk_job *j = NULL;
+    cuzk_witness w[3];
+    memset(w, 0, sizeof w);
+    w[0].path = path;
+    w[1].data = img, w[1].size = isize;
+    w[2].path = c->wtns;
+    cuzk_status s = run_job(e, c->zkey, w, 3, &j, &err);
+    CHECK(s == CUZK_OK && eu_verify_job(j, &c->vk) == 3, "%s gpu: images and witness: %s",
+          tc->name, err.msg);
+    if (s == CUZK_OK) {
+        cuzk_partition_info pi[3];
+        cuzk_job_status(j, NULL, pi, 3);
+        for (int i = 0; i < 3; i++) {
+            cuzk_eval_site want = i < 2 ? CUZK_EVAL_INPUT : CUZK_EVAL_DEVICE;
+            CHECK(pi[i].steps.eval_site == want && pi[i].attempts == 1,
+                  "%s gpu: partition %d eval_site %d (want %d), attempts %u", tc->name, i,
+                  (int)pi[i].steps.eval_site, (int)want, pi[i].attempts);
+        }
+    }
+    cuzk_job_release(j);
+    memset(w, 0, sizeof w);
+    w[0].path = path;
+    s = run_job(e, nocoef, w, 1, &j, &err);
+    CHECK(s == CUZK_OK && eu_verify_job(j, &c->vk) == 1,
+          "%s gpu: the key without coefficients proves the image: %s", tc->name, err.msg);
+    cuzk_job_release(j);
+    w[0].path = c->wtns;
+    s = run_job(e, nocoef, w, 1, &j, &err);
+    CHECK(s == CUZK_EUNSUPPORTED, "%s gpu: a witness for the key without coefficients: %d %s",
+          tc->name, (int)s, err.msg);
+    cuzk_job_release(j);
+    cuzk_engine_destroy(e, -1);
+}
+#endif
 
 static void curve_tests(const tu_curve *tc) {
     cuzk_curve curve = (cuzk_curve)tc->id;
@@ -203,6 +259,10 @@ static void curve_tests(const tu_curve *tc) {
     cuzk_job_release(j);
 
     cuzk_engine_destroy(e, -1);
+#ifdef CUZK_HAVE_CUDA
+    if (gpu)
+        gpu_jobs(tc, &c, path, img, isize, nocoef);
+#endif
     free(img);
     free(simg);
     eu_free(&c);
@@ -217,6 +277,9 @@ static const tu_curve curves[] = {
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_engine_abc");
+#ifdef CUZK_HAVE_CUDA
+    gpu = tu_gpu_present(); /* without one, the GPU part is skipped, said once */
+#endif
     tu_run_curves(curves, TU_COUNT(curves));
     return tu_finish();
 }
