@@ -11,7 +11,10 @@
  *   3. msms       Σ w·A, Σ w·B1, Σ w·B2 (G2), Σ w·C (private signals),
  *                 Σ h·H
  *   4. assemble   add α, β, δ terms with the blinding scalars r, s
- * P_groth16_prove runs all four.  For each curve P in {bls12_381, bn254}:
+ * P_groth16_prove runs all four; P_groth16_prove_abc_with_scratch runs 2-4
+ * from a, b, c evaluated elsewhere (a synthesis without an R1CS, groth16/
+ * abc.h), so it needs no coefficient list.  For each curve P in
+ * {bls12_381, bn254}:
  *
  *   P_groth16_pk     a proving key seen in place (pointers into a mapped
  *                    .zkey or a native key; nothing is copied)

@@ -10,6 +10,8 @@
  *   .wtns by path: every proof verifies, all four have the same public
  *   signals, the image partitions report eval_site CUZK_EVAL_INPUT with no
  *   evaluation time, the witness partition CUZK_EVAL_SYNTHESIS;
+ * - a device step that fails is retried from the image (converted again:
+ *   the step consumed a, b, c) and the proofs verify;
  * - a key with its coefficient list removed proves the image, and fails a
  *   witness job with a message saying why;
  * - on a GPU device (CUDA builds with a usable device 0): the images
@@ -21,6 +23,7 @@
  */
 #include <stdatomic.h>
 
+#include "cuzk_testing.h"
 #include "groth16/abc.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
@@ -30,6 +33,17 @@ static _Atomic unsigned released;
 static void on_release(void *ctx, const void *data) {
     (void)ctx, (void)data;
     atomic_fetch_add(&released, 1);
+}
+
+/* Fails the first device attempt of jobs whose request id starts with
+ * "retry": the retry converts the image again (the step consumes a, b, c). */
+static void fail_first(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
+    (void)ctx;
+    if (at->site == CUZK_FAULT_DEVICE && at->attempt == 0 && at->request_id &&
+        !strncmp(at->request_id, "retry", 5)) {
+        out->action = CUZK_FAULT_FAIL;
+        snprintf(out->msg, sizeof out->msg, "injected device failure");
+    }
 }
 
 /* The image of |c|'s witness (malloc'd), or NULL after a failed check. */
@@ -173,6 +187,7 @@ static void curve_tests(const tu_curve *tc) {
     eu_log log = {0};
     eu_config(&cfg, &log);
     eu_cpu_device(&cfg, 2);
+    eu_testing.fault_fn = fail_first;
     cuzk_engine *e = eu_create(&cfg);
     cuzk_error err = {0};
     cuzk_job *j = NULL;
@@ -209,6 +224,26 @@ static void curve_tests(const tu_curve *tc) {
     cuzk_job_release(j);
     CHECK(atomic_load(&released) == 1, "%s: the in-place image released once (%u)", tc->name,
           atomic_load(&released));
+
+    /* a failed device step is retried from the image, converted again */
+    {
+        cuzk_witness rw[2];
+        memset(rw, 0, sizeof rw);
+        rw[0].path = path;
+        rw[1].data = img, rw[1].size = isize;
+        cuzk_submit_opts o = {.key = c.zkey, .request_id = "retry1", .witnesses = rw,
+                              .n_witnesses = 2};
+        s = cuzk_submit(e, &j, NULL, &o, &err);
+        if (s == CUZK_OK)
+            s = cuzk_job_await(j, -1, &err);
+        cuzk_partition_info pi[2];
+        if (s == CUZK_OK)
+            cuzk_job_status(j, NULL, pi, 2);
+        CHECK(s == CUZK_OK && eu_verify_job(j, &c.vk) == 2 && pi[0].attempts == 2 &&
+                  pi[1].attempts == 2,
+              "%s: images retried after a failed device step: %s", tc->name, err.msg);
+        cuzk_job_release(j);
+    }
 
     /* the key without coefficients: the image proves, a witness does not */
     memset(w, 0, sizeof w);
