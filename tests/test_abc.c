@@ -6,7 +6,8 @@
  * keys: the image of a witness (cuzk_abc_from_witness) proves with the same
  * fixed r, s to the byte-identical proof the R1CS path (evaluate, h, MSMs)
  * makes, and it verifies; so does the same image with a key whose
- * coefficient list was removed, for which a witness is refused.
+ * coefficient list was removed (2^10 to 2^12), for which a witness is
+ * refused.
  *
  * Bad images, each with its own status and a message naming what is wrong,
  * and nothing changed (the reader's struct zeroed, the proof untouched):
@@ -275,8 +276,11 @@ static void one_size(const cuzk_curve_impl *ci, unsigned log2, uint32_t n_constr
     CHECK(cuzk_vk_verify(&vk, wit + 1, n_pub, &p2, &err) == CUZK_OK,
           "%s 2^%u: image proof verifies: %s", ci->name, log2, err.msg);
 
-    /* a key without its coefficient list proves the image, not a witness */
-    if (cuzk_zkey_write_mem(&z, NULL, 0, &zbuf0, &zsize0, &err) != CUZK_OK ||
+    /* a key without its coefficient list proves the image, not a witness
+     * (the same arithmetic at every size: the small ones are enough) */
+    if (log2 > 12) {
+        /* nothing */
+    } else if (cuzk_zkey_write_mem(&z, NULL, 0, &zbuf0, &zsize0, &err) != CUZK_OK ||
         cuzk_zkey_from_mem(&z0, zbuf0, zsize0, &err) != CUZK_OK ||
         cuzk_key_from_zkey(&key0, &z0, &err) != CUZK_OK) {
         CHECK(0, "%s 2^%u: key without coefficients: %s", ci->name, log2, err.msg);
