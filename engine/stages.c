@@ -394,9 +394,9 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
 
 /* An a, b, c image (groth16/abc.h), checked against the key: the witness
  * into the partition's buffer as load_witness copies it, a, b, c in
- * Montgomery form into its a, b, c buffer (taken here when synthesis does
- * not evaluate: devices that evaluate themselves are handed them too), so
- * nothing is evaluated anywhere.  The source stays until the partition
+ * Montgomery form into its a, b, c buffer (which admission takes for an
+ * image even where the devices evaluate their own: they are handed a, b, c
+ * too), so nothing is evaluated anywhere.  The source stays until the partition
  * drains, because a device step consumes a, b, c and a retry needs them
  * again; an in-memory image stays charged as intake until then. */
 static cuzk_status load_abc(cuzk_engine *e, engine_part *p, const cuzk_key *k, cuzk_error *err) {
@@ -423,15 +423,6 @@ static cuzk_status load_abc(cuzk_engine *e, engine_part *p, const cuzk_key *k, c
     }
     cuzk_abc_close(&x);
     return s;
-}
-
-/* Whether |p|'s source is an a, b, c image rather than a witness. */
-static int source_is_abc(const engine_part *p) {
-    if (p->inputs)
-        return 0;
-    if (p->path)
-        return cuzk_abc_file_is_image(p->path);
-    return cuzk_abc_is_image(p->intake ? p->intake : p->data, p->size);
 }
 
 /* a, b, c of one partition.  Its working memory (a Montgomery copy of the
@@ -492,8 +483,6 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
         s = cuzk_fail(&p->err, CUZK_EINTERNAL, "synthesis: %s", f.msg);
     else {
         const cuzk_key *k = &j->key->key; /* pinned since admission */
-        if (!p->have_witness && source_is_abc(p))
-            p->abc_input = 1;
         if (p->abc_input) {
             /* a, b, c came with the input: converted, not evaluated */
             s = load_abc(e, p, k, &p->err);

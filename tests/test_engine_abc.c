@@ -14,6 +14,8 @@
  *   the step consumed a, b, c) and the proofs verify;
  * - a key with its coefficient list removed proves the image, and fails a
  *   witness job with a message saying why;
+ * - on a simulated device that evaluates a, b, c itself (as GPUs do), the
+ *   images are still converted by synthesis (eval_site CUZK_EVAL_INPUT);
  * - on a GPU device (CUDA builds with a usable device 0): the images
  *   prove with the GPU's evaluation skipped, the witness with it, the
  *   key without coefficients proves the image;
@@ -293,6 +295,30 @@ static void curve_tests(const tu_curve *tc) {
           tc->name, err.msg);
     cuzk_job_release(j);
 
+    cuzk_engine_destroy(e, -1);
+
+    /* devices that evaluate their own (a simulated GPU): synthesis still
+     * converts the image, into an a, b, c buffer taken at admission */
+    eu_config(&cfg, &log);
+    eu_sim_device(&cfg, 0, 100);
+    eu_testing.sim[0].evaluates = 1;
+    cfg.cpu_fallback = 0;
+    e = eu_create(&cfg);
+    memset(w, 0, sizeof w);
+    w[0].path = path;
+    w[1].data = img, w[1].size = isize;
+    w[2].path = c.wtns;
+    s = run_job(e, c.zkey, w, 3, &j, &err);
+    CHECK(s == CUZK_OK, "%s: images on a device that evaluates: %s", tc->name, err.msg);
+    if (s == CUZK_OK) {
+        cuzk_partition_info pi[3];
+        cuzk_job_status(j, NULL, pi, 3);
+        CHECK(pi[0].steps.eval_site == CUZK_EVAL_INPUT && pi[1].steps.eval_site == CUZK_EVAL_INPUT &&
+                  pi[2].steps.eval_site != CUZK_EVAL_INPUT,
+              "%s: eval sites %d %d %d on a device that evaluates", tc->name,
+              (int)pi[0].steps.eval_site, (int)pi[1].steps.eval_site, (int)pi[2].steps.eval_site);
+    }
+    cuzk_job_release(j);
     cuzk_engine_destroy(e, -1);
 #ifdef CUZK_HAVE_CUDA
     if (gpu)
