@@ -132,8 +132,35 @@ cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, const char 
     return CUZK_OK;
 }
 
+/* cuzk_wtns_public_bytes of an a, b, c image: its witness's values 1 .. n. */
+static cuzk_status abc_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
+                                    cuzk_error *err) {
+    cuzk_abc x;
+    cuzk_status s = cuzk_abc_open(&x, path, err);
+    if (s != CUZK_OK)
+        return s;
+    if (curve)
+        *curve = x.curve;
+    cuzk_fr *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu values", n);
+    else if ((uint64_t)n + 1 > x.n_vars)
+        s = cuzk_fail(err, CUZK_EMISMATCH, "%s has %llu witness values, not %zu public signals "
+                                           "and the 1",
+                      path, (unsigned long long)x.n_vars, n);
+    for (size_t i = 0; s == CUZK_OK && i < n; i++)
+        s = cuzk_fr_from_le(x.curve, &v[i], cuzk_abc_value(&x, 3, i + 1), err);
+    if (s == CUZK_OK)
+        cuzk_public_to_bytes(x.curve, out, v, n);
+    free(v);
+    cuzk_abc_close(&x);
+    return s;
+}
+
 cuzk_status cuzk_wtns_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
                                    cuzk_error *err) {
+    if (cuzk_abc_file_is_image(path))
+        return abc_public_bytes(path, curve, out, n, err);
     cuzk_wtns w;
     cuzk_status s = cuzk_wtns_open(&w, path, err);
     if (s != CUZK_OK)

@@ -85,7 +85,8 @@ CUZK_API cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, co
 
 /*
  * The public signals of the witness at |path|: its values 1 .. n (value 0
- * is the constant 1), as |n| 32-byte big-endian images into |out|.
+ * is the constant 1), as |n| 32-byte big-endian images into |out|.  An a,
+ * b, c image's witness gives them alike.
  * Returns CUZK_OK; the reader's errors; CUZK_EMISMATCH (fewer than n + 1
  *   values); CUZK_ERANGE (a value not below r).  Out: |*curve| (may be
  *   NULL) the witness's curve.

@@ -2,7 +2,7 @@
 # cuzkd proving a, b, c images (docs/FILES.md, `cuzk abc`): uploaded
 # (alone, and beside a .wtns in one multi-partition upload) and by path,
 # every proof accepted by `cuzk verify` with the same public signals as the
-# witness's; a truncated upload, one with a value above r and one of
+# witness's, also through `cuzk prove --addr` (by path and uploaded); a truncated upload, one with a value above r and one of
 # another circuit answered 400 with the reader's message before a job is
 # made, while the daemon keeps serving.
 # Usage: test_daemon_abc.sh <path to cuzk> <source dir>   (CUZKD=<cuzkd>)
@@ -85,6 +85,20 @@ expect 400 ERANGE -- "${up[@]}" --data-binary @"$tmp/big.abc" "/v1/jobs?key=$tmp
 jget "$tmp/body" error | grep -q "a\[1\] is not below r" && ok || bad "value above r: $(jget "$tmp/body" error)"
 expect 400 EMISMATCH -- "${up[@]}" --data-binary @"$tmp/small.abc" "/v1/jobs?key=$tmp/c.zkey"
 expect 400 ECURVE -- "${up[@]}" --data-binary @"$tmp/bls.abc" "/v1/jobs?key=$tmp/c.zkey"
+
+# ---- cuzk prove through the daemon (path and upload) ---------------------------
+# the client checks the daemon's public signals against the image's witness
+for how in "" "--upload"; do
+  # shellcheck disable=SC2086
+  if "$cuzk" prove $how --addr "unix:$SOCK" "$tmp/c.zkey" "$A" "$tmp/cp.json" "$tmp/cpub.json" >"$tmp/cli.out" 2>&1; then
+    ok
+  else
+    bad "cuzk prove $how --addr with an image: $(head -c 300 "$tmp/cli.out")"
+  fi
+  "$cuzk" verify "$tmp/c.vk.json" "$tmp/cpub.json" "$tmp/cp.json" >/dev/null 2>&1 && ok ||
+    bad "cuzk prove $how --addr with an image: the proof does not verify"
+  check "cuzk prove $how --addr: public signals" "$(jget "$tmp/cpub.json" "")" "$(jget "$tmp/wpub.json" "")"
+done
 
 # ---- still serving -------------------------------------------------------------
 kill -0 "$DPID" 2>/dev/null && ok || bad "the daemon died"
