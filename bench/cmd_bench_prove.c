@@ -1,11 +1,14 @@
 /*
  * cuzk bench: benchmarks that print figures (never tests).
  *   cuzk bench prove [--curve C] [--log2 K ...] [--snarkjs PATH] [--threads N]
+ *                    [--input wtns|abc|both]
  * generates a circuit per size (synthetic, default profile), makes an
  * INSECURE development key, proves with a one-device CPU engine (the path
  * of `cuzk prove --cpu`; and with snarkjs when a snarkjs CLI path is
  * given), and prints a table.  A proof's time is the engine's, from submit
- * to the published proof.
+ * to the published proof.  --input abc proves the a, b, c image of the
+ * same witness instead (docs/FILES.md: synthesis converts, nothing is
+ * evaluated), so the two input kinds can be compared row by row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "bench/load.h"
 #include "cli/cli.h"
 #include "cuzk.h"
+#include "cuzk_files.h"
 #include "cuzk_tools.h"
 
 static const char *help =
@@ -25,10 +29,13 @@ static const char *help =
     "       cuzk bench prove [--curve bn254|bls12_381|both] [--log2 K]...\n"
     "                        [--bool-share F] [--threads N] [--reps R]\n"
     "                        [--snarkjs path/to/snarkjs/cli.js] [--dir DIR]\n"
+    "                        [--input wtns|abc|both]\n"
     "Generate a synthetic circuit of 2^K constraints (default K = 14 16),\n"
     "make an INSECURE development key, and time `cuzk prove` (best of R,\n"
     "default 3) and, with --snarkjs, `snarkjs groth16 prove` on the same\n"
-    "files. Prints one table row per curve and size.\n";
+    "files. Prints one table row per curve and size.  --input abc proves the\n"
+    "a, b, c image of the same witness (`cuzk abc`: a, b, c already evaluated,\n"
+    "as Filecoin's synthesis hands them over) instead; both: a row of each.\n";
 
 static double run_cmd_s(const char *cmd) {
     uint64_t t0 = cli_now_ns();
@@ -57,29 +64,38 @@ static int prove_once(cuzk_engine *e, const char *zkey, const char *wtns,
     return rc;
 }
 
+/* Input kinds: bit 0 the .wtns, bit 1 its a, b, c image. */
+enum { INPUT_WTNS = 1, INPUT_ABC = 2 };
+
 static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double bool_share,
-                     int reps, const char *snarkjs, const char *dir, unsigned threads) {
-    char wtns[512], zkey[512];
+                     int reps, const char *snarkjs, const char *dir, unsigned threads,
+                     int inputs) {
+    char wtns[512], zkey[512], abc[600];
     cuzk_error err = {0};
     const char *cname = cuzk_curve_snarkjs_name(curve);
     bench_circuit bc = {curve, log2, NULL, bool_share, 0};
     fprintf(stderr, "bench: %s 2^%u: generating circuit and INSECURE dev key...\n", cname, log2);
     if (bench_circuit_write(&bc, dir, "bench", zkey, wtns, sizeof zkey, threads, &err) != CUZK_OK)
         return cli_fail("bench", "generate", &err);
+    snprintf(abc, sizeof abc, "%s/bench.abc", dir);
+    if ((inputs & INPUT_ABC) && cuzk_abc_make(zkey, wtns, abc, threads, &err) != CUZK_OK)
+        return cli_fail("bench", abc, &err);
     if (cuzk_engine_key_preload(e, NULL, zkey, &err) != CUZK_OK)
         return cli_fail("bench", zkey, &err);
     /* A proof's time is the engine's, submit to published proof:
-     * synthesis (witness load and evaluate), the device step, finalize. */
-    double best = 1e30;
-    cuzk_step_timing bt = {0};
-    for (int i = 0; i < reps; i++) {
-        cuzk_partition_info p;
-        if (prove_once(e, zkey, wtns, &p))
-            return 1;
-        double s = (p.finalize_end_ns - p.queued_ns) / 1e9;
-        if (s < best)
-            best = s, bt = p.steps;
-    }
+     * synthesis (witness load and evaluate, or the image's conversion),
+     * the device step, finalize. */
+    double best[2] = {1e30, 1e30};
+    cuzk_step_timing bt[2] = {{0}, {0}};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < reps && (inputs & (1 << k)); i++) {
+            cuzk_partition_info p;
+            if (prove_once(e, zkey, k ? abc : wtns, &p))
+                return 1;
+            double s = (p.finalize_end_ns - p.queued_ns) / 1e9;
+            if (s < best[k])
+                best[k] = s, bt[k] = p.steps;
+        }
     cuzk_engine_key_evict(e, zkey, NULL); /* the next size needs the memory */
     double sj = 0;
     if (snarkjs) {
@@ -97,14 +113,20 @@ static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double boo
                 sj = s;
         }
     }
-    printf("%-9s 2^%-3u %9.3f s  (eval %.3f, h %.3f, msm A %.3f B1 %.3f B2 %.3f C %.3f H %.3f)",
-           cname, log2, best, bt.evaluate_ns / 1e9, bt.ntt_ns / 1e9, bt.msm_a_ns / 1e9,
-           bt.msm_b1_ns / 1e9, bt.msm_b2_ns / 1e9, bt.msm_c_ns / 1e9, bt.msm_h_ns / 1e9);
-    if (snarkjs && sj > 0)
-        printf("  snarkjs %.3f s  ratio %.1fx", sj, sj / best);
-    else if (snarkjs)
-        printf("  snarkjs failed");
-    printf("\n");
+    for (int k = 0; k < 2; k++) {
+        if (!(inputs & (1 << k)))
+            continue;
+        printf("%-9s 2^%-3u %-4s %9.3f s  (eval %.3f, h %.3f, msm A %.3f B1 %.3f B2 %.3f C %.3f "
+               "H %.3f)",
+               cname, log2, k ? "abc" : "wtns", best[k], bt[k].evaluate_ns / 1e9,
+               bt[k].ntt_ns / 1e9, bt[k].msm_a_ns / 1e9, bt[k].msm_b1_ns / 1e9,
+               bt[k].msm_b2_ns / 1e9, bt[k].msm_c_ns / 1e9, bt[k].msm_h_ns / 1e9);
+        if (snarkjs && sj > 0)
+            printf("  snarkjs %.3f s  ratio %.1fx", sj, sj / best[k]);
+        else if (snarkjs)
+            printf("  snarkjs failed");
+        printf("\n");
+    }
     fflush(stdout);
     return 0;
 }
@@ -123,6 +145,7 @@ int cmd_bench(int argc, char **argv) {
     }
     unsigned sizes[16], n_sizes = 0, threads = 0;
     int reps = 3, curves = 3; /* bit 0 bn254, bit 1 bls12_381 */
+    int inputs = INPUT_WTNS;
     double bool_share = -1;
     const char *snarkjs = NULL, *dir = NULL;
     for (int i = 2; i < argc; i++) {
@@ -147,13 +170,18 @@ int cmd_bench(int argc, char **argv) {
             snarkjs = v;
         else if (!strcmp(a, "--dir"))
             dir = v;
+        else if (!strcmp(a, "--input"))
+            inputs = !strcmp(v, "wtns")   ? INPUT_WTNS
+                     : !strcmp(v, "abc")  ? INPUT_ABC
+                     : !strcmp(v, "both") ? INPUT_WTNS | INPUT_ABC
+                                          : 0;
         else {
             fprintf(stderr, "cuzk bench: unknown option %s\n", a);
             return 2;
         }
         i++;
     }
-    if (!curves || reps < 1) {
+    if (!curves || reps < 1 || !inputs) {
         fputs(help, stderr);
         return 2;
     }
@@ -193,7 +221,7 @@ int cmd_bench(int argc, char **argv) {
                 cuzk_curve cv = c == 0 ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381;
                 cuzk_synth_params_default(&dp, cv);
                 rc = bench_one(e, cv, sizes[s], bool_share < 0 ? dp.bool_share : bool_share,
-                               reps, snarkjs, dir, threads);
+                               reps, snarkjs, dir, threads, inputs);
             }
     cuzk_engine_destroy(e, 0);
     return rc;

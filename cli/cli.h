@@ -23,6 +23,7 @@ int cmd_info(int argc, char **argv);
 /* cuzk info --gpu: the keys a running daemon holds on its GPUs (cli/info_gpu.c). */
 int cli_daemon_gpu_residency(int argc, char **argv);
 int cmd_zkey(int argc, char **argv);
+int cmd_abc(int argc, char **argv);          /* cuzk abc: a, b, c image of a witness */
 int cmd_gen(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

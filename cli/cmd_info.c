@@ -12,7 +12,8 @@
 static const char *help =
     "usage: cuzk info <file>\n"
     "       cuzk info --gpu\n"
-    "Print what a .r1cs, .wtns or .zkey file holds: curve, counts, sizes; or a\n"
+    "Print what a .r1cs, .wtns or .zkey file or an a, b, c image (`cuzk abc`)\n"
+    "holds: curve, counts, sizes; or a\n"
     "snarkjs JSON file: a verification key (curve, public signals, points checked),\n"
     "a proof (curve, points checked), a public.json (signal count, the curves whose\n"
     "field holds every value) or a circom input.json (signals and values).\n"
@@ -70,6 +71,16 @@ static int info_wtns(const char *path, const cuzk_file_info *w) {
     printf("  values       %llu\n", (unsigned long long)w->n_values);
     printf("  range        %s\n", w->range == CUZK_OK ? "all values below r" : w->range_msg);
     return w->range == CUZK_OK ? 0 : 1;
+}
+
+static int info_abc(const char *path, const cuzk_file_info *x) {
+    printf("%s: a, b, c image (evaluated a, b, c and the witness)\n", path);
+    printf("  curve        %s\n", cuzk_curve_snarkjs_name(x->curve));
+    printf("  rows         %llu (a, b, c each)\n", (unsigned long long)x->n_rows);
+    printf("  values       %llu (witness)\n", (unsigned long long)x->n_values);
+    printf("  range        all values below r\n");
+    printf("  file size    %llu bytes\n", (unsigned long long)x->file_bytes);
+    return 0;
 }
 
 static int info_zkey(const char *path, const cuzk_file_info *z) {
@@ -230,5 +241,7 @@ int cmd_info(int argc, char **argv) {
         return info_r1cs(path, &info);
     if (info.kind == CUZK_FILE_WTNS)
         return info_wtns(path, &info);
+    if (info.kind == CUZK_FILE_ABC)
+        return info_abc(path, &info);
     return info_zkey(path, &info);
 }

@@ -1,5 +1,5 @@
 /*
- * cuzk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+ * cuzk prove <circuit.zkey> <witness.wtns | input.abc> <proof.json> <public.json>
  * The argument order of `snarkjs groth16 prove` and rapidsnark's prover.
  *
  * Design: an in-process proof runs the proving engine of include/cuzk.h,
@@ -41,6 +41,9 @@ static const char *help =
     "circuit's inputs: the witness is computed first, as `cuzk fullprove` does),\n"
     "and write proof.json and public.json exactly as snarkjs does.  The proof is\n"
     "made by the same engine cuzkd runs, with one device.\n"
+    "The witness may be an a, b, c image instead (`cuzk abc`: a, b, c already\n"
+    "evaluated, as Filecoin's synthesis hands them over): it is proved without\n"
+    "evaluating, also with a key whose coefficient list is empty.\n"
     "options:\n"
     "  --input F      circom input.json instead of a witness (needs --circuit)\n"
     "  --circuit F    the circuit's witness calculator (circom's .wasm)\n"
@@ -200,7 +203,10 @@ static void print_times(cuzk_engine *e, cuzk_job *job, const char *dev_name, dou
             "cuzk %s (%s): upload %.1f ms | evaluate (%s) %.1f | h (6 NTT) %.1f | msm A %.1f "
             "B1 %.1f B2 %.1f C %.1f H %.1f | download %.1f | assemble %.1f ms\n",
             prove_cmd, dev, ms(t->upload_ns),
-            t->eval_site == CUZK_EVAL_DEVICE ? dev : "synthesis", ms(t->evaluate_ns),
+            t->eval_site == CUZK_EVAL_DEVICE  ? dev
+            : t->eval_site == CUZK_EVAL_INPUT ? "none: a, b, c input"
+                                              : "synthesis",
+            ms(t->evaluate_ns),
             ms(t->ntt_ns), ms(t->msm_a_ns), ms(t->msm_b1_ns), ms(t->msm_b2_ns), ms(t->msm_c_ns),
             ms(t->msm_h_ns), ms(t->download_ns), ms(t->assemble_ns));
 }

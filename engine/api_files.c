@@ -16,6 +16,7 @@
 
 #include "cuzk_files.h"
 #include "engine/api.h"
+#include "groth16/abc.h"
 #include "groth16/json.h"
 #include "groth16/r1cs.h"
 #include "groth16/wtns.h"
@@ -72,6 +73,19 @@ static cuzk_status inspect_zkey(cuzk_file_info *info, const char *path, cuzk_err
     return CUZK_OK;
 }
 
+static cuzk_status inspect_abc(cuzk_file_info *info, const char *path, cuzk_error *err) {
+    cuzk_abc x;
+    cuzk_status s = cuzk_abc_open(&x, path, err);
+    if (s != CUZK_OK)
+        return s;
+    info->curve = x.curve;
+    info->n_rows = x.m;
+    info->n_values = x.n_vars;
+    info->range = CUZK_OK;
+    cuzk_abc_close(&x);
+    return CUZK_OK;
+}
+
 cuzk_status cuzk_file_inspect(cuzk_file_info *info, const char *path, cuzk_error *err) {
     memset(info, 0, sizeof *info);
     FILE *f = fopen(path, "rb");
@@ -89,13 +103,27 @@ cuzk_status cuzk_file_inspect(cuzk_file_info *info, const char *path, cuzk_error
         return info->kind = CUZK_FILE_WTNS, inspect_wtns(info, path, err);
     if (got == 4 && !memcmp(magic, "zkey", 4))
         return info->kind = CUZK_FILE_ZKEY, inspect_zkey(info, path, err);
-    return cuzk_fail(err, CUZK_EFORMAT, "not a .r1cs, .wtns or .zkey file (unknown magic)");
+    if (cuzk_abc_file_is_image(path))
+        return info->kind = CUZK_FILE_ABC, inspect_abc(info, path, err);
+    return cuzk_fail(err, CUZK_EFORMAT,
+                     "not a .r1cs, .wtns, .zkey or a, b, c image (unknown magic)");
 }
 
 cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, const char *path,
                               const void *data, size_t size, cuzk_error *err) {
     cuzk_wtns w;
-    cuzk_status s = path ? cuzk_wtns_open(&w, path, err) : cuzk_wtns_from_mem(&w, data, size, err);
+    cuzk_status s;
+    if (path ? cuzk_abc_file_is_image(path) : cuzk_abc_is_image(data, size)) {
+        cuzk_abc x;
+        s = path ? cuzk_abc_open(&x, path, err) : cuzk_abc_from_mem(&x, data, size, err);
+        if (s != CUZK_OK)
+            return s;
+        *curve = x.curve;
+        *n_values = x.n_vars;
+        cuzk_abc_close(&x);
+        return CUZK_OK;
+    }
+    s = path ? cuzk_wtns_open(&w, path, err) : cuzk_wtns_from_mem(&w, data, size, err);
     if (s != CUZK_OK)
         return s;
     *curve = w.curve;
@@ -104,8 +132,35 @@ cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, const char 
     return CUZK_OK;
 }
 
+/* cuzk_wtns_public_bytes of an a, b, c image: its witness's values 1 .. n. */
+static cuzk_status abc_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
+                                    cuzk_error *err) {
+    cuzk_abc x;
+    cuzk_status s = cuzk_abc_open(&x, path, err);
+    if (s != CUZK_OK)
+        return s;
+    if (curve)
+        *curve = x.curve;
+    cuzk_fr *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu values", n);
+    else if ((uint64_t)n + 1 > x.n_vars)
+        s = cuzk_fail(err, CUZK_EMISMATCH, "%s has %llu witness values, not %zu public signals "
+                                           "and the 1",
+                      path, (unsigned long long)x.n_vars, n);
+    for (size_t i = 0; s == CUZK_OK && i < n; i++)
+        s = cuzk_fr_from_le(x.curve, &v[i], cuzk_abc_value(&x, 3, i + 1), err);
+    if (s == CUZK_OK)
+        cuzk_public_to_bytes(x.curve, out, v, n);
+    free(v);
+    cuzk_abc_close(&x);
+    return s;
+}
+
 cuzk_status cuzk_wtns_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
                                    cuzk_error *err) {
+    if (cuzk_abc_file_is_image(path))
+        return abc_public_bytes(path, curve, out, n, err);
     cuzk_wtns w;
     cuzk_status s = cuzk_wtns_open(&w, path, err);
     if (s != CUZK_OK)
@@ -122,6 +177,44 @@ cuzk_status cuzk_wtns_public_bytes(const char *path, cuzk_curve *curve, uint8_t 
         cuzk_public_to_bytes(w.curve, out, v, n);
     free(v);
     cuzk_wtns_close(&w);
+    return s;
+}
+
+cuzk_status cuzk_abc_make(const char *zkey_path, const char *wtns_path, const char *out_path,
+                          unsigned threads, cuzk_error *err) {
+    cuzk_key k;
+    cuzk_wtns w;
+    cuzk_pool *pool = NULL;
+    cuzk_fr *plain = NULL;
+    uint8_t *img = NULL;
+    size_t size = 0;
+    cuzk_status s = cuzk_key_load(&k, zkey_path, err);
+    if (s != CUZK_OK) {
+        cuzk_key_free(&k);
+        return s;
+    }
+    if ((s = cuzk_wtns_open(&w, wtns_path, err)) != CUZK_OK) {
+        cuzk_key_free(&k);
+        return s;
+    }
+    if (w.curve != k.curve)
+        s = cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
+                      cuzk_curve_snarkjs_name(w.curve), cuzk_curve_snarkjs_name(k.curve));
+    else if (!(plain = malloc((size_t)w.n_witness * sizeof *plain)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for the witness");
+    else if (threads > 1 && !(pool = cuzk_pool_create(threads, err)))
+        s = err && err->status ? err->status : CUZK_ENOMEM;
+    if (s == CUZK_OK) {
+        memcpy(plain, w.values, (size_t)w.n_witness * sizeof *plain); /* aligned */
+        s = cuzk_abc_from_witness(&k, plain, w.n_witness, pool, &img, &size, err);
+    }
+    if (s == CUZK_OK)
+        s = cuzk_write_file_atomic(out_path, img, size, err);
+    free(img);
+    free(plain);
+    cuzk_pool_destroy(pool);
+    cuzk_wtns_close(&w);
+    cuzk_key_free(&k);
     return s;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
+#include "groth16/abc.h"
 #include "groth16/json.h"
 
 uint64_t cuzk_now_ns(void) {
@@ -898,6 +899,11 @@ static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit
         } else {
             s = intake_copy(e, p, w->data, w->size, 0, until, err);
         }
+        /* An a, b, c image needs its a, b, c buffer even where the devices
+         * evaluate their own: admission must know (sched.c). */
+        if (s == CUZK_OK && !p->inputs)
+            p->abc_input = p->path ? cuzk_abc_file_is_image(p->path)
+                                   : cuzk_abc_is_image(p->intake ? p->intake : p->data, p->size);
     }
     if (s != CUZK_OK) {
         job_discard(e, j);

@@ -433,6 +433,9 @@ struct engine_part {
     int prio;
     engine_buf *wbuf, *abcbuf;
     int have_witness; /* wbuf holds the witness and |pub| is set */
+    int abc_input;    /* the source is an a, b, c image (groth16/abc.h;
+                         told at submit by its magic), kept until the
+                         partition drains: a retry converts it again */
     int abc_ready;    /* abcbuf holds a, b, c */
     int avoid_dev;    /* retry elsewhere than this device; -1 none */
     int pinned;

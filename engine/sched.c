@@ -226,10 +226,11 @@ static int admit_one(cuzk_engine *e) {
     atomic_fetch_add(&e->in_flight, 1);
     engine_part *p = &j->parts[j->next_dispatch];
     cuzk_error err = {0};
-    /* a, b, c only where synthesis evaluates them: GPU devices evaluate
-     * their own, and at 2^27 the buffer is 12 GiB a partition (a CPU
-     * retry takes one when it runs, stages.c) */
-    size_t abc_bytes = e->synth_skips_eval ? 0 : k->abc_bytes;
+    /* a, b, c only where synthesis evaluates them, or converts them from
+     * an a, b, c image: GPU devices evaluate their own, and at 2^27 the
+     * buffer is 12 GiB a partition (a CPU retry takes one when it runs,
+     * stages.c) */
+    size_t abc_bytes = e->synth_skips_eval && !p->abc_input ? 0 : k->abc_bytes;
     cuzk_status s = engine_buf_get(&e->mem, &p->wbuf, k->witness_bytes, &err);
     if (s == CUZK_OK && abc_bytes &&
         (s = engine_buf_get(&e->mem, &p->abcbuf, abc_bytes, &err)) != CUZK_OK) {

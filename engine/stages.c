@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
+#include "groth16/abc.h"
 #include "groth16/curve_impl.h"
 #include "groth16/json.h"
 
@@ -391,6 +392,39 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
     return s;
 }
 
+/* An a, b, c image (groth16/abc.h), checked against the key: the witness
+ * into the partition's buffer as load_witness copies it, a, b, c in
+ * Montgomery form into its a, b, c buffer (which admission takes for an
+ * image even where the devices evaluate their own: they are handed a, b, c
+ * too), so nothing is evaluated anywhere.  The source stays until the partition
+ * drains, because a device step consumes a, b, c and a retry needs them
+ * again; an in-memory image stays charged as intake until then. */
+static cuzk_status load_abc(cuzk_engine *e, engine_part *p, const cuzk_key *k, cuzk_error *err) {
+    cuzk_abc x;
+    const void *src = p->intake ? p->intake : p->data;
+    cuzk_status s = p->path ? cuzk_abc_open(&x, p->path, err) : cuzk_abc_from_mem(&x, src, p->size, err);
+    if (s != CUZK_OK)
+        return s;
+    size_t np = cuzk_key_n_public(k), n = (size_t)1 << cuzk_key_log_n(k);
+    s = cuzk_abc_check_key(&x, k->curve, cuzk_key_n_vars(k), cuzk_key_log_n(k), err);
+    if (s == CUZK_OK && !p->abcbuf &&
+        (s = engine_buf_get(&e->mem, &p->abcbuf, p->job->key->abc_bytes, err)) != CUZK_OK)
+        p->abcbuf = NULL;
+    if (s == CUZK_OK && np && !p->pub && !(p->pub = malloc(np * sizeof *p->pub)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
+    for (size_t i = 0; s == CUZK_OK && i < np; i++)
+        s = cuzk_fr_from_le(k->curve, &p->pub[i], cuzk_abc_value(&x, 3, i + 1), err);
+    if (s == CUZK_OK) {
+        cuzk_abc_witness_plain(&x, p->wbuf->p);
+        cuzk_abc_to_mont(&x, p->abcbuf->p, n, e->synth_pool);
+        p->n_pub = np;
+        p->have_witness = 1;
+        p->abc_ready = 1;
+    }
+    cuzk_abc_close(&x);
+    return s;
+}
+
 /* a, b, c of one partition.  Its working memory (a Montgomery copy of the
  * witness: gigabytes at 2^27) is the synthesis thread's own pool buffer,
  * kept between partitions and grown only for a larger key, so synthesis
@@ -449,9 +483,21 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
         s = cuzk_fail(&p->err, CUZK_EINTERNAL, "synthesis: %s", f.msg);
     else {
         const cuzk_key *k = &j->key->key; /* pinned since admission */
-        if (!p->have_witness)
+        if (p->abc_input) {
+            /* a, b, c came with the input: converted, not evaluated */
+            s = load_abc(e, p, k, &p->err);
+            p->steps.evaluate_ns = 0;
+        } else if (cuzk_key_n_coefs(k) == 0) {
+            s = cuzk_fail(&p->err, CUZK_EUNSUPPORTED,
+                          "key %s has no A and B coefficients (its section 4 is empty): it "
+                          "proves only a, b, c images, not witnesses or inputs",
+                          j->key_id);
+        } else if (!p->have_witness) {
             s = p->inputs ? compute_witness(e, th, p, k, &p->err) : load_witness(e, p, k, &p->err);
-        if (s == CUZK_OK && e->synth_skips_eval) {
+        }
+        if (s != CUZK_OK || p->abc_input) {
+            /* failed, or nothing to evaluate */
+        } else if (e->synth_skips_eval) {
             s = check_range(k, p, &p->err);
             p->abc_ready = 0;
         } else if (s == CUZK_OK) {
@@ -460,7 +506,9 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
             p->abc_ready = s == CUZK_OK;
             p->steps.evaluate_ns = cuzk_now_ns() - te;
         }
-        p->steps.eval_site = p->abc_ready ? CUZK_EVAL_SYNTHESIS : CUZK_EVAL_NONE;
+        p->steps.eval_site = p->abc_input   ? CUZK_EVAL_INPUT
+                             : p->abc_ready ? CUZK_EVAL_SYNTHESIS
+                                            : CUZK_EVAL_NONE;
         uint64_t t1 = cuzk_now_ns();
         engine_ring_span(ring, SPAN_SYNTH, t0, t1, j->id, p->index, -1);
         engine_hist_add(&e->hist[HIST_SYNTH], t1 - t0);

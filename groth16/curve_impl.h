@@ -151,6 +151,17 @@ typedef struct cuzk_curve_impl {
     cuzk_status (*prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, cuzk_proof *out,
                          cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);
 
+    /* All steps but evaluate, from a, b, c (|m| rows each) and the witness,
+     * all plain aligned values (groth16.h, P_groth16_prove_abc_with_scratch:
+     * no coefficient list needed); |r|, |s| NULL: fresh blinding;
+     * |scratch| NULL: allocated per call. */
+    size_t (*prove_abc_scratch_bytes)(const cuzk_key *k, unsigned threads);
+    cuzk_status (*prove_abc)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, const cuzk_fr *a,
+                             const cuzk_fr *b, const cuzk_fr *c, size_t m, const cuzk_fr *r,
+                             const cuzk_fr *s, void *scratch, size_t scratch_bytes,
+                             cuzk_proof *out, cuzk_pool *pool, cuzk_groth16_timing *t,
+                             cuzk_error *err);
+
     /* ---- verification keys and verification ------------------------------ */
     cuzk_status (*vk_from_key)(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err);
     /* IC copied and checked on the curve; on failure nothing is left owned. */

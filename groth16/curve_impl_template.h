@@ -155,6 +155,21 @@ static cuzk_status I(prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, cuz
     return T(groth16_prove)(&out->p.P, &k->pk.P, &w->P, n_w, NULL, NULL, pool, t, err);
 }
 
+static size_t I(prove_abc_scratch_bytes)(const cuzk_key *k, unsigned threads) {
+    return T(groth16_prove_abc_scratch_bytes)(&k->pk.P, threads);
+}
+
+static cuzk_status I(prove_abc)(const cuzk_key *k, const cuzk_fr *w, size_t n_w,
+                                const cuzk_fr *a, const cuzk_fr *b, const cuzk_fr *c, size_t m,
+                                const cuzk_fr *r, const cuzk_fr *s, void *scratch,
+                                size_t scratch_bytes, cuzk_proof *out, cuzk_pool *pool,
+                                cuzk_groth16_timing *t, cuzk_error *err) {
+    out->curve = P_ID;
+    return T(groth16_prove_abc_with_scratch)(&out->p.P, &k->pk.P, &w->P, n_w, &a->P, &b->P,
+                                             &c->P, m, r ? &r->P : NULL, s ? &s->P : NULL,
+                                             scratch, scratch_bytes, pool, t, err);
+}
+
 /* ---- verification keys -------------------------------------------------------- */
 
 static cuzk_status I(vk_from_key)(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err) {
@@ -260,6 +275,8 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .assemble = I(assemble),
     .b2_msm_cpu = I(b2_msm_cpu),
     .prove = I(prove),
+    .prove_abc_scratch_bytes = I(prove_abc_scratch_bytes),
+    .prove_abc = I(prove_abc),
 
     .vk_from_key = I(vk_from_key),
     .vk_from_zkey = I(vk_from_zkey),

@@ -11,7 +11,10 @@
  *   3. msms       Σ w·A, Σ w·B1, Σ w·B2 (G2), Σ w·C (private signals),
  *                 Σ h·H
  *   4. assemble   add α, β, δ terms with the blinding scalars r, s
- * P_groth16_prove runs all four.  For each curve P in {bls12_381, bn254}:
+ * P_groth16_prove runs all four; P_groth16_prove_abc_with_scratch runs 2-4
+ * from a, b, c evaluated elsewhere (a synthesis without an R1CS, groth16/
+ * abc.h), so it needs no coefficient list.  For each curve P in
+ * {bls12_381, bn254}:
  *
  *   P_groth16_pk     a proving key seen in place (pointers into a mapped
  *                    .zkey or a native key; nothing is copied)
@@ -159,6 +162,23 @@ typedef struct cuzk_groth16_timing {
     cuzk_status P##_groth16_prove_with_scratch(                               \
         P##_groth16_proof *proof, const P##_groth16_pk *pk,                   \
         const P##_fr *witness, size_t n_witness, const P##_fr *r,             \
+        const P##_fr *s, void *scratch, size_t scratch_bytes,                 \
+        cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);            \
+    /* All steps but the first from a, b, c as a synthesis without an R1CS \
+     * hands them over: |m| <= n rows each (rows m..n-1 are zero), plain    \
+     * values like the witness; converted to Montgomery and zero-padded in  \
+     * |scratch| of |scratch_bytes| >= _prove_abc_scratch_bytes (NULL:     \
+     * allocated here).  The key's coefficient list is not read (n_coefs    \
+     * may be 0).  CUZK_EMISMATCH (witness length, m > n), CUZK_ERANGE      \
+     * naming the first value >= r ("b[17]").  |r|, |s| NULL: fresh.  The   \
+     * a, b, c must come from a witness that satisfies the constraints:    \
+     * nothing here can tell, the proof just does not verify. */            \
+    size_t P##_groth16_prove_abc_scratch_bytes(const P##_groth16_pk *pk,      \
+                                               unsigned threads);             \
+    cuzk_status P##_groth16_prove_abc_with_scratch(                           \
+        P##_groth16_proof *proof, const P##_groth16_pk *pk,                   \
+        const P##_fr *witness, size_t n_witness, const P##_fr *a,             \
+        const P##_fr *b, const P##_fr *c, size_t m, const P##_fr *r,          \
         const P##_fr *s, void *scratch, size_t scratch_bytes,                 \
         cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);            \
     /* Verify one proof. CUZK_OK if valid; CUZK_EVERIFY (pairing check      \

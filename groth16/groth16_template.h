@@ -502,6 +502,105 @@ cuzk_status G(groth16_prove_with_scratch)(G(groth16_proof) *proof, const G(groth
     return st;
 }
 
+/* ---- all steps from a, b, c (no evaluation, no coefficient list) ------------ */
+
+/* |v| (plain limbs) below r: what fr_from_limbs checks, without converting. */
+static int G(below_r)(const FR *v) {
+    for (int k = 3; k >= 0; k--)
+        if (v->l[k] != G(fr_modulus)[k])
+            return v->l[k] < G(fr_modulus)[k];
+    return 0;
+}
+
+struct G(abc_mont_ctx) {
+    const FR *in[3];
+    FR *out;
+    size_t m, n;
+};
+
+/* Items are rows of the three vectors laid end to end (3n): Montgomery
+ * below m, zero above. */
+static void G(abc_mont_range)(void *ctx, size_t begin, size_t end, unsigned worker) {
+    struct G(abc_mont_ctx) *c = ctx;
+    (void)worker;
+    for (size_t i = begin; i < end; i++) {
+        size_t v = i / c->n, row = i % c->n;
+        if (row < c->m)
+            G(fr_to_mont)(&c->out[i], c->in[v][row].l);
+        else
+            memset(&c->out[i], 0, sizeof(FR));
+    }
+}
+
+size_t G(groth16_prove_abc_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads) {
+    return 3 * ((size_t)1 << pk->log_n) * sizeof(FR) + 64 +
+           G(groth16_msms_scratch_bytes)(pk, threads);
+}
+
+cuzk_status G(groth16_prove_abc_with_scratch)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
+                                              const FR *witness, size_t n_witness, const FR *a,
+                                              const FR *b, const FR *c, size_t m, const FR *r,
+                                              const FR *s, void *scratch, size_t scratch_bytes,
+                                              cuzk_pool *pool, cuzk_groth16_timing *t,
+                                              cuzk_error *err) {
+    cuzk_groth16_timing local;
+    cuzk_status st;
+    FR rr, ss;
+    uint64_t start = G(now_ns)(), t0;
+    size_t n = (size_t)1 << pk->log_n;
+    if (!t)
+        t = &local;
+    memset(t, 0, sizeof *t);
+    if (n_witness != pk->n_vars)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "witness has %zu values, the key expects %u", n_witness, pk->n_vars);
+    if (m > n)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "a, b, c have %zu rows, the key's domain only %zu", m, n);
+    for (size_t i = 0; i < n_witness; i++)
+        if (!G(below_r)(&witness[i]))
+            return cuzk_fail(err, CUZK_ERANGE,
+                             "witness value %zu is not below the field order", i);
+    const FR *in[3] = {a, b, c};
+    for (int v = 0; v < 3; v++)
+        for (size_t i = 0; i < m; i++)
+            if (!G(below_r)(&in[v][i]))
+                return cuzk_fail(err, CUZK_ERANGE, "%c[%zu] is not below the field order",
+                                 "abc"[v], i);
+    size_t need = G(groth16_prove_abc_scratch_bytes)(pk, cuzk_pool_threads(pool));
+    void *own = NULL;
+    if (!scratch) {
+        if (!(scratch = own = malloc(need)))
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for the prover's %zu bytes of scratch",
+                             need);
+    } else if (scratch_bytes < need) {
+        return cuzk_fail(err, CUZK_EINVAL, "prover scratch of %zu bytes, %zu needed",
+                         scratch_bytes, need);
+    }
+    if (!r) {
+        if ((st = G(fr_random)(&rr, err)) != CUZK_OK || (st = G(fr_random)(&ss, err)) != CUZK_OK) {
+            free(own);
+            return st;
+        }
+        r = &rr;
+        s = &ss;
+    }
+    FR *abc = G(align64)(scratch);
+    char *rest = (char *)(abc + 3 * n);
+    size_t rest_bytes = need - (size_t)(rest - (char *)scratch);
+    struct G(abc_mont_ctx) mc = {{a, b, c}, abc, m, n};
+    cuzk_pool_for(pool, 3 * n, 4096, G(abc_mont_range), &mc);
+    t0 = G(now_ns)();
+    st = G(groth16_compute_h)(pk, abc, abc + n, abc + 2 * n, pool, err);
+    t->h_ns = G(now_ns)() - t0;
+    if (st == CUZK_OK)
+        st = G(groth16_msms_assemble_with_scratch)(proof, pk, witness, abc, r, s, rest,
+                                                   rest_bytes, pool, t, err);
+    free(own);
+    t->total_ns = G(now_ns)() - start;
+    return st;
+}
+
 /* ---- verification ------------------------------------------------------------ */
 
 static cuzk_status G(check_proof_points)(const G(groth16_proof) *proof, cuzk_error *err) {

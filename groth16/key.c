@@ -141,6 +141,10 @@ cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w, cuzk_proof *ou
     if (w->curve != k->curve)
         return cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
                          cuzk_curve_snarkjs_name(w->curve), cuzk_curve_snarkjs_name(k->curve));
+    if (cuzk_key_n_coefs(k) == 0)
+        return cuzk_fail(err, CUZK_EUNSUPPORTED,
+                         "the key has no A and B coefficients (section 4 is empty): it proves "
+                         "only a, b, c inputs, not witnesses");
     size_t nv = ci->key_n_vars(k);
     if (w->n_witness != nv)
         return cuzk_fail(err, CUZK_EMISMATCH,
@@ -154,6 +158,15 @@ cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w, cuzk_proof *ou
     cuzk_status st = ci->prove(k, plain, nv, out, pool, t, err);
     free(plain);
     return st;
+}
+
+size_t cuzk_key_n_coefs(const cuzk_key *k) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    cuzk_key_arrays v;
+    if (ci == NULL)
+        return 0;
+    ci->key_arrays(k, &v);
+    return v.n_coefs;
 }
 
 cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err) {

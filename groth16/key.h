@@ -64,10 +64,13 @@ size_t cuzk_key_n_public(const cuzk_key *k);
 size_t cuzk_key_n_vars(const cuzk_key *k);
 /* log2 of the domain size. */
 unsigned cuzk_key_log_n(const cuzk_key *k);
+/* Entries of the A and B coefficient list (.zkey section 4).  A key
+ * without them proves only inputs that carry a, b, c (groth16/abc.h). */
+size_t cuzk_key_n_coefs(const cuzk_key *k);
 
 /*
  * Prove with |k| for the witness |w| (checked: same curve, same length,
- * values < r).  Fresh blinding from the OS CSPRNG.  |t| may be NULL.
+ * values < r; CUZK_EUNSUPPORTED for a key without coefficients).  Fresh blinding from the OS CSPRNG.  |t| may be NULL.
  */
 cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w,
                            cuzk_proof *out, cuzk_pool *pool,

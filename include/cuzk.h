@@ -362,7 +362,15 @@ typedef enum cuzk_priority {
 
 /*
  * One partition's witness: a .wtns file (|path|) or an in-memory .wtns image
- * (|data|, |size|).
+ * (|data|, |size|).  Either may instead be an a, b, c image (magic
+ * "cuzkabc1", docs/FILES.md): a, b, c already evaluated, as a synthesis
+ * without an R1CS produces them, with the witness; the engine tells it by
+ * its magic, checks it against the key (curve, witness count, rows within
+ * the domain, values below r: a bad one fails the job with a message
+ * naming what is wrong) and proves it without evaluating (the partition's
+ * cuzk_step_timing.eval_site is CUZK_EVAL_INPUT).  Such an image is kept
+ * (and an in-memory copy stays charged) until its partition is done.  A
+ * key whose coefficient list is empty proves only such images.
  * In-memory ownership: with |release| NULL the engine copies |data| during
  * cuzk_submit (charged to the budget); with |release| set the engine reads
  * |data| in place (zero copy) and calls release(release_ctx, data) exactly
@@ -488,8 +496,10 @@ typedef struct cuzk_job_info {
 typedef enum cuzk_eval_site {
     CUZK_EVAL_NONE = 0,      /* not yet */
     CUZK_EVAL_SYNTHESIS = 1, /* on the synthesis pool (CPU), before the device */
-    CUZK_EVAL_DEVICE = 2     /* inside the device step (a GPU, or a CPU retry
+    CUZK_EVAL_DEVICE = 2,    /* inside the device step (a GPU, or a CPU retry
                                 of a partition meant for a GPU) */
+    CUZK_EVAL_INPUT = 3      /* nowhere: the input was an a, b, c image
+                                (docs/FILES.md), evaluate_ns is 0 */
 } cuzk_eval_site;
 
 /*

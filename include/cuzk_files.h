@@ -31,7 +31,9 @@ typedef enum cuzk_file_kind {
     CUZK_FILE_UNKNOWN = 0,
     CUZK_FILE_R1CS = 1, /* circom constraint system */
     CUZK_FILE_WTNS = 2, /* circom / snarkjs witness */
-    CUZK_FILE_ZKEY = 3  /* snarkjs Groth16 proving key */
+    CUZK_FILE_ZKEY = 3, /* snarkjs Groth16 proving key */
+    CUZK_FILE_ABC = 4   /* cuzk's a, b, c image: a partition's evaluated
+                           a, b, c and its witness (docs/FILES.md) */
 } cuzk_file_kind;
 
 typedef struct cuzk_file_info {
@@ -51,11 +53,15 @@ typedef struct cuzk_file_info {
     /* ZKEY */
     uint32_t n_vars, n_public, n_coefs, n_contributions;
     uint64_t n_ic, n_a, n_b1, n_b2, n_c, n_h; /* points per section */
+    /* ABC: rows of a, b, c (the witness's values are in n_values; the
+     * image was read whole, so every value is below r) */
+    uint64_t n_rows;
 } cuzk_file_info;
 
 /*
- * Read the header (and for a .wtns, every value's range) of the file at
- * |path|, telling the kind by its magic bytes, not its name.
+ * Read the header (and for a .wtns, every value's range; an a, b, c image
+ * is validated whole) of the file at |path|, telling the kind by its
+ * magic bytes, not its name.
  * Returns: CUZK_OK (also for a .wtns with values out of range: see
  *   |range|); CUZK_EIO (cannot open); CUZK_EFORMAT (unknown magic, or a
  *   malformed file); CUZK_ECURVE (a curve that is not ours); CUZK_ENOMEM.
@@ -68,21 +74,39 @@ CUZK_API cuzk_status cuzk_file_inspect(cuzk_file_info *info, const char *path, c
 /*
  * The curve and number of values of a .wtns: the file at |path|, or (with
  * |path| NULL) the image of |size| bytes at |data| (borrowed for the call).
+ * An a, b, c image (magic "cuzkabc1") is a partition's input too: it is
+ * validated whole and |*n_values| is its witness's length.
  * Returns CUZK_OK or the reader's error (CUZK_EIO, CUZK_EFORMAT,
- *   CUZK_ECURVE, CUZK_ENOMEM).  Out: |*curve|, |*n_values|.
+ *   CUZK_ECURVE, CUZK_ENOMEM; CUZK_ERANGE, CUZK_EUNSUPPORTED for an a, b,
+ *   c image).  Out: |*curve|, |*n_values|.
  */
 CUZK_API cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, const char *path,
                                        const void *data, size_t size, cuzk_error *err);
 
 /*
  * The public signals of the witness at |path|: its values 1 .. n (value 0
- * is the constant 1), as |n| 32-byte big-endian images into |out|.
+ * is the constant 1), as |n| 32-byte big-endian images into |out|.  An a,
+ * b, c image's witness gives them alike.
  * Returns CUZK_OK; the reader's errors; CUZK_EMISMATCH (fewer than n + 1
  *   values); CUZK_ERANGE (a value not below r).  Out: |*curve| (may be
  *   NULL) the witness's curve.
  */
 CUZK_API cuzk_status cuzk_wtns_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out,
                                             size_t n, cuzk_error *err);
+
+/*
+ * Write the a, b, c image (docs/FILES.md, "The a, b, c image") of the
+ * witness at |wtns_path| for the key at |zkey_path|: a = A·w, b = B·w,
+ * c = a∘b evaluated with the key's coefficient list on |threads| threads
+ * (0: one), the rows up to the last the key mentions, and the witness;
+ * atomically to |out_path|.  What Filecoin-style synthesis hands a prover,
+ * made from circom files, for tests and comparisons.
+ * Returns CUZK_OK; the readers' errors; CUZK_ECURVE, CUZK_EMISMATCH (the
+ *   witness is not the key's); CUZK_ERANGE; CUZK_EINVAL (the key has no
+ *   coefficients); CUZK_EIO; CUZK_ENOMEM.
+ */
+CUZK_API cuzk_status cuzk_abc_make(const char *zkey_path, const char *wtns_path,
+                                   const char *out_path, unsigned threads, cuzk_error *err);
 
 /* ---- verification keys ------------------------------------------------------------------ */
 

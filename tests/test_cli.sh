@@ -203,6 +203,43 @@ expect_ok "bench engine --dir DIR that does not exist" \
 expect_fail "bench engine --dir under a file" 1 "bench/file is not a folder" \
   "$cuzk" bench engine --device cpu --log2 6 -n 1 -k 1 --dir "$tmp/bench/file/x"
 
+# a, b, c images (cuzk abc): made from a witness and its key, described by
+# cuzk info, proved by cuzk prove where a .wtns goes (told by the magic),
+# with snarkjs's public signals and no evaluation; bad images are refused
+# by name and nothing is written
+for curve in bn128 bls12381; do
+  d=$fx/$curve
+  expect_ok "$curve abc" "$cuzk" abc --threads 2 "$d/multiplier.zkey" "$d/multiplier.wtns" "$tmp/m.abc"
+  expect_ok "$curve info abc" "$cuzk" info "$tmp/m.abc"
+  grep -q "a, b, c image" "$tmp/out" && grep -q "curve        $curve" "$tmp/out" &&
+    grep -Eq "rows         [1-9][0-9]* " "$tmp/out" && grep -Eq "values       [1-9][0-9]* " "$tmp/out" &&
+    ok || bad "$curve info abc: $(cat "$tmp/out")"
+  expect_ok "$curve prove abc" "$cuzk" prove --verify -v --cpu "$d/multiplier.zkey" "$tmp/m.abc" "$tmp/ap.json" "$tmp/apub.json"
+  grep -q 'evaluate (none: a, b, c input) 0.0 |' "$tmp/err" && ok || bad "$curve prove abc -v: $(head -c 400 "$tmp/err")"
+  expect_ok "$curve verify the abc proof" "$cuzk" verify "$d/multiplier.vk.json" "$tmp/apub.json" "$tmp/ap.json"
+  cmp -s "$tmp/apub.json" "$d/multiplier.public.json" && ok || bad "$curve abc public.json differs from snarkjs's"
+  size=$(stat -c %s "$tmp/m.abc")
+  for cut in 8 20 40 $((size / 2)) $((size - 1)); do
+    head -c "$cut" "$tmp/m.abc" >"$tmp/cut.abc"
+    prove_fails "$curve abc cut at $cut" "^cuzk prove: .*abc: truncated" "$d/multiplier.zkey" "$tmp/cut.abc"
+  done
+  expect_fail "$curve info on a cut abc" 1 "^cuzk info: .*abc: truncated" "$cuzk" info "$tmp/cut.abc"
+  cp "$tmp/m.abc" "$tmp/big.abc"
+  printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' |
+    dd of="$tmp/big.abc" bs=1 seek=32 conv=notrunc 2>/dev/null
+  prove_fails "$curve abc value above r" "abc: a\[0\] is not below r" "$d/multiplier.zkey" "$tmp/big.abc"
+  expect_ok "$curve abc of another circuit" "$cuzk" abc "$d/poseidon_chain.zkey" "$d/poseidon_chain.wtns" "$tmp/other.abc"
+  prove_fails "$curve abc of another circuit" "abc: the image has [0-9]+ witness values, the key expects [0-9]+" \
+    "$d/multiplier.zkey" "$tmp/other.abc"
+  rm -f "$tmp/none.abc"
+  expect_fail "$curve abc of a witness for another key" 1 "^cuzk abc: .*witness has [0-9]+ values, the key expects [0-9]+" \
+    "$cuzk" abc "$d/multiplier.zkey" "$d/poseidon_chain.wtns" "$tmp/none.abc"
+  [ ! -e "$tmp/none.abc" ] && ok || bad "$curve: a failing cuzk abc wrote its output"
+done
+expect_fail "abc usage error" 2 "usage: cuzk abc" "$cuzk" abc only-one-arg
+expect_ok "abc help" "$cuzk" abc --help
+grep -q "a, b, c image" "$tmp/out" && ok || bad "abc --help: $(cat "$tmp/out")"
+
 # cuzk info on snarkjs and circom JSON files: told by their contents, each
 # checked by the library's reader
 for curve in bn128 bls12381; do

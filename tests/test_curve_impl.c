@@ -60,6 +60,8 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(msms_assemble_with_scratch);
     MUST(assemble);
     MUST(prove);
+    MUST(prove_abc_scratch_bytes);
+    MUST(prove_abc);
     MUST(vk_from_key);
     MUST(vk_from_zkey);
     MUST(vk_free);

@@ -1,0 +1,287 @@
+/*
+ * The a, b, c image reader and writer, and its CPU prover front end (see
+ * abc.h).  The reader validates the whole image eagerly, values included,
+ * so that nothing downstream (the engine's synthesis, a device) meets a
+ * malformed one; the checks name what is wrong and where.
+ */
+#define _GNU_SOURCE
+#include "groth16/abc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "groth16/binfile.h"
+#include "groth16/curve_impl.h"
+
+int cuzk_abc_is_image(const void *data, size_t size) {
+    return data && size >= 8 && memcmp(data, CUZK_ABC_MAGIC, 8) == 0;
+}
+
+int cuzk_abc_file_is_image(const char *path) {
+    char head[8];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    return got == (ssize_t)sizeof head && cuzk_abc_is_image(head, sizeof head);
+}
+
+/* |v| (32 LE bytes) below r (|r|: 4 limbs). */
+static int below(const uint8_t *v, const uint64_t *r) {
+    for (int k = 3; k >= 0; k--) {
+        uint64_t x = cuzk_rd_u64(v + 8 * k);
+        if (x != r[k])
+            return x < r[k];
+    }
+    return 0;
+}
+
+static cuzk_status parse(cuzk_abc *x, cuzk_error *err) {
+    const uint8_t *p = x->data;
+    if (x->size < 8 || memcmp(p, CUZK_ABC_MAGIC, 8) != 0)
+        return cuzk_fail(err, CUZK_EFORMAT, "abc: not an a, b, c image (no \"%s\" magic)",
+                         CUZK_ABC_MAGIC);
+    if (x->size < CUZK_ABC_HEADER_BYTES)
+        return cuzk_fail(err, CUZK_EFORMAT,
+                         "abc: truncated header: %zu bytes, the header alone has %d", x->size,
+                         CUZK_ABC_HEADER_BYTES);
+    uint32_t version = cuzk_rd_u32(p + 8), curve = cuzk_rd_u32(p + 12);
+    if (version != CUZK_ABC_VERSION)
+        return cuzk_fail(err, CUZK_EUNSUPPORTED, "abc: version %u (only %d is known)", version,
+                         CUZK_ABC_VERSION);
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get((cuzk_curve)curve);
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_ECURVE, "abc: curve id %u is no curve this build knows", curve);
+    x->curve = (cuzk_curve)curve;
+    x->m = cuzk_rd_u64(p + 16);
+    x->n_vars = cuzk_rd_u64(p + 24);
+    if (x->n_vars == 0)
+        return cuzk_fail(err, CUZK_EFORMAT, "abc: the header says 0 witness values");
+    /* 2^40 values of 32 bytes each bound both counts far above any key,
+     * so the size below cannot overflow */
+    if (x->m >> 40 || x->n_vars >> 40)
+        return cuzk_fail(err, CUZK_EFORMAT, "abc: the header's counts (m %llu, n_vars %llu) are "
+                                            "beyond any key",
+                         (unsigned long long)x->m, (unsigned long long)x->n_vars);
+    uint64_t want = CUZK_ABC_HEADER_BYTES + 32 * (3 * x->m + x->n_vars);
+    if (x->size != want)
+        return cuzk_fail(err, CUZK_EFORMAT,
+                         "abc: %s: %zu bytes, the header (m %llu rows, %llu witness values) asks "
+                         "for %llu",
+                         x->size < want ? "truncated" : "trailing bytes", x->size,
+                         (unsigned long long)x->m, (unsigned long long)x->n_vars,
+                         (unsigned long long)want);
+    x->a = p + CUZK_ABC_HEADER_BYTES;
+    x->b = x->a + 32 * x->m;
+    x->c = x->b + 32 * x->m;
+    x->w = x->c + 32 * x->m;
+    static const uint8_t one[32] = {1};
+    if (memcmp(x->w, one, 32) != 0)
+        return cuzk_fail(err, CUZK_EFORMAT, "abc: w[0] is not 1");
+    static const char names[4] = {'a', 'b', 'c', 'w'};
+    for (unsigned v = 0; v < 4; v++) {
+        size_t count = v < 3 ? x->m : x->n_vars;
+        for (size_t i = 0; i < count; i++)
+            if (!below(cuzk_abc_value(x, v, i), ci->r_limbs))
+                return cuzk_fail(err, CUZK_ERANGE, "abc: %c[%zu] is not below r", names[v], i);
+    }
+    return CUZK_OK;
+}
+
+static cuzk_status finish_open(cuzk_abc *x, cuzk_status st, cuzk_error *err) {
+    if (st == CUZK_OK)
+        st = parse(x, err);
+    if (st != CUZK_OK)
+        cuzk_abc_close(x);
+    return st;
+}
+
+cuzk_status cuzk_abc_open(cuzk_abc *x, const char *path, cuzk_error *err) {
+    struct stat sb;
+    memset(x, 0, sizeof *x);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cuzk_fail(err, CUZK_EIO, "abc: cannot open %s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return cuzk_fail(err, CUZK_EIO, "abc: %s is not a regular file", path);
+    }
+    cuzk_status st = CUZK_OK;
+    x->size = (size_t)sb.st_size;
+    if (x->size) {
+        void *m = mmap(NULL, x->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED)
+            st = cuzk_fail(err, CUZK_EIO, "abc: cannot map %s: %s", path, strerror(errno));
+        else
+            x->data = m, x->mapped = 1;
+    }
+    close(fd);
+    return finish_open(x, st, err);
+}
+
+cuzk_status cuzk_abc_from_mem(cuzk_abc *x, const void *data, size_t size, cuzk_error *err) {
+    memset(x, 0, sizeof *x);
+    x->data = data;
+    x->size = data ? size : 0;
+    return finish_open(x, CUZK_OK, err);
+}
+
+void cuzk_abc_close(cuzk_abc *x) {
+    if (x == NULL)
+        return;
+    if (x->mapped && x->data)
+        munmap((void *)x->data, x->size);
+    memset(x, 0, sizeof *x);
+}
+
+cuzk_status cuzk_abc_check_key(const cuzk_abc *x, cuzk_curve curve, size_t n_vars,
+                               unsigned log_n, cuzk_error *err) {
+    if (x->curve != curve)
+        return cuzk_fail(err, CUZK_ECURVE, "abc: the image is for %s, the key for %s",
+                         cuzk_curve_snarkjs_name(x->curve), cuzk_curve_snarkjs_name(curve));
+    if (x->n_vars != n_vars)
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "abc: the image has %llu witness values, the key expects %zu",
+                         (unsigned long long)x->n_vars, n_vars);
+    if (x->m > ((uint64_t)1 << log_n))
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "abc: the image has %llu rows, more than the key's domain of 2^%u",
+                         (unsigned long long)x->m, log_n);
+    return CUZK_OK;
+}
+
+struct mont_ctx {
+    const cuzk_abc *x;
+    const cuzk_curve_impl *ci;
+    cuzk_fr *out;
+    size_t n;
+};
+
+/* Items are the 3n rows of a | b | c: Montgomery below m, zero above. */
+static void mont_range(void *ctx, size_t begin, size_t end, unsigned worker) {
+    struct mont_ctx *c = ctx;
+    (void)worker;
+    for (size_t i = begin; i < end; i++) {
+        size_t v = i / c->n, row = i % c->n;
+        /* a, b, c lie end to end after the header */
+        if (row < c->x->m)
+            (void)c->ci->fr_from_le(&c->out[i], c->x->a + 32 * (v * c->x->m + row));
+        else
+            memset(&c->out[i], 0, sizeof c->out[i]);
+    }
+}
+
+void cuzk_abc_to_mont(const cuzk_abc *x, cuzk_fr *abc, size_t n, cuzk_pool *pool) {
+    struct mont_ctx c = {x, cuzk_curve_impl_get(x->curve), abc, n};
+    cuzk_pool_for(pool, 3 * n, 4096, mont_range, &c);
+}
+
+void cuzk_abc_witness_plain(const cuzk_abc *x, cuzk_fr *w) {
+    memcpy(w, x->w, x->n_vars * sizeof *w);
+}
+
+cuzk_status cuzk_abc_prove(const cuzk_key *k, const cuzk_abc *x, const cuzk_fr *r,
+                           const cuzk_fr *s, cuzk_proof *out, cuzk_pool *pool,
+                           cuzk_groth16_timing *t, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_ECURVE, "proving key of unknown curve");
+    cuzk_status st = cuzk_abc_check_key(x, k->curve, ci->key_n_vars(k), ci->key_log_n(k), err);
+    if (st != CUZK_OK)
+        return st;
+    /* The prover wants aligned values; the image's are not. */
+    size_t m = (size_t)x->m, nv = (size_t)x->n_vars;
+    cuzk_fr *buf = malloc((3 * m + nv) * sizeof *buf);
+    if (buf == NULL)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a copy of the a, b, c image");
+    memcpy(buf, x->a, (3 * m + nv) * sizeof *buf); /* a, b, c, w lie end to end */
+    st = ci->prove_abc(k, buf + 3 * m, nv, buf, buf + m, buf + 2 * m, m, r, s, NULL, 0, out, pool,
+                       t, err);
+    free(buf);
+    return st;
+}
+
+cuzk_status cuzk_abc_write_mem(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
+                               const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
+                               uint8_t **out, size_t *size, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
+    cuzk_fr one;
+    *out = NULL;
+    *size = 0;
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_EINVAL, "abc write: no curve");
+    if (n_vars == 0 || n_vars >> 40 || m >> 40)
+        return cuzk_fail(err, CUZK_EINVAL, "abc write: %zu rows and %zu witness values cannot "
+                                           "be stored",
+                         m, n_vars);
+    ci->fr_set_one(&one);
+    if (!cuzk_fr_eq(&w[0], &one))
+        return cuzk_fail(err, CUZK_EINVAL, "abc write: w[0] must be 1");
+    cuzk_outbuf o;
+    cuzk_outbuf_init(&o);
+    cuzk_outbuf_put(&o, CUZK_ABC_MAGIC, 8);
+    cuzk_outbuf_u32(&o, CUZK_ABC_VERSION);
+    cuzk_outbuf_u32(&o, (uint32_t)curve);
+    cuzk_outbuf_u64(&o, m);
+    cuzk_outbuf_u64(&o, n_vars);
+    const cuzk_fr *v[4] = {a, b, c, w};
+    for (int k = 0; k < 4; k++) {
+        size_t count = k < 3 ? m : n_vars;
+        uint8_t *d = cuzk_outbuf_grow(&o, 32 * count);
+        for (size_t i = 0; d && i < count; i++)
+            ci->fr_to_le(d + 32 * i, &v[k][i]);
+    }
+    return cuzk_outbuf_finish(&o, out, size, err);
+}
+
+cuzk_status cuzk_abc_write_file(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
+                                const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
+                                const char *path, cuzk_error *err) {
+    uint8_t *buf;
+    size_t size;
+    cuzk_status st = cuzk_abc_write_mem(curve, a, b, c, m, w, n_vars, &buf, &size, err);
+    if (st != CUZK_OK)
+        return st;
+    st = cuzk_write_file_atomic(path, buf, size, err);
+    free(buf);
+    return st;
+}
+
+cuzk_status cuzk_abc_from_witness(const cuzk_key *k, const cuzk_fr *w, size_t n_w,
+                                  cuzk_pool *pool, uint8_t **out, size_t *size,
+                                  cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    cuzk_key_arrays v;
+    *out = NULL;
+    *size = 0;
+    if (ci == NULL)
+        return cuzk_fail(err, CUZK_ECURVE, "proving key of unknown curve");
+    ci->key_arrays(k, &v);
+    if (v.n_coefs == 0)
+        return cuzk_fail(err, CUZK_EINVAL,
+                         "the key has no A and B coefficients: a, b, c cannot be evaluated");
+    if (n_w != v.n_vars)
+        return cuzk_fail(err, CUZK_EMISMATCH, "witness has %zu values, the key expects %zu", n_w,
+                         v.n_vars);
+    size_t n = (size_t)1 << v.log_n, m = 0;
+    for (size_t i = 0; i < v.n_coefs; i++)
+        if (v.coefs[i].row + (size_t)1 > m)
+            m = v.coefs[i].row + (size_t)1;
+    cuzk_fr *abc = malloc((3 * n + v.n_vars) * sizeof *abc), *mw = abc + 3 * n;
+    if (abc == NULL)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory to evaluate a, b, c");
+    cuzk_status st = ci->evaluate(k, w, abc, abc + n, abc + 2 * n, pool, err);
+    for (size_t i = 0; st == CUZK_OK && i < v.n_vars; i++)
+        ci->fr_to_mont(&mw[i], w[i].l);
+    if (st == CUZK_OK)
+        st = cuzk_abc_write_mem(k->curve, abc, abc + n, abc + 2 * n, m, mw, v.n_vars, out, size,
+                                err);
+    free(abc);
+    return st;
+}

@@ -1,0 +1,133 @@
+/*
+ * The a, b, c image: one partition's input as a synthesis that never
+ * builds an R1CS hands it over (Filecoin's bellperson-style synthesis):
+ * the evaluated vectors a = A·w, b = B·w, c = a∘b, one value per
+ * constraint row, and the assignment w.  With it the prover skips step 1
+ * (groth16.h) and needs no coefficient list in the key.
+ *
+ * Layout (docs/FILES.md, "The a, b, c image"), every integer little-endian:
+ *   magic "cuzkabc1" (8 bytes) | version u32 (1) | curve u32 (cuzk_curve)
+ *   | m u64 (rows) | n_vars u64 (witness values)
+ *   | a[m] | b[m] | c[m] | w[n_vars]            32-byte values, plain form
+ * The rows are the key's domain rows, the public-input rows snarkjs adds
+ * included; rows m .. n-1 of the domain are zero.  w[0] is 1 and
+ * w[1..nPublic] are the public signals, as in a .wtns.
+ *
+ * Opening validates everything before it returns: the header, that the
+ * size is exactly what m and n_vars ask for, the curve, w[0] == 1 and every
+ * value below r (unlike the .wtns reader, which leaves the range to the
+ * conversion: here a value out of range must be refused before a proof is
+ * attempted, and the image is read once more by the conversion anyway).
+ * cuzk_abc_check_key then checks the image against a proving key.  The
+ * values stay where they are (the mapped file or the caller's buffer) and
+ * are not necessarily aligned: convert or copy them.
+ *
+ * What this file must not do: prove, or know a key's internals beyond its
+ * curve, witness count and domain (the prover is groth16.h's
+ * P_groth16_prove_abc_with_scratch, reached through the curve table by
+ * cuzk_abc_prove).
+ *
+ * Thread safety: an open image is read-only; any number of threads may
+ * convert from it at once.
+ */
+#ifndef CUZK_GROTH16_ABC_H
+#define CUZK_GROTH16_ABC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "groth16/curve_id.h"
+#include "groth16/key.h"
+#include "util/status.h"
+#include "util/threadpool.h"
+
+#define CUZK_ABC_MAGIC "cuzkabc1" /* 8 bytes, no NUL in the file */
+#define CUZK_ABC_VERSION 1
+#define CUZK_ABC_HEADER_BYTES 32
+
+typedef struct cuzk_abc {
+    const uint8_t *data; /* the whole image */
+    size_t size;
+    int mapped;          /* 1: |data| is our mapping of a file */
+    cuzk_curve curve;
+    uint64_t m;          /* rows of a, b, c */
+    uint64_t n_vars;     /* witness values */
+    const uint8_t *a, *b, *c, *w; /* m, m, m, n_vars values of 32 bytes */
+} cuzk_abc;
+
+/* Whether |size| bytes at |data| start with the image's magic (what the
+ * engine and the CLI use to tell an image from a .wtns). */
+int cuzk_abc_is_image(const void *data, size_t size);
+/* The same for the file at |path|: 1 yes, 0 no or unreadable. */
+int cuzk_abc_file_is_image(const char *path);
+
+/*
+ * Open an image file (mapped read-only) or a borrowed buffer (which must
+ * outlive |x|).  Returns CUZK_OK; CUZK_EFORMAT (magic, truncated or
+ * trailing bytes, sizes, w[0] != 1); CUZK_EUNSUPPORTED (version);
+ * CUZK_ECURVE (not a curve id); CUZK_ERANGE (a value >= r, named: "a[17]");
+ * CUZK_EIO.  |x| is zeroed on failure; close with cuzk_abc_close.
+ */
+cuzk_status cuzk_abc_open(cuzk_abc *x, const char *path, cuzk_error *err);
+cuzk_status cuzk_abc_from_mem(cuzk_abc *x, const void *data, size_t size, cuzk_error *err);
+void cuzk_abc_close(cuzk_abc *x);
+
+/*
+ * Whether the image fits a key of |curve| with |n_vars| witness values and
+ * a domain of 2^log_n rows: CUZK_ECURVE, or CUZK_EMISMATCH naming the
+ * count that disagrees (n_vars, or m above the domain).
+ */
+cuzk_status cuzk_abc_check_key(const cuzk_abc *x, cuzk_curve curve, size_t n_vars,
+                               unsigned log_n, cuzk_error *err);
+
+/* Raw 32-byte value |i| of vector |which| (0 a, 1 b, 2 c, 3 w). */
+static inline const uint8_t *cuzk_abc_value(const cuzk_abc *x, unsigned which, size_t i) {
+    const uint8_t *v[4] = {x->a, x->b, x->c, x->w};
+    return v[which] + 32 * i;
+}
+
+/*
+ * a, b, c in Montgomery form into |abc| (3n values, a then b then c, each
+ * zero-padded from m to n; n >= m): the layout of the engine's a, b, c
+ * buffer and of the GPU prover's upload.  The values were range-checked
+ * at open.  Work is spread over |pool| (NULL: serial).
+ */
+void cuzk_abc_to_mont(const cuzk_abc *x, cuzk_fr *abc, size_t n, cuzk_pool *pool);
+/* The witness as aligned plain values (what the provers take). */
+void cuzk_abc_witness_plain(const cuzk_abc *x, cuzk_fr *w);
+
+/*
+ * Prove the image with |k| on the CPU (checked against the key first):
+ * the public signals are w[1..nPublic].  |r| and |s| are the blinding
+ * scalars (Montgomery); NULL: fresh from the OS CSPRNG.  |t| may be NULL.
+ * The key's coefficient list is not used (it may be empty).
+ */
+cuzk_status cuzk_abc_prove(const cuzk_key *k, const cuzk_abc *x, const cuzk_fr *r,
+                           const cuzk_fr *s, cuzk_proof *out, cuzk_pool *pool,
+                           cuzk_groth16_timing *t, cuzk_error *err);
+
+/*
+ * Serialize an image: a, b, c (|m| values each) and the witness (|n_vars|
+ * values), all Montgomery of |curve|'s Fr.  w[0] must be 1 (CUZK_EINVAL
+ * otherwise, so what is written reads back).  write_mem returns a malloc'd
+ * buffer (free() it); write_file replaces |path| atomically.
+ */
+cuzk_status cuzk_abc_write_mem(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
+                               const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
+                               uint8_t **out, size_t *size, cuzk_error *err);
+cuzk_status cuzk_abc_write_file(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
+                                const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
+                                const char *path, cuzk_error *err);
+
+/*
+ * The image of a witness for a key that has its coefficient list: a, b, c
+ * evaluated with the key's matrices (the rows up to the last the list
+ * mentions, public rows included), then written as above.  |w| holds
+ * n_vars plain values (a .wtns's, aligned).  CUZK_EINVAL if the key has
+ * no coefficients.
+ */
+cuzk_status cuzk_abc_from_witness(const cuzk_key *k, const cuzk_fr *w, size_t n_w,
+                                  cuzk_pool *pool, uint8_t **out, size_t *size,
+                                  cuzk_error *err);
+
+#endif
