@@ -171,12 +171,12 @@ for st in $STAGES; do
         done ;;
     porep27)
         run porep27 580 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs 27 \
-            --reps 2 --ones both --b2 both --input abc --mem-limit-gib 135
+            --reps 2 --ones both --input abc
         grep -E "^bls12381 +[0-9]+ |GiB \(profile|key:|a, b, c evaluated" "$OUTDIR/porep27.log" |
             cut -c1-250 | sed "s/^/    porep27 /" >>"$sum" ;;
     porep27cap)
         run porep27-cap16 580 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs 27 \
-            --reps 2 --host-bases --mem-limit-gib 16 --input abc --b2 both
+            --reps 2 --host-bases --mem-limit-gib 16 --input abc
         grep -E "^bls12381 +[0-9]+ |GiB \(profile|key:|a, b, c evaluated" "$OUTDIR/porep27-cap16.log" |
             cut -c1-250 | sed "s/^/    porep27cap /" >>"$sum" ;;
     esac
