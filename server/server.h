@@ -10,7 +10,7 @@
  *   api_keys.c    key list, import, preload, evict; the circuits
  *                 registered with keys (circuit.c)
  *   circuit.c     circuits (circom .wasm) known to the daemon: which key
- *                 has which, loaded once for checking inputs
+ *                 has which; inputs checked with the engine's loaded copy
  *   intake.c      the budgeted, reused buffers request bodies are received
  *                 in and uploaded witnesses are handed to the engine in
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
@@ -185,8 +185,9 @@ typedef struct cuzkd_server {
 
     cuzkd_intake intake;
 
-    /* Circuits (circuit.c): loaded ones by wasm path, and which key has
-     * which.  circuits_lock guards the list only; loads (which may
+    /* Circuits (circuit.c): those known (counted against max_circuits) by
+     * wasm path, and which key has which; the loaded objects are the
+     * engine's.  circuits_lock guards the list only; loads (which may
      * compile) happen outside it. */
     pthread_mutex_t circuits_lock;
     cuzkd_circuit *circuits;
