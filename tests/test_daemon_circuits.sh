@@ -117,10 +117,10 @@ echo "good: memory.witness_workers = $ww bytes"
 # --- one copy: the daemon's checks use the engine's loaded circuit ---------------
 # (the daemon loaded a copy of its own to check inputs, with a look-up
 # worker of its own that no budget counted)  A second job of the circuit
-# is submitted on a connection that stays open (a look-up worker lives as
-# long as the thread that started it); while it is open, every worker
-# process of the daemon must be in memory.witness_workers, measured by a
-# status on that same connection.
+# is submitted, and waited for, on a connection that stays open (a
+# look-up worker lives as long as the thread that started it); while it
+# is open, every worker process of the daemon must be in
+# memory.witness_workers, measured by a status on that same connection.
 workers_pss() { # the daemon's worker processes: "COUNT KIB"
   local n=0 kb=0 p v
   for p in $(ps --ppid "$DPID" -o pid= 2>/dev/null); do
@@ -141,8 +141,12 @@ class C(http.client.HTTPConnection):
 c = C("cuzkd")
 body = json.dumps({"key": "op", "circuit": wasm, "input": {"a": 7}})
 c.request("POST", "/v1/jobs", body, {"Content-Type": "application/json"})
-r = c.getresponse(); r.read()
+r = c.getresponse()
 assert r.status == 202, r.status
+rid = json.loads(r.read())["request_id"]
+# done before the status: no worker starts between the status and the count
+c.request("GET", "/v1/jobs/%s/result?timeout_ms=30000" % rid); r = c.getresponse()
+assert json.loads(r.read()).get("state") == "done"
 c.request("GET", "/v1/status"); r = c.getresponse()
 open(status_out, "wb").write(r.read())
 pss = 0; n = 0  # every worker of the daemon, the connection still open
