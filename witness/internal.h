@@ -55,6 +55,10 @@ struct cuzk_wc_circuit {
      * load used, under |query_lock|. */
     pthread_mutex_t query_lock;
     wc_worker query;
+    /* |query| is the worker the load started (not one a look-up started
+     * again): only that one may be taken over by a first calculation in
+     * the loading thread (a one-shot calculation).  Under |query_lock|. */
+    int query_from_load;
 };
 
 /* Layout of a parsed input (input.c fills it, wc.c reads it). */

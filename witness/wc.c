@@ -400,6 +400,7 @@ static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_
         cuzk_fail(err, s, "%s: %s", name, why.msg);
     if (s == CUZK_OK)
         s = worker_info(c, &c->query, 1, name, err);
+    c->query_from_load = s == CUZK_OK;
     if (s != CUZK_OK) {
         cuzk_wc_circuit_free(c);
         return s;
@@ -494,17 +495,22 @@ cuzk_status wc_query_input_size(const cuzk_wc_circuit *cc, uint32_t hi, uint32_t
     cuzk_error why = {0};
     pthread_mutex_lock(&c->query_lock);
     cuzk_status s = CUZK_OK;
-    if (!c->query.pid && (s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK)
-        s = worker_info(c, &c->query, 0, "circuit", &why); /* a fresh worker: INFO first */
+    if (!c->query.pid) { /* a fresh worker: INFO first */
+        c->query_from_load = 0;
+        if ((s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK)
+            s = worker_info(c, &c->query, 0, "circuit", &why);
+    }
     if (s == CUZK_OK)
         s = worker_ask(&c->query, &q, &wt, &r, &why);
     /* The worker dies with the thread that started it (PR_SET_PDEATHSIG):
      * a connection thread that loaded the circuit may be gone.  One new
      * worker, once. */
-    if (s == CUZK_EINTERNAL && !c->query.pid &&
-        (s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK &&
-        (s = worker_info(c, &c->query, 0, "circuit", &why)) == CUZK_OK)
-        s = worker_ask(&c->query, &q, &wt, &r, &why);
+    if (s == CUZK_EINTERNAL && !c->query.pid) {
+        c->query_from_load = 0;
+        if ((s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK &&
+            (s = worker_info(c, &c->query, 0, "circuit", &why)) == CUZK_OK)
+            s = worker_ask(&c->query, &q, &wt, &r, &why);
+    }
     pthread_mutex_unlock(&c->query_lock);
     if (s != CUZK_OK)
         return cuzk_fail(err, s, "input signal look-up: %s", why.msg);
@@ -584,10 +590,14 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
          * worker, started and checked already, rather than start a second:
          * a worker start (exec, linking, the module's start) is most of a
          * small circuit's time.  Look-ups start another if they need one.
-         * Only that thread: the worker dies with the thread that started it. */
+         * Only that thread (the worker dies with the thread that started
+         * it), and only the load's worker: one a look-up started again (in
+         * an engine's synthesis thread) stays the circuit's, so that what
+         * is charged for it stays where it is charged. */
         cuzk_wc_circuit *cc = (cuzk_wc_circuit *)c;
         pthread_mutex_lock(&cc->query_lock);
-        if (cc->query.pid && cc->query.starter == (pid_t)syscall(SYS_gettid)) {
+        if (cc->query.pid && cc->query_from_load &&
+            cc->query.starter == (pid_t)syscall(SYS_gettid)) {
             wc->w = cc->query;
             worker_init(&cc->query);
         }
