@@ -33,6 +33,7 @@
  * says READY, under their job's hold); free a circuit that is held.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +237,11 @@ static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring
     return s;
 }
 
+/* The loader, when it has nothing to load, measures the look-up workers
+ * this often (they start and die with other threads: a status must not
+ * read /proc itself). */
+#define MEASURE_EVERY_S 1
+
 void *engine_circuit_loader_main(void *arg) {
     cuzk_engine *e = arg;
     pthread_setname_np(pthread_self(), "cuzk-circuits");
@@ -243,7 +249,14 @@ void *engine_circuit_loader_main(void *arg) {
     while (!atomic_load(&e->circ_stop)) {
         engine_circuit *c = e->circ_load_head;
         if (!c) {
-            pthread_cond_wait(&e->circ_cv, &e->circ_lock);
+            struct timespec until; /* circ_cv waits on the realtime clock */
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += MEASURE_EVERY_S;
+            if (pthread_cond_timedwait(&e->circ_cv, &e->circ_lock, &until) == ETIMEDOUT) {
+                pthread_mutex_unlock(&e->circ_lock);
+                engine_circuits_measure(e);
+                pthread_mutex_lock(&e->circ_lock);
+            }
             continue;
         }
         unqueue_locked(e, c);
@@ -390,23 +403,28 @@ void cuzk_engine_circuit_put(cuzk_engine *e, cuzk_wc_circuit *wc) {
     cuzk_wc_circuit_free(wc);
 }
 
-unsigned engine_circuits_measure(cuzk_engine *e) {
+void engine_circuits_measure(cuzk_engine *e) {
     enum { AT_ONCE = 64 }; /* more (past any daemon's max_circuits) wait for their next use */
     engine_circuit *held[AT_ONCE];
-    unsigned n = 0, loaded = 0;
+    unsigned n = 0;
     pthread_mutex_lock(&e->circ_lock);
-    for (engine_circuit *c = e->circuits; c; c = c->next)
-        if (atomic_load(&c->state) == CIRC_READY) {
-            loaded++;
-            if (n < AT_ONCE)
-                (held[n++] = c)->holders++;
-        }
+    for (engine_circuit *c = e->circuits; c && n < AT_ONCE; c = c->next)
+        if (atomic_load(&c->state) == CIRC_READY)
+            (held[n++] = c)->holders++;
     pthread_mutex_unlock(&e->circ_lock);
     for (unsigned k = 0; k < n; k++) {
         charge_lookup(e, held[k]);
         engine_circuit_release(e, held[k], 0);
     }
-    return loaded;
+}
+
+unsigned engine_circuits_loaded(cuzk_engine *e) {
+    unsigned n = 0;
+    pthread_mutex_lock(&e->circ_lock);
+    for (engine_circuit *c = e->circuits; c; c = c->next)
+        n += atomic_load(&c->state) == CIRC_READY;
+    pthread_mutex_unlock(&e->circ_lock);
+    return n;
 }
 
 void engine_thread_free_wc(engine_thread *th) {

@@ -1137,7 +1137,7 @@ const char *cuzk_job_public_json(const cuzk_job *job, size_t i) {
 
 void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     memset(st, 0, sizeof *st);
-    st->n_circuits = engine_circuits_measure(e); /* before the budget is read */
+    st->n_circuits = engine_circuits_loaded(e);
     pthread_mutex_lock(&e->mem.lock);
     st->mem_budget = e->mem.budget;
     st->mem_used = e->mem.used;

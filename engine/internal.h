@@ -585,9 +585,11 @@ cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error
 void *engine_circuit_loader_main(void *arg);
 /* Measure every loaded circuit's look-up worker again and charge what it
  * holds now (it may have been started, or have died with the thread that
- * started it, since); returns how many circuits are loaded.  Takes
- * circ_lock, never while measuring. */
-unsigned engine_circuits_measure(cuzk_engine *e);
+ * started it, since): the loader does, every second it has nothing to
+ * load.  Takes circ_lock, never while measuring. */
+void engine_circuits_measure(cuzk_engine *e);
+/* How many circuits are loaded (circ_lock, no I/O). */
+unsigned engine_circuits_loaded(cuzk_engine *e);
 /* Frees every circuit; every instance must have been freed. */
 void engine_circuits_destroy(cuzk_engine *e);
 /* Frees the instances a synthesis thread made. */

@@ -763,8 +763,8 @@ typedef struct cuzk_engine_status {
      * them pass the budget, which then admits nothing new until they fit).
      * mem_witness: the worker processes of witness calculators (one look-up
      * worker a loaded circuit, one a synthesis thread and circuit), each
-     * as measured after its last calculation (look-up workers: again at
-     * each status), shared pages divided among them. */
+     * as measured after its last calculation (look-up workers: again
+     * every second), shared pages divided among them. */
     uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
         mem_buffers_idle, mem_intake, mem_scratch, mem_pinned, mem_witness;
     /* Queues: jobs with partitions not yet admitted, by priority; partitions
