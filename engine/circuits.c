@@ -3,9 +3,21 @@
  * instead of witnesses (witness/wc.h), and the circuit loader thread.
  *
  * A circuit is known by the real path of its .wasm.  It is registered the
- * first time a submit names it or cuzk_engine_circuit_register is called
- * with it, and lives until the engine ends, so jobs and keys keep plain
- * pointers to it.  Loading it can mean compiling it to native code, which
+ * first time a submit names it, cuzk_engine_circuit_register binds it to
+ * a key or cuzk_engine_circuit_get asks for it.  Whoever points at it
+ * holds it (|holders|, under circ_lock): the key it is bound to, each job
+ * until drained, the loader while loading it, a caller between resolving
+ * and releasing it.  A circuit whose load failed, or that a key refused
+ * (wrong curve or size), is removed with its last hold: its entry, its
+ * look-up worker, its charge; nothing of it is left to count.  Loaded
+ * circuits nobody refused stay for later jobs.  The loaded object
+ * (cuzk_wc_circuit) is reference counted by the witness layer: the entry
+ * holds one reference, each synthesis thread's instance one, and a caller
+ * of cuzk_engine_circuit_get one until cuzk_engine_circuit_put, so the
+ * daemon's checks of inputs and the engine's synthesis use one object
+ * with one look-up worker, charged to the budget once.
+ *
+ * Loading it can mean compiling it to native code, which
  * takes up to a minute for a large circuit (once per machine: the witness
  * layer caches the object on disk).  That never happens on a proving
  * thread: a submit only queues the circuit for the loader thread, and the
@@ -15,12 +27,13 @@
  * the caller's thread and waits, which is what a caller preparing a
  * service wants.
  *
- * Must not: hold circ_lock (or any lock) while compiling or loading; let
- * a synthesis or device worker take circ_lock (they read the circuit's
- * atomic state, and its fields once it says READY); free a circuit before
- * the engine.
+ * Must not: hold circ_lock (or any lock) while compiling or loading, or
+ * while measuring a worker; let a synthesis or device worker take
+ * circ_lock (they read the circuit's atomic state, and its fields once it
+ * says READY, under their job's hold); free a circuit that is held.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +104,8 @@ cuzk_status engine_circuit_resolve(cuzk_engine *e, engine_circuit **out, const c
         c->next = e->circuits;
         e->circuits = c;
     }
+    if (c)
+        c->holders++;
     if (c && queue)
         queue_locked(e, c);
     pthread_mutex_unlock(&e->circ_lock);
@@ -99,6 +114,49 @@ cuzk_status engine_circuit_resolve(cuzk_engine *e, engine_circuit **out, const c
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for a circuit entry");
     *out = c;
     return CUZK_OK;
+}
+
+/* Measure the look-up worker of |c| (loaded, held by the caller; no lock
+ * held) and charge what it holds in place of what was charged before;
+ * unchanged while a look-up is using it. */
+static void charge_lookup(cuzk_engine *e, engine_circuit *c) {
+    uint64_t now = cuzk_wc_circuit_memory(c->wc);
+    if (now == UINT64_MAX)
+        return;
+    pthread_mutex_lock(&e->circ_lock);
+    engine_wc_charge(e, &c->wc_charged, now);
+    pthread_mutex_unlock(&e->circ_lock);
+}
+
+void engine_circuit_hold(cuzk_engine *e, engine_circuit *c) {
+    pthread_mutex_lock(&e->circ_lock);
+    c->holders++;
+    pthread_mutex_unlock(&e->circ_lock);
+}
+
+void engine_circuit_release(cuzk_engine *e, engine_circuit *c, int refused) {
+    if (!c)
+        return;
+    pthread_mutex_lock(&e->circ_lock);
+    int st = atomic_load(&c->state);
+    int drop = --c->holders == 0 && st != CIRC_QUEUED && st != CIRC_LOADING &&
+               (refused || st == CIRC_FAILED || st == CIRC_NEW);
+    if (drop) {
+        engine_circuit **pp = &e->circuits;
+        while (*pp != c)
+            pp = &(*pp)->next;
+        *pp = c->next;
+        engine_wc_charge(e, &c->wc_charged, 0);
+    }
+    pthread_mutex_unlock(&e->circ_lock);
+    if (!drop)
+        return;
+    if (refused && st == CIRC_READY)
+        engine_log(e, CUZK_LOG_INFO, "circuit %s unloaded: refused, and nothing else uses it",
+                   base_name(c->path));
+    cuzk_wc_circuit_free(c->wc); /* the entry's reference; instances keep theirs */
+    free(c->path);
+    free(c);
 }
 
 void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o) {
@@ -147,12 +205,13 @@ static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring
     cuzk_wc_circuit *wc = NULL;
     cuzk_error why = {0};
     cuzk_status s = cuzk_wc_circuit_load(&wc, c->path, &opts, &why);
+    uint64_t mem = s == CUZK_OK ? cuzk_wc_circuit_memory(wc) : 0; /* not under the lock */
     pthread_mutex_lock(&e->circ_lock);
     c->load_status = s;
     snprintf(c->load_msg, sizeof c->load_msg, "%s", s == CUZK_OK ? "" : why.msg);
     if (s == CUZK_OK) {
         c->wc = wc;
-        engine_wc_charge(e, &c->wc_charged, cuzk_wc_circuit_memory(wc));
+        engine_wc_charge(e, &c->wc_charged, mem == UINT64_MAX ? 0 : mem);
         c->curve = cuzk_wc_circuit_curve(wc);
         c->n_witness = cuzk_wc_circuit_n_witness(wc);
     }
@@ -178,6 +237,11 @@ static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring
     return s;
 }
 
+/* The loader, when it has nothing to load, measures the look-up workers
+ * this often (they start and die with other threads: a status must not
+ * read /proc itself). */
+#define MEASURE_EVERY_S 1
+
 void *engine_circuit_loader_main(void *arg) {
     cuzk_engine *e = arg;
     pthread_setname_np(pthread_self(), "cuzk-circuits");
@@ -185,13 +249,22 @@ void *engine_circuit_loader_main(void *arg) {
     while (!atomic_load(&e->circ_stop)) {
         engine_circuit *c = e->circ_load_head;
         if (!c) {
-            pthread_cond_wait(&e->circ_cv, &e->circ_lock);
+            struct timespec until; /* circ_cv waits on the realtime clock */
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += MEASURE_EVERY_S;
+            if (pthread_cond_timedwait(&e->circ_cv, &e->circ_lock, &until) == ETIMEDOUT) {
+                pthread_mutex_unlock(&e->circ_lock);
+                engine_circuits_measure(e);
+                pthread_mutex_lock(&e->circ_lock);
+            }
             continue;
         }
         unqueue_locked(e, c);
         atomic_store(&c->state, CIRC_LOADING);
+        c->holders++; /* the loader's, while it loads */
         pthread_mutex_unlock(&e->circ_lock);
         load_one(e, c, e->circ_ring, NULL);
+        engine_circuit_release(e, c, 0);
         pthread_mutex_lock(&e->circ_lock);
     }
     /* Loads never started fail, so that nothing waits for them. */
@@ -228,7 +301,9 @@ static cuzk_status obtain(cuzk_engine *e, engine_circuit *c, cuzk_error *err) {
     }
 }
 
-/* cuzk_engine_circuit_register once the key is resolved (and held). */
+/* cuzk_engine_circuit_register once the key is resolved (and held).  A
+ * circuit the key refuses leaves nothing behind unless something else
+ * holds it. */
 static cuzk_status circuit_bind(cuzk_engine *e, engine_key *k, const char *wasm_path,
                                 cuzk_error *err) {
     engine_circuit *c;
@@ -239,11 +314,16 @@ static cuzk_status circuit_bind(cuzk_engine *e, engine_key *k, const char *wasm_
     pthread_mutex_lock(&e->keys_lock);
     engine_circuit *other = k->circuit;
     pthread_mutex_unlock(&e->keys_lock);
-    if (other && other != c)
-        return cuzk_fail(err, CUZK_EMISMATCH, "key %s has circuit %s registered already", k->id,
-                         other->path);
-    if ((s = obtain(e, c, err)) != CUZK_OK)
+    if (other && other != c) {
+        s = cuzk_fail(err, CUZK_EMISMATCH, "key %s has circuit %s registered already", k->id,
+                      other->path);
+        engine_circuit_release(e, c, 1);
         return s;
+    }
+    if ((s = obtain(e, c, err)) != CUZK_OK) {
+        engine_circuit_release(e, c, 1);
+        return s;
+    }
     /* The key's curve and size are known once it has been loaded (they stay
      * known after eviction); otherwise admission checks them. */
     pthread_mutex_lock(&e->keys_lock);
@@ -252,11 +332,15 @@ static cuzk_status circuit_bind(cuzk_engine *e, engine_key *k, const char *wasm_
                       k->circuit->path);
     else if (k->key.curve != CUZK_CURVE_NONE && k->witness_bytes)
         s = engine_circuit_check(c, k->key.curve, k->witness_bytes / sizeof(cuzk_fr), err);
-    if (s == CUZK_OK)
+    int bound = s == CUZK_OK && !k->circuit;
+    if (bound) {
         k->circuit = c;
+        engine_circuit_hold(e, c); /* the key's, for good (keys_lock -> circ_lock) */
+    }
     pthread_mutex_unlock(&e->keys_lock);
-    if (s == CUZK_OK)
+    if (bound)
         engine_log(e, CUZK_LOG_INFO, "key %s: circuit %s registered", k->id, c->path);
+    engine_circuit_release(e, c, s != CUZK_OK);
     return s;
 }
 
@@ -281,6 +365,66 @@ cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
     s = circuit_bind(e, k, wasm_path, err);
     engine_key_release(e, k);
     return s;
+}
+
+cuzk_status cuzk_engine_circuit_get(cuzk_engine *e, const char *wasm_path,
+                                    cuzk_wc_circuit **out, cuzk_error *err) {
+    *out = NULL;
+    if (!wasm_path || !wasm_path[0])
+        return cuzk_fail(err, CUZK_EINVAL, "circuit: a .wasm path is needed");
+    if (atomic_load(&e->closing))
+        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+    engine_circuit *c;
+    cuzk_status s = engine_circuit_resolve(e, &c, wasm_path, 0, err);
+    if (s != CUZK_OK)
+        return s;
+    if ((s = obtain(e, c, err)) == CUZK_OK)
+        *out = cuzk_wc_circuit_ref(c->wc);
+    engine_circuit_release(e, c, 0); /* a failed load leaves nothing */
+    return s;
+}
+
+void cuzk_engine_circuit_put(cuzk_engine *e, cuzk_wc_circuit *wc) {
+    if (!wc)
+        return;
+    /* Its look-up worker may have been started (again) by the caller's
+     * look-ups: measured now, outside the lock, and charged in place of
+     * what was charged for it before. */
+    engine_circuit *c = NULL;
+    pthread_mutex_lock(&e->circ_lock);
+    for (engine_circuit *x = e->circuits; x && !c; x = x->next)
+        if (x->wc == wc && atomic_load(&x->state) == CIRC_READY)
+            (c = x)->holders++;
+    pthread_mutex_unlock(&e->circ_lock);
+    if (c) {
+        charge_lookup(e, c);
+        engine_circuit_release(e, c, 0);
+    }
+    cuzk_wc_circuit_free(wc);
+}
+
+void engine_circuits_measure(cuzk_engine *e) {
+    enum { AT_ONCE = 64 }; /* more (past any daemon's max_circuits) wait for their next use */
+    engine_circuit *held[AT_ONCE];
+    unsigned n = 0;
+    pthread_mutex_lock(&e->circ_lock);
+    for (engine_circuit *c = e->circuits; c && n < AT_ONCE; c = c->next)
+        if (atomic_load(&c->state) == CIRC_READY)
+            (held[n++] = c)->holders++;
+    pthread_mutex_unlock(&e->circ_lock);
+    for (unsigned k = 0; k < n; k++) {
+        charge_lookup(e, held[k]);
+        engine_circuit_release(e, held[k], 0);
+    }
+}
+
+unsigned engine_circuits_loaded(cuzk_engine *e) {
+    unsigned n = 0;
+    pthread_mutex_lock(&e->circ_lock);
+    for (engine_circuit *c = e->circuits; c; c = c->next)
+        n += atomic_load(&c->state) == CIRC_READY;
+    pthread_mutex_unlock(&e->circ_lock);
+    return n;
 }
 
 void engine_thread_free_wc(engine_thread *th) {

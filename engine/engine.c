@@ -368,6 +368,7 @@ static void job_drained(cuzk_engine *e, engine_job *j) {
         j->key_held = 0;
         engine_key_release(e, j->key);
     }
+    engine_circuit_release(e, j->circuit, 0); /* nor j->circuit */
     engine_job_unref(j); /* the pipeline's reference */
 }
 
@@ -784,15 +785,17 @@ static int has_inputs(const cuzk_submit_opts *o) {
     return 0;
 }
 
-/* The circuit of a job with inputs: the one named, else the key's.  One
- * not loaded yet is queued for the circuit loader; the scheduler holds the
- * job back until it is loaded. */
+/* The circuit of a job with inputs: the one named, else the key's, held
+ * for the job.  One not loaded yet is queued for the circuit loader; the
+ * scheduler holds the job back until it is loaded. */
 static cuzk_status job_circuit(cuzk_engine *e, engine_circuit **out, const cuzk_submit_opts *o,
                                engine_key *k, cuzk_error *err) {
     if (o->circuit)
         return engine_circuit_resolve(e, out, o->circuit, 1, err);
     pthread_mutex_lock(&e->keys_lock);
     *out = k->circuit;
+    if (*out)
+        engine_circuit_hold(e, *out); /* keys_lock -> circ_lock */
     pthread_mutex_unlock(&e->keys_lock);
     if (!*out)
         return cuzk_fail(err, CUZK_EINVAL,
@@ -838,6 +841,8 @@ static cuzk_status intake_copy(cuzk_engine *e, engine_part *p, const void *data,
 static void job_discard(cuzk_engine *e, engine_job *j) {
     if (j->key_held)
         engine_key_release(e, j->key);
+    engine_circuit_release(e, j->circuit, 0);
+    j->circuit = NULL;
     for (uint32_t i = 0; i < j->n_parts; i++) {
         j->parts[i].release = NULL;
         engine_part_release_source(e, &j->parts[i]);
@@ -971,8 +976,10 @@ static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job
     if (has_inputs(o) && (s = job_circuit(e, &circ, o, k, err)) != CUZK_OK)
         return s;
     engine_job *j, *replaced = NULL;
-    if ((s = job_build(e, &j, o, k, circ, err)) != CUZK_OK)
+    if ((s = job_build(e, &j, o, k, circ, err)) != CUZK_OK) {
+        engine_circuit_release(e, circ, 0);
         return s;
+    }
     pthread_mutex_lock(&e->jobs_lock);
     /* Checked again under the lock: a concurrent submit of the same id may
      * have won the race, and destroy may have started. */
@@ -1136,6 +1143,7 @@ const char *cuzk_job_public_json(const cuzk_job *job, size_t i) {
 
 void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     memset(st, 0, sizeof *st);
+    st->n_circuits = engine_circuits_loaded(e);
     pthread_mutex_lock(&e->mem.lock);
     st->mem_budget = e->mem.budget;
     st->mem_used = e->mem.used;

@@ -462,7 +462,7 @@ struct cuzk_job {
     engine_key *key;
     int key_held; /* holds |key| (engine_key.holders) until drained */
     /* The circuit that computes witnesses of partitions with inputs; NULL
-     * when none has inputs.  Lives as long as the engine. */
+     * when none has inputs.  Held by the job until it is drained. */
     engine_circuit *circuit;
     int prio;
     uint64_t submit_ns, deadline_ns;
@@ -541,7 +541,7 @@ typedef enum engine_circuit_state {
     CIRC_NEW = 0,     /* not loaded; nothing asked for it yet */
     CIRC_QUEUED,      /* waiting for the circuit loader */
     CIRC_LOADING,     /* being compiled or loaded (loader or a register call) */
-    CIRC_READY,       /* |wc| is valid from now until the engine ends */
+    CIRC_READY,       /* |wc| is valid from now while the circuit is held */
     CIRC_FAILED       /* the last load failed: load_status, load_msg */
 } engine_circuit_state;
 
@@ -559,13 +559,26 @@ struct engine_circuit {
     cuzk_status load_status;
     char load_msg[CUZK_ERROR_MSG_BYTES];
     engine_circuit *next, *load_next;
+    /* Holds: the key it is bound to, each job that points at it (until
+     * drained), the loader while it loads it, each caller between
+     * resolving it and releasing it.  One with none is removed when its
+     * load failed or a key refused it (engine_circuit_release). */
+    uint32_t holders;
 };
 
-/* The circuit whose .wasm is at |path|: found, or registered (not loaded).
- * With |queue| a circuit not loaded (or whose last load failed) is queued
- * for the circuit loader.  CUZK_ENOTFOUND (no such file), CUZK_ENOMEM. */
+/* The circuit whose .wasm is at |path|: found, or registered (not loaded),
+ * held for the caller (engine_circuit_release).  With |queue| a circuit
+ * not loaded (or whose last load failed) is queued for the circuit loader.
+ * CUZK_ENOTFOUND (no such file), CUZK_ENOMEM. */
 cuzk_status engine_circuit_resolve(cuzk_engine *e, engine_circuit **out, const char *path,
                                    int queue, cuzk_error *err);
+/* One more hold on |c| (a job of the key it is bound to). */
+void engine_circuit_hold(cuzk_engine *e, engine_circuit *c);
+/* Drop a hold on |c| (NULL: nothing).  The last hold of a circuit whose
+ * load failed, or that a key refused (|refused|), removes it: no entry,
+ * no look-up worker, nothing charged.  Others stay loaded for later
+ * jobs.  Takes circ_lock. */
+void engine_circuit_release(cuzk_engine *e, engine_circuit *c, int refused);
 /* Whether circuit |c| (READY) fits key |k| (loaded): CUZK_OK, CUZK_ECURVE
  * or CUZK_EMISMATCH with the reason in |err|. */
 cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint64_t n_vars,
@@ -573,6 +586,13 @@ cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint
 /* circ_lock is taken: copy the last load error of |c|. */
 cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error *err);
 void *engine_circuit_loader_main(void *arg);
+/* Measure every loaded circuit's look-up worker again and charge what it
+ * holds now (it may have been started, or have died with the thread that
+ * started it, since): the loader does, every second it has nothing to
+ * load.  Takes circ_lock, never while measuring. */
+void engine_circuits_measure(cuzk_engine *e);
+/* How many circuits are loaded (circ_lock, no I/O). */
+unsigned engine_circuits_loaded(cuzk_engine *e);
 /* Frees every circuit; every instance must have been freed. */
 void engine_circuits_destroy(cuzk_engine *e);
 /* Frees the instances a synthesis thread made. */

@@ -415,8 +415,9 @@ typedef struct cuzk_submit_opts {
     /* The circuit's witness calculator, needed when a witness carries
      * inputs: the path of circom's .wasm for this key.  NULL: the circuit
      * registered with the key (cuzk_engine_circuit_register).  Compiled to
-     * native code on first use (witness/wc.h) and kept loaded until the
-     * engine ends.  A circuit not loaded yet is loaded by an engine thread
+     * native code on first use (witness/wc.h) and kept loaded for later
+     * jobs (one that fails to load, or that a key refused, is dropped with
+     * its last user).  A circuit not loaded yet is loaded by an engine thread
      * after the submit returns; the job waits for it (QUEUED), and fails
      * if it cannot be loaded or does not fit the key (curve, number of
      * witness values).  Ignored when no witness carries inputs. */
@@ -709,6 +710,26 @@ CUZK_API cuzk_status cuzk_engine_key_forget(cuzk_engine *e, const char *id, cuzk
 CUZK_API cuzk_status cuzk_engine_circuit_register(cuzk_engine *e, const char *key_id,
                                                   const char *wasm_path, cuzk_error *err);
 
+/*
+ * The engine's loaded circuit of circom's .wasm at |wasm_path|, loading
+ * (and, the first time on this machine, compiling) it now in the caller's
+ * thread if it is not loaded yet, for a caller that checks inputs against
+ * the circuit the engine will compute their witnesses with: one object and
+ * one look-up worker serve both, and that worker's memory is charged to
+ * the engine's budget (mem_witness).  The caller holds a reference to the
+ * circuit (cuzk_wc_circuit, cuzk_tools.h) until it gives it back with
+ * cuzk_engine_circuit_put, which measures the look-up worker again (the
+ * caller's look-ups may have started it) before dropping the reference.
+ * A circuit that fails to load leaves nothing in the engine.
+ * Returns: CUZK_OK; CUZK_EINVAL; CUZK_ENOTFOUND; CUZK_ECANCELLED (shutting
+ *   down); the witness layer's errors, as cuzk_engine_circuit_register.
+ */
+struct cuzk_wc_circuit;
+CUZK_API cuzk_status cuzk_engine_circuit_get(cuzk_engine *e, const char *wasm_path,
+                                             struct cuzk_wc_circuit **c, cuzk_error *err);
+/* Give back a circuit of cuzk_engine_circuit_get (NULL: nothing). */
+CUZK_API void cuzk_engine_circuit_put(cuzk_engine *e, struct cuzk_wc_circuit *c);
+
 /* Copy up to |max| keys' info into |out|; returns the number of keys known
  * (may exceed |max|). */
 CUZK_API size_t cuzk_engine_keys(cuzk_engine *e, cuzk_key_info *out, size_t max);
@@ -752,8 +773,8 @@ typedef struct cuzk_engine_status {
      * them pass the budget, which then admits nothing new until they fit).
      * mem_witness: the worker processes of witness calculators (one look-up
      * worker a loaded circuit, one a synthesis thread and circuit), each
-     * as measured after its last calculation, shared pages divided among
-     * them. */
+     * as measured after its last calculation (look-up workers: again
+     * every second), shared pages divided among them. */
     uint64_t mem_budget, mem_used, mem_peak, mem_keys, mem_buffers,
         mem_buffers_idle, mem_intake, mem_scratch, mem_pinned, mem_witness;
     /* Queues: jobs with partitions not yet admitted, by priority; partitions
@@ -767,6 +788,8 @@ typedef struct cuzk_engine_status {
     unsigned n_devices;
     cuzk_device_status devices[CUZK_MAX_DEVICES];
     unsigned n_keys, keys_resident;
+    /* Circuits loaded (witness calculators, each with its look-up worker). */
+    unsigned n_circuits;
 } cuzk_engine_status;
 
 /* Snapshot of the engine.  Cheap (no I/O); takes each internal lock for a

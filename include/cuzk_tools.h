@@ -104,7 +104,8 @@ CUZK_API cuzk_status cuzk_setup_timing(const char *r1cs_path, const char *zkey_p
 /* ---- the witness calculator -------------------------------------------------------
  * circom's witness calculator (the .wasm of `circom --wasm`) compiled once
  * per machine to native code and cached (docs/WITNESS.md).  A circuit is
- * immutable and shared by any number of threads; an instance (cuzk_wc) is
+ * immutable, reference counted and shared by any number of threads; an
+ * instance (cuzk_wc) is
  * used by one thread at a time; an input is an input.json parsed and
  * checked against a circuit. */
 
@@ -167,7 +168,13 @@ CUZK_API cuzk_status cuzk_wc_circuit_load_mem(cuzk_wc_circuit **c, const void *w
                                               const char *name, const cuzk_wc_opts *opts,
                                               cuzk_error *err);
 
-/* NULL is a no-op.  Every instance of |c| must be freed first. */
+/* A circuit is reference counted: the load gives the caller one
+ * reference, cuzk_wc_circuit_ref one more (it returns |c|), and each
+ * instance (cuzk_wc_new) and parsed input (cuzk_wc_input_parse) holds one
+ * of its own until it is freed.  cuzk_wc_circuit_free drops the caller's
+ * reference; the last one kills the circuit's look-up worker and frees
+ * it.  Both may be called from any thread; NULL is a no-op. */
+CUZK_API cuzk_wc_circuit *cuzk_wc_circuit_ref(cuzk_wc_circuit *c);
 CUZK_API void cuzk_wc_circuit_free(cuzk_wc_circuit *c);
 
 /* What the circuit is: its curve (from the prime), the number of witness
@@ -211,7 +218,9 @@ CUZK_API const void *cuzk_wc_witness(const cuzk_wc *wc);
  * circuit |c|, holds now: its proportional set size (pages it shares with
  * other workers, such as the executable's, divided among them), at most
  * cuzk_wc_opts.memory_bytes plus the executable.  0 when it has none
- * running.  Reads /proc: for accounting after a calculation, not in a loop. */
+ * running; for a circuit, UINT64_MAX while a look-up is using the worker
+ * (not waited for: ask again later).  Reads /proc: for accounting after a
+ * calculation, not in a loop. */
 CUZK_API uint64_t cuzk_wc_memory(const cuzk_wc *wc);
 CUZK_API uint64_t cuzk_wc_circuit_memory(cuzk_wc_circuit *c);
 

@@ -892,6 +892,7 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
         *reply = http_error(r, 400, "ECURVE", "circuit %s is for %s, key %s is for %s", path,
                             cuzk_curve_snarkjs_name(cc), key->id,
                             cuzk_curve_snarkjs_name(key->curve));
+        cuzkd_circuit_put(srv, c);
         return 0;
     }
     if (cuzk_wc_circuit_n_witness(c) != key->n_vars) {
@@ -899,6 +900,7 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
                             "circuit %s computes %u witness values, key %s needs %llu", path,
                             cuzk_wc_circuit_n_witness(c), key->id,
                             (unsigned long long)key->n_vars);
+        cuzkd_circuit_put(srv, c);
         return 0;
     }
     for (size_t i = 0; i < q->n; i++) {
@@ -931,8 +933,10 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
         else
             snprintf(where, sizeof where, "inputs[%zu]", i);
         *reply = http_error(r, code, cuzk_status_name(s), "%s: %s", where, err.msg);
+        cuzkd_circuit_put(srv, c);
         return 0;
     }
+    cuzkd_circuit_put(srv, c);
     return 1;
 }
 

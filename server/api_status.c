@@ -102,6 +102,16 @@ enum MHD_Result api_status(cuzkd_request *r) {
                             json_pack("{s:I, s:I, s:I, s:I}", "budget", (json_int_t)ic.budget,
                                       "held", (json_int_t)ic.held, "in_use",
                                       (json_int_t)ic.in_use, "idle", (json_int_t)ic.idle));
+    /* circuits: those the daemon knows (max_circuits), those loaded, one
+     * object each for its checks of inputs and the engine's synthesis */
+    if (j)
+        json_object_set_new(j, "circuits",
+                            json_pack("{s:I, s:I, s:I}", "known",
+                                      (json_int_t)cuzkd_circuits_known(srv), "loaded",
+                                      (json_int_t)st.n_circuits, "max",
+                                      (json_int_t)(srv->cfg && srv->cfg->max_circuits
+                                                       ? srv->cfg->max_circuits
+                                                       : 64)));
     json_t *fleet = cuzkd_fleet_json(srv);
     if (fleet)
         json_object_set_new(j, "fleet", fleet);

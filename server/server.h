@@ -10,7 +10,7 @@
  *   api_keys.c    key list, import, preload, evict; the circuits
  *                 registered with keys (circuit.c)
  *   circuit.c     circuits (circom .wasm) known to the daemon: which key
- *                 has which, loaded once for checking inputs
+ *                 has which; inputs checked with the engine's loaded copy
  *   intake.c      the budgeted, reused buffers request bodies are received
  *                 in and uploaded witnesses are handed to the engine in
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
@@ -185,8 +185,9 @@ typedef struct cuzkd_server {
 
     cuzkd_intake intake;
 
-    /* Circuits (circuit.c): loaded ones by wasm path, and which key has
-     * which.  circuits_lock guards the list only; loads (which may
+    /* Circuits (circuit.c): those known (counted against max_circuits) by
+     * wasm path, and which key has which; the loaded objects are the
+     * engine's.  circuits_lock guards the list only; loads (which may
      * compile) happen outside it. */
     pthread_mutex_t circuits_lock;
     cuzkd_circuit *circuits;
@@ -244,16 +245,16 @@ cuzk_status cuzkd_circuit_register(cuzkd_server *srv, const char *key_id, const 
 /* The wasm path registered with |key_id| into |out| (size |n|): 1, or 0
  * when none is. */
 int cuzkd_circuit_of_key(cuzkd_server *srv, const char *key_id, char *out, size_t n);
-/* The loaded circuit of |wasm| (an absolute path), loading (and, the first
- * time on this machine, compiling) it if needed.  The circuit stays loaded
- * until cuzkd_circuits_free. */
+/* The engine's loaded circuit of |wasm| (an absolute path), loading (and,
+ * the first time on this machine, compiling) it if needed, counted against
+ * max_circuits.  Give it back with cuzkd_circuit_put when done. */
 struct cuzk_wc_circuit;
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
                               const struct cuzk_wc_circuit **c, cuzk_error *err);
+void cuzkd_circuit_put(cuzkd_server *srv, const struct cuzk_wc_circuit *c);
+/* Circuits the daemon knows (what max_circuits bounds). */
+unsigned cuzkd_circuits_known(cuzkd_server *srv);
 void cuzkd_circuits_init(cuzkd_server *srv);
-/* The witness calculator options (limits, cache) of the configuration. */
-struct cuzk_wc_opts;
-void cuzkd_wc_opts(const cuzkd_server *srv, struct cuzk_wc_opts *o);
 /* ---- api_keys.c ------------------------------------------------------------ */
 
 /* The engine's id for key id |id| (|id| itself unless it is an alias):

@@ -17,6 +17,11 @@
 #               counts the rest; the daemon's log gets one line
 #   fuzz        modules whose exports report random sizes
 #   limits      wc_max_wasm_bytes, max_circuits (hard links of one wasm)
+#   one copy    the daemon's checks of inputs and the engine's synthesis use
+#               one loaded circuit; every worker is in the budget
+#   refused     circuits a key refuses (other curve, other size), bound
+#               again and again under a small max_circuits: none is kept
+#               or counted, and a good circuit is still taken
 #   cache       a cache folder of another user (with a planted object), a
 #               folder others may write, a tampered object in our own
 #               cache: nothing planted ever runs
@@ -108,6 +113,65 @@ echo "good: memory.witness_workers = $ww bytes"
 [ "$ww" -lt $((2 * 80 * 1048576)) ] 2>/dev/null && ok || bad "good: witness_workers $ww for two workers"
 [ "$used" -ge $((keys + buffers + ww)) ] 2>/dev/null && ok ||
   bad "good: used $used leaves out the workers ($keys + $buffers + $ww)"
+
+# --- one copy: the daemon's checks use the engine's loaded circuit ---------------
+# (the daemon loaded a copy of its own to check inputs, with a look-up
+# worker of its own that no budget counted)  A second job of the circuit
+# is submitted, and waited for, on a connection that stays open (a
+# look-up worker lives as long as the thread that started it); while it
+# is open, every worker process of the daemon must be in
+# memory.witness_workers, measured by a status on that same connection.
+workers_pss() { # the daemon's worker processes: "COUNT KIB"
+  local n=0 kb=0 p v
+  for p in $(ps --ppid "$DPID" -o pid= 2>/dev/null); do
+    v=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null)
+    [ -n "$v" ] || continue
+    n=$((n + 1))
+    kb=$((kb + v))
+  done
+  echo "$n $kb"
+}
+python3 - "$SOCK" "$tmp/good.wasm" "$tmp/one.status" "$tmp/one.pss" "$DPID" <<'PY'
+import http.client, json, socket, subprocess, sys
+sock, wasm, status_out, pss_out, dpid = sys.argv[1:]
+class C(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+c = C("cuzkd")
+body = json.dumps({"key": "op", "circuit": wasm, "input": {"a": 7}})
+c.request("POST", "/v1/jobs", body, {"Content-Type": "application/json"})
+r = c.getresponse()
+assert r.status == 202, r.status
+rid = json.loads(r.read())["request_id"]
+# done before the status: no worker starts between the status and the count
+c.request("GET", "/v1/jobs/%s/result?timeout_ms=30000" % rid); r = c.getresponse()
+assert json.loads(r.read()).get("state") == "done"
+c.request("GET", "/v1/status"); r = c.getresponse()
+open(status_out, "wb").write(r.read())
+pss = 0; n = 0  # every worker of the daemon, the connection still open
+for p in subprocess.run(["ps", "--ppid", dpid, "-o", "pid="], capture_output=True,
+                        text=True).stdout.split():
+    try:
+        for line in open("/proc/%s/smaps_rollup" % p):
+            if line.startswith("Pss:"):
+                pss += int(line.split()[1]); n += 1
+    except OSError:
+        pass
+open(pss_out, "w").write("%d %d" % (n, pss))
+c.close()
+PY
+check "one copy: the second submit" "$?" 0
+cp "$tmp/one.status" "$tmp/body"
+check "one copy: circuits loaded" "$(jget "$tmp/body" circuits.loaded)" 1
+check "one copy: circuits known" "$(jget "$tmp/body" circuits.known)" 1
+ww=$(jget "$tmp/body" memory.witness_workers)
+read -r nw kb <"$tmp/one.pss"
+echo "one copy: $nw workers, $kb KiB together; memory.witness_workers = $ww bytes"
+[ "$nw" -ge 2 ] 2>/dev/null && ok || bad "one copy: $nw worker processes (a look-up and a synthesis one expected)"
+# every worker counted (Pss moves a little between two readings)
+[ $((ww / 1024 * 10)) -ge $((kb * 9)) ] 2>/dev/null && ok ||
+  bad "one copy: witness_workers $ww bytes leaves out workers ($kb KiB measured)"
 
 # --- recursion deep enough to overflow a native stack ---------------------------
 job_circuit "$tmp/recurse.wasm"
@@ -341,5 +405,40 @@ msg_has "compile memory" "wc_compile_memory"
 sleep 0.5
 check "compile memory: compilers left running" "$(compilers "$cm")" 0
 alive "compile memory"
+stop_daemon "$DPID"
+
+# --- refused: circuits a key refuses leave nothing ---------------------------------
+# (a circuit the engine refused for a key stayed in the daemon's list,
+# loaded, with its worker, and counted toward max_circuits: a few refused
+# binds and no circuit could be used any more)
+start_daemon rf --wc_cache_dir="$cache" --max_circuits=2 --keys="op=$tmp/small.zkey" || finish
+$W bls "$tmp/bls.wasm" "$nv" >/dev/null || bad "cannot make bls.wasm"
+$W good "$tmp/size.wasm" $((nv + 1)) >/dev/null || bad "cannot make size.wasm"
+for i in 1 2 3 4 5 6; do
+  if [ $((i % 3)) = 0 ]; then w=size http=409 want=EMISMATCH; else w=bls http=400 want=ECURVE; fi
+  ln "$tmp/$w.wasm" "$tmp/rf$i.wasm"
+  cp "$tmp/small.zkey" "$tmp/rf$i.zkey"
+  printf '{"id":"rf%s","path":"%s","circuit":"%s"}' $i "$tmp/rf$i.zkey" "$tmp/rf$i.wasm" >"$tmp/k.json"
+  expect "$http" "$want" -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/k.json" /v1/keys
+done
+expect 200 -- /v1/status
+check "refused: circuits known" "$(jget "$tmp/body" circuits.known)" 0
+check "refused: circuits loaded" "$(jget "$tmp/body" circuits.loaded)" 0
+check "refused: memory.witness_workers" "$(jget "$tmp/body" memory.witness_workers)" 0
+sleep 0.5
+check "refused: worker processes left" "$(workers_pss | cut -d' ' -f1)" 0
+# the bound still has room: a good circuit bound to a new key, and a job
+cp "$tmp/small.zkey" "$tmp/rfgood.zkey"
+printf '{"id":"rfgood","path":"%s","circuit":"%s"}' "$tmp/rfgood.zkey" "$tmp/good.wasm" >"$tmp/k.json"
+expect 200 -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/k.json" /v1/keys
+printf '{"key":"rfgood","input":{"a":7}}' >"$tmp/job.json"
+req -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/job.json" /v1/jobs
+check "refused: a job of the good circuit" "$code" 202
+req "/v1/jobs/$(jget "$tmp/body" request_id)/result?timeout_ms=30000"
+check "refused: the job's state" "$(jget "$tmp/body" state)" done
+expect 200 -- /v1/status
+check "refused: circuits known after" "$(jget "$tmp/body" circuits.known)" 1
+check "refused: circuits loaded after" "$(jget "$tmp/body" circuits.loaded)" 1
+alive refused
 stop_daemon "$DPID"
 finish

@@ -24,7 +24,11 @@
  *   CUZK_ECURVE / CUZK_EMISMATCH at registration when the key is loaded,
  *   and as the job's outcome when the check can only happen at admission;
  *   another circuit for a key that has one: CUZK_EMISMATCH; submit
- *   refuses malformed witness lists;
+ *   refuses malformed witness lists; a circuit refused at registration
+ *   leaves no loaded circuit and no worker's memory charged;
+ *   cuzk_engine_circuit_get hands out the circuit the engine loaded (one
+ *   loaded circuit for the key's jobs and the caller), and the object
+ *   outlives its put as long as the caller's own reference;
  * - device accounting: an idle engine's starved time has no "synthesis
  *   behind" part; synthesis stalled by the fault hook shows up as
  *   starved-with-synthesis-behind (at least half the injected stall), a
@@ -34,6 +38,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
+#include "cuzk_tools.h"
 #include "groth16/wtns.h"
 #include "test_engine_util.h"
 
@@ -412,8 +417,34 @@ static void mismatches(const fx *bn, const fx *bn_other, const fx *bls, const fx
     s = cuzk_engine_circuit_register(e, "bn", bn_other->wasm, &err);
     CHECK(s == CUZK_EMISMATCH && strstr(err.msg, "witness values"), "other size: %s (%s)",
           cuzk_status_name(s), err.msg);
+    /* Refused circuits are not kept: nothing loaded, no worker charged. */
+    cuzk_engine_status st;
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.n_circuits == 0 && st.mem_witness == 0,
+          "after two refusals: %u circuits loaded, %llu bytes of workers", st.n_circuits,
+          (unsigned long long)st.mem_witness);
     CHECK(cuzk_engine_circuit_register(e, "bn", bn->wasm, &err) == CUZK_OK, "register: %s",
           err.msg);
+    /* The caller's circuit is the engine's: still one loaded, its look-up
+     * worker charged. */
+    cuzk_wc_circuit *wc = NULL;
+    CHECK(cuzk_engine_circuit_get(e, bn->wasm, &wc, &err) == CUZK_OK && wc, "get: %s", err.msg);
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.n_circuits == 1 && st.mem_witness > 0,
+          "get of the registered circuit: %u circuits loaded, %llu bytes of workers",
+          st.n_circuits, (unsigned long long)st.mem_witness);
+    if (wc) {
+        CHECK(cuzk_wc_circuit_n_witness(wc) == bn->n_witness, "get: %u witness values",
+              cuzk_wc_circuit_n_witness(wc));
+        cuzk_wc_circuit *mine = cuzk_wc_circuit_ref(wc);
+        cuzk_engine_circuit_put(e, wc);
+        CHECK(cuzk_wc_circuit_n_witness(mine) == bn->n_witness, "a reference kept after put");
+        cuzk_wc_circuit_free(mine);
+    }
+    s = cuzk_engine_circuit_get(e, "/nonexistent/c.wasm", &wc, &err);
+    CHECK(s == CUZK_ENOTFOUND && !wc, "get, missing wasm: %s", cuzk_status_name(s));
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.n_circuits == 1, "after a failed get: %u circuits loaded", st.n_circuits);
     CHECK(cuzk_engine_circuit_register(e, "bn", bn->wasm, &err) == CUZK_OK, "register again: %s",
           err.msg);
     s = cuzk_engine_circuit_register(e, "bn", bn_other->wasm, &err);

@@ -1,6 +1,13 @@
 /* SHA-256 against the example messages of FIPS 180-4 (NIST's published
- * digests), the empty message, and a million 'a's fed in uneven pieces. */
+ * digests), the empty message, a million 'a's fed in uneven pieces and
+ * 300,007 pseudo-random bytes (digest from Python's hashlib) fed in pieces
+ * of every size up to 5000.  Run once on the path the processor gives
+ * (the SHA extensions where it has them), then again in a child forced
+ * onto the portable path (CUZK_SHA256_PORTABLE=1). */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/testutil.h"
 #include "util/sha256.h"
@@ -41,5 +48,37 @@ int main(int argc, char **argv) {
     cuzk_sha256_to_hex(hex, d);
     CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
           "a million a: %s", hex);
+
+    size_t nr = 300007;
+    uint8_t *r = malloc(nr);
+    CHECK(r != NULL, "no memory");
+    if (r) {
+        uint64_t x = 1;
+        for (size_t i = 0; i < nr; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            r[i] = (uint8_t)(x >> 56);
+        }
+        cuzk_sha256_init(&s);
+        for (size_t off = 0, piece = 1; off < nr; off += piece, piece = piece % 5000 + 1)
+            cuzk_sha256_update(&s, r + off, piece < nr - off ? piece : nr - off);
+        cuzk_sha256_final(&s, d);
+        cuzk_sha256_to_hex(hex, d);
+        CHECK(!strcmp(hex, "1ebbcd2774d7ee0b809894e771bda98dc9cc2f51287c3512ed714db0b3e576c4"),
+              "pseudo-random bytes: %s", hex);
+        free(r);
+    }
+
+    const char *portable = getenv("CUZK_SHA256_PORTABLE");
+    if (!portable || strcmp(portable, "1")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("CUZK_SHA256_PORTABLE", "1", 1);
+            execv("/proc/self/exe", argv);
+            _exit(127);
+        }
+        int st = 0;
+        CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+              "the portable path failed (status %d)", st);
+    }
     return tu_finish();
 }

@@ -179,6 +179,7 @@ void cuzk_wc_input_free(cuzk_wc_input *in) {
         return;
     free(in->signals);
     free(in->values);
+    cuzk_wc_circuit_free((cuzk_wc_circuit *)in->c); /* the input's reference */
     free(in);
 }
 
@@ -255,7 +256,7 @@ cuzk_status cuzk_wc_input_parse(cuzk_wc_input **out, const cuzk_wc_circuit *c, c
         s = cuzk_fail(err, CUZK_ENOMEM, "no memory for the inputs");
         goto done;
     }
-    in->c = c;
+    in->c = cuzk_wc_circuit_ref((cuzk_wc_circuit *)c); /* the circuit lives while the input does */
     const char *name;
     json_t *v;
     json_object_foreach(root, name, v) flatten_count(v, &total);

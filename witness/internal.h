@@ -7,6 +7,7 @@
 #define CUZK_WITNESS_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <stdint.h>
@@ -33,6 +34,10 @@ typedef struct wc_worker {
 #define WC_MAX_WITNESS (1u << 29)
 
 struct cuzk_wc_circuit {
+    /* Holders: whoever loaded it or took a reference (cuzk_wc_circuit_ref),
+     * each instance and each parsed input of it.  The last drop frees it,
+     * with its look-up worker. */
+    _Atomic uint32_t refs;
     int exe_fd;              /* the verified worker executable (compile.c) */
     cuzk_curve curve;
     uint32_t n32;            /* words of a field element (8) */
@@ -50,6 +55,10 @@ struct cuzk_wc_circuit {
      * load used, under |query_lock|. */
     pthread_mutex_t query_lock;
     wc_worker query;
+    /* |query| is the worker the load started (not one a look-up started
+     * again): only that one may be taken over by a first calculation in
+     * the loading thread (a one-shot calculation).  Under |query_lock|. */
+    int query_from_load;
 };
 
 /* Layout of a parsed input (input.c fills it, wc.c reads it). */

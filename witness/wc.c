@@ -33,6 +33,13 @@
  * for every wire; the count of values set is compared with getInputSize
  * before the worker is asked.
  *
+ * A circuit is counted: whoever loads it holds one reference, each
+ * instance and each parsed input of it one more, and the last drop
+ * (cuzk_wc_circuit_free) kills its look-up worker and frees it.  So a
+ * circuit handed from one owner to another (the daemon's check of inputs,
+ * the engine's synthesis) is one object with one look-up worker, freed
+ * when nobody uses it, and never while an instance still refers to it.
+ *
  * What it must not do: load a circuit's code into this process; wait on a
  * worker without a deadline; leave a worker process behind.
  */
@@ -377,6 +384,7 @@ static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_
     cuzk_wc_circuit *c = calloc(1, sizeof *c);
     if (!c)
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for a circuit");
+    atomic_init(&c->refs, 1);
     c->exe_fd = -1;
     worker_init(&c->query);
     pthread_mutex_init(&c->query_lock, NULL);
@@ -392,6 +400,7 @@ static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_
         cuzk_fail(err, s, "%s: %s", name, why.msg);
     if (s == CUZK_OK)
         s = worker_info(c, &c->query, 1, name, err);
+    c->query_from_load = s == CUZK_OK;
     if (s != CUZK_OK) {
         cuzk_wc_circuit_free(c);
         return s;
@@ -453,8 +462,14 @@ cuzk_status cuzk_wc_circuit_load(cuzk_wc_circuit **c, const char *path, const cu
     return s;
 }
 
+cuzk_wc_circuit *cuzk_wc_circuit_ref(cuzk_wc_circuit *c) {
+    if (c)
+        atomic_fetch_add(&c->refs, 1);
+    return c;
+}
+
 void cuzk_wc_circuit_free(cuzk_wc_circuit *c) {
-    if (!c)
+    if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
         return;
     worker_free(&c->query);
     if (c->exe_fd >= 0)
@@ -480,17 +495,22 @@ cuzk_status wc_query_input_size(const cuzk_wc_circuit *cc, uint32_t hi, uint32_t
     cuzk_error why = {0};
     pthread_mutex_lock(&c->query_lock);
     cuzk_status s = CUZK_OK;
-    if (!c->query.pid && (s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK)
-        s = worker_info(c, &c->query, 0, "circuit", &why); /* a fresh worker: INFO first */
+    if (!c->query.pid) { /* a fresh worker: INFO first */
+        c->query_from_load = 0;
+        if ((s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK)
+            s = worker_info(c, &c->query, 0, "circuit", &why);
+    }
     if (s == CUZK_OK)
         s = worker_ask(&c->query, &q, &wt, &r, &why);
     /* The worker dies with the thread that started it (PR_SET_PDEATHSIG):
      * a connection thread that loaded the circuit may be gone.  One new
      * worker, once. */
-    if (s == CUZK_EINTERNAL && !c->query.pid &&
-        (s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK &&
-        (s = worker_info(c, &c->query, 0, "circuit", &why)) == CUZK_OK)
-        s = worker_ask(&c->query, &q, &wt, &r, &why);
+    if (s == CUZK_EINTERNAL && !c->query.pid) {
+        c->query_from_load = 0;
+        if ((s = worker_start(c, &c->query, &wt, &why)) == CUZK_OK &&
+            (s = worker_info(c, &c->query, 0, "circuit", &why)) == CUZK_OK)
+            s = worker_ask(&c->query, &q, &wt, &r, &why);
+    }
     pthread_mutex_unlock(&c->query_lock);
     if (s != CUZK_OK)
         return cuzk_fail(err, s, "input signal look-up: %s", why.msg);
@@ -509,7 +529,7 @@ cuzk_status cuzk_wc_new(cuzk_wc **out, const cuzk_wc_circuit *c, cuzk_wc_print_f
     cuzk_wc *wc = calloc(1, sizeof *wc);
     if (!wc)
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for a witness calculator");
-    wc->c = c;
+    wc->c = cuzk_wc_circuit_ref((cuzk_wc_circuit *)c); /* dropped by cuzk_wc_free */
     wc->print = print;
     wc->print_ctx = print_ctx;
     worker_init(&wc->w);
@@ -521,6 +541,7 @@ void cuzk_wc_free(cuzk_wc *wc) {
     if (!wc)
         return;
     worker_free(&wc->w);
+    cuzk_wc_circuit_free((cuzk_wc_circuit *)wc->c);
     free(wc);
 }
 
@@ -569,10 +590,14 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
          * worker, started and checked already, rather than start a second:
          * a worker start (exec, linking, the module's start) is most of a
          * small circuit's time.  Look-ups start another if they need one.
-         * Only that thread: the worker dies with the thread that started it. */
+         * Only that thread (the worker dies with the thread that started
+         * it), and only the load's worker: one a look-up started again (in
+         * an engine's synthesis thread) stays the circuit's, so that what
+         * is charged for it stays where it is charged. */
         cuzk_wc_circuit *cc = (cuzk_wc_circuit *)c;
         pthread_mutex_lock(&cc->query_lock);
-        if (cc->query.pid && cc->query.starter == (pid_t)syscall(SYS_gettid)) {
+        if (cc->query.pid && cc->query_from_load &&
+            cc->query.starter == (pid_t)syscall(SYS_gettid)) {
             wc->w = cc->query;
             worker_init(&cc->query);
         }
@@ -658,7 +683,10 @@ static uint64_t worker_memory(const wc_worker *w) {
 uint64_t cuzk_wc_memory(const cuzk_wc *wc) { return worker_memory(&wc->w); }
 
 uint64_t cuzk_wc_circuit_memory(cuzk_wc_circuit *c) {
-    pthread_mutex_lock(&c->query_lock);
+    /* A look-up in progress (a worker start may take seconds) is not
+     * waited for: whoever asks (a status) asks again later. */
+    if (pthread_mutex_trylock(&c->query_lock))
+        return UINT64_MAX;
     uint64_t m = worker_memory(&c->query);
     pthread_mutex_unlock(&c->query_lock);
     return m;

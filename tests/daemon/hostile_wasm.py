@@ -9,6 +9,8 @@ assembles it with wabt's wat2wasm.  KIND picks the misbehaviour:
 
   good        a well-behaved circuit: N_WITNESS wires, one input "a",
               witness (1, a, 0, 0, ...)
+  bls         the same over the bls12381 scalar field (for a bn128 key:
+              a circuit of the other curve)
   recurse     getVersion recurses 9,000 frames deep (inside wasm2c's call
               depth limit), 150 live i64 locals a frame: a native stack
               overflow
@@ -27,6 +29,7 @@ import subprocess
 import sys
 
 R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+R_BLS = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
 
 
 def words(v):
@@ -102,13 +105,13 @@ def module(kind, n_witness, seed):
         wsize = "(i32.const %d)" % pick()
         isize = "(i32.const %d)" % pick()
         sig_size = "(i32.const %d)" % pick()
-    elif kind != "good":
+    elif kind not in ("good", "bls"):
         raise SystemExit("unknown kind " + kind)
 
     def s32(v):
         return v - (1 << 32) if v >= 1 << 31 else v
     prime = "".join("(i32.store (i32.const %d) (i32.const %d))" % (64 + 4 * i, s32(w))
-                    for i, w in enumerate(words(R)))
+                    for i, w in enumerate(words(R_BLS if kind == "bls" else R)))
     return """(module
   (import "runtime" "exceptionHandler" (func $exc (param i32)))
   (import "runtime" "printErrorMessage" (func $perr))
