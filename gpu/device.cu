@@ -115,6 +115,9 @@ static void stream_release(cuzk_gpu_stream *s) {
         cudaStreamSynchronize(s->s);
     if (s->d_scratch && !s->shared)
         cuzk_gpu_dfree(s->ctx, s->d_scratch);
+    if (s->d_small)
+        cuzk_gpu_dfree(s->ctx, s->d_small);
+    s->d_small = NULL;
     if (s->h_scratch)
         cudaFreeHost(s->h_scratch);
     for (int i = 0; i < CUZK_GPU_MAX_EVENTS; i++)
@@ -337,6 +340,9 @@ extern "C" void cuzk_gpu_stream_share_scratch(cuzk_gpu_stream *s, cuzk_gpu_share
     cudaStreamSynchronize(s->s);
     if (s->d_scratch && !s->shared)
         cuzk_gpu_dfree(s->ctx, s->d_scratch);
+    if (s->d_small)
+        cuzk_gpu_dfree(s->ctx, s->d_small);
+    s->d_small = NULL;
     s->shared = a;
     /* the view is set by the next cuzk_gpu_scratch, under the sharers'
      * own exclusion (a run in progress may be growing the arena now) */

@@ -68,6 +68,7 @@ struct cuzk_gpu_stream {
     /* Device scratch an MSM on this stream may plan for (bytes, 0: the
      * default rule of msm_plan.h); the plans already made. */
     size_t msm_limit;
+    unsigned long long *d_small; /* the MSM's scalar counts (msm_measure) */
     cuzk_gpu_plan_slot plans[CUZK_GPU_PLAN_CACHE];
     int plan_next;
 };

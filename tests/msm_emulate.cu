@@ -880,7 +880,7 @@ static void test_plans(void) {
                                    "%s: %.1f bytes a point", what,
                                    (double)pl.total / (double)rq.n);
                         EXPECT(pl.chunk >= 1 && pl.chunk <= rq.n &&
-                                   pl.chunk * pl.nwin <= MSM_MAX_SORT &&
+                                   pl.chunk * pl.dpp <= MSM_MAX_SORT &&
                                    pl.first >= 1 && pl.first <= pl.chunk,
                                "%s: chunk %zu first %zu", what, pl.chunk,
                                pl.first);
@@ -921,6 +921,44 @@ static void test_plans(void) {
                        pl.c, pl.nchunks, pl.chunk, pl.total / 1073741824.0,
                        (double)pl.total / (double)rq.n);
             }
+    /* plans for measured scalars (dense and ones shares in 64ths): they
+     * fit, take at most nwin pairs a point, and a bit-heavy vector never
+     * gets a plan modelled dearer than the full-scalar one */
+    static const unsigned dqs[] = {1, 7, 13, 64}, oqs[] = {0, 29};
+    for (int g = 0; g < 4; g++)
+        for (int li = 0; li < 4; li++)
+            for (int di = 0; di < 4; di++)
+                for (int oi = 0; oi < 2; oi++) {
+                    static const int lgs[] = {16, 20, 24, 27};
+                    int lg = lgs[li];
+                    msm_plan_req rq = {};
+                    rq.n = (size_t)1 << lg;
+                    rq.nvec = 1;
+                    rq.sm_count = 132;
+                    rq.dense_q = dqs[di];
+                    rq.ones_q = oqs[oi];
+                    msm_plan pl, full;
+                    bool fits = msm_make_plan(pl, rq, groups[g].gs, cub);
+                    msm_plan_req rf = rq;
+                    rf.dense_q = rf.ones_q = 0;
+                    msm_make_plan(full, rf, groups[g].gs, cub);
+                    size_t lim = msm_default_limit(rq.n, 1);
+                    EXPECT(fits && pl.total <= lim && pl.dpp >= 1 && pl.dpp <= pl.nwin &&
+                               pl.chunk * pl.dpp <= MSM_MAX_SORT,
+                           "%s 2^%d dense %u/64 ones %u/64: plan (fits %d, %zu bytes, dpp %u)",
+                           groups[g].name, lg, dqs[di], oqs[oi], (int)fits, pl.total, pl.dpp);
+                    msm_plan_req rm = rq; /* the full plan costed for these scalars */
+                    msm_plan fm = full;
+                    fm.cost = msm_model_cost(fm, rm);
+                    EXPECT(pl.cost <= fm.cost * 1.0000001,
+                           "%s 2^%d dense %u/64: measured plan dearer than the full one",
+                           groups[g].name, lg, dqs[di]);
+                    if (lg == 27 && g == 1 && oi == 1 && (di == 1 || di == 3))
+                        printf("plan %s 2^27 dense %u/64 ones %u/64: window %u, %zu chunks "
+                               "of up to %zu points, %u pairs a point, scratch %.2f GiB\n",
+                               groups[g].name, dqs[di], oqs[oi], pl.c, pl.nchunks, pl.chunk,
+                               pl.dpp, pl.total / 1073741824.0);
+                }
     printf("plans: %d passed, %d failed\n", passed - p0, failed - f0);
 }
 

@@ -54,6 +54,37 @@ __global__ void k_msm_scatter(const uint32_t *scalars, const uint32_t *sidx,
                            vstride, vbase, off, keys, vals);
 }
 
+/* out[0] += scalars that are neither 0 nor 1, out[1] += scalars equal to 1
+ * (grid-stride; one atomic per block and counter). */
+template <class G>
+__global__ void k_msm_classify(const uint32_t *scalars, const uint32_t *sidx, size_t n,
+                               bool mont, unsigned long long *out) {
+    __shared__ unsigned long long dense, ones;
+    if (threadIdx.x == 0)
+        dense = ones = 0;
+    __syncthreads();
+    unsigned long long d = 0, o = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        fp_t<typename G::S> x;
+        msm_scalar_at<G>(x, scalars, sidx, i, mont);
+        uint32_t any = 0;
+        for (int j = 0; j < 8; j++)
+            any |= x.v[j];
+        if (msm_scalar_is_one(x))
+            o++;
+        else if (any)
+            d++;
+    }
+    atomicAdd(&dense, d);
+    atomicAdd(&ones, o);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        atomicAdd(&out[0], dense);
+        atomicAdd(&out[1], ones);
+    }
+}
+
 /* MB: the fewest blocks per multiprocessor the register allocation must
  * allow (1: no constraint).  With every product's partial products in
  * wide multiply-adds, BLS12-381 G1's level 1 took 180 registers (2 blocks
@@ -146,6 +177,7 @@ template <class G> static msm_group_sizes group_sizes(void) {
 
 static bool req_equal(const msm_plan_req &a, const msm_plan_req &b) {
     return a.n == b.n && a.nvec == b.nvec && a.host_scalars == b.host_scalars &&
+           a.dense_q == b.dense_q && a.ones_q == b.ones_q &&
            a.host_bases == b.host_bases && a.affine == b.affine &&
            a.shift_c == b.shift_c && a.sm_count == b.sm_count &&
            a.force_c == b.force_c && a.limit == b.limit;
@@ -193,7 +225,7 @@ static cuzk_status plan_for(cuzk_gpu_stream *s, const msm_plan_req &rq,
 static msm_plan_req request_of(const cuzk_gpu_stream *s,
                                const cuzk_gpu_bases *bases, size_t n,
                                size_t nvec, unsigned flags) {
-    msm_plan_req rq;
+    msm_plan_req rq = {};
     rq.n = n;
     rq.nvec = nvec;
     rq.host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
@@ -204,6 +236,52 @@ static msm_plan_req request_of(const cuzk_gpu_stream *s,
     rq.force_c = s->ctx->msm_window;
     rq.limit = s->msm_limit;
     return rq;
+}
+
+/* Scalars of device vectors below this many are planned as full ones
+ * without measuring (the count costs a launch and a synchronisation). */
+#define MSM_MEASURE_MIN ((size_t)1 << 16)
+
+/*
+ * rq.dense_q / rq.ones_q from the scalars themselves (device vectors of at
+ * least MSM_MEASURE_MIN points): one pass counting the scalars that are
+ * neither 0 nor 1 and those equal to 1, the largest share over the
+ * vectors, in 64ths rounded up.  A witness of bits (Filecoin's aux) then
+ * gets a window and chunks for the few digits it has: planned as full
+ * scalars, B2 of a 2^27 PoRep partition ran in 11 chunks of 20-bit windows
+ * for 1.41 s on the H200, most of it folding and reducing buckets.
+ */
+template <class G>
+static cuzk_status msm_measure(cuzk_gpu_stream *s, msm_plan_req &rq, size_t n, size_t nvec,
+                               const void *const *scalars, const uint32_t *sidx, bool mont,
+                               cuzk_error *err) {
+    if (rq.host_scalars || n < MSM_MEASURE_MIN)
+        return CUZK_OK;
+    if (!s->d_small)
+        CUZK_CUDA(err, cuzk_gpu_dmalloc(s->ctx, (void **)&s->d_small,
+                                        16 * CUZK_GPU_MSM_MAX_VECTORS));
+    cuzk_status st = cuzk_gpu_host_scratch(s, 16 * CUZK_GPU_MSM_MAX_VECTORS, err);
+    if (st != CUZK_OK)
+        return st;
+    CUZK_CUDA(err, cudaMemsetAsync(s->d_small, 0, 16 * nvec, s->s));
+    int blocks = 4 * s->ctx->sm_count;
+    for (size_t v = 0; v < nvec; v++) {
+        k_msm_classify<G><<<blocks, MSM_SMALL_THREADS, 0, s->s>>>(
+            (const uint32_t *)scalars[v], sidx, n, mont, s->d_small + 2 * v);
+        CUZK_LAUNCHED(err);
+    }
+    unsigned long long *h = (unsigned long long *)s->h_scratch;
+    CUZK_CUDA(err, cudaMemcpyAsync(h, s->d_small, 16 * nvec, cudaMemcpyDeviceToHost, s->s));
+    CUZK_CUDA(err, cudaStreamSynchronize(s->s));
+    unsigned long long dmax = 0, omax = 0;
+    for (size_t v = 0; v < nvec; v++) {
+        dmax = h[2 * v] > dmax ? h[2 * v] : dmax;
+        omax = h[2 * v + 1] > omax ? h[2 * v + 1] : omax;
+    }
+    unsigned dq = (unsigned)((dmax * 64 + n - 1) / n), oq = (unsigned)((omax * 64 + n - 1) / n);
+    rq.dense_q = dq < 1 ? 1 : dq > 64 ? 64 : dq;
+    rq.ones_q = oq > 64 ? 64 : oq;
+    return CUZK_OK;
 }
 
 /* Fewest pairs per thread for which a level is still done in affine: the
@@ -346,25 +424,39 @@ static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
     size_t scan_bytes = pl.scan_bytes;
     CUZK_CUDA(err, cub::DeviceScan::ExclusiveSum(v.scan, scan_bytes, v.cnt,
                                                  v.off, (int)(nb + 1), cs));
-    k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
-                       MSM_SMALL_THREADS, 0, cs>>>(
-        d_sc, sidx, nb, mont, ones, ones_key, pl.c, pl.nwin, vstride, vbase,
-        v.off, v.keys[0], v.vals[0]);
-    CUZK_LAUNCHED(err);
-    /* the sort's size: the packed count (a host round trip a chunk) */
+    /* the sort's size: the packed count (a host round trip a chunk),
+     * known before anything is written */
     CUZK_CUDA(err, cudaMemcpyAsync(v.h_tot, v.off + nb, 8,
                                    cudaMemcpyDeviceToHost, cs));
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
     size_t Md = (size_t)(*v.h_tot & 0xFFFFFFFFull); /* digits */
     size_t M1 = (size_t)(*v.h_tot >> 32);           /* ones */
     size_t M = Md + M1;
+    if (M > pl.M) {
+        /* more pairs than the measured scalars planned for (a dense
+         * stretch): the two halves one after the other, into the same
+         * buckets (the second folds them) */
+        if (nb < 2)
+            return cuzk_gpu_fail(err, CUZK_EINTERNAL,
+                                 "msm: %zu digits of one point, %zu planned", M, pl.M);
+        size_t h = nb / 2;
+        cuzk_status st = msm_chunk<G>(s, pl, v, vb, d_sc, sidx, h, mont, vstride, vbase,
+                                      l1_bases, l1_shift, l1_nfirst, fold, err);
+        if (st != CUZK_OK)
+            return st;
+        bool shifted = vstride != 0;
+        return msm_chunk<G>(s, pl, v, vb, sidx ? d_sc : d_sc + 8 * h, sidx ? sidx + h : NULL,
+                            nb - h, mont, vstride, shifted ? vbase + (uint32_t)h : vbase,
+                            shifted ? l1_bases : l1_bases + h, l1_shift, l1_nfirst, true, err);
+    }
+    k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
+                       MSM_SMALL_THREADS, 0, cs>>>(
+        d_sc, sidx, nb, mont, ones, ones_key, pl.c, pl.nwin, vstride, vbase,
+        v.off, v.keys[0], v.vals[0]);
+    CUZK_LAUNCHED(err);
     prof_mark(s, "digits");
     if (M == 0)
         return CUZK_OK;
-    if (M > pl.M)
-        return cuzk_gpu_fail(err, CUZK_EINTERNAL,
-                             "msm: %zu digits in a chunk planned for %zu", M,
-                             pl.M);
     size_t cub_bytes = pl.cub_bytes;
     cub::DoubleBuffer<uint32_t> dk(v.keys[0], v.keys[1]);
     cub::DoubleBuffer<uint32_t> dv(v.vals[0], v.vals[1]);
@@ -487,7 +579,10 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
     }
     msm_plan_req rq = request_of(s, bases, n, nvec, flags);
     msm_plan pl;
-    cuzk_status st = plan_for<G>(s, rq, pl, err);
+    bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    cuzk_status st = msm_measure<G>(s, rq, n, nvec, scalars, sidx, mont, err);
+    if (st == CUZK_OK)
+        st = plan_for<G>(s, rq, pl, err);
     bool staged = rq.host_bases || rq.host_scalars;
     if (st == CUZK_OK && staged)
         st = cuzk_gpu_copy_stream(s, err);
@@ -499,7 +594,6 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
         return st;
     msm_views<G> v;
     msm_carve<G>(v, pl, s);
-    bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
     bool shifted = rq.shift_c != 0;
     size_t set_bk = msm_set_stride(pl); /* buckets per vector, the ones' too */
     const A *d_bases = (const A *)bases->d_points + offset;
@@ -597,7 +691,7 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
 template <class G>
 static cuzk_status plan_of(cuzk_gpu_ctx *ctx, size_t n, size_t nvec, unsigned flags,
                            int host_bases, size_t limit, cuzk_gpu_msm_info *info) {
-    msm_plan_req rq;
+    msm_plan_req rq = {}; /* full scalars: the largest plan */
     rq.n = n;
     rq.nvec = nvec;
     rq.host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);

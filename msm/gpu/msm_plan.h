@@ -16,17 +16,18 @@
  * Device scratch of a plan (offsets into one arena, 256-byte aligned):
  *   buckets      V * (nwb * 2^(c-1) + 1) XYZZ points (nwb = windows, or 1
  *                with shifted copies; the + 1: the ones' bucket)
- *   pairs        two key and two value arrays of S * nwin words (the radix
- *                sort ping-pongs between them: 16 bytes a digit)
- *   sort, scan   CUB's temporary storage for S * nwin pairs / S + 1 counts
+ *   pairs        two key and two value arrays of S * dpp words (the radix
+ *                sort ping-pongs between them: 16 bytes a digit; dpp =
+ *                nwin for full scalars, fewer for measured bit-heavy ones)
+ *   sort, scan   CUB's temporary storage for S * dpp pairs / S + 1 counts
  *   cnt, off     S + 1 digit counts and their exclusive scan (8 bytes each)
  *   partials     level-1 and level-2 head/tail slots (key + XYZZ point) of
- *                the most threads a level of S * nwin digits may run
+ *                the most threads a level of S * dpp digits may run
  *   segments     nwb * (nseg + nseg/2 + 1) XYZZ points of the reduction
  *   scalars      2 * S * 32 bytes, only for scalars in host memory (staged
  *                on the copy stream, double-buffered)
  *   staging      2 * S affine points, only for bases in host memory
- *   affine work  S * nwin affine points + prefix products (batch-affine
+ *   affine work  S * dpp affine points + prefix products (batch-affine
  *                accumulation only)
  * The limit is the caller's (cuzk_gpu_stream_set_msm_limit) or, by default,
  * msm_default_limit: 64 bytes a point for one vector, never below 256 MiB.
@@ -57,6 +58,12 @@ struct msm_plan_req {
     int sm_count;
     unsigned force_c; /* window forced by tuning, 0: chosen here */
     size_t limit;     /* device scratch allowed (bytes), 0: the default */
+    /* The scalars, measured before planning (msm.cu) in 64ths, rounded
+     * up: the share that are neither 0 nor 1 (dense; 64: all, the
+     * assumption when nothing was measured) and the share equal to 1
+     * (ones).  A witness of bits has few digits a point: a window and a
+     * chunk sized for full scalars would waste buckets and pairs. */
+    unsigned dense_q, ones_q;
 };
 
 /* CUB's temporary storage: a DoubleBuffer radix sort of |M| pairs with
@@ -68,6 +75,7 @@ struct msm_cub_sizes {
 
 struct msm_plan {
     unsigned c, nwin, log_b, log_s, key_bits;
+    unsigned dpp; /* packed pairs a point may take in a chunk (capacity) */
     unsigned nwb;  /* bucket sets per vector: nwin, or 1 with shifted copies */
     size_t n, nvec;
     size_t chunk;  /* most points per chunk */
@@ -166,12 +174,27 @@ static inline size_t msm_take(size_t *used, size_t bytes) {
     return off;
 }
 
+/* Pairs a chunk is sized for, a point: every window's digit for full
+ * scalars; for measured ones the expected count with a quarter more and
+ * one to spare (a chunk that still overflows is split by the run,
+ * msm.cu).  Never more than nwin, which always suffices. */
+static inline unsigned msm_pairs_per_point(const msm_plan_req &rq, unsigned nwin) {
+    unsigned dq = rq.dense_q ? rq.dense_q : 64, oq = rq.ones_q;
+    if (dq >= 64)
+        return nwin;
+    double want = ((double)nwin * dq + (double)oq) / 64.0 * 1.25 + 1.0;
+    unsigned d = (unsigned)want + 1;
+    return d < nwin ? d : nwin;
+}
+
 /* Fills the layout of |pl| (window fields set) for chunks of |S| points. */
 static inline void msm_layout(msm_plan &pl, const msm_plan_req &rq,
                               const msm_group_sizes &gs,
                               const msm_cub_sizes &cub, size_t S) {
     pl.chunk = S;
-    pl.M = S * pl.nwin;
+    pl.M = S * pl.dpp;
+    if (pl.M < pl.nwin) /* a split chunk ends at one point: room for its digits */
+        pl.M = pl.nwin;
     pl.T1 = msm_max_threads(pl.M, rq.sm_count, 256);
     pl.T2 = msm_max_threads(2 * pl.T1, rq.sm_count, 32);
     pl.cub_bytes = cub.sort(pl.M, pl.key_bits);
@@ -216,9 +239,11 @@ static inline size_t msm_count_chunks(const msm_plan &pl) {
  * fold of every bucket (a load and a store, ~half a digit) plus the fixed
  * cost of a chunk (a host round trip for the packed count, the sort's and
  * levels' launches: ~50 us, 70,000 digits). */
-static inline double msm_model_cost(const msm_plan &pl) {
+static inline double msm_model_cost(const msm_plan &pl, const msm_plan_req &rq) {
     double buckets = (double)pl.nwb * (double)((size_t)1 << pl.log_b);
-    double per_vec = (double)pl.nwin * (double)pl.n + 3.0 * buckets +
+    double dq = rq.dense_q && rq.dense_q < 64 ? rq.dense_q / 64.0 : 1.0;
+    double digits = (double)pl.nwin * dq + (dq < 1.0 ? rq.ones_q / 64.0 : 0.0);
+    double per_vec = digits * (double)pl.n + 3.0 * buckets +
                      (double)pl.nchunks * 70000.0 +
                      (double)(pl.nchunks - 1) * 0.5 * buckets;
     return per_vec * (double)pl.nvec;
@@ -230,6 +255,7 @@ static inline void msm_window(msm_plan &pl, const msm_plan_req &rq,
     pl.c = c;
     pl.nwin = msm_nwin(r_bits, c);
     pl.nwb = rq.shift_c ? 1 : pl.nwin;
+    pl.dpp = msm_pairs_per_point(rq, pl.nwin);
     pl.log_b = c - 1;
     pl.key_bits = msm_ilog2((size_t)pl.nwb << pl.log_b) + 1;
     /* bucket segments of the reduction: aim for ~64K threads, at least 32
@@ -246,8 +272,8 @@ static inline size_t msm_fit_chunk(msm_plan &pl, const msm_plan_req &rq,
                                    const msm_group_sizes &gs,
                                    const msm_cub_sizes &cub, size_t limit) {
     size_t hi = rq.n, lo = 1;
-    if (hi * pl.nwin > MSM_MAX_SORT)
-        hi = MSM_MAX_SORT / pl.nwin;
+    if (hi * pl.dpp > MSM_MAX_SORT)
+        hi = MSM_MAX_SORT / pl.dpp;
     msm_layout(pl, rq, gs, cub, hi);
     if (pl.total <= limit)
         return hi;
@@ -278,7 +304,7 @@ static inline void msm_finish(msm_plan &pl, const msm_plan_req &rq,
         pl.first = f < 4096 ? (S < 4096 ? S : 4096) : f;
     }
     pl.nchunks = msm_count_chunks(pl);
-    pl.cost = msm_model_cost(pl);
+    pl.cost = msm_model_cost(pl, rq);
 }
 
 /*
