@@ -161,10 +161,11 @@ for st in $STAGES; do
         done ;;
     porep)
         PL=${CUZK_SESSION_POREP_LOG:-24}
+        # CUZK_SESSION_POREP_B2=both adds B2 on the host's threads
         run porep-$PL 400 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs "$PL" \
-            --reps 2 --ones both --b2 both
+            --reps 2 --ones both --b2 "${CUZK_SESSION_POREP_B2:-gpu}"
         run porep-$PL-abc 300 "$B/bench_gpu_prove" --curve bls12_381 --profile porep --logs "$PL" \
-            --reps 2 --b2 both --input abc
+            --reps 2 --b2 "${CUZK_SESSION_POREP_B2:-gpu}" --input abc
         for l in porep-$PL porep-$PL-abc; do
             grep -E "^bls12381 +[0-9]+ |GiB \(profile|key:" "$OUTDIR/$l.log" | cut -c1-250 |
                 sed "s/^/    $l /" >>"$sum"
