@@ -440,6 +440,32 @@ size_t G(groth16_prove_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads)
     return abc + (ev > ms ? ev : ms);
 }
 
+/* What both whole-proof forms do first: the scratch (the caller's, at
+ * least |need| bytes, or allocated here into *own), and fresh r, s into
+ * *rr, *ss unless the caller fixed them.  On failure nothing is held. */
+static cuzk_status G(prove_begin)(void **scratch, size_t scratch_bytes, size_t need, void **own,
+                                  const FR **r, const FR **s, FR *rr, FR *ss, cuzk_error *err) {
+    cuzk_status st;
+    if (!*scratch) {
+        if (!(*scratch = *own = malloc(need)))
+            return cuzk_fail(err, CUZK_ENOMEM, "no memory for the prover's %zu bytes of scratch",
+                             need);
+    } else if (scratch_bytes < need) {
+        return cuzk_fail(err, CUZK_EINVAL, "prover scratch of %zu bytes, %zu needed",
+                         scratch_bytes, need);
+    }
+    if (!*r) {
+        if ((st = G(fr_random)(rr, err)) != CUZK_OK || (st = G(fr_random)(ss, err)) != CUZK_OK) {
+            free(*own);
+            *own = NULL;
+            return st;
+        }
+        *r = rr;
+        *s = ss;
+    }
+    return CUZK_OK;
+}
+
 cuzk_status G(groth16_prove)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
                              const FR *witness, size_t n_witness, const FR *r,
                              const FR *s, cuzk_pool *pool,
@@ -465,22 +491,9 @@ cuzk_status G(groth16_prove_with_scratch)(G(groth16_proof) *proof, const G(groth
                          "witness has %zu values, the key expects %u", n_witness, pk->n_vars);
     size_t need = G(groth16_prove_scratch_bytes)(pk, cuzk_pool_threads(pool));
     void *own = NULL;
-    if (!scratch) {
-        if (!(scratch = own = malloc(need)))
-            return cuzk_fail(err, CUZK_ENOMEM, "no memory for the prover's %zu bytes of scratch",
-                             need);
-    } else if (scratch_bytes < need) {
-        return cuzk_fail(err, CUZK_EINVAL, "prover scratch of %zu bytes, %zu needed",
-                         scratch_bytes, need);
-    }
-    if (!r) {
-        if ((st = G(fr_random)(&rr, err)) != CUZK_OK || (st = G(fr_random)(&ss, err)) != CUZK_OK) {
-            free(own);
-            return st;
-        }
-        r = &rr;
-        s = &ss;
-    }
+    if ((st = G(prove_begin)(&scratch, scratch_bytes, need, &own, &r, &s, &rr, &ss, err)) !=
+        CUZK_OK)
+        return st;
     size_t n = (size_t)1 << pk->log_n;
     FR *abc = G(align64)(scratch);
     char *rest = (char *)(abc + 3 * n);
@@ -569,22 +582,9 @@ cuzk_status G(groth16_prove_abc_with_scratch)(G(groth16_proof) *proof, const G(g
                                  "abc"[v], i);
     size_t need = G(groth16_prove_abc_scratch_bytes)(pk, cuzk_pool_threads(pool));
     void *own = NULL;
-    if (!scratch) {
-        if (!(scratch = own = malloc(need)))
-            return cuzk_fail(err, CUZK_ENOMEM, "no memory for the prover's %zu bytes of scratch",
-                             need);
-    } else if (scratch_bytes < need) {
-        return cuzk_fail(err, CUZK_EINVAL, "prover scratch of %zu bytes, %zu needed",
-                         scratch_bytes, need);
-    }
-    if (!r) {
-        if ((st = G(fr_random)(&rr, err)) != CUZK_OK || (st = G(fr_random)(&ss, err)) != CUZK_OK) {
-            free(own);
-            return st;
-        }
-        r = &rr;
-        s = &ss;
-    }
+    if ((st = G(prove_begin)(&scratch, scratch_bytes, need, &own, &r, &s, &rr, &ss, err)) !=
+        CUZK_OK)
+        return st;
     FR *abc = G(align64)(scratch);
     char *rest = (char *)(abc + 3 * n);
     size_t rest_bytes = need - (size_t)(rest - (char *)scratch);
