@@ -132,50 +132,58 @@ cuzk_status cuzk_wtns_inspect(cuzk_curve *curve, uint64_t *n_values, const char 
     return CUZK_OK;
 }
 
-/* cuzk_wtns_public_bytes of an a, b, c image: its witness's values 1 .. n. */
-static cuzk_status abc_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
-                                    cuzk_error *err) {
-    cuzk_abc x;
-    cuzk_status s = cuzk_abc_open(&x, path, err);
-    if (s != CUZK_OK)
-        return s;
-    if (curve)
-        *curve = x.curve;
+/* The public signals (values 1 .. n of a witness of |n_have| values) as
+ * bytes: |fill| converts them, from a .wtns or an a, b, c image. */
+typedef cuzk_status (*public_fill)(const void *src, cuzk_fr *v, size_t n, cuzk_error *err);
+
+static cuzk_status public_bytes_of(const char *path, cuzk_curve c, uint64_t n_have,
+                                   public_fill fill, const void *src, uint8_t *out, size_t n,
+                                   cuzk_error *err) {
+    cuzk_status s = CUZK_OK;
     cuzk_fr *v = calloc(n ? n : 1, sizeof *v);
     if (!v)
         s = cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu values", n);
-    else if ((uint64_t)n + 1 > x.n_vars)
+    else if ((uint64_t)n + 1 > n_have)
         s = cuzk_fail(err, CUZK_EMISMATCH, "%s has %llu witness values, not %zu public signals "
                                            "and the 1",
-                      path, (unsigned long long)x.n_vars, n);
-    for (size_t i = 0; s == CUZK_OK && i < n; i++)
-        s = cuzk_fr_from_le(x.curve, &v[i], cuzk_abc_value(&x, 3, i + 1), err);
-    if (s == CUZK_OK)
-        cuzk_public_to_bytes(x.curve, out, v, n);
+                      path, (unsigned long long)n_have, n);
+    else if ((s = fill(src, v, n, err)) == CUZK_OK)
+        cuzk_public_to_bytes(c, out, v, n);
     free(v);
-    cuzk_abc_close(&x);
     return s;
+}
+
+static cuzk_status abc_fill(const void *src, cuzk_fr *v, size_t n, cuzk_error *err) {
+    const cuzk_abc *x = src;
+    cuzk_status s = CUZK_OK;
+    for (size_t i = 0; s == CUZK_OK && i < n; i++)
+        s = cuzk_fr_from_le(x->curve, &v[i], cuzk_abc_value(x, 3, i + 1), err);
+    return s;
+}
+
+static cuzk_status wtns_fill(const void *src, cuzk_fr *v, size_t n, cuzk_error *err) {
+    return cuzk_wtns_to_mont((const cuzk_wtns *)src, v, 1, n, err);
 }
 
 cuzk_status cuzk_wtns_public_bytes(const char *path, cuzk_curve *curve, uint8_t *out, size_t n,
                                    cuzk_error *err) {
-    if (cuzk_abc_file_is_image(path))
-        return abc_public_bytes(path, curve, out, n, err);
+    cuzk_status s;
+    if (cuzk_abc_file_is_image(path)) {
+        cuzk_abc x;
+        if ((s = cuzk_abc_open(&x, path, err)) != CUZK_OK)
+            return s;
+        if (curve)
+            *curve = x.curve;
+        s = public_bytes_of(path, x.curve, x.n_vars, abc_fill, &x, out, n, err);
+        cuzk_abc_close(&x);
+        return s;
+    }
     cuzk_wtns w;
-    cuzk_status s = cuzk_wtns_open(&w, path, err);
-    if (s != CUZK_OK)
+    if ((s = cuzk_wtns_open(&w, path, err)) != CUZK_OK)
         return s;
     if (curve)
         *curve = w.curve;
-    cuzk_fr *v = calloc(n ? n : 1, sizeof *v);
-    if (!v)
-        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for %zu values", n);
-    else if ((uint64_t)n + 1 > w.n_witness)
-        s = cuzk_fail(err, CUZK_EMISMATCH, "%s has %u values, not %zu public signals and the 1",
-                      path, w.n_witness, n);
-    else if ((s = cuzk_wtns_to_mont(&w, v, 1, n, err)) == CUZK_OK)
-        cuzk_public_to_bytes(w.curve, out, v, n);
-    free(v);
+    s = public_bytes_of(path, w.curve, w.n_witness, wtns_fill, &w, out, n, err);
     cuzk_wtns_close(&w);
     return s;
 }
