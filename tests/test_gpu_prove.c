@@ -128,6 +128,18 @@ static uint8_t *wtns_with_bad_last(const uint8_t *img, size_t size, const cuzk_w
     return copy;
 }
 
+/* A generated key and witness from their in-memory images. */
+static cuzk_status load_mem(cuzk_zkey *z, cuzk_key *key, cuzk_vk *vk, cuzk_wtns *w,
+                            const uint8_t *zbuf, size_t zsize, const uint8_t *wbuf,
+                            size_t wsize, cuzk_error *err) {
+    cuzk_status st;
+    if ((st = cuzk_zkey_from_mem(z, zbuf, zsize, err)) != CUZK_OK ||
+        (st = cuzk_key_from_zkey(key, z, err)) != CUZK_OK ||
+        (st = cuzk_key_vk(key, vk, err)) != CUZK_OK)
+        return st;
+    return cuzk_wtns_from_mem(w, wbuf, wsize, err);
+}
+
 static void test_generated(cuzk_curve curve, unsigned log2) {
     const char *cname = cuzk_curve_snarkjs_name(curve);
     cuzk_r1cs r1cs;
@@ -144,9 +156,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     cuzk_key key;
     cuzk_vk vk;
     cuzk_wtns w;
-    if (cuzk_zkey_from_mem(&z, zbuf, zsize, &err) != CUZK_OK ||
-        cuzk_key_from_zkey(&key, &z, &err) != CUZK_OK || cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
-        cuzk_wtns_from_mem(&w, wbuf, wsize, &err) != CUZK_OK) {
+    if (load_mem(&z, &key, &vk, &w, zbuf, zsize, wbuf, wsize, &err) != CUZK_OK) {
         CHECK(0, "%s 2^%u: load generated key/witness: %s", cname, log2, err.msg);
         return;
     }
@@ -316,9 +326,7 @@ static void test_density(cuzk_curve curve, unsigned log2) {
     cuzk_key key;
     cuzk_vk vk;
     cuzk_wtns w;
-    if (cuzk_zkey_from_mem(&z, zbuf, zsize, &err) != CUZK_OK ||
-        cuzk_key_from_zkey(&key, &z, &err) != CUZK_OK || cuzk_key_vk(&key, &vk, &err) != CUZK_OK ||
-        cuzk_wtns_from_mem(&w, wbuf, wsize, &err) != CUZK_OK) {
+    if (load_mem(&z, &key, &vk, &w, zbuf, zsize, wbuf, wsize, &err) != CUZK_OK) {
         CHECK(0, "%s 2^%u density: load: %s", cname, log2, err.msg);
         return;
     }
