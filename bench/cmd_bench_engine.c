@@ -33,7 +33,7 @@ static const char *help =
     "                         [--slow-finalize MS] [--verify] [--budget-mib M]\n"
     "                         [--trace FILE] [--metrics] [--dir DIR] [-v]\n"
     "                         [--profile default|porep|snap] [--timing-key] [--batch N]\n"
-    "                         [--gpu-mem-limit-gib G]\n"
+    "                         [--gpu-mem-limit-gib G] [--in-memory]\n"
     "       cuzk bench engine --circuit X.wasm --zkey X.zkey --input X.input.json\n"
     "                         [-n JOBS] [-k PARTITIONS] [--device ...] [--synth-workers W] ...\n"
     "Generate a synthetic circuit of 2^K constraints (default 10) with an INSECURE\n"
@@ -55,7 +55,9 @@ static const char *help =
     "take N ready partitions of one key per step (a GPU proves them in one pass over\n"
     "the bases); --gpu-mem-limit-gib caps each GPU's device memory (keys that do\n"
     "not fit then stream from pinned host memory).  --dir keeps the key and witness\n"
-    "in DIR (made with its parents when missing).  The report ends with the peak\n"
+    "in DIR (made with its parents when missing); --in-memory writes no files: the\n"
+    "engine makes the key in memory (cuzk_engine_key_generate) and every partition\n"
+    "reads the one witness image in place.  The report ends with the peak\n"
     "resident memory of the process and each GPU's peak device memory.\n";
 
 typedef struct bench_opts {
@@ -68,6 +70,7 @@ typedef struct bench_opts {
     unsigned batch;          /* the engine's batch_max */
     double gpu_limit_gib;    /* device-memory cap per GPU */
     int timing_key;          /* a timing key: fast to make, proofs do not verify */
+    int in_memory;           /* the key made by the engine, the witness in memory */
     const char *profile;     /* generator profile (cuzk gen --profile) */
     const char *title;       /* the first word of messages */
     const char *trace, *dir;
@@ -87,7 +90,7 @@ static int parse(bench_opts *o, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int flag = !strcmp(a, "--verify") || !strcmp(a, "--metrics") || !strcmp(a, "-v") ||
-                   !strcmp(a, "--timing-key");
+                   !strcmp(a, "--timing-key") || !strcmp(a, "--in-memory");
         if (!flag && !v) {
             fprintf(stderr, "cuzk bench engine: %s needs a value\n", a);
             return 2;
@@ -96,6 +99,8 @@ static int parse(bench_opts *o, int argc, char **argv) {
             o->verify = 1;
         else if (!strcmp(a, "--timing-key"))
             o->timing_key = 1;
+        else if (!strcmp(a, "--in-memory"))
+            o->in_memory = 1;
         else if (!strcmp(a, "--metrics"))
             o->metrics = 1;
         else if (!strcmp(a, "-v"))
@@ -341,11 +346,24 @@ static void log_line(void *ctx, cuzk_log_level level, const char *line) {
 
 /* Preload the key and, in the inputs mode, register the circuit with it
  * (compiling it if the cache does not hold it); prints what it loaded. */
-static int load(cuzk_engine *e, const bench_opts *o, const char *zkey) {
+static int load(cuzk_engine *e, const bench_opts *o, const char *zkey, uint8_t **wimg,
+                size_t *wsize) {
     cuzk_error err = {0};
     uint64_t t0 = cli_now_ns();
-    if (cuzk_engine_key_preload(e, "bench", zkey, &err) != CUZK_OK)
+    if (o->in_memory) {
+        bench_circuit c = {o->curve, o->log2, o->profile, -1, o->timing_key};
+        cuzk_synth_params sp;
+        fprintf(stderr, "bench engine: %s 2^%u%s%s: generating circuit and %s in memory...\n",
+                cuzk_curve_snarkjs_name(o->curve), o->log2, o->profile ? ", profile " : "",
+                o->profile ? o->profile : "",
+                o->timing_key ? "a timing key (proofs will not verify)" : "an INSECURE dev key");
+        if (bench_circuit_params(&c, &sp, &err) != CUZK_OK ||
+            cuzk_engine_key_generate(e, "bench", &sp, o->timing_key, wimg, wsize, &err) !=
+                CUZK_OK)
+            return cli_fail("bench engine", "generate", &err);
+    } else if (cuzk_engine_key_preload(e, "bench", zkey, &err) != CUZK_OK) {
         return cli_fail("bench engine", zkey, &err);
+    }
     double key_ms = (cli_now_ns() - t0) / 1e6, circuit_ms = 0;
     cuzk_key_info ki;
     memset(&ki, 0, sizeof ki);
@@ -368,6 +386,13 @@ static int load(cuzk_engine *e, const bench_opts *o, const char *zkey) {
     return 0;
 }
 
+/* The one witness image of --in-memory is read in place by every partition
+ * and freed after the engine. */
+static void keep_image(void *ctx, const void *data) {
+    (void)ctx;
+    (void)data;
+}
+
 static int run(bench_opts *o, const char *zkey, const char *wtns, const char *input,
                size_t input_len) {
     cuzk_engine_config cfg;
@@ -379,7 +404,9 @@ static int run(bench_opts *o, const char *zkey, const char *wtns, const char *in
     cfg.log_level = CUZK_LOG_INFO; /* log_line filters; the start line says the worker count */
     if (cuzk_engine_create(&e, &cfg, &err) != CUZK_OK)
         return cli_fail("bench engine", "engine", &err);
-    if (load(e, o, zkey)) {
+    uint8_t *wimg = NULL; /* --in-memory: the witness every partition reads */
+    size_t wsize = 0;
+    if (load(e, o, zkey, &wimg, &wsize)) {
         cuzk_engine_destroy(e, 0);
         return 1;
     }
@@ -390,6 +417,8 @@ static int run(bench_opts *o, const char *zkey, const char *wtns, const char *in
     for (unsigned k = 0; k < o->parts; k++) {
         if (input)
             w[k].input_json = input, w[k].input_len = input_len;
+        else if (wimg)
+            w[k].data = wimg, w[k].size = wsize, w[k].release = keep_image;
         else
             w[k].path = wtns;
     }
@@ -429,6 +458,7 @@ static int run(bench_opts *o, const char *zkey, const char *wtns, const char *in
     free(jobs);
     free(lat);
     cuzk_engine_destroy(e, -1);
+    free(wimg);
     return failed ? 1 : 0;
 }
 
@@ -451,6 +481,8 @@ int cmd_bench_engine(int argc, char **argv) {
         free(text);
         return rc;
     }
+    if (o.in_memory)
+        return run(&o, NULL, NULL, NULL, 0);
     char tmpl[] = "/tmp/cuzk-bench-engine-XXXXXX", zkey[1024], wtns[1024];
     const char *dir = o.dir;
     if (dir && make_dirs(dir) != 0)
@@ -485,15 +517,18 @@ static const char *fil_help =
     "memory cannot hold the key and the partitions' buffers (the line says so).\n"
     "Prints the device time per partition, the time per whole proof, each\n"
     "device's busy / starved / idle-with-work split, the peak host RSS and device\n"
-    "memory.  The key is generated on the host and written to DIR (default /tmp):\n"
-    "about 45 GB at 2^26.\n";
+    "memory.  The key is made in memory by the engine (no files: a 2^27 PoRep key is\n"
+    "~62 GiB with its coefficients, compact), and every partition reads the one\n"
+    "witness in place; with --dir the key and witness are written to DIR and\n"
+    "loaded from there instead.\n";
 
 /* Host bytes the run needs at 2^log2 with |parts| partitions in flight:
- * the loaded key (A, B1, C, H in G1, B2 in G2, coefficients) and per
- * partition a witness and a, b, c. */
+ * the loaded key (C and H in G1, A, B1 and B2 over the ~48% of wires the
+ * porep profile reads there, coefficients: 496 bytes a constraint measured
+ * at 2^27) and per partition a witness and a, b, c. */
 static uint64_t fil_host_need(unsigned log2, unsigned parts) {
     uint64_t n = 1ULL << log2;
-    uint64_t key = n * (4 * 96 + 192) + n * 3 * 48;
+    uint64_t key = n * 500;
     uint64_t per_part = n * 32 * 4;
     return key + parts * per_part;
 }
@@ -573,6 +608,8 @@ int cmd_bench_filecoin(int argc, char **argv) {
         av[ac++] = "--gpu-mem-limit-gib", av[ac++] = limit;
     if (dir)
         av[ac++] = "--dir", av[ac++] = dir;
+    else
+        av[ac++] = "--in-memory"; /* a 2^27 key file would not fit the disk */
     if (trace)
         av[ac++] = "--trace", av[ac++] = trace;
     if (verbose)

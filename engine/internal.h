@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "cuzk.h"
+#include "cuzk_tools.h"
 #include "cuzk_testing.h"
 #include "groth16/key.h"
 #include "util/threadpool.h"
@@ -237,6 +238,14 @@ struct engine_key {
     /* keys_lock */
     engine_key_state state;
     int preloaded;
+    /* A key made in memory (cuzk_engine_key_generate): the generator's
+     * parameters, which make it again byte for byte if it is evicted, and
+     * the witness image of the circuit's first generation until the caller
+     * takes it. */
+    cuzk_synth_params *gen;
+    int gen_timing;
+    uint8_t *gen_wtns;
+    size_t gen_wtns_size;
     uint32_t wanted; /* queued jobs waiting for this key */
     uint64_t last_used_ns;
     uint64_t charged; /* bytes charged to the budget for |key| */

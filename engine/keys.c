@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 
 #include "engine/internal.h"
+#include "groth16/curve_impl.h"
+#include "groth16/synth.h"
+#include "groth16/wtns.h"
 
 const char *cuzk_key_tier_name(cuzk_key_tier t) {
     static const char *const names[] = {"disk", "mmap", "host", "pinned", "device"};
@@ -161,7 +164,7 @@ static void free_taken(cuzk_engine *e, cuzk_key *key, cuzk_vk *vk, uint64_t byte
 static engine_key *victim_locked(cuzk_engine *e, engine_key *keep) {
     engine_key *best = NULL;
     for (engine_key *k = e->keys; k; k = k->next) {
-        if (k == keep || k->state != KEY_RESIDENT || atomic_load(&k->pins) != 0)
+        if (k == keep || k->state != KEY_RESIDENT || atomic_load(&k->pins) != 0 || k->gen)
             continue;
         if (!best || (k->wanted == 0) > (best->wanted == 0) ||
             ((k->wanted == 0) == (best->wanted == 0) && k->last_used_ns < best->last_used_ns))
@@ -252,6 +255,30 @@ static cuzk_status reserve_for_load(cuzk_engine *e, engine_key *k, uint64_t est,
     }
 }
 
+/* A generated key (cuzk_engine_key_generate): the circuit of k->gen, its
+ * key in memory, and on the first generation the witness image. */
+static cuzk_status generate_one(engine_key *k, cuzk_key *key, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->gen->curve);
+    if (!ci)
+        return cuzk_fail(err, CUZK_ECURVE, "key %s: no curve to generate", k->id);
+    cuzk_r1cs r1cs;
+    cuzk_fr *wit = NULL;
+    cuzk_pool *pool = cuzk_pool_create(0, err);
+    if (!pool)
+        return err ? err->status : CUZK_ENOMEM;
+    cuzk_status s = cuzk_synth_circuit(k->gen, &r1cs, &wit, err);
+    if (s == CUZK_OK) {
+        s = ci->key_generate(key, &r1cs, k->gen->seed, k->gen_timing, pool, err);
+        if (s == CUZK_OK && !k->gen_wtns)
+            s = cuzk_wtns_write_mem(k->gen->curve, wit, r1cs.n_wires, &k->gen_wtns,
+                                    &k->gen_wtns_size, err);
+        cuzk_r1cs_free(&r1cs);
+    }
+    free(wit);
+    cuzk_pool_destroy(pool);
+    return s;
+}
+
 static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
     uint64_t t0 = cuzk_now_ns();
     cuzk_error err = {0};
@@ -262,6 +289,17 @@ static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
     struct stat st;
     cuzk_status s;
     uint64_t est = 0;
+    if (k->gen) { /* charged below at its exact size */
+        s = generate_one(k, &key, &err);
+        if (s == CUZK_OK)
+            s = cuzk_key_vk(&key, &vk, &err);
+        if (s == CUZK_OK && !engine_mem_try_charge(&e->mem, MEM_KEYS, key.mem_bytes))
+            s = cuzk_fail(&err, CUZK_ENOMEM, "key %s: %.1f MiB do not fit the memory budget",
+                          k->id, key.mem_bytes / 1048576.0);
+        else if (s == CUZK_OK)
+            est = key.mem_bytes;
+        goto done;
+    }
     if (stat(k->path, &st) != 0) {
         s = cuzk_fail(&err, CUZK_EIO, "key %s: cannot stat %s", k->id, k->path);
         goto done;
@@ -415,6 +453,8 @@ void engine_keys_destroy(cuzk_engine *e) {
             engine_mem_uncharge(&e->mem, MEM_KEYS, k->charged);
         }
         free(k->path);
+        free(k->gen);
+        free(k->gen_wtns);
         free(k);
         k = next;
     }
@@ -484,6 +524,57 @@ cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *
     return s;
 }
 
+cuzk_status cuzk_engine_key_generate(cuzk_engine *e, const char *id, const cuzk_synth_params *p,
+                                     int timing_key, uint8_t **wtns, size_t *wtns_size,
+                                     cuzk_error *err) {
+    *wtns = NULL;
+    *wtns_size = 0;
+    cuzk_error e2;
+    if (!id || !id[0] || strlen(id) > CUZK_ID_MAX || !p || cuzk_synth_n_constraints(p, &e2) == 0)
+        return cuzk_fail(err, CUZK_EINVAL, "generate: an id of 1..%d bytes and valid generator "
+                                           "parameters are needed",
+                         CUZK_ID_MAX);
+    if (atomic_load(&e->closing))
+        return cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down");
+    char path[CUZK_ID_MAX + 16];
+    snprintf(path, sizeof path, "(generated) %s", id);
+    cuzk_synth_params *gp = malloc(sizeof *gp);
+    if (!gp)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a key entry");
+    *gp = *p;
+    pthread_mutex_lock(&e->keys_lock);
+    engine_key *k = NULL;
+    cuzk_status s = CUZK_OK;
+    if (find_locked(e, id, path))
+        s = cuzk_fail(err, CUZK_EMISMATCH, "generate: id %s is taken", id);
+    else if (!(k = add_locked(e, id, path)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for a key entry");
+    if (s != CUZK_OK) {
+        pthread_mutex_unlock(&e->keys_lock);
+        free(gp);
+        return s;
+    }
+    k->gen = gp;
+    k->gen_timing = timing_key != 0;
+    k->preloaded = 1;
+    engine_key_request_load_locked(e, k);
+    k->holders++; /* the wait lets go of the lock */
+    while (k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING)
+        pthread_cond_wait(&e->keys_cv, &e->keys_lock);
+    k->holders--;
+    s = k->state == KEY_RESIDENT ? CUZK_OK : k->load_status;
+    if (s != CUZK_OK) {
+        cuzk_fail(err, s, "%s", k->load_msg);
+    } else {
+        k->last_used_ns = cuzk_now_ns();
+        *wtns = k->gen_wtns;
+        *wtns_size = k->gen_wtns_size;
+        k->gen_wtns = NULL;
+    }
+    pthread_mutex_unlock(&e->keys_lock);
+    return s;
+}
+
 cuzk_status cuzk_engine_key_evict(cuzk_engine *e, const char *id, cuzk_error *err) {
     cuzk_key key;
     cuzk_vk vk;
@@ -532,6 +623,8 @@ cuzk_status cuzk_engine_key_forget(cuzk_engine *e, const char *id, cuzk_error *e
     pthread_mutex_unlock(&e->keys_lock);
     /* A failed load left nothing loaded (load_one freed it). */
     free(k->path);
+    free(k->gen);
+    free(k->gen_wtns);
     free(k);
     return CUZK_OK;
 }

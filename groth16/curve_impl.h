@@ -178,6 +178,11 @@ typedef struct cuzk_curve_impl {
     /* A timing key of |r|'s shape (proofs do not verify) to |path|. */
     cuzk_status (*setup_timing_write)(const cuzk_r1cs *r, uint64_t seed, cuzk_pool *pool,
                                       const char *path, cuzk_error *err);
+    /* A key of |r| made in memory into |out| (free with cuzk_key_free): a
+     * timing key (proofs do not verify) or an INSECURE development key
+     * from |seed|. */
+    cuzk_status (*key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed, int timing,
+                                cuzk_pool *pool, cuzk_error *err);
 
     /* ---- snarkjs JSON (json.h); NULL without jansson ---------------------- */
     cuzk_status (*json_vk_read)(cuzk_vk *vk, struct json_t *root, const char *src,

@@ -219,6 +219,29 @@ static cuzk_status I(setup_timing_write)(const cuzk_r1cs *r, uint64_t seed, cuzk
     return st;
 }
 
+static cuzk_status I(key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed,
+                                   int timing, cuzk_pool *pool, cuzk_error *err) {
+    T(dev_key) k;
+    cuzk_status st;
+    if (timing) {
+        st = T(setup_timing)(&k, r, seed, pool, err);
+    } else {
+        T(setup_toxic) t;
+        st = T(setup_toxic_draw)(&t, &seed, err);
+        if (st == CUZK_OK)
+            st = T(setup_dev)(&k, r, &t, pool, err);
+    }
+    if (st != CUZK_OK)
+        return st;
+    /* the key's one block passes to |out| (cuzk_key_free frees it) */
+    memset(out, 0, sizeof *out);
+    out->curve = P_ID;
+    out->pk.P = k.pk;
+    out->mem = k.mem;
+    out->mem_bytes = k.mem_bytes;
+    return CUZK_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const char *const I(aliases)[] = P_ALIASES;
@@ -285,6 +308,7 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 
     .setup_dev = T(entry_setup_dev),
     .setup_timing_write = I(setup_timing_write),
+    .key_generate = I(key_generate),
 
 #ifdef CUZK_HAVE_JANSSON
     .json_vk_read = T(entry_json_vk_read),

@@ -101,6 +101,25 @@ CUZK_API cuzk_status cuzk_setup_dev(const char *r1cs_path, const char *zkey_path
 CUZK_API cuzk_status cuzk_setup_timing(const char *r1cs_path, const char *zkey_path,
                                        uint64_t seed, unsigned threads, cuzk_error *err);
 
+/*
+ * A key made in memory and loaded into engine |e| under |id|, for
+ * benchmarks at sizes whose key files would not fit a disk (a 2^27 PoRep
+ * key is ~62 GiB): the circuit of |p| (cuzk_synth_circuit) and its timing
+ * key (|timing_key| != 0: the prover's work, proofs that do NOT verify) or
+ * INSECURE development key from p->seed, charged to the engine's budget
+ * like a loaded key and never evicted (generated again from |p| if it were
+ * dropped).  Blocks until the key is resident.  *|wtns| (malloc'd,
+ * *|wtns_size| bytes) is the .wtns image of the circuit's witness: submit
+ * it as a witness's |data| (with a |release| that does nothing, every
+ * partition reads it in place) and free() it after the engine is
+ * destroyed.  CUZK_EINVAL (id, parameters), CUZK_EMISMATCH (id taken),
+ * CUZK_ENOMEM (memory or budget), CUZK_ECANCELLED (shutting down).
+ */
+CUZK_API cuzk_status cuzk_engine_key_generate(cuzk_engine *e, const char *id,
+                                              const cuzk_synth_params *p, int timing_key,
+                                              uint8_t **wtns, size_t *wtns_size,
+                                              cuzk_error *err);
+
 /* ---- the witness calculator -------------------------------------------------------
  * circom's witness calculator (the .wasm of `circom --wasm`) compiled once
  * per machine to native code and cached (docs/WITNESS.md).  A circuit is

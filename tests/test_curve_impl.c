@@ -51,6 +51,7 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(key_log_n);
     MUST(key_arrays);
     MUST(b2_msm_cpu);
+    MUST(key_generate);
     MUST(evaluate);
     MUST(compute_h);
     MUST(msms_assemble);
