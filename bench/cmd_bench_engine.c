@@ -33,7 +33,7 @@ static const char *help =
     "                         [--slow-finalize MS] [--verify] [--budget-mib M]\n"
     "                         [--trace FILE] [--metrics] [--dir DIR] [-v]\n"
     "                         [--profile default|porep|snap] [--timing-key] [--batch N]\n"
-    "                         [--gpu-mem-limit-gib G] [--in-memory]\n"
+    "                         [--gpu-mem-limit-gib G] [--in-memory] [--tier auto|pinned]\n"
     "       cuzk bench engine --circuit X.wasm --zkey X.zkey --input X.input.json\n"
     "                         [-n JOBS] [-k PARTITIONS] [--device ...] [--synth-workers W] ...\n"
     "Generate a synthetic circuit of 2^K constraints (default 10) with an INSECURE\n"
@@ -54,7 +54,8 @@ static const char *help =
     "size (its proofs do not verify: not with --verify); --batch N lets a device\n"
     "take N ready partitions of one key per step (a GPU proves them in one pass over\n"
     "the bases); --gpu-mem-limit-gib caps each GPU's device memory (keys that do\n"
-    "not fit then stream from pinned host memory).  --dir keeps the key and witness\n"
+    "not fit then stream from pinned host memory); --tier pinned keeps every key's\n"
+    "bases in pinned host memory even where they would fit.  --dir keeps the key and witness\n"
     "in DIR (made with its parents when missing); --in-memory writes no files: the\n"
     "engine makes the key in memory (cuzk_engine_key_generate) and every partition\n"
     "reads the one witness image in place.  The report ends with the peak\n"
@@ -71,6 +72,7 @@ typedef struct bench_opts {
     double gpu_limit_gib;    /* device-memory cap per GPU */
     int timing_key;          /* a timing key: fast to make, proofs do not verify */
     int in_memory;           /* the key made by the engine, the witness in memory */
+    int tier_pinned;         /* --tier pinned: keys' bases stay in pinned host memory */
     const char *profile;     /* generator profile (cuzk gen --profile) */
     const char *title;       /* the first word of messages */
     const char *trace, *dir;
@@ -101,6 +103,13 @@ static int parse(bench_opts *o, int argc, char **argv) {
             o->timing_key = 1;
         else if (!strcmp(a, "--in-memory"))
             o->in_memory = 1;
+        else if (!strcmp(a, "--tier")) {
+            if (strcmp(v, "auto") && strcmp(v, "pinned")) {
+                fprintf(stderr, "cuzk bench engine: --tier is auto or pinned, not %s\n", v);
+                return 2;
+            }
+            o->tier_pinned = !strcmp(v, "pinned");
+        }
         else if (!strcmp(a, "--metrics"))
             o->metrics = 1;
         else if (!strcmp(a, "-v"))
@@ -240,6 +249,8 @@ static void config(cuzk_engine_config *cfg, bench_opts *o) {
             cfg->devices[d].workers = 2; /* one uploads while the other computes */
         cfg->devices[d].threads = o->threads;
         hooks.sim[d].compute_us = o->sim_ms * 1000;
+        if (o->sim == 2 && o->tier_pinned)
+            cfg->devices[d].gpu_key_tier = CUZK_TIER_PINNED;
         if (o->sim == 2 && o->gpu_limit_gib > 0)
             cfg->devices[d].gpu_mem_limit = (uint64_t)(o->gpu_limit_gib * 1073741824.0);
     }
@@ -506,7 +517,8 @@ int cmd_bench_engine(int argc, char **argv) {
 
 static const char *fil_help =
     "usage: cuzk bench filecoin [--proof porep|snap] [--log2 K] [--proofs P] [--batch B]\n"
-    "                           [--gpu-mem-limit-gib G] [--devices D] [--dir DIR]\n"
+    "                           [--gpu-mem-limit-gib G] [--tier auto|pinned] [--devices D]\n"
+    "                           [--dir DIR]\n"
     "                           [--trace FILE] [-v]\n"
     "A Filecoin-shaped run of the engine on the GPU: P whole proofs (default 2) of\n"
     "10 partitions (porep) or 16 (snap), BLS12-381, the generator's porep or snap\n"
@@ -539,6 +551,7 @@ int cmd_bench_filecoin(int argc, char **argv) {
         return 0;
     }
     const char *proof = "porep", *dir = NULL, *trace = NULL, *limit = NULL, *batch = "1",
+               *tier = NULL,
                *proofs = "2", *devices = "1";
     unsigned log2 = 27;
     int verbose = 0, explicit_log2 = 0;
@@ -563,6 +576,8 @@ int cmd_bench_filecoin(int argc, char **argv) {
             batch = v;
         else if (!strcmp(a, "--gpu-mem-limit-gib"))
             limit = v;
+        else if (!strcmp(a, "--tier"))
+            tier = v;
         else if (!strcmp(a, "--devices"))
             devices = v;
         else if (!strcmp(a, "--dir"))
@@ -606,6 +621,8 @@ int cmd_bench_filecoin(int argc, char **argv) {
     av[ac++] = kparts;
     if (limit)
         av[ac++] = "--gpu-mem-limit-gib", av[ac++] = limit;
+    if (tier)
+        av[ac++] = "--tier", av[ac++] = tier;
     if (dir)
         av[ac++] = "--dir", av[ac++] = dir;
     else
@@ -616,6 +633,9 @@ int cmd_bench_filecoin(int argc, char **argv) {
         av[ac++] = "-v";
     av[ac] = NULL;
     printf("cuzk bench filecoin: %s, %u partitions per proof, 2^%u, batch %s, key %s\n", proof,
-           parts, log2, batch, limit ? "wherever the device cap lets it live" : "resident");
+           parts, log2, batch,
+           tier && !strcmp(tier, "pinned") ? "in pinned host memory"
+           : limit                         ? "wherever the device cap lets it live"
+                                           : "resident");
     return cmd_bench_engine(ac, (char **)av);
 }

@@ -67,6 +67,7 @@ typedef struct gpu_state {
      * the second and third provers' MSMs (every partition they led failed
      * to allocate its scratch). */
     cuzk_gpu_shared_scratch *scratch[2];
+    int key_pinned; /* cuzk_device_config.gpu_key_tier: bases in pinned memory */
     cuzk_gpu_prover *free_provers[GPU_MAX_PROVERS];
     unsigned n_free, n_made;
     /* Under a device-memory cap: how many provers' buffers fit beside the
@@ -102,6 +103,7 @@ static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
     cuzk_status st = cuzk_gpu_ctx_create(d->cfg.gpu_index, &s->ctx, err);
     if (st == CUZK_OK && d->cfg.gpu_mem_limit)
         cuzk_gpu_ctx_set_mem_limit(s->ctx, (size_t)d->cfg.gpu_mem_limit);
+    s->key_pinned = d->cfg.gpu_key_tier == CUZK_TIER_PINNED;
     if (st == CUZK_OK && !(s->pool = cuzk_pool_create(d->cfg.threads ? d->cfg.threads : 4, err)))
         st = err ? err->status : CUZK_EINTERNAL;
     for (int i = 0; i < 2 && st == CUZK_OK; i++)
@@ -187,7 +189,9 @@ static cuzk_status key_get(gpu_state *s, const cuzk_key *key, gpu_key_slot **out
 
     cuzk_gpu_key_free(old); /* no users: nothing runs with it */
     cuzk_gpu_key *gk = NULL;
-    cuzk_status st = cuzk_gpu_key_create(&gk, s->ctx, key, CUZK_GPU_KEY_AUTO, err);
+    cuzk_gpu_key_mode mode =
+        s->key_pinned ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_AUTO;
+    cuzk_status st = cuzk_gpu_key_create(&gk, s->ctx, key, mode, err);
     if (st == CUZK_OK && cuzk_gpu_key_max_provers(gk)) {
         /* under a cap: no more provers than fit beside this key */
         unsigned fit = cuzk_gpu_key_max_provers(gk);

@@ -247,6 +247,11 @@ typedef struct cuzk_device_config {
      * whose bases do not fit under the cap stay in pinned host memory and
      * stream to the device per MSM (tier PINNED). */
     uint64_t gpu_mem_limit;
+    /* GPU only: where keys' bases go.  0 (CUZK_TIER_DISK, the default):
+     * device memory when they fit beside the provers' needs, else pinned
+     * host memory; CUZK_TIER_PINNED: always pinned host memory, streamed
+     * per MSM (to measure that tier on a device that could hold them). */
+    int gpu_key_tier;
 } cuzk_device_config;
 
 /* Test hooks: fault injection and the simulated device (cuzk_testing.h).

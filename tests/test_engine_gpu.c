@@ -282,6 +282,26 @@ int main(int argc, char **argv) {
         }
     }
 
+    /* gpu_key_tier PINNED: the bases stay in pinned host memory although
+     * the device could hold them, and the proofs are the same */
+    {
+        cuzk_engine_config pc = cfg;
+        pc.devices[0].gpu_key_tier = CUZK_TIER_PINNED;
+        if (cuzk_engine_create(&e, &pc, &err) != CUZK_OK) {
+            CHECK(0, "engine with pinned keys: %s", err.msg);
+        } else {
+            CHECK(cuzk_engine_key_preload(e, "pinned", bn.zkey, &err) == CUZK_OK,
+                  "preload pinned: %s", err.msg);
+            cuzk_key_info ki;
+            memset(&ki, 0, sizeof ki);
+            cuzk_engine_keys(e, &ki, 1);
+            CHECK(ki.tier == CUZK_TIER_PINNED, "gpu_key_tier PINNED keeps the key pinned (%s: %s)",
+                  cuzk_key_tier_name(ki.tier), ki.tier_why);
+            prove_job(e, &bn, "pinned", 2, "bn254 with the key pinned by request");
+            cuzk_engine_destroy(e, 10000);
+        }
+    }
+
     /* a failed GPU step is retried on the CPU fallback, which evaluates */
     cfg.cpu_fallback = 1;
     static cuzk_testing hooks = {.fault_fn = fail_first_gpu_attempt};
