@@ -104,6 +104,10 @@ static cuzk_status gpu_open(engine_device *d, cuzk_error *err) {
     if (st == CUZK_OK && d->cfg.gpu_mem_limit)
         cuzk_gpu_ctx_set_mem_limit(s->ctx, (size_t)d->cfg.gpu_mem_limit);
     s->key_pinned = d->cfg.gpu_key_tier == CUZK_TIER_PINNED;
+    if (st == CUZK_OK) { /* every worker's batch holds provers' buffers at once */
+        unsigned provers = d->n_workers * d->batch_max;
+        cuzk_gpu_ctx_set_provers(s->ctx, provers < GPU_MAX_PROVERS ? provers : GPU_MAX_PROVERS);
+    }
     if (st == CUZK_OK && !(s->pool = cuzk_pool_create(d->cfg.threads ? d->cfg.threads : 4, err)))
         st = err ? err->status : CUZK_EINTERNAL;
     for (int i = 0; i < 2 && st == CUZK_OK; i++)

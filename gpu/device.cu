@@ -491,6 +491,12 @@ size_t cuzk_gpu_mem_free(cuzk_gpu_ctx *ctx) {
     return fr;
 }
 
+extern "C" void cuzk_gpu_ctx_set_provers(cuzk_gpu_ctx *ctx, unsigned n) { ctx->provers = n; }
+
+extern "C" unsigned cuzk_gpu_ctx_provers(const cuzk_gpu_ctx *ctx) {
+    return ctx->provers ? ctx->provers : 1;
+}
+
 extern "C" void cuzk_gpu_ctx_set_mem_limit(cuzk_gpu_ctx *ctx, size_t bytes) {
     pthread_mutex_lock(&ctx->mem_lock);
     ctx->mem_limit = bytes;

@@ -86,6 +86,7 @@ struct cuzk_gpu_ctx {
     bool msm_ones;   /* bit-scalar sums: ones skip Pippenger (msm_kernels.cuh) */
     int msm_acc_minb; /* CUZK_GPU_MSM_ACC_MINB: level-1 register bound (msm.cu) */
     unsigned ntt_log_radix;
+    unsigned provers; /* cuzk_gpu_ctx_set_provers (0: 1) */
     int profile; /* print per-phase MSM times to stderr */
     /* Device memory the context allocated (cuzk_gpu_dmalloc) and its cap
      * (cuzk_gpu_ctx_set_mem_limit; 0 = none).  mem_lock guards these and

@@ -112,6 +112,12 @@ size_t cuzk_gpu_ctx_cached_bytes(const cuzk_gpu_ctx *ctx);
  * before the context allocates; lowering it later frees nothing.
  */
 void cuzk_gpu_ctx_set_mem_limit(cuzk_gpu_ctx *ctx, size_t bytes);
+/* How many provers will hold their buffers on |ctx| at once (default 1):
+ * a key's placement (cuzk_gpu_key_create) gives its MSM streams more than
+ * their default scratch only from what is left after that many provers'
+ * buffers. */
+void cuzk_gpu_ctx_set_provers(cuzk_gpu_ctx *ctx, unsigned n);
+unsigned cuzk_gpu_ctx_provers(const cuzk_gpu_ctx *ctx);
 typedef struct cuzk_gpu_mem_info {
     size_t used_bytes;  /* allocated now through the context */
     size_t peak_bytes;  /* the most ever allocated at once */

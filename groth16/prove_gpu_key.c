@@ -283,12 +283,14 @@ static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_m
                          host ? 0.0 : k.bases / G, k.csr / G, k.work / G, (k.m1 + k.m2) / G,
                          mi.free_bytes / G, cap, room / G);
     split_limits(gk, left, host ? k.h1 : k.s1, host ? k.h2 : k.s2, k.m1, k.m2, capped);
-    if (!host && !capped && left > (double)(k.s1 + k.s2)) {
+    /* the other provers' buffers (cuzk_gpu_ctx_set_provers) come first */
+    double others = (double)(cuzk_gpu_ctx_provers(gk->ctx) - 1) * (double)k.work;
+    if (!host && !capped && left - others > (double)(k.s1 + k.s2)) {
         /* room beyond the default plans: the G1 stream (H is the largest
          * MSM of a proof) takes up to its unbounded plan, fewer chunks
          * (at 2^24 on the H200 the bounded G1 MSM took 165 ms, the
          * unbounded 129) */
-        double g1 = left - (double)k.s2;
+        double g1 = left - others - (double)k.s2;
         if (g1 > (double)k.u1)
             g1 = (double)k.u1;
         if (g1 > (double)k.s1)
