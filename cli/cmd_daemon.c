@@ -99,7 +99,7 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
         if (r < 0 || (!v && (!strcmp(s, "--priority") || !strcmp(s, "--request-id") ||
                              !strcmp(s, "--deadline-ms") || !strcmp(s, "--timeout") ||
                              !strcmp(s, "--input") || !strcmp(s, "--circuit")))) {
-            fprintf(stderr, "cuzk prove: %s needs a value\n", s);
+            fprintf(stderr, "cuzk %s: %s needs a value\n", cli_prove_cmd, s);
             return 2;
         }
         if (r > 0)
@@ -141,7 +141,8 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
     argv[out] = NULL;
     *argc = out;
     if (a->priority && !valid_priority(a->priority)) {
-        fprintf(stderr, "cuzk prove: --priority wants low, normal, high or critical\n");
+        fprintf(stderr, "cuzk %s: --priority wants low, normal, high or critical\n",
+                cli_prove_cmd);
         return 2;
     }
     /* <zkey> <witness> <proof> <public>, or with --input <zkey> <proof> <public> */
@@ -211,22 +212,23 @@ static void print_stages(cli_conn *c, const char *rid, double submit_s, double w
                          double write_s) {
     char esc[400], path[500];
     cuzk_error err = {0};
-    fprintf(stderr, "cuzk prove: via cuzkd at %s, job %s: submit %.3f s | wait %.3f | write %.3f\n",
-            cli_conn_addr(c)->text, rid, submit_s, wait_s, write_s);
+    fprintf(stderr,
+            "cuzk %s: via cuzkd at %s, job %s: submit %.3f s | wait %.3f | write %.3f\n",
+            cli_prove_cmd, cli_conn_addr(c)->text, rid, submit_s, wait_s, write_s);
     if (!cli_url_escape(rid, esc, sizeof esc))
         return;
     snprintf(path, sizeof path, "/v1/jobs/%s", esc);
     json_t *j = cli_request_json(c, "GET", path, NULL, 10000, NULL, &err);
     if (!j) {
-        fprintf(stderr, "cuzk prove: job status: %s\n", err.msg);
+        fprintf(stderr, "cuzk %s: job status: %s\n", cli_prove_cmd, err.msg);
         return;
     }
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(j, "partition"), i, p) {
         fprintf(stderr,
-                "cuzk prove: partition %zu on device %d (attempts %d): queued %.3f s | synth "
-                "%.3f | ready wait %.3f | device %.3f | finalize %.3f\n",
+                "cuzk %s: partition %zu on device %d (attempts %d): queued %.3f s | synth "
+                "%.3f | ready wait %.3f | device %.3f | finalize %.3f\n", cli_prove_cmd,
                 i, (int)cli_json_num(p, "device", -1), (int)cli_json_num(p, "attempts", 0),
                 cli_json_num(p, "queued_us", 0) / 1e6, cli_json_num(p, "synth_us", 0) / 1e6,
                 cli_json_num(p, "ready_wait_us", 0) / 1e6, cli_json_num(p, "device_us", 0) / 1e6,
@@ -270,11 +272,11 @@ static int write_result(cli_conn *c, const prove_args *a, const char *key, const
     int rc = 1;
     struct stat ks;
     if (cli_result_proof(result, 0, &proof, &pub, &n_pub, &err) != CUZK_OK) {
-        cli_fail("prove", "daemon's proof", &err);
+        cli_fail(cli_prove_cmd, "daemon's proof", &err);
         goto out;
     }
     if (wtns && check_public(wtns, &proof, pub, n_pub, &err) != CUZK_OK) {
-        cli_fail("prove", "check of the daemon's proof", &err);
+        cli_fail(cli_prove_cmd, "check of the daemon's proof", &err);
         goto out;
     }
     if (a->verify || (stat(key, &ks) == 0 && S_ISREG(ks.st_mode))) {
@@ -284,17 +286,17 @@ static int write_result(cli_conn *c, const prove_args *a, const char *key, const
             st = cuzk_verify(vk, &proof, pub, n_pub, &err);
         cuzk_vk_release(vk);
         if (st != CUZK_OK) {
-            cli_fail("prove", "check of the daemon's proof", &err);
+            cli_fail(cli_prove_cmd, "check of the daemon's proof", &err);
             goto out;
         }
     }
     if (cuzk_proof_bytes_write_json_file(&proof, a->proof_out, &err) != CUZK_OK) {
-        cli_fail("prove", a->proof_out, &err);
+        cli_fail(cli_prove_cmd, a->proof_out, &err);
         goto out;
     }
     if (cuzk_public_bytes_write_json_file(proof.curve, pub, n_pub, a->public_out, &err) !=
         CUZK_OK) {
-        cli_fail("prove", a->public_out, &err);
+        cli_fail(cli_prove_cmd, a->public_out, &err);
         goto out;
     }
     rc = 0;
@@ -309,20 +311,23 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     char key[PATH_MAX], wtns[PATH_MAX], wasm[PATH_MAX];
     cuzk_error err = {0};
     const cli_addr *addr = cli_conn_addr(c);
+    int roles = cli_prove_roles(a->pos[0], a->input ? NULL : a->pos[1], a->input, a->circuit);
+    if (roles)
+        return roles;
     /* A key that is no file may be the id of a key the daemon holds. */
     if (!realpath(a->pos[0], key)) {
         if (strchr(a->pos[0], '/') || strlen(a->pos[0]) >= sizeof key) {
-            fprintf(stderr, "cuzk prove: %s: no such file\n", a->pos[0]);
+            fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->pos[0]);
             return 1;
         }
         snprintf(key, sizeof key, "%s", a->pos[0]);
     }
     if (a->circuit && !realpath(a->circuit, wasm)) {
-        fprintf(stderr, "cuzk prove: %s: no such file\n", a->circuit);
+        fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->circuit);
         return 1;
     }
     if (!a->input && !realpath(a->pos[1], wtns)) {
-        fprintf(stderr, "cuzk prove: %s: no such file\n", a->pos[1]);
+        fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->pos[1]);
         return 1;
     }
     cli_job_req req = {.key = key, .priority = a->priority, .request_id = a->request_id,
@@ -331,11 +336,11 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     char *input = NULL;
     if (a->input) {
         if (!(input = read_text(a->input, &req.input_len, &err)))
-            return cli_fail("prove", "input", &err);
+            return cli_fail(cli_prove_cmd, "input", &err);
         req.input_json = input;
     } else if (a->upload || addr->kind == CLI_ADDR_TCP) {
         if (!(map = map_file(wtns, &req.witness_len, &err)))
-            return cli_fail("prove", "witness", &err);
+            return cli_fail(cli_prove_cmd, "witness", &err);
         req.witness_data = map;
     } else
         req.witness_path = wtns;
@@ -348,23 +353,23 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
         munmap(map, req.witness_len);
     free(input);
     if (st != CUZK_OK && unreachable && addr->source == CLI_ADDR_FROM_DEFAULT) {
-        fprintf(stderr, "cuzk prove: nothing answers at the default socket %s (stale); "
-                        "proving in-process\n", addr->path);
+        fprintf(stderr, "cuzk %s: nothing answers at the default socket %s (stale); "
+                        "proving in-process\n", cli_prove_cmd, addr->path);
         return -1;
     }
     if (st != CUZK_OK)
-        return cli_fail("prove", unreachable ? "daemon" : "daemon refused the job", &err);
+        return cli_fail(cli_prove_cmd, unreachable ? "daemon" : "daemon refused the job", &err);
     uint64_t t1 = cli_now_ns();
     st = cli_job_await(c, ref.request_id, (long)(a->timeout_s * 1000), &result, &err);
     if (st == CUZK_ETIMEOUT && !result && strstr(err.msg, "still running")) {
         cuzk_error cerr = {0};
         cli_job_cancel(c, ref.request_id, &cerr);
-        fprintf(stderr, "cuzk prove: timed out after %g s waiting for job %s (cancelled)\n",
-                a->timeout_s, ref.request_id);
+        fprintf(stderr, "cuzk %s: timed out after %g s waiting for job %s (cancelled)\n",
+                cli_prove_cmd, a->timeout_s, ref.request_id);
         return 1;
     }
     if (st != CUZK_OK)
-        return cli_fail("prove", "daemon", &err);
+        return cli_fail(cli_prove_cmd, "daemon", &err);
     uint64_t t2 = cli_now_ns();
     rc = write_result(c, a, key, a->input ? NULL : wtns, result);
     json_decref(result);
@@ -388,7 +393,7 @@ int cli_prove_daemon(int *argc, char **argv) {
     if (!c && err.status == CUZK_ENOTFOUND)
         return -1; /* no daemon configured */
     if (!c) {
-        fprintf(stderr, "cuzk prove: %s\n", err.msg);
+        fprintf(stderr, "cuzk %s: %s\n", cli_prove_cmd, err.msg);
         return err.status == CUZK_EINVAL ? 2 : 1;
     }
     rc = prove_remote(c, &a);

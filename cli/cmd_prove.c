@@ -31,7 +31,8 @@
 #include "cuzk.h"
 
 /* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */
-static const char *prove_cmd = "prove";
+const char *cli_prove_cmd = "prove";
+#define prove_cmd cli_prove_cmd
 
 static const char *help =
     "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
@@ -167,9 +168,9 @@ static int job_fail(cuzk_job *job, const prove_opts *o) {
     const char *what = part.device_start_ns == 0  ? (o->input ? o->input : o->wtns)
                        : part.finalize_start_ns ? "self-check of the new proof"
                                                 : "prove";
-    fprintf(stderr, "cuzk %s: %s: %s\n", prove_cmd, what,
-            msg[0] ? msg : cuzk_status_text(info.status));
-    return 1;
+    cuzk_error e = {.status = info.status};
+    snprintf(e.msg, sizeof e.msg, "%.*s", (int)sizeof e.msg - 1, msg);
+    return cli_fail(prove_cmd, what, &e);
 }
 
 /* -v: the engine's figures for the proof. */
@@ -211,7 +212,30 @@ static void print_times(cuzk_engine *e, cuzk_job *job, const char *dev_name, dou
             ms(t->msm_h_ns), ms(t->download_ns), ms(t->assemble_ns));
 }
 
+int cli_prove_roles(const char *zkey, const char *wtns, const char *input,
+                    const char *circuit) {
+    int full = !strcmp(prove_cmd, "fullprove");
+    const char *usage = full ? cli_fullprove_help : help;
+    unsigned wtns_ok = CLI_KIND(CLI_FILE_WTNS) | CLI_KIND(CLI_FILE_ABC);
+    return (input && cli_wrong_role(prove_cmd, input,
+                                    full ? "the input.json (argument 1)" : "--input's input.json",
+                                    CLI_KIND(CLI_FILE_INPUT), usage)) ||
+           (circuit && cli_wrong_role(prove_cmd, circuit,
+                                      full ? "the circuit.wasm (argument 2)"
+                                           : "--circuit's circuit.wasm",
+                                      CLI_KIND(CLI_FILE_WASM), usage)) ||
+           cli_wrong_role(prove_cmd, zkey,
+                          full ? "the proving key (argument 3)" : "the proving key (argument 1)",
+                          CLI_KIND(CLI_FILE_ZKEY), usage) ||
+           (wtns && cli_wrong_role(prove_cmd, wtns, "the witness (argument 2)", wtns_ok, usage))
+               ? 2
+               : 0;
+}
+
 static int prove(const prove_opts *o) {
+    int roles = cli_prove_roles(o->zkey, o->wtns, o->input, o->circuit);
+    if (roles)
+        return roles;
     if (check_readable(o->zkey) || (o->wtns && check_readable(o->wtns)) ||
         (o->input && (check_readable(o->input) || check_readable(o->circuit))))
         return 1;
@@ -280,7 +304,7 @@ out:
 }
 
 int cmd_prove(int argc, char **argv) {
-    prove_cmd = argc > 0 && !strcmp(argv[0], "fullprove") ? "fullprove" : "prove";
+    cli_prove_cmd = argc > 0 && !strcmp(argv[0], "fullprove") ? "fullprove" : "prove";
     const char *pos[5];
     prove_opts o = {0};
     int npos = 0;
