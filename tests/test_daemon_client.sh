@@ -284,9 +284,10 @@ start_polled "http://127.0.0.1:$port"
 run "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
 [ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok || bad "TCP prove with CUZK_TOKEN"
 run env CUZK_TOKEN=wrong "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
-[ $rc -eq 1 ] && grep -q "401" "$tmp/err" && ok || bad "TCP with a wrong token: rc $rc"
+# a 401 says how a token is given
+[ $rc -eq 1 ] && grep -q "401.*--token T or CUZK_TOKEN" "$tmp/err" && ok || bad "TCP with a wrong token: rc $rc"
 run env -u CUZK_TOKEN "$cuzk" status --addr "http://127.0.0.1:$port"
-[ $rc -eq 1 ] && grep -q "401" "$tmp/err" && ok || bad "TCP without a token: rc $rc"
+[ $rc -eq 1 ] && grep -q "401.*--token T or CUZK_TOKEN" "$tmp/err" && ok || bad "TCP without a token: rc $rc"
 run "$cuzk" status --token s3cret --addr "http://127.0.0.1:$port"
 [ $rc -eq 0 ] && ok || bad "TCP status with --token"
 
