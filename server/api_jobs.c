@@ -920,8 +920,12 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
         /* Found by the witness calculation otherwise, as a failed job; the
          * same words as the witness layer's (and snarkjs's). */
         if (s == CUZK_OK && cuzk_wc_input_count(in) < cuzk_wc_circuit_n_inputs(c))
-            s = cuzk_fail(&err, CUZK_EMISMATCH, "Not all inputs have been set. Only %zu out of %u",
-                          cuzk_wc_input_count(in), cuzk_wc_circuit_n_inputs(c));
+            s = cuzk_fail(&err, CUZK_EMISMATCH,
+                          "Not all inputs have been set. Only %zu out of %u (%zu value%s "
+                          "missing; a circom .wasm holds no signal names to say which)",
+                          cuzk_wc_input_count(in), cuzk_wc_circuit_n_inputs(c),
+                          cuzk_wc_circuit_n_inputs(c) - cuzk_wc_input_count(in),
+                          cuzk_wc_circuit_n_inputs(c) - cuzk_wc_input_count(in) == 1 ? "" : "s");
         cuzk_wc_input_free(in);
         if (s == CUZK_OK)
             continue;

@@ -192,7 +192,7 @@ node -e 'const j = require(process.argv[1]); delete j.s;
   "$bn/arrays.input.json" "$tmp/few.input.json"
 body arr "$tmp/few.input.json" >"$tmp/b3.json"
 expect 400 EMISMATCH -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/b3.json" /v1/jobs &&
-  expect_msg "missing signal" "Not all inputs have been set"
+  expect_msg "missing signal" "Not all inputs have been set. Only 28 out of 29 (1 value missing"
 serving
 
 # Malformed JSON: the body itself, and an input object the witness layer

@@ -574,8 +574,13 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
     if (in->c != c)
         return cuzk_fail(err, CUZK_EINVAL, "the input was parsed for another circuit");
     if (in->n_values < c->n_inputs)
-        return cuzk_fail(err, CUZK_EMISMATCH, "Not all inputs have been set. Only %zu out of %u",
-                         in->n_values, c->n_inputs);
+        /* snarkjs's words, and how many are missing: the module knows its
+         * signals by hashes of their names only, so which cannot be said */
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "Not all inputs have been set. Only %zu out of %u (%zu value%s missing; "
+                         "a circom .wasm holds no signal names to say which)",
+                         in->n_values, c->n_inputs, c->n_inputs - in->n_values,
+                         c->n_inputs - in->n_values == 1 ? "" : "s");
     wc_wait wt = circuit_wait(c, deadline_ns);
     wt.stop = stop;
     wt.stop_ctx = stop_ctx;
