@@ -407,8 +407,9 @@ int cli_prove_daemon(int *argc, char **argv) {
 
 static const char *status_help =
     "usage: cuzk status [--json] [daemon options]\n"
-    "Show what the daemon is doing: per device the busy, starved (idle, nothing\n"
-    "ready) and idle-with-work (idle while work was ready) seconds, memory\n"
+    "Show what the daemon is doing: per device the busy, starved (nothing ready\n"
+    "while synthesis was behind), idle (no work) and idle-with-work (idle while\n"
+    "work was ready) seconds and the partitions proved and failed, memory\n"
     "budget use, queue depths, job counts and resident keys.  --json prints\n"
     "the daemon's /v1/status object as it is.\n";
 
@@ -476,8 +477,10 @@ static void print_keys(FILE *out, const json_t *keys) {
         w = n > w ? n : w;
     }
     w = w > 64 ? 64 : w;
-    fprintf(out, "  %-*s %-8s %-9s %5s %9s %10s %6s %7s %5s  %s\n", (int)w, "ID", "TIER", "CURVE",
-           "LOG_N", "VARS", "MEM", "IN_USE", "PROOFS", "FAIL", "PATH");
+    /* PARTITIONS and FAILED count partitions, not jobs; FAILED leaves out
+     * those refused for their client's inputs */
+    fprintf(out, "  %-*s %-8s %-9s %5s %9s %10s %6s %10s %6s  %s\n", (int)w, "ID", "TIER", "CURVE",
+            "LOG_N", "VARS", "MEM", "IN_USE", "PARTITIONS", "FAILED", "PATH");
     json_array_foreach(keys, i, k) {
         char mem[32];
         fmt_bytes(cli_json_num(k, "mem_bytes", 0), mem, sizeof mem);
@@ -486,7 +489,7 @@ static void print_keys(FILE *out, const json_t *keys) {
         cli_escape(cli_json_str(k, "path", ""), path, sizeof path);
         if (json_is_true(json_object_get(k, "loading")))
             tier = "loading";
-        fprintf(out, "  %-*s %-8s %-9s %5.0f %9.0f %10s %6.0f %7.0f %5.0f  %s\n", (int)w, id, tier,
+        fprintf(out, "  %-*s %-8s %-9s %5.0f %9.0f %10s %6.0f %10.0f %6.0f  %s\n", (int)w, id, tier,
                cli_json_str(k, "curve", "?"), cli_json_num(k, "log_n", 0),
                cli_json_num(k, "n_vars", 0), mem, cli_json_num(k, "in_use", 0),
                cli_json_num(k, "proofs", 0), cli_json_num(k, "failures", 0),
@@ -500,23 +503,32 @@ static void print_keys(FILE *out, const json_t *keys) {
 static void print_devices(FILE *out, const json_t *devs) {
     size_t i;
     json_t *d;
-    fprintf(out, "devices:\n  %-16s %18s %11s %11s %15s %8s %8s %7s\n", "NAME", "BUSY s (share)",
-           "STARVED s", "SYNTH-BEHIND", "IDLE-W-WORK s", "PROOFS", "FAILED", "WORKERS");
+    /* PROOFS and FAILED count partitions (device steps), not jobs */
+    fprintf(out, "devices:\n  %-16s %18s %11s %11s %15s %10s %10s %7s\n", "NAME",
+            "BUSY s (share)", "STARVED s", "IDLE s", "IDLE-W-WORK s", "PARTITIONS", "FAILED",
+            "WORKERS");
     json_array_foreach(devs, i, d) {
+        /* starved: nothing ready while synthesis was behind; idle: no work.
+         * A daemon without idle_s counted both as starved_s. */
         double busy = cli_json_num(d, "busy_s", 0), starved = cli_json_num(d, "starved_s", 0),
-               iww = cli_json_num(d, "idle_with_work_s", 0), all = busy + starved + iww;
+               iww = cli_json_num(d, "idle_with_work_s", 0), idle = cli_json_num(d, "idle_s", -1);
+        if (idle < 0) {
+            double synth = cli_json_num(d, "starved_synth_s", 0);
+            idle = starved - synth;
+            starved = synth;
+        }
+        double all = busy + starved + idle + iww;
         char name[64];
         snprintf(name, sizeof name, "%s (%s)", cli_json_str(d, "name", "?"),
                  cli_json_str(d, "kind", "?"));
-        double synth = cli_json_num(d, "starved_synth_s", 0);
-        fprintf(out, "  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %8.0f %8.0f %7.0f\n", name, busy,
-               all > 0 ? 100 * busy / all : 0.0, starved, synth, iww,
-               cli_json_num(d, "proofs", 0), cli_json_num(d, "failures", 0),
-               cli_json_num(d, "workers_alive", 0));
-        if (all > 0 && synth > 0.1 * all)
-            fprintf(out, "  %-16s starved %.0f%% of the time with synthesis behind: more synthesis "
-                   "workers (synth_workers) or cores would keep it busy\n", "",
-                   100 * synth / all);
+        fprintf(out, "  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %10.0f %10.0f %7.0f\n", name,
+                busy, all > 0 ? 100 * busy / all : 0.0, starved, idle, iww,
+                cli_json_num(d, "proofs", 0), cli_json_num(d, "failures", 0),
+                cli_json_num(d, "workers_alive", 0));
+        if (all > 0 && starved > 0.1 * all)
+            fprintf(out, "  %-16s starved %.0f%% of the time (synthesis behind): more synthesis "
+                    "workers (synth_workers) or cores would keep it busy\n", "",
+                    100 * starved / all);
     }
 }
 

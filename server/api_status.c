@@ -36,10 +36,14 @@ static json_t *devices_json(const cuzk_engine_status *st) {
             kind_name(d->kind), "fallback_only", d->fallback_only, "busy_s", d->busy_s, "starved_s",
             d->starved_s, "idle_with_work_s", d->idle_with_work_s, "proofs", (json_int_t)d->proofs,
             "failures", (json_int_t)d->failures, "workers_alive", (json_int_t)d->workers_alive);
-        /* the part of starved_s when partitions were queued for or in
-         * synthesis: witness generation is what the device waits for */
-        if (o)
+        /* starved_s: idle while partitions were queued for or in synthesis
+         * (witness generation is what the device waits for); idle_s: idle
+         * with no work at all.  starved_synth_s repeats starved_s for
+         * clients from when starved_s held both. */
+        if (o) {
             json_object_set_new(o, "starved_synth_s", json_real(d->starved_synth_s));
+            json_object_set_new(o, "idle_s", json_real(d->idle_s));
+        }
         if (o && d->kind == CUZK_DEVICE_GPU) {
             json_object_set_new(o, "gpu_index", json_integer(d->gpu_index));
             json_object_set_new(o, "device_mem_bytes",

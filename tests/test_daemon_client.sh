@@ -65,6 +65,20 @@ mkdir -p "$tmp/run"
 sock=$tmp/run/cuzkd.sock
 start_daemon "$tmp/d.log" "unix:$sock" --socket="$sock" --devices=cpu
 
+# --- a daemon with no work is idle, not starved --------------------------------
+sleep 0.3
+run "$cuzk" status --json --addr "unix:$sock"
+[ $rc -eq 0 ] && [ "$(jget "$tmp/out" 'j.devices[0].starved_s')" = 0 ] &&
+  node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).devices[0];
+           process.exit(d.idle_s > 0 ? 0 : 1)' "$tmp/out" && ok ||
+  bad "idle daemon: starved_s / idle_s: $(head -c 400 "$tmp/out")"
+run "$cuzk" status --addr "unix:$sock"
+# columns from the right: STARVED s, IDLE s, IDLE-W-WORK s, PARTITIONS, FAILED, WORKERS
+grep -Eq "^  NAME +BUSY s \(share\) +STARVED s +IDLE s +IDLE-W-WORK s +PARTITIONS +FAILED +WORKERS$" "$tmp/out" &&
+  awk '$1 == "cpu0" { found = 1; if ($(NF - 5) != "0.000" || $(NF - 4) + 0 <= 0) exit 1 }
+       END { exit !found }' "$tmp/out" &&
+  ok || bad "idle daemon: cuzk status: $(cat "$tmp/out")"
+
 # --- prove through the daemon: the same files as in-process -----------------
 for curve in bn128 bls12381; do
   d=$fx/$curve

@@ -237,6 +237,10 @@ serving
 # ... and its valid input still proves.
 body fail "$bn/assert_fail.input.json" >"$tmp/good_fail.json"
 prove_body good_fail "$tmp/good_fail.json" "$bn/assert_fail.vk.json"
+# The failed assert was the client's input, not a fault of the key: the
+# key's failure count (what an operator watches) stays 0.
+expect 200 -- /v1/keys/fail
+check "assert: not the key's failure" "$(jget "$tmp/body" failures)" 0
 
 # --- cuzk prove --input ... --circuit ... through the daemon -----------------------
 status_done() {
