@@ -376,6 +376,9 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     if (rc == 0 && a->verbose)
         print_stages(c, ref.request_id, (t1 - t0) / 1e9, (t2 - t1) / 1e9,
                      (cli_now_ns() - t2) / 1e9);
+    else if (rc == 0) /* where the proof came from, in one line */
+        fprintf(stderr, "cuzk %s: proved by cuzkd at %s (job %s)\n", cli_prove_cmd,
+                addr->text, ref.request_id);
     return rc;
 }
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/client.h"
 #include "cuzk.h"
 
 /* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */
@@ -48,8 +49,8 @@ static const char *help =
     "options:\n"
     "  --input F      circom input.json instead of a witness (needs --circuit)\n"
     "  --circuit F    the circuit's witness calculator (circom's .wasm)\n"
-    "  --cache DIR    folder of compiled circuits (default CUZK_WC_CACHE,\n"
-    "                 else ~/.cache/cuzk/wc)\n"
+    "  --cache DIR    folder of compiled circuits (default $CUZK_WC_CACHE,\n"
+    "                 else $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc)\n"
     "  --cpu          prove on the CPU even when a GPU is present\n"
     "  --gpu N        prove on CUDA device N (default: device 0 when one is\n"
     "                 present, else the CPU)\n"
@@ -311,6 +312,7 @@ int cmd_prove(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         fputs(help, stdout);
         fputs(cli_prove_daemon_help, stdout);
+        fputs(cli_daemon_opts_help, stdout);
         return 0;
     }
     /* Through a running cuzkd when one is configured (cli/cmd_daemon.c). */

@@ -16,9 +16,10 @@ static const char *help =
     "usage: cuzk wtns calculate [options] <circuit.wasm> <input.json> <witness.wtns>\n"
     "Compute the witness of a circom circuit from its inputs, as `snarkjs wtns\n"
     "calculate` does (same files, same bytes), with the circuit's wasm compiled\n"
-    "to native code once and cached (CUZK_WC_CACHE, else ~/.cache/cuzk/wc).\n"
+    "to native code once and cached.\n"
     "options:\n"
-    "  --cache DIR   folder of compiled circuits\n"
+    "  --cache DIR   folder of compiled circuits (default $CUZK_WC_CACHE, else\n"
+    "                $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc)\n"
     "  -v            print the compile, load and calculation times on stderr\n";
 
 static void print_line(void *ctx, const char *line) {

@@ -327,6 +327,19 @@ expect_fail "prove --threads without a value" 2 "usage: cuzk prove" "$cuzk" prov
 expect_fail "prove unknown option" 2 "unknown option --frob" "$cuzk" prove --frob a b c d
 expect_ok "help" "$cuzk" prove --help
 grep -q -- "--threads N" "$tmp/out" && ok || bad "prove --help does not list --threads"
+# the daemon's address options are prove's too, and the cache folder's
+# defaults are those of docs/WITNESS.md
+for opt in "--addr ADDR" "--token T" "--client ID" "XDG_CACHE_HOME"; do
+  grep -q -- "$opt" "$tmp/out" && ok || bad "prove --help does not list $opt"
+done
+expect_ok "wtns calculate --help" "$cuzk" wtns calculate --help
+grep -q -- "--cache DIR.*CUZK_WC_CACHE" "$tmp/out" && grep -q "XDG_CACHE_HOME/cuzk/wc" "$tmp/out" && ok ||
+  bad "wtns calculate --help: the cache's defaults: $(cat "$tmp/out")"
+# bench prove --log2 takes the sizes as its help shows them: K [K...]
+mkdir -p "$tmp/bp"
+expect_ok "bench prove --log2 6 7" "$cuzk" bench prove --curve bn254 --log2 6 7 --reps 1 --dir "$tmp/bp"
+grep -Eq "^bn128 +2\^6 " "$tmp/out" && grep -Eq "^bn128 +2\^7 " "$tmp/out" && ok ||
+  bad "bench prove --log2 6 7: $(cat "$tmp/out" "$tmp/err")"
 
 if [ $have_py = 0 ]; then
   if [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then

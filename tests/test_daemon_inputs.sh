@@ -255,6 +255,16 @@ check "cuzk prove --input: proved by the daemon" "$(status_done)" $((before + 1)
 if snarkjs_ok "$bn/mimc.vk.json" "$tmp/cli.public.json" "$tmp/cli.proof.json"; then ok; else
   bad "cuzk prove --input: snarkjs rejects the proof: $(cat "$tmp/snarkjs.out") $(cat "$tmp/cli.out")"
 fi
+# Without -v one line says where the proof was made; fullprove's lines,
+# with -v too, are fullprove's.
+check "cuzk prove --input: one line" "$(wc -l <"$tmp/cli.out" | tr -d ' ')" 1
+grep -q "^cuzk prove: proved by cuzkd at unix:$SOCK (job " "$tmp/cli.out" && ok ||
+  bad "cuzk prove --input: no line naming the daemon: $(cat "$tmp/cli.out")"
+"$cuzk" fullprove -v --addr "unix:$SOCK" "$bn/mimc.input.json" "$bn/mimc.wasm" "$bn/mimc.zkey" \
+  "$tmp/fp.proof.json" "$tmp/fp.public.json" >/dev/null 2>"$tmp/fp.err"
+check "cuzk fullprove -v: exit status" "$?" 0
+grep -q "^cuzk fullprove: via cuzkd at unix:$SOCK" "$tmp/fp.err" && ! grep -q "^cuzk prove" "$tmp/fp.err" &&
+  ok || bad "cuzk fullprove -v: lines not fullprove's: $(cat "$tmp/fp.err")"
 # The key's registered circuit, without --circuit; checked by cuzk verify.
 "$cuzk" prove --addr "unix:$SOCK" --input "$bn/arrays.input.json" "$bn/arrays.zkey" \
   "$tmp/cli2.proof.json" "$tmp/cli2.public.json" >"$tmp/cli.out" 2>&1

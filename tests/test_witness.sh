@@ -345,6 +345,9 @@ else
   # the compile says what it does and how long it took, once
   n=$(cat "$tmp/c1.err" "$tmp/c2.err" | grep -c 'compiled .* in [0-9.]* s')
   [ "$n" -eq 1 ] && ok || bad "concurrent first use: $n 'compiled ... in N s' lines, not 1"
+  # ... naming the wasm by its path, its size in KB below a megabyte
+  cat "$tmp/c1.err" "$tmp/c2.err" | grep -Eq "compiling $a\.wasm \([1-9][0-9]* KB of wasm\)" && ok ||
+    bad "first use: the compile line: $(cat "$tmp/c1.err" "$tmp/c2.err" | grep compiling)"
   CUZK_WC_CACHE=$cold wtns "$a.wasm" "$a.input.json" "$tmp/c3.wtns" 2>"$tmp/c3.err"
   cmp -s "$tmp/c3.wtns" "$a.wtns" && ok || bad "warm cache: witness differs"
   [ -s "$tmp/c3.err" ] && bad "warm cache: prints $(head -1 "$tmp/c3.err")" || ok

@@ -715,7 +715,8 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
 }
 
 cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t size,
-                      const char *name, const cuzk_wc_opts *o, cuzk_error *err) {
+                      const char *name, const char *shown, const cuzk_wc_opts *o,
+                      cuzk_error *err) {
     uint64_t max_wasm = wc_opt_max_wasm(o);
     if (size > max_wasm)
         return cuzk_fail(err, CUZK_ERANGE,
@@ -764,14 +765,20 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
             unlink(exe);
             unlink(sum);
             compilers_enter(o);
-            progress(o, "compiling %s (%.1f MB of wasm) to native code, once for this machine "
-                        "(cache: %s)", name, size / 1e6, dir);
+            /* KB below a megabyte: "0.0 MB" told nothing about a small circuit */
+            char sz[32];
+            if (size < 1000000)
+                snprintf(sz, sizeof sz, "%.0f KB", size / 1e3 < 1 ? 1 : size / 1e3);
+            else
+                snprintf(sz, sizeof sz, "%.1f MB", size / 1e6);
+            progress(o, "compiling %s (%s of wasm) to native code, once for this machine "
+                        "(cache: %s)", shown, sz, dir);
             double t0 = now_s();
             s = build_object(dir, key, exe, sum, wasm, size, name, o, err);
             compilers_leave();
             c->compile_s = now_s() - t0;
             if (s == CUZK_OK) {
-                progress(o, "compiled %s in %.1f s", name, c->compile_s);
+                progress(o, "compiled %s in %.1f s", shown, c->compile_s);
                 fd = open_verified(exe, sum);
                 if (fd < 0)
                     s = cuzk_fail(err, CUZK_EIO, "%s changed after it was built", exe);
