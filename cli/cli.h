@@ -66,6 +66,12 @@ const char *cli_file_kind_name(cli_file_kind k);
 int cli_wrong_role(const char *cmd, const char *path, const char *role, unsigned accepted,
                    const char *usage);
 
+/* The compile lines of a first use of a circuit (cli/progress.c): print
+ * |line| as "cuzk <cmd>: <line>"; "compiling ..." also starts showing the
+ * time spent until "compiled ..." or cli_compile_done. */
+void cli_compile_line(const char *cmd, const char *line);
+void cli_compile_done(void);
+
 /* Commands that talk to a running cuzkd (cli/cmd_daemon.c, cli/client.h). */
 int cmd_status(int argc, char **argv);
 int cmd_keys(int argc, char **argv);

@@ -66,7 +66,14 @@ static double ms_between(uint64_t a, uint64_t b) { return a && b >= a ? (b - a) 
 /* The engine's log lines: shown from -v -v on, so that a failure stays
  * one line of stderr. */
 static void log_line(void *ctx, cuzk_log_level level, const char *line) {
-    (void)ctx, (void)level;
+    (void)ctx;
+    /* a first compile of the circuit (--input): said, with its time, at
+     * any verbosity */
+    if (level == CUZK_LOG_INFO &&
+        (!strncmp(line, "compiling ", 10) || !strncmp(line, "compiled ", 9))) {
+        cli_compile_line(prove_cmd, line);
+        return;
+    }
     if (cli_verbose >= 2)
         fprintf(stderr, "cuzk %s: engine: %s\n", prove_cmd, line);
 }
@@ -264,7 +271,9 @@ static int prove(const prove_opts *o) {
             fprintf(stderr, "cuzk %s: %s: empty file\n", prove_cmd, o->input);
             goto out;
         }
-        if (cuzk_engine_circuit_register(e, o->zkey, o->circuit, &err) != CUZK_OK) {
+        cuzk_status cs = cuzk_engine_circuit_register(e, o->zkey, o->circuit, &err);
+        cli_compile_done();
+        if (cs != CUZK_OK) {
             cli_fail(prove_cmd, o->circuit, &err);
             goto out;
         }

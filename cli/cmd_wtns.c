@@ -29,7 +29,7 @@ static void print_line(void *ctx, const char *line) {
 
 static void progress_line(void *ctx, const char *line) {
     (void)ctx;
-    fprintf(stderr, "cuzk: %s\n", line);
+    cli_compile_line("wtns calculate", line);
 }
 
 int cli_read_file(const char *path, char **data, size_t *len, cuzk_error *err) {
@@ -77,7 +77,9 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
     void *out = NULL;
     int rc = 1;
     uint64_t t0 = cli_now_ns();
-    if (cuzk_wc_circuit_load(&c, wasm, &o, &err) != CUZK_OK) {
+    cuzk_status ls = cuzk_wc_circuit_load(&c, wasm, &o, &err);
+    cli_compile_done();
+    if (ls != CUZK_OK) {
         cli_fail("wtns", "circuit", &err);
         goto done;
     }

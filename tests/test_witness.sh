@@ -353,4 +353,26 @@ else
   [ -s "$tmp/c3.err" ] && bad "warm cache: prints $(head -1 "$tmp/c3.err")" || ok
 fi
 
+# ---- 6. a first compile says what it does and for how long -----------------
+echo "test_witness: the first compile's messages (at ${SECONDS}s)"
+m=$fx/bn128/mimc
+# fullprove in-process: the engine's compile is said at any verbosity
+"$cuzk" fullprove --cpu --cache "$tmp/fp-cache" "$m.input.json" "$m.wasm" "$m.zkey" \
+  "$tmp/fp.proof.json" "$tmp/fp.public.json" 2>"$tmp/fp.err" >/dev/null
+rc=$?
+[ $rc -eq 0 ] && grep -q "^cuzk fullprove: compiling $m\.wasm (" "$tmp/fp.err" &&
+  grep -Eq "^cuzk fullprove: compiled $m\.wasm in [0-9.]+ s$" "$tmp/fp.err" && ok ||
+  bad "fullprove, first compile (exit $rc): $(cat "$tmp/fp.err")"
+# on a terminal the time so far is redrawn on one line while it compiles
+if command -v script >/dev/null; then
+  script -qec "'$cuzk' wtns calculate --cache '$tmp/tty-cache' '$m.wasm' '$m.input.json' '$tmp/tty.wtns'" \
+    /dev/null >"$tmp/tty.out" 2>&1
+  tr '\r' '\n' <"$tmp/tty.out" | grep -Eq "^cuzk wtns calculate: compiling $m\.wasm: [0-9]+ s so far" &&
+    cmp -s "$tmp/tty.wtns" "$m.wtns" && ok || bad "first compile on a terminal: $(cat -v "$tmp/tty.out")"
+elif [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then
+  bad "script (util-linux) is not installed: the terminal case did not run"
+else
+  echo "SKIP: script (util-linux) is not installed: the terminal case did not run"
+fi
+
 finish
