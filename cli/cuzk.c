@@ -21,7 +21,7 @@ static const cli_command commands[] = {
     {"verify", "verify a proof with a verification_key.json", cmd_verify},
     {"zkey", "zkey export-vk: write verification_key.json of a .zkey", cmd_zkey},
     {"abc", "abc: zkey + witness -> a, b, c image (input without an R1CS)", cmd_abc},
-    {"info", "describe a .r1cs, .wtns, .zkey, a, b, c image or JSON file", cmd_info},
+    {"info", "describe a .r1cs, .wtns, .zkey, .wasm, a, b, c image or JSON file", cmd_info},
     {"gen", "generate a synthetic circuit (.r1cs) and its witness (.wtns)", cmd_gen},
     {"setup", "setup --dev: INSECURE development .zkey for an .r1cs", cmd_setup},
     {"bench", "benchmarks (bench prove|engine|single|batch|stress)", cmd_bench},

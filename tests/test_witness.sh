@@ -353,7 +353,31 @@ else
   [ -s "$tmp/c3.err" ] && bad "warm cache: prints $(head -1 "$tmp/c3.err")" || ok
 fi
 
-# ---- 6. a first compile says what it does and for how long -----------------
+# ---- 6. cuzk info on a .wasm: read without running or compiling it ---------
+echo "test_witness: cuzk info on a circuit's .wasm (at ${SECONDS}s)"
+for curve in "${CURVES[@]}"; do
+  a=$fx/$curve/arrays
+  # the witness size is the .wtns's; arrays has 1 + 4 + 12 + 12 input values
+  wires=$("$cuzk" info "$a.wtns" | sed -n 's/^  values *\([0-9]*\)$/\1/p')
+  "$cuzk" info "$a.wasm" >"$tmp/iw.out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "^$a\.wasm: circom witness calculator (\.wasm, [1-9][0-9]* KB)$" "$tmp/iw.out" &&
+    grep -q "^  curve        $curve$" "$tmp/iw.out" &&
+    grep -Eq "^  circom       2\.[0-9]+\.[0-9]+$" "$tmp/iw.out" &&
+    grep -q "^  wires        $wires (" "$tmp/iw.out" &&
+    grep -q "^  inputs       29 values" "$tmp/iw.out" &&
+    grep -q "^  native code  cached: $CUZK_WC_CACHE/" "$tmp/iw.out" && ok ||
+    bad "$curve info arrays.wasm (exit $rc, wires $wires): $(cat "$tmp/iw.out")"
+  CUZK_WC_CACHE=$tmp/empty-cache "$cuzk" info "$a.wasm" >"$tmp/iw.out" 2>&1
+  grep -q "^  native code  not compiled yet" "$tmp/iw.out" && ok ||
+    bad "$curve info arrays.wasm, empty cache: $(cat "$tmp/iw.out")"
+done
+printf '\0asm\1\0\0\0' >"$tmp/empty.wasm"
+"$cuzk" info "$tmp/empty.wasm" >"$tmp/iw.out" 2>&1
+[ $? -eq 1 ] && grep -q "not a circom 2 witness calculator" "$tmp/iw.out" && ok ||
+  bad "info on a wasm that is no circuit: $(cat "$tmp/iw.out")"
+
+# ---- 7. a first compile says what it does and for how long -----------------
 echo "test_witness: the first compile's messages (at ${SECONDS}s)"
 m=$fx/bn128/mimc
 # fullprove in-process: the engine's compile is said at any verbosity
