@@ -9,11 +9,13 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -305,6 +307,70 @@ out:
     return rc;
 }
 
+/* While a submit with inputs waits, the daemon may be loading the job's
+ * circuit, which compiles it on its first use (seconds to minutes, before
+ * the job exists).  A watcher on a connection of its own reads
+ * /v1/status's circuits.loading and says so, with the time spent: a line
+ * redrawn on a terminal, else a line when first seen and every ten
+ * seconds. */
+typedef struct load_watch {
+    const cli_daemon_opts *d;
+    const char *wasm; /* the job's circuit (absolute), or NULL: the key's */
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int stop;
+} load_watch;
+
+static void *load_watcher(void *arg) {
+    load_watch *w = arg;
+    cuzk_error err = {0};
+    cli_conn *c = cli_connect(w->d, "watch", &err);
+    int tty = cli_stderr_tty(), shown = 0;
+    double last_line = -1;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop && c) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 500000000L;
+        if (ts.tv_nsec >= 1000000000L)
+            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&w->cv, &w->lock, &ts);
+        if (w->stop)
+            break;
+        pthread_mutex_unlock(&w->lock);
+        json_t *st = cli_request_json(c, "GET", "/v1/status", NULL, 5000, NULL, &err);
+        size_t i;
+        json_t *l;
+        const char *what = NULL;
+        double s = 0;
+        json_array_foreach(json_object_get(json_object_get(st, "circuits"), "loading"), i, l) {
+            const char *p = cli_json_str(l, "wasm", "");
+            if (!w->wasm || !strcmp(p, w->wasm)) {
+                what = p;
+                s = cli_json_num(l, "seconds", 0);
+                break;
+            }
+        }
+        pthread_mutex_lock(&w->lock);
+        if (what && !w->stop) {
+            if (tty)
+                fprintf(stderr, "\rcuzk %s: cuzkd is loading circuit %s (compiled on first use): "
+                                "%.0f s so far", cli_prove_cmd, what, s);
+            else if (last_line < 0 || s >= last_line + 10)
+                fprintf(stderr, "cuzk %s: cuzkd is loading circuit %s (compiled on first use): "
+                                "%.0f s so far\n", cli_prove_cmd, what, s), last_line = s;
+            shown = 1;
+        }
+        json_decref(st);
+    }
+    if (tty && shown)
+        fputs("\r\033[K", stderr);
+    pthread_mutex_unlock(&w->lock);
+    if (c)
+        cli_conn_free(c);
+    return NULL;
+}
+
 /* Submit, await, write.  Returns an exit status, or -1 to prove in-process
  * (only when the default socket was stale). */
 static int prove_remote(cli_conn *c, const prove_args *a) {
@@ -348,7 +414,18 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     int unreachable = 0, rc = 1;
     json_t *result = NULL;
     uint64_t t0 = cli_now_ns();
+    load_watch lw = {.d = &a->d, .wasm = a->circuit ? wasm : NULL,
+                     .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    pthread_t lwt;
+    int watching = a->input && pthread_create(&lwt, NULL, load_watcher, &lw) == 0;
     cuzk_status st = cli_job_submit(c, &req, &ref, &unreachable, &err);
+    if (watching) {
+        pthread_mutex_lock(&lw.lock);
+        lw.stop = 1;
+        pthread_cond_broadcast(&lw.cv);
+        pthread_mutex_unlock(&lw.lock);
+        pthread_join(lwt, NULL);
+    }
     if (map)
         munmap(map, req.witness_len);
     free(input);

@@ -110,12 +110,13 @@ enum MHD_Result api_status(cuzkd_request *r) {
      * object each for its checks of inputs and the engine's synthesis */
     if (j)
         json_object_set_new(j, "circuits",
-                            json_pack("{s:I, s:I, s:I}", "known",
+                            json_pack("{s:I, s:I, s:I, s:o}", "known",
                                       (json_int_t)cuzkd_circuits_known(srv), "loaded",
                                       (json_int_t)st.n_circuits, "max",
                                       (json_int_t)(srv->cfg && srv->cfg->max_circuits
                                                        ? srv->cfg->max_circuits
-                                                       : 64)));
+                                                       : 64),
+                                      "loading", cuzkd_circuits_loading_json(srv)));
     json_t *fleet = cuzkd_fleet_json(srv);
     if (fleet)
         json_object_set_new(j, "fleet", fleet);

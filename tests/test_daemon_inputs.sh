@@ -386,4 +386,14 @@ for limit in 16M 64M; do
   stop_daemon "$DPID"
   check "cuzkd ($limit) exit status" "$rc" 0
 done
+
+# A circuit the daemon compiles for a client's job (its first use there):
+# the waiting client says so while it waits (not a terminal: a line).
+start_daemon cold --wc_cache_dir="$tmp/cold-wc"
+"$cuzk" fullprove --addr "unix:$SOCK" "$bn/mimc.input.json" "$bn/mimc.wasm" "$bn/mimc.zkey" \
+  "$tmp/cold.proof.json" "$tmp/cold.public.json" >/dev/null 2>"$tmp/cold.err"
+check "fullprove, circuit compiled by the daemon: exit status" "$?" 0
+grep -Eq "^cuzk fullprove: cuzkd is loading circuit $(realpath "$bn/mimc.wasm") \(compiled on first use\): [0-9]+ s so far$" \
+  "$tmp/cold.err" && ok || bad "fullprove, circuit compiled by the daemon: $(cat "$tmp/cold.err")"
+stop_daemon "$DPID"
 finish
