@@ -590,18 +590,27 @@ static void daemon_split(const json_t *before, const json_t *after, json_t *out)
         double starved = cli_json_num(d, "starved_s", 0) - cli_json_num(b, "starved_s", 0);
         double iww = cli_json_num(d, "idle_with_work_s", 0) - cli_json_num(b, "idle_with_work_s", 0);
         double proofs = cli_json_num(d, "proofs", 0) - cli_json_num(b, "proofs", 0);
-        double all = busy + starved + iww, pct = all > 0 ? 100 * busy / all : 0;
-        /* the synthesis part of starved, when the daemon reports it */
-        double ss = json_object_get(d, "starved_synth_s")
-                        ? cli_json_num(d, "starved_synth_s", 0) - cli_json_num(b, "starved_synth_s", 0)
-                        : -1;
-        bench_split sp = {cli_json_str(d, "name", "?"), busy, starved, ss, iww, proofs};
+        /* idle (no work) apart from starved (synthesis behind); a daemon
+         * without idle_s counted both in starved_s, with the synthesis
+         * part in starved_synth_s when it reports it */
+        double idle = -1;
+        if (json_object_get(d, "idle_s")) {
+            idle = cli_json_num(d, "idle_s", 0) - cli_json_num(b, "idle_s", 0);
+        } else if (json_object_get(d, "starved_synth_s")) {
+            double ss = cli_json_num(d, "starved_synth_s", 0) -
+                        cli_json_num(b, "starved_synth_s", 0);
+            idle = starved - ss;
+            starved = ss;
+        }
+        double all = busy + starved + (idle > 0 ? idle : 0) + iww,
+               pct = all > 0 ? 100 * busy / all : 0;
+        bench_split sp = {cli_json_str(d, "name", "?"), busy, starved, idle, iww, proofs};
         bench_split_print("", &sp);
-        json_array_append_new(devs, json_pack("{s:s, s:f, s:f, s:f, s:f, s:I}", "name",
+        json_array_append_new(devs, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:I}", "name",
                                               cli_json_str(d, "name", "?"), "busy_s", busy,
-                                              "starved_s", starved, "idle_with_work_s", iww,
-                                              "busy_share_pct", pct, "proofs",
-                                              (json_int_t)proofs));
+                                              "starved_s", starved, "idle_s", idle,
+                                              "idle_with_work_s", iww, "busy_share_pct", pct,
+                                              "proofs", (json_int_t)proofs));
     }
     const json_t *ja = json_object_get(after, "jobs"), *jb = json_object_get(before, "jobs");
     printf("daemon jobs:");

@@ -289,12 +289,12 @@ static void report(const bench_opts *o, const cuzk_engine_status *a, const cuzk_
                pm->device_ms / pm->n, pm->n);
     for (unsigned d = 0; d < b->n_devices; d++) {
         const cuzk_device_status *x = &a->devices[d], *y = &b->devices[d];
-        double busy = y->busy_s - x->busy_s, st = y->starved_s - x->starved_s,
-               ss = y->starved_synth_s - x->starved_synth_s,
-               iw = y->idle_with_work_s - x->idle_with_work_s, tot = busy + st + iw;
+        double busy = y->busy_s - x->busy_s, ss = y->starved_s - x->starved_s,
+               idle = y->idle_s - x->idle_s, iw = y->idle_with_work_s - x->idle_with_work_s,
+               tot = busy + ss + idle + iw;
         if (tot <= 0)
             tot = 1;
-        bench_split sp = {y->name, busy, st, ss, iw, (double)(y->proofs - x->proofs)};
+        bench_split sp = {y->name, busy, ss, idle, iw, (double)(y->proofs - x->proofs)};
         bench_split_print("  ", &sp);
         /* A device that proved and then waited on synthesis for a tenth of
          * the run or more is held back by synthesis, not by itself. */

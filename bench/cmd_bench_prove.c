@@ -26,7 +26,7 @@ static const char *help =
     "usage: cuzk bench engine --help   (the proving engine under load)\n"
     "       cuzk bench filecoin --help   (PoRep / SnapDeals-shaped runs on the GPU)\n"
     "       cuzk bench single|batch|stress --help   (a running cuzkd under load)\n"
-    "       cuzk bench prove [--curve bn254|bls12_381|both] [--log2 K]...\n"
+    "       cuzk bench prove [--curve bn254|bls12_381|both] [--log2 K [K...]]\n"
     "                        [--bool-share F] [--threads N] [--reps R]\n"
     "                        [--snarkjs path/to/snarkjs/cli.js] [--dir DIR]\n"
     "                        [--input wtns|abc|both]\n"
@@ -158,8 +158,17 @@ int cmd_bench(int argc, char **argv) {
             curves = !strcmp(v, "both") ? 3 : cuzk_curve_from_name(v) == CUZK_CURVE_BN254 ? 1
                    : cuzk_curve_from_name(v) == CUZK_CURVE_BLS12_381                    ? 2
                                                                                        : 0;
-        else if (!strcmp(a, "--log2") && n_sizes < 16)
-            sizes[n_sizes++] = (unsigned)atoi(v);
+        else if (!strcmp(a, "--log2")) {
+            /* --log2 14 16, as the default is written, or --log2 14 --log2 16 */
+            for (;;) {
+                if (n_sizes < 16)
+                    sizes[n_sizes++] = (unsigned)atoi(argv[i + 1]);
+                const char *next = i + 2 < argc ? argv[i + 2] : "";
+                if (!next[0] || strspn(next, "0123456789") != strlen(next))
+                    break;
+                i++;
+            }
+        }
         else if (!strcmp(a, "--threads"))
             threads = (unsigned)atoi(v);
         else if (!strcmp(a, "--reps"))

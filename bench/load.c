@@ -101,14 +101,15 @@ cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const c
 }
 
 void bench_split_print(const char *indent, const bench_split *d) {
-    double tot = d->busy_s + d->starved_s + d->idle_with_work_s;
+    double idle = d->idle_s > 0 ? d->idle_s : 0;
+    double tot = d->busy_s + d->starved_s + idle + d->idle_with_work_s;
     if (tot <= 0)
         tot = 1;
-    printf("%sdevice %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s (%5.1f%%", indent, d->name,
-           d->busy_s, 100 * d->busy_s / tot, d->starved_s, 100 * d->starved_s / tot);
-    if (d->starved_synth_s >= 0)
-        printf(": synthesis behind %.3f s, no work %.3f s", d->starved_synth_s,
-               d->starved_s - d->starved_synth_s);
-    printf(")  idle-with-work %.6f s (%.3f%%)  %.0f partitions\n", d->idle_with_work_s,
+    printf("%sdevice %-12s busy %8.3f s (%5.1f%%)  starved %8.3f s (%5.1f%%%s)", indent, d->name,
+           d->busy_s, 100 * d->busy_s / tot, d->starved_s, 100 * d->starved_s / tot,
+           d->idle_s >= 0 ? ", synthesis behind" : ", with idle time");
+    if (d->idle_s >= 0)
+        printf("  idle %8.3f s (%5.1f%%, no work)", idle, 100 * idle / tot);
+    printf("  idle-with-work %.6f s (%.3f%%)  %.0f partitions\n", d->idle_with_work_s,
            100 * d->idle_with_work_s / tot, d->proofs);
 }

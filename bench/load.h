@@ -83,15 +83,16 @@ cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const c
 /* One device's wall time over a run (deltas of its counters). */
 typedef struct bench_split {
     const char *name;
-    double busy_s, starved_s;
-    double starved_synth_s; /* part of starved_s with synthesis behind; < 0: not known */
+    double busy_s;
+    double starved_s; /* nothing ready while synthesis was behind */
+    double idle_s;    /* no work at all; < 0: not known (then in starved_s) */
     double idle_with_work_s;
     double proofs; /* partitions proved */
 } bench_split;
 
-/* Prints one line: busy, starved (with the synthesis part when known) and
- * idle-with-work, in seconds and as shares of their sum, and the
- * partitions proved.  |indent| precedes it. */
+/* Prints one line: busy, starved (synthesis behind), idle (no work, when
+ * known) and idle-with-work, in seconds and as shares of their sum, and
+ * the partitions proved.  |indent| precedes it. */
 void bench_split_print(const char *indent, const bench_split *d);
 
 #endif

@@ -42,6 +42,36 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
                             uint8_t **image, size_t *size, uint32_t *n, double *load_s,
                             double *calc_s, double *image_s);
 
+/* What a file is, by its contents (cli/roles.c): for the errors of a file
+ * given in another file's place. */
+typedef enum cli_file_kind {
+    CLI_FILE_UNKNOWN, /* missing, unreadable, or none of these */
+    CLI_FILE_ZKEY,
+    CLI_FILE_WTNS,
+    CLI_FILE_R1CS,
+    CLI_FILE_ABC,
+    CLI_FILE_WASM,
+    CLI_FILE_VK,     /* snarkjs verification_key.json */
+    CLI_FILE_PROOF,  /* snarkjs proof.json */
+    CLI_FILE_PUBLIC, /* a JSON array: public.json */
+    CLI_FILE_INPUT   /* any other JSON object: circom's input.json */
+} cli_file_kind;
+#define CLI_KIND(k) (1u << (k))
+cli_file_kind cli_file_kind_of(const char *path);
+const char *cli_file_kind_name(cli_file_kind k);
+/* 1 after printing "cuzk <cmd>: <path> is <kind>, given as <role>" and the
+ * usage lines at the start of |usage| when |path| is a file of a known
+ * kind that is not in |accepted| (CLI_KIND bits); else 0 (also for a file
+ * that cannot be read or told: its reader says what is wrong). */
+int cli_wrong_role(const char *cmd, const char *path, const char *role, unsigned accepted,
+                   const char *usage);
+
+/* The compile lines of a first use of a circuit (cli/progress.c): print
+ * |line| as "cuzk <cmd>: <line>"; "compiling ..." also starts showing the
+ * time spent until "compiled ..." or cli_compile_done. */
+void cli_compile_line(const char *cmd, const char *line);
+void cli_compile_done(void);
+
 /* Commands that talk to a running cuzkd (cli/cmd_daemon.c, cli/client.h). */
 int cmd_status(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
@@ -56,6 +86,15 @@ int cmd_bench_daemon(int argc, char **argv);
  * has proved through the daemon and returns the exit status.
  */
 int cli_prove_daemon(int *argc, char **argv);
+/* "prove", or "fullprove" when cmd_fullprove runs cmd_prove: the name its
+ * messages (in-process and through a daemon) begin with. */
+extern const char *cli_prove_cmd;
+/* cuzk fullprove's help text (cli/cmd_fullprove.c). */
+extern const char *cli_fullprove_help;
+/* 2 after saying which file of a proof's command line is in another's
+ * place (cli_wrong_role); else 0.  |wtns| or |input| and |circuit| NULL
+ * when absent. */
+int cli_prove_roles(const char *zkey, const char *wtns, const char *input, const char *circuit);
 /* Help lines for those options, appended to cuzk prove --help. */
 extern const char *cli_prove_daemon_help;
 

@@ -455,9 +455,14 @@ cuzk_status cli_http_fail(const cli_http_resp *r, cuzk_error *err) {
     case 413: st = CUZK_ERANGE; break;
     case 429:
     case 503: st = CUZK_EBUSY; break;
+    case 401: st = CUZK_EINVAL; break;
     default: st = CUZK_EINTERNAL; break;
     }
-    return cuzk_fail(err, st, "%s", cli_http_error_text(r, text, sizeof text));
+    cli_http_error_text(r, text, sizeof text);
+    if (r->code == 401) /* what to do about it, not only what the daemon said */
+        return cuzk_fail(err, st, "%.180s; the daemon wants its token: give it with --token T "
+                                  "or CUZK_TOKEN", text);
+    return cuzk_fail(err, st, "%s", text);
 }
 
 /* ---- requests ------------------------------------------------------------ */

@@ -9,11 +9,13 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -99,7 +101,7 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
         if (r < 0 || (!v && (!strcmp(s, "--priority") || !strcmp(s, "--request-id") ||
                              !strcmp(s, "--deadline-ms") || !strcmp(s, "--timeout") ||
                              !strcmp(s, "--input") || !strcmp(s, "--circuit")))) {
-            fprintf(stderr, "cuzk prove: %s needs a value\n", s);
+            fprintf(stderr, "cuzk %s: %s needs a value\n", cli_prove_cmd, s);
             return 2;
         }
         if (r > 0)
@@ -141,7 +143,8 @@ static int prove_parse(prove_args *a, int *argc, char **argv) {
     argv[out] = NULL;
     *argc = out;
     if (a->priority && !valid_priority(a->priority)) {
-        fprintf(stderr, "cuzk prove: --priority wants low, normal, high or critical\n");
+        fprintf(stderr, "cuzk %s: --priority wants low, normal, high or critical\n",
+                cli_prove_cmd);
         return 2;
     }
     /* <zkey> <witness> <proof> <public>, or with --input <zkey> <proof> <public> */
@@ -211,22 +214,23 @@ static void print_stages(cli_conn *c, const char *rid, double submit_s, double w
                          double write_s) {
     char esc[400], path[500];
     cuzk_error err = {0};
-    fprintf(stderr, "cuzk prove: via cuzkd at %s, job %s: submit %.3f s | wait %.3f | write %.3f\n",
-            cli_conn_addr(c)->text, rid, submit_s, wait_s, write_s);
+    fprintf(stderr,
+            "cuzk %s: via cuzkd at %s, job %s: submit %.3f s | wait %.3f | write %.3f\n",
+            cli_prove_cmd, cli_conn_addr(c)->text, rid, submit_s, wait_s, write_s);
     if (!cli_url_escape(rid, esc, sizeof esc))
         return;
     snprintf(path, sizeof path, "/v1/jobs/%s", esc);
     json_t *j = cli_request_json(c, "GET", path, NULL, 10000, NULL, &err);
     if (!j) {
-        fprintf(stderr, "cuzk prove: job status: %s\n", err.msg);
+        fprintf(stderr, "cuzk %s: job status: %s\n", cli_prove_cmd, err.msg);
         return;
     }
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(j, "partition"), i, p) {
         fprintf(stderr,
-                "cuzk prove: partition %zu on device %d (attempts %d): queued %.3f s | synth "
-                "%.3f | ready wait %.3f | device %.3f | finalize %.3f\n",
+                "cuzk %s: partition %zu on device %d (attempts %d): queued %.3f s | synth "
+                "%.3f | ready wait %.3f | device %.3f | finalize %.3f\n", cli_prove_cmd,
                 i, (int)cli_json_num(p, "device", -1), (int)cli_json_num(p, "attempts", 0),
                 cli_json_num(p, "queued_us", 0) / 1e6, cli_json_num(p, "synth_us", 0) / 1e6,
                 cli_json_num(p, "ready_wait_us", 0) / 1e6, cli_json_num(p, "device_us", 0) / 1e6,
@@ -270,11 +274,11 @@ static int write_result(cli_conn *c, const prove_args *a, const char *key, const
     int rc = 1;
     struct stat ks;
     if (cli_result_proof(result, 0, &proof, &pub, &n_pub, &err) != CUZK_OK) {
-        cli_fail("prove", "daemon's proof", &err);
+        cli_fail(cli_prove_cmd, "daemon's proof", &err);
         goto out;
     }
     if (wtns && check_public(wtns, &proof, pub, n_pub, &err) != CUZK_OK) {
-        cli_fail("prove", "check of the daemon's proof", &err);
+        cli_fail(cli_prove_cmd, "check of the daemon's proof", &err);
         goto out;
     }
     if (a->verify || (stat(key, &ks) == 0 && S_ISREG(ks.st_mode))) {
@@ -284,17 +288,17 @@ static int write_result(cli_conn *c, const prove_args *a, const char *key, const
             st = cuzk_verify(vk, &proof, pub, n_pub, &err);
         cuzk_vk_release(vk);
         if (st != CUZK_OK) {
-            cli_fail("prove", "check of the daemon's proof", &err);
+            cli_fail(cli_prove_cmd, "check of the daemon's proof", &err);
             goto out;
         }
     }
     if (cuzk_proof_bytes_write_json_file(&proof, a->proof_out, &err) != CUZK_OK) {
-        cli_fail("prove", a->proof_out, &err);
+        cli_fail(cli_prove_cmd, a->proof_out, &err);
         goto out;
     }
     if (cuzk_public_bytes_write_json_file(proof.curve, pub, n_pub, a->public_out, &err) !=
         CUZK_OK) {
-        cli_fail("prove", a->public_out, &err);
+        cli_fail(cli_prove_cmd, a->public_out, &err);
         goto out;
     }
     rc = 0;
@@ -303,26 +307,93 @@ out:
     return rc;
 }
 
+/* While a submit with inputs waits, the daemon may be loading the job's
+ * circuit, which compiles it on its first use (seconds to minutes, before
+ * the job exists).  A watcher on a connection of its own reads
+ * /v1/status's circuits.loading and says so, with the time spent: a line
+ * redrawn on a terminal, else a line when first seen and every ten
+ * seconds. */
+typedef struct load_watch {
+    const cli_daemon_opts *d;
+    const char *wasm; /* the job's circuit (absolute), or NULL: the key's */
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int stop;
+} load_watch;
+
+static void *load_watcher(void *arg) {
+    load_watch *w = arg;
+    cuzk_error err = {0};
+    cli_conn *c = cli_connect(w->d, "watch", &err);
+    int tty = cli_stderr_tty(), shown = 0;
+    double last_line = -1;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop && c) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 500000000L;
+        if (ts.tv_nsec >= 1000000000L)
+            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&w->cv, &w->lock, &ts);
+        if (w->stop)
+            break;
+        pthread_mutex_unlock(&w->lock);
+        json_t *st = cli_request_json(c, "GET", "/v1/status", NULL, 5000, NULL, &err);
+        size_t i;
+        json_t *l;
+        const char *what = NULL;
+        double s = 0;
+        json_array_foreach(json_object_get(json_object_get(st, "circuits"), "loading"), i, l) {
+            const char *p = cli_json_str(l, "wasm", "");
+            if (!w->wasm || !strcmp(p, w->wasm)) {
+                what = p;
+                s = cli_json_num(l, "seconds", 0);
+                break;
+            }
+        }
+        pthread_mutex_lock(&w->lock);
+        if (what && !w->stop) {
+            if (tty)
+                fprintf(stderr, "\rcuzk %s: cuzkd is loading circuit %s (compiled on first use): "
+                                "%.0f s so far", cli_prove_cmd, what, s);
+            else if (last_line < 0 || s >= last_line + 10)
+                fprintf(stderr, "cuzk %s: cuzkd is loading circuit %s (compiled on first use): "
+                                "%.0f s so far\n", cli_prove_cmd, what, s), last_line = s;
+            shown = 1;
+        }
+        json_decref(st);
+    }
+    if (tty && shown)
+        fputs("\r\033[K", stderr);
+    pthread_mutex_unlock(&w->lock);
+    if (c)
+        cli_conn_free(c);
+    return NULL;
+}
+
 /* Submit, await, write.  Returns an exit status, or -1 to prove in-process
  * (only when the default socket was stale). */
 static int prove_remote(cli_conn *c, const prove_args *a) {
     char key[PATH_MAX], wtns[PATH_MAX], wasm[PATH_MAX];
     cuzk_error err = {0};
     const cli_addr *addr = cli_conn_addr(c);
+    int roles = cli_prove_roles(a->pos[0], a->input ? NULL : a->pos[1], a->input, a->circuit);
+    if (roles)
+        return roles;
     /* A key that is no file may be the id of a key the daemon holds. */
     if (!realpath(a->pos[0], key)) {
         if (strchr(a->pos[0], '/') || strlen(a->pos[0]) >= sizeof key) {
-            fprintf(stderr, "cuzk prove: %s: no such file\n", a->pos[0]);
+            fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->pos[0]);
             return 1;
         }
         snprintf(key, sizeof key, "%s", a->pos[0]);
     }
     if (a->circuit && !realpath(a->circuit, wasm)) {
-        fprintf(stderr, "cuzk prove: %s: no such file\n", a->circuit);
+        fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->circuit);
         return 1;
     }
     if (!a->input && !realpath(a->pos[1], wtns)) {
-        fprintf(stderr, "cuzk prove: %s: no such file\n", a->pos[1]);
+        fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->pos[1]);
         return 1;
     }
     cli_job_req req = {.key = key, .priority = a->priority, .request_id = a->request_id,
@@ -331,11 +402,11 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     char *input = NULL;
     if (a->input) {
         if (!(input = read_text(a->input, &req.input_len, &err)))
-            return cli_fail("prove", "input", &err);
+            return cli_fail(cli_prove_cmd, "input", &err);
         req.input_json = input;
     } else if (a->upload || addr->kind == CLI_ADDR_TCP) {
         if (!(map = map_file(wtns, &req.witness_len, &err)))
-            return cli_fail("prove", "witness", &err);
+            return cli_fail(cli_prove_cmd, "witness", &err);
         req.witness_data = map;
     } else
         req.witness_path = wtns;
@@ -343,34 +414,48 @@ static int prove_remote(cli_conn *c, const prove_args *a) {
     int unreachable = 0, rc = 1;
     json_t *result = NULL;
     uint64_t t0 = cli_now_ns();
+    load_watch lw = {.d = &a->d, .wasm = a->circuit ? wasm : NULL,
+                     .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    pthread_t lwt;
+    int watching = a->input && pthread_create(&lwt, NULL, load_watcher, &lw) == 0;
     cuzk_status st = cli_job_submit(c, &req, &ref, &unreachable, &err);
+    if (watching) {
+        pthread_mutex_lock(&lw.lock);
+        lw.stop = 1;
+        pthread_cond_broadcast(&lw.cv);
+        pthread_mutex_unlock(&lw.lock);
+        pthread_join(lwt, NULL);
+    }
     if (map)
         munmap(map, req.witness_len);
     free(input);
     if (st != CUZK_OK && unreachable && addr->source == CLI_ADDR_FROM_DEFAULT) {
-        fprintf(stderr, "cuzk prove: nothing answers at the default socket %s (stale); "
-                        "proving in-process\n", addr->path);
+        fprintf(stderr, "cuzk %s: nothing answers at the default socket %s (stale); "
+                        "proving in-process\n", cli_prove_cmd, addr->path);
         return -1;
     }
     if (st != CUZK_OK)
-        return cli_fail("prove", unreachable ? "daemon" : "daemon refused the job", &err);
+        return cli_fail(cli_prove_cmd, unreachable ? "daemon" : "daemon refused the job", &err);
     uint64_t t1 = cli_now_ns();
     st = cli_job_await(c, ref.request_id, (long)(a->timeout_s * 1000), &result, &err);
     if (st == CUZK_ETIMEOUT && !result && strstr(err.msg, "still running")) {
         cuzk_error cerr = {0};
         cli_job_cancel(c, ref.request_id, &cerr);
-        fprintf(stderr, "cuzk prove: timed out after %g s waiting for job %s (cancelled)\n",
-                a->timeout_s, ref.request_id);
+        fprintf(stderr, "cuzk %s: timed out after %g s waiting for job %s (cancelled)\n",
+                cli_prove_cmd, a->timeout_s, ref.request_id);
         return 1;
     }
     if (st != CUZK_OK)
-        return cli_fail("prove", "daemon", &err);
+        return cli_fail(cli_prove_cmd, "daemon", &err);
     uint64_t t2 = cli_now_ns();
     rc = write_result(c, a, key, a->input ? NULL : wtns, result);
     json_decref(result);
     if (rc == 0 && a->verbose)
         print_stages(c, ref.request_id, (t1 - t0) / 1e9, (t2 - t1) / 1e9,
                      (cli_now_ns() - t2) / 1e9);
+    else if (rc == 0) /* where the proof came from, in one line */
+        fprintf(stderr, "cuzk %s: proved by cuzkd at %s (job %s)\n", cli_prove_cmd,
+                addr->text, ref.request_id);
     return rc;
 }
 
@@ -388,7 +473,7 @@ int cli_prove_daemon(int *argc, char **argv) {
     if (!c && err.status == CUZK_ENOTFOUND)
         return -1; /* no daemon configured */
     if (!c) {
-        fprintf(stderr, "cuzk prove: %s\n", err.msg);
+        fprintf(stderr, "cuzk %s: %s\n", cli_prove_cmd, err.msg);
         return err.status == CUZK_EINVAL ? 2 : 1;
     }
     rc = prove_remote(c, &a);
@@ -402,8 +487,9 @@ int cli_prove_daemon(int *argc, char **argv) {
 
 static const char *status_help =
     "usage: cuzk status [--json] [daemon options]\n"
-    "Show what the daemon is doing: per device the busy, starved (idle, nothing\n"
-    "ready) and idle-with-work (idle while work was ready) seconds, memory\n"
+    "Show what the daemon is doing: per device the busy, starved (nothing ready\n"
+    "while synthesis was behind), idle (no work) and idle-with-work (idle while\n"
+    "work was ready) seconds and the partitions proved and failed, memory\n"
     "budget use, queue depths, job counts and resident keys.  --json prints\n"
     "the daemon's /v1/status object as it is.\n";
 
@@ -471,8 +557,10 @@ static void print_keys(FILE *out, const json_t *keys) {
         w = n > w ? n : w;
     }
     w = w > 64 ? 64 : w;
-    fprintf(out, "  %-*s %-8s %-9s %5s %9s %10s %6s %7s %5s  %s\n", (int)w, "ID", "TIER", "CURVE",
-           "LOG_N", "VARS", "MEM", "IN_USE", "PROOFS", "FAIL", "PATH");
+    /* PARTITIONS and FAILED count partitions, not jobs; FAILED leaves out
+     * those refused for their client's inputs */
+    fprintf(out, "  %-*s %-8s %-9s %5s %9s %10s %6s %10s %6s  %s\n", (int)w, "ID", "TIER", "CURVE",
+            "LOG_N", "VARS", "MEM", "IN_USE", "PARTITIONS", "FAILED", "PATH");
     json_array_foreach(keys, i, k) {
         char mem[32];
         fmt_bytes(cli_json_num(k, "mem_bytes", 0), mem, sizeof mem);
@@ -481,7 +569,7 @@ static void print_keys(FILE *out, const json_t *keys) {
         cli_escape(cli_json_str(k, "path", ""), path, sizeof path);
         if (json_is_true(json_object_get(k, "loading")))
             tier = "loading";
-        fprintf(out, "  %-*s %-8s %-9s %5.0f %9.0f %10s %6.0f %7.0f %5.0f  %s\n", (int)w, id, tier,
+        fprintf(out, "  %-*s %-8s %-9s %5.0f %9.0f %10s %6.0f %10.0f %6.0f  %s\n", (int)w, id, tier,
                cli_json_str(k, "curve", "?"), cli_json_num(k, "log_n", 0),
                cli_json_num(k, "n_vars", 0), mem, cli_json_num(k, "in_use", 0),
                cli_json_num(k, "proofs", 0), cli_json_num(k, "failures", 0),
@@ -495,23 +583,32 @@ static void print_keys(FILE *out, const json_t *keys) {
 static void print_devices(FILE *out, const json_t *devs) {
     size_t i;
     json_t *d;
-    fprintf(out, "devices:\n  %-16s %18s %11s %11s %15s %8s %8s %7s\n", "NAME", "BUSY s (share)",
-           "STARVED s", "SYNTH-BEHIND", "IDLE-W-WORK s", "PROOFS", "FAILED", "WORKERS");
+    /* PROOFS and FAILED count partitions (device steps), not jobs */
+    fprintf(out, "devices:\n  %-16s %18s %11s %11s %15s %10s %10s %7s\n", "NAME",
+            "BUSY s (share)", "STARVED s", "IDLE s", "IDLE-W-WORK s", "PARTITIONS", "FAILED",
+            "WORKERS");
     json_array_foreach(devs, i, d) {
+        /* starved: nothing ready while synthesis was behind; idle: no work.
+         * A daemon without idle_s counted both as starved_s. */
         double busy = cli_json_num(d, "busy_s", 0), starved = cli_json_num(d, "starved_s", 0),
-               iww = cli_json_num(d, "idle_with_work_s", 0), all = busy + starved + iww;
+               iww = cli_json_num(d, "idle_with_work_s", 0), idle = cli_json_num(d, "idle_s", -1);
+        if (idle < 0) {
+            double synth = cli_json_num(d, "starved_synth_s", 0);
+            idle = starved - synth;
+            starved = synth;
+        }
+        double all = busy + starved + idle + iww;
         char name[64];
         snprintf(name, sizeof name, "%s (%s)", cli_json_str(d, "name", "?"),
                  cli_json_str(d, "kind", "?"));
-        double synth = cli_json_num(d, "starved_synth_s", 0);
-        fprintf(out, "  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %8.0f %8.0f %7.0f\n", name, busy,
-               all > 0 ? 100 * busy / all : 0.0, starved, synth, iww,
-               cli_json_num(d, "proofs", 0), cli_json_num(d, "failures", 0),
-               cli_json_num(d, "workers_alive", 0));
-        if (all > 0 && synth > 0.1 * all)
-            fprintf(out, "  %-16s starved %.0f%% of the time with synthesis behind: more synthesis "
-                   "workers (synth_workers) or cores would keep it busy\n", "",
-                   100 * synth / all);
+        fprintf(out, "  %-16s %10.3f (%4.1f%%) %11.3f %11.3f %15.3f %10.0f %10.0f %7.0f\n", name,
+                busy, all > 0 ? 100 * busy / all : 0.0, starved, idle, iww,
+                cli_json_num(d, "proofs", 0), cli_json_num(d, "failures", 0),
+                cli_json_num(d, "workers_alive", 0));
+        if (all > 0 && starved > 0.1 * all)
+            fprintf(out, "  %-16s starved %.0f%% of the time (synthesis behind): more synthesis "
+                    "workers (synth_workers) or cores would keep it busy\n", "",
+                    100 * starved / all);
     }
 }
 

@@ -12,7 +12,7 @@
 
 #include "cli/cli.h"
 
-static const char *help =
+const char *cli_fullprove_help =
     "usage: cuzk fullprove [options] <input.json> <circuit.wasm> <circuit.zkey> <proof.json> "
     "<public.json>\n"
     "Compute the witness of a circom circuit from its inputs and prove it, as\n"
@@ -21,7 +21,7 @@ static const char *help =
 
 int cmd_fullprove(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
-        fputs(help, stdout);
+        fputs(cli_fullprove_help, stdout);
         return 0;
     }
     /* options keep their place; the five positionals are rearranged */
@@ -49,7 +49,7 @@ int cmd_fullprove(int argc, char **argv) {
         }
     }
     if (npos != 5) {
-        fputs(help, stderr);
+        fputs(cli_fullprove_help, stderr);
         free(av);
         return 2;
     }

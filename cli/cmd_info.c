@@ -13,7 +13,9 @@ static const char *help =
     "usage: cuzk info <file>\n"
     "       cuzk info --gpu\n"
     "Print what a .r1cs, .wtns or .zkey file or an a, b, c image (`cuzk abc`)\n"
-    "holds: curve, counts, sizes; or a\n"
+    "holds: curve, counts, sizes; a circom .wasm (curve, circom version, wires,\n"
+    "input values, whether its native code is in the cache: CUZK_WC_CACHE,\n"
+    "else $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc); or a\n"
     "snarkjs JSON file: a verification key (curve, public signals, points checked),\n"
     "a proof (curve, points checked), a public.json (signal count, the curves whose\n"
     "field holds every value) or a circom input.json (signals and values).\n"
@@ -207,6 +209,46 @@ static int info_json(const char *path) {
     return rc;
 }
 
+/* A circom witness calculator, read without running or compiling it. */
+static int info_wasm(const char *path) {
+    cuzk_wc_wasm_info w;
+    cuzk_error err = {0};
+    if (cuzk_wc_wasm_inspect(&w, path, NULL, &err) != CUZK_OK)
+        return info_fail(path, &err);
+    char size[32];
+    if (w.wasm_bytes < 1000000)
+        snprintf(size, sizeof size, "%.0f KB", w.wasm_bytes < 1000 ? 1.0 : w.wasm_bytes / 1e3);
+    else
+        snprintf(size, sizeof size, "%.1f MB", w.wasm_bytes / 1e6);
+    printf("%s: circom witness calculator (.wasm, %s)\n", path, size);
+    printf("  curve        %s\n", w.curve != CUZK_CURVE_NONE ? cuzk_curve_snarkjs_name(w.curve)
+                                                          : "unknown (a prime cuzk has no curve for)");
+    if (w.version[0])
+        printf("  circom       %u.%u.%u\n", w.version[0], w.version[1], w.version[2]);
+    else
+        printf("  circom       unknown\n");
+    printf("  wires        %u (values of its .wtns)\n", w.n_witness);
+    printf("  inputs       %u values in all (the .wasm knows signals by hashes of their "
+           "names only)\n", w.n_inputs);
+    if (w.cached)
+        printf("  native code  cached: %s\n", w.cache_path);
+    else
+        printf("  native code  not compiled yet: its first use compiles it (to %s)\n",
+               w.cache_path);
+    return 0;
+}
+
+/* Whether the file starts with wasm's magic. */
+static int is_wasm(const char *path) {
+    unsigned char head[4] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return got == 4 && !memcmp(head, "\0asm", 4);
+}
+
 /* Whether the file's first non-blank byte opens JSON. */
 static int looks_like_json(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -231,6 +273,8 @@ int cmd_info(int argc, char **argv) {
         return 2;
     }
     const char *path = argv[1];
+    if (is_wasm(path))
+        return info_wasm(path);
     if (looks_like_json(path))
         return info_json(path);
     cuzk_file_info info;

@@ -28,10 +28,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/client.h"
 #include "cuzk.h"
 
 /* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */
-static const char *prove_cmd = "prove";
+const char *cli_prove_cmd = "prove";
+#define prove_cmd cli_prove_cmd
 
 static const char *help =
     "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
@@ -47,8 +49,8 @@ static const char *help =
     "options:\n"
     "  --input F      circom input.json instead of a witness (needs --circuit)\n"
     "  --circuit F    the circuit's witness calculator (circom's .wasm)\n"
-    "  --cache DIR    folder of compiled circuits (default CUZK_WC_CACHE,\n"
-    "                 else ~/.cache/cuzk/wc)\n"
+    "  --cache DIR    folder of compiled circuits (default $CUZK_WC_CACHE,\n"
+    "                 else $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc)\n"
     "  --cpu          prove on the CPU even when a GPU is present\n"
     "  --gpu N        prove on CUDA device N (default: device 0 when one is\n"
     "                 present, else the CPU)\n"
@@ -64,7 +66,14 @@ static double ms_between(uint64_t a, uint64_t b) { return a && b >= a ? (b - a) 
 /* The engine's log lines: shown from -v -v on, so that a failure stays
  * one line of stderr. */
 static void log_line(void *ctx, cuzk_log_level level, const char *line) {
-    (void)ctx, (void)level;
+    (void)ctx;
+    /* a first compile of the circuit (--input): said, with its time, at
+     * any verbosity */
+    if (level == CUZK_LOG_INFO &&
+        (!strncmp(line, "compiling ", 10) || !strncmp(line, "compiled ", 9))) {
+        cli_compile_line(prove_cmd, line);
+        return;
+    }
     if (cli_verbose >= 2)
         fprintf(stderr, "cuzk %s: engine: %s\n", prove_cmd, line);
 }
@@ -167,9 +176,9 @@ static int job_fail(cuzk_job *job, const prove_opts *o) {
     const char *what = part.device_start_ns == 0  ? (o->input ? o->input : o->wtns)
                        : part.finalize_start_ns ? "self-check of the new proof"
                                                 : "prove";
-    fprintf(stderr, "cuzk %s: %s: %s\n", prove_cmd, what,
-            msg[0] ? msg : cuzk_status_text(info.status));
-    return 1;
+    cuzk_error e = {.status = info.status};
+    snprintf(e.msg, sizeof e.msg, "%.*s", (int)sizeof e.msg - 1, msg);
+    return cli_fail(prove_cmd, what, &e);
 }
 
 /* -v: the engine's figures for the proof. */
@@ -211,7 +220,30 @@ static void print_times(cuzk_engine *e, cuzk_job *job, const char *dev_name, dou
             ms(t->msm_h_ns), ms(t->download_ns), ms(t->assemble_ns));
 }
 
+int cli_prove_roles(const char *zkey, const char *wtns, const char *input,
+                    const char *circuit) {
+    int full = !strcmp(prove_cmd, "fullprove");
+    const char *usage = full ? cli_fullprove_help : help;
+    unsigned wtns_ok = CLI_KIND(CLI_FILE_WTNS) | CLI_KIND(CLI_FILE_ABC);
+    return (input && cli_wrong_role(prove_cmd, input,
+                                    full ? "the input.json (argument 1)" : "--input's input.json",
+                                    CLI_KIND(CLI_FILE_INPUT), usage)) ||
+           (circuit && cli_wrong_role(prove_cmd, circuit,
+                                      full ? "the circuit.wasm (argument 2)"
+                                           : "--circuit's circuit.wasm",
+                                      CLI_KIND(CLI_FILE_WASM), usage)) ||
+           cli_wrong_role(prove_cmd, zkey,
+                          full ? "the proving key (argument 3)" : "the proving key (argument 1)",
+                          CLI_KIND(CLI_FILE_ZKEY), usage) ||
+           (wtns && cli_wrong_role(prove_cmd, wtns, "the witness (argument 2)", wtns_ok, usage))
+               ? 2
+               : 0;
+}
+
 static int prove(const prove_opts *o) {
+    int roles = cli_prove_roles(o->zkey, o->wtns, o->input, o->circuit);
+    if (roles)
+        return roles;
     if (check_readable(o->zkey) || (o->wtns && check_readable(o->wtns)) ||
         (o->input && (check_readable(o->input) || check_readable(o->circuit))))
         return 1;
@@ -239,7 +271,9 @@ static int prove(const prove_opts *o) {
             fprintf(stderr, "cuzk %s: %s: empty file\n", prove_cmd, o->input);
             goto out;
         }
-        if (cuzk_engine_circuit_register(e, o->zkey, o->circuit, &err) != CUZK_OK) {
+        cuzk_status cs = cuzk_engine_circuit_register(e, o->zkey, o->circuit, &err);
+        cli_compile_done();
+        if (cs != CUZK_OK) {
             cli_fail(prove_cmd, o->circuit, &err);
             goto out;
         }
@@ -280,13 +314,14 @@ out:
 }
 
 int cmd_prove(int argc, char **argv) {
-    prove_cmd = argc > 0 && !strcmp(argv[0], "fullprove") ? "fullprove" : "prove";
+    cli_prove_cmd = argc > 0 && !strcmp(argv[0], "fullprove") ? "fullprove" : "prove";
     const char *pos[5];
     prove_opts o = {0};
     int npos = 0;
     if (cli_wants_help(argc, argv)) {
         fputs(help, stdout);
         fputs(cli_prove_daemon_help, stdout);
+        fputs(cli_daemon_opts_help, stdout);
         return 0;
     }
     /* Through a running cuzkd when one is configured (cli/cmd_daemon.c). */

@@ -16,9 +16,10 @@ static const char *help =
     "usage: cuzk wtns calculate [options] <circuit.wasm> <input.json> <witness.wtns>\n"
     "Compute the witness of a circom circuit from its inputs, as `snarkjs wtns\n"
     "calculate` does (same files, same bytes), with the circuit's wasm compiled\n"
-    "to native code once and cached (CUZK_WC_CACHE, else ~/.cache/cuzk/wc).\n"
+    "to native code once and cached.\n"
     "options:\n"
-    "  --cache DIR   folder of compiled circuits\n"
+    "  --cache DIR   folder of compiled circuits (default $CUZK_WC_CACHE, else\n"
+    "                $XDG_CACHE_HOME/cuzk/wc, else ~/.cache/cuzk/wc)\n"
     "  -v            print the compile, load and calculation times on stderr\n";
 
 static void print_line(void *ctx, const char *line) {
@@ -28,7 +29,7 @@ static void print_line(void *ctx, const char *line) {
 
 static void progress_line(void *ctx, const char *line) {
     (void)ctx;
-    fprintf(stderr, "cuzk: %s\n", line);
+    cli_compile_line("wtns calculate", line);
 }
 
 int cli_read_file(const char *path, char **data, size_t *len, cuzk_error *err) {
@@ -76,7 +77,9 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
     void *out = NULL;
     int rc = 1;
     uint64_t t0 = cli_now_ns();
-    if (cuzk_wc_circuit_load(&c, wasm, &o, &err) != CUZK_OK) {
+    cuzk_status ls = cuzk_wc_circuit_load(&c, wasm, &o, &err);
+    cli_compile_done();
+    if (ls != CUZK_OK) {
         cli_fail("wtns", "circuit", &err);
         goto done;
     }

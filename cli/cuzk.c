@@ -21,7 +21,7 @@ static const cli_command commands[] = {
     {"verify", "verify a proof with a verification_key.json", cmd_verify},
     {"zkey", "zkey export-vk: write verification_key.json of a .zkey", cmd_zkey},
     {"abc", "abc: zkey + witness -> a, b, c image (input without an R1CS)", cmd_abc},
-    {"info", "describe a .r1cs, .wtns, .zkey, a, b, c image or JSON file", cmd_info},
+    {"info", "describe a .r1cs, .wtns, .zkey, .wasm, a, b, c image or JSON file", cmd_info},
     {"gen", "generate a synthetic circuit (.r1cs) and its witness (.wtns)", cmd_gen},
     {"setup", "setup --dev: INSECURE development .zkey for an .r1cs", cmd_setup},
     {"bench", "benchmarks (bench prove|engine|single|batch|stress)", cmd_bench},
@@ -37,9 +37,23 @@ static void usage(FILE *f) {
     fprintf(f, "\n'cuzk <command> --help' describes a command.\n");
 }
 
+/* Whether |msg| already names |what| as a word of its own (the library's
+ * readers put the path in their messages): then it is not said twice. */
+static int names(const char *msg, const char *what) {
+    size_t n = strlen(what);
+    for (const char *p = msg; n && (p = strstr(p, what)) != NULL; p++)
+        if ((p == msg || p[-1] == ' ') && strchr(": )", p[n]) != NULL)
+            return 1;
+    return 0;
+}
+
 int cli_fail(const char *cmd, const char *what, const cuzk_error *err) {
-    fprintf(stderr, "cuzk %s: %s: %s\n", cmd, what,
-            err && err->msg[0] ? err->msg : cuzk_status_text(err ? err->status : CUZK_EINTERNAL));
+    const char *msg =
+        err && err->msg[0] ? err->msg : cuzk_status_text(err ? err->status : CUZK_EINTERNAL);
+    if (names(msg, what))
+        fprintf(stderr, "cuzk %s: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "cuzk %s: %s: %s\n", cmd, what, msg);
     return 1;
 }
 

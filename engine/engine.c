@@ -830,7 +830,8 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     pthread_mutex_lock(&e->ready.lock);
     st->ready_queue = e->ready.q.n;
     /* One clock read for the uptime and the device times, so that each
-     * device's busy + starved + idle-with-work is the uptime exactly. */
+     * device's busy + starved + idle + idle-with-work is the uptime
+     * exactly. */
     st->now_ns = cuzk_now_ns();
     st->uptime_ns = st->now_ns - e->start_ns;
     engine_acct_update_locked(e, st->now_ns);
@@ -847,8 +848,9 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
         o->proofs = atomic_load(&d->proofs);
         o->failures = atomic_load(&d->failures);
         o->busy_s = acct[i][ACCT_BUSY] / 1e9;
-        o->starved_s = (acct[i][ACCT_STARVED_SYNTH] + acct[i][ACCT_STARVED_IDLE]) / 1e9;
-        o->starved_synth_s = acct[i][ACCT_STARVED_SYNTH] / 1e9;
+        o->starved_s = acct[i][ACCT_STARVED_SYNTH] / 1e9;
+        o->starved_synth_s = o->starved_s;
+        o->idle_s = acct[i][ACCT_STARVED_IDLE] / 1e9;
         o->idle_with_work_s = acct[i][ACCT_IDLE_WITH_WORK] / 1e9;
         o->gpu_index = d->cfg.kind == CUZK_DEVICE_GPU ? d->cfg.gpu_index : -1;
         if (d->ops->stats)

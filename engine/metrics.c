@@ -55,20 +55,21 @@ static void hist_series(engine_sbuf *b, const char *name, const char *label, con
 }
 
 static void device_metrics(engine_sbuf *b, const cuzk_engine_status *st) {
-    static const char *const states[] = {"busy", "starved", "idle_with_work"};
+    static const char *const states[] = {"busy", "starved", "idle", "idle_with_work"};
     header(b, "cuzk_device_seconds_total", "counter",
-           "Device wall time by state: computing, idle with nothing to take (starved), idle "
-           "while work it could take waited (hot-path overhead, should stay near 0).");
+           "Device wall time by state: computing, idle while synthesis was behind (starved), "
+           "idle with no work (idle), idle while work it could take waited (hot-path "
+           "overhead, should stay near 0).");
     for (unsigned i = 0; i < st->n_devices; i++) {
         const cuzk_device_status *d = &st->devices[i];
-        double v[3] = {d->busy_s, d->starved_s, d->idle_with_work_s};
-        for (int s = 0; s < 3; s++)
+        double v[4] = {d->busy_s, d->starved_s, d->idle_s, d->idle_with_work_s};
+        for (int s = 0; s < 4; s++)
             engine_sbuf_printf(b, "cuzk_device_seconds_total{device=\"%s\",state=\"%s\"} %.6f\n",
                                d->name, states[s], v[s]);
     }
     header(b, "cuzk_device_starved_synthesis_seconds_total", "counter",
-           "The part of each device's starved time during which partitions were queued for or "
-           "in synthesis (synthesis behind the device; the rest had no work admitted).");
+           "Each device's starved time: idle while partitions were queued for or in synthesis "
+           "(synthesis behind the device); the same as the starved state above.");
     for (unsigned i = 0; i < st->n_devices; i++)
         engine_sbuf_printf(b, "cuzk_device_starved_synthesis_seconds_total{device=\"%s\"} %.6f\n",
                            st->devices[i].name, st->devices[i].starved_synth_s);

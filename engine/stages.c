@@ -23,10 +23,11 @@
  * Device time: every event that changes whether a device runs, or whether
  * work it could take is waiting, happens under ready.lock, and at each one
  * all devices' clocks are advanced in the state they were in, so busy,
- * starved and idle-with-work add up exactly to the elapsed time.  Starved
- * is split by whether admitted partitions are queued for or in synthesis
- * (synthesis is behind) or none are (no work): admission, the end of
- * synthesis and retries change that count under ready.lock too.
+ * starved, idle and idle-with-work add up exactly to the elapsed time.  A
+ * device with nothing ready is starved while admitted partitions are
+ * queued for or in synthesis (synthesis is behind) and idle when none are
+ * (no work): admission, the end of synthesis and retries change that
+ * count under ready.lock too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -796,6 +797,28 @@ static cuzk_status publish_prep(cuzk_engine *e, engine_part *p) {
     return CUZK_OK;
 }
 
+/* Whether a failed partition failed for what its client sent (inputs the
+ * circuit refuses, a failed assert, a witness of another circuit or curve,
+ * a malformed file): found by synthesis, before any device step.  Those
+ * are the client's failures, not the key's: a key's failure count says
+ * whether the key (or its devices) is in trouble. */
+static int client_fault(engine_part *p) {
+    if (atomic_load(&p->t[PT_DEV_START]) != 0)
+        return 0;
+    switch (p->err.status) {
+    case CUZK_EINVAL:
+    case CUZK_EFORMAT:
+    case CUZK_ERANGE:
+    case CUZK_ECURVE:
+    case CUZK_EMISMATCH:
+    case CUZK_EVERIFY:
+    case CUZK_ENOTFOUND:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void finalize_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
     uint64_t t0 = cuzk_now_ns();
     engine_job *j = p->job;
@@ -829,7 +852,8 @@ static void finalize_one(cuzk_engine *e, engine_part *p, engine_ring *ring) {
      * the proof and strings written above. */
     if (final == CUZK_STAGE_FAILED) {
         atomic_fetch_add(&j->parts_failed, 1);
-        atomic_fetch_add(&j->key->failures, 1);
+        if (!client_fault(p))
+            atomic_fetch_add(&j->key->failures, 1);
     }
     engine_part_stage(e, p, final);
     if (final == CUZK_STAGE_FAILED) {

@@ -747,17 +747,18 @@ typedef struct cuzk_device_status {
     int fallback_only;      /* takes only retries */
     unsigned workers_alive;
     uint64_t proofs, failures;
-    /* Wall time since the engine started, split three ways (they sum to
+    /* Wall time since the engine started, split four ways (they sum to
      * the status's uptime_ns, read at the same instant, up to the rounding
-     * to seconds): computing; idle with no work it could take (starved);
-     * idle although work it could take was ready or staged (hot-path
-     * overhead: should stay near zero). */
+     * to seconds): computing (busy); idle with nothing ready for it while
+     * partitions were queued for or in synthesis (starved: synthesis was
+     * behind the device, more synthesis workers or cores would help);
+     * idle with nothing admitted at all (idle_s, after starved_synth_s:
+     * no work); idle although work it could take was ready or staged
+     * (hot-path overhead: should stay near zero). */
     double busy_s, starved_s, idle_with_work_s;
-    /* The part of starved_s during which partitions were admitted and
-     * queued for or in synthesis: synthesis was behind the device (more
-     * synthesis workers or cores would help).  The rest of starved_s had
-     * nothing admitted at all (no work). */
+    /* The same as starved_s, from when starved_s counted idle time too. */
     double starved_synth_s;
+    double idle_s;
     /* GPU devices: CUDA index (-1 otherwise), device memory held by
      * resident keys, and how many keys are resident there. */
     int gpu_index;

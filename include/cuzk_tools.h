@@ -187,6 +187,31 @@ CUZK_API cuzk_status cuzk_wc_circuit_load_mem(cuzk_wc_circuit **c, const void *w
                                               const char *name, const cuzk_wc_opts *opts,
                                               cuzk_error *err);
 
+/* What a circom .wasm is, read from the module without running or
+ * compiling it (`cuzk info`): the constants circom writes into its
+ * exported functions and data.  A field circom wrote in another shape
+ * stays 0 (curve: CUZK_CURVE_NONE, also for a prime that is not ours). */
+typedef struct cuzk_wc_wasm_info {
+    uint64_t wasm_bytes;
+    unsigned version[3];   /* circom's version: getVersion, getMinorVersion, getPatchVersion */
+    uint32_t n_witness;    /* getWitnessSize: the wires, values of a .wtns */
+    uint32_t n_inputs;     /* getInputSize: input values, all signals together */
+    uint8_t prime[48];     /* getRawPrime, little-endian (getFieldNumLen32 words) */
+    cuzk_curve curve;
+    int cached;            /* the compiled worker for this machine is in the cache */
+    char cache_path[4200]; /* where it is (or would be) */
+} cuzk_wc_wasm_info;
+
+/*
+ * Fill |info| for the .wasm at |path|; the cache is the one |opts| (may be
+ * NULL) names, as cuzk_wc_circuit_load would use it.
+ * Returns: CUZK_OK; CUZK_ENOTFOUND / CUZK_EIO (the file); CUZK_EFORMAT
+ *   (not a circom 2 witness calculator); CUZK_EUNSUPPORTED (a module
+ *   without its own memory).
+ */
+CUZK_API cuzk_status cuzk_wc_wasm_inspect(cuzk_wc_wasm_info *info, const char *path,
+                                          const cuzk_wc_opts *opts, cuzk_error *err);
+
 /* A circuit is reference counted: the load gives the caller one
  * reference, cuzk_wc_circuit_ref one more (it returns |c|), and each
  * instance (cuzk_wc_new) and parsed input (cuzk_wc_input_parse) holds one

@@ -38,6 +38,24 @@ set +e
 ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$jobs" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
+# What did not run, each with its reason, last, where it is seen: the tests
+# CTest skipped (their reason is the "SKIP: ..." or "... skipped ..." line
+# of their output, which ctest does not show) and the parts that running
+# tests left out ("SKIP: ..." lines).  Both from CTest's full log.
+skips=$(awk -v list="$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped).*/\1/p' "$log")" '
+  BEGIN { n = split(list, l, "\n"); for (i = 1; i <= n; i++) if (l[i] != "") skipped[l[i]] = 1 }
+  /^[0-9]+\/[0-9]+ Test: / { name = $3; out = 0; next }
+  /^Output:$/ { out = 1; getline; next }
+  /^<end of output>$/ {
+    if (name in skipped) printf "  %s: %s\n", name, reason[name] != "" ? reason[name] : "(no reason printed)"
+    out = 0; next }
+  out && /[Ss][Kk][Ii][Pp]/ { reason[name] = $0; sub(/^SKIP: /, "", reason[name]) }
+  out && /^SKIP: / && !(name in skipped) { printf "  %s (in part): %s\n", name, substr($0, 7) }
+' "$BUILD_DIR/Testing/Temporary/LastTest.log" 2>/dev/null || true)
+if [ -n "$skips" ]; then
+  echo "test: not run, with the reason each gave:"
+  echo "$skips"
+fi
 [ "$rc" -eq 0 ] || exit "$rc"
 if [ "$REQUIRE_ALL" = 1 ]; then
   # ctest lists what did not run as "  N - name (Skipped)": only the GPU

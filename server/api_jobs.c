@@ -252,9 +252,24 @@ json_t *cuzkd_jobs_json(cuzkd_server *srv, size_t max_active) {
     uint64_t now = cuzk_now_ns();
     pthread_mutex_lock(&srv->jobs_lock);
     size_t n = 0;
-    for (cuzkd_tracked *t = srv->tracked; t && n < max_active; t = t->next, n++) {
+    for (cuzkd_tracked *t = srv->tracked; t && n < max_active; t = t->next) {
         cuzk_job_info info;
         cuzk_job_status(t->job, &info, NULL, 0);
+        /* A job that has ended but is still tracked (its result not yet
+         * collected, or not yet swept) is finished, not in flight: it is
+         * listed with the recent ones, first as the newest. */
+        if (info.state >= CUZK_JOB_DONE) {
+            uint64_t end = info.end_ns ? info.end_ns : now;
+            json_array_append_new(
+                recent, json_pack("{s:s, s:o, s:s, s:s, s:I, s:f, s:f}", "request_id",
+                                  info.request_id, "key", jtext(info.key), "state",
+                                  cuzk_job_state_name(info.state), "client", t->client->name,
+                                  "partitions", (json_int_t)info.n_partitions, "seconds",
+                                  (end - info.submit_ns) / 1e9, "ended_s_ago",
+                                  (now > end ? now - end : 0) / 1e9));
+            continue;
+        }
+        n++;
         json_array_append_new(active,
                               json_pack("{s:s, s:o, s:s, s:s, s:I, s:I, s:f}", "request_id",
                                         info.request_id, "key", jtext(info.key), "state",
@@ -920,8 +935,12 @@ static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_in
         /* Found by the witness calculation otherwise, as a failed job; the
          * same words as the witness layer's (and snarkjs's). */
         if (s == CUZK_OK && cuzk_wc_input_count(in) < cuzk_wc_circuit_n_inputs(c))
-            s = cuzk_fail(&err, CUZK_EMISMATCH, "Not all inputs have been set. Only %zu out of %u",
-                          cuzk_wc_input_count(in), cuzk_wc_circuit_n_inputs(c));
+            s = cuzk_fail(&err, CUZK_EMISMATCH,
+                          "Not all inputs have been set. Only %zu out of %u (%zu value%s "
+                          "missing; a circom .wasm holds no signal names to say which)",
+                          cuzk_wc_input_count(in), cuzk_wc_circuit_n_inputs(c),
+                          cuzk_wc_circuit_n_inputs(c) - cuzk_wc_input_count(in),
+                          cuzk_wc_circuit_n_inputs(c) - cuzk_wc_input_count(in) == 1 ? "" : "s");
         cuzk_wc_input_free(in);
         if (s == CUZK_OK)
             continue;

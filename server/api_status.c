@@ -36,10 +36,14 @@ static json_t *devices_json(const cuzk_engine_status *st) {
             kind_name(d->kind), "fallback_only", d->fallback_only, "busy_s", d->busy_s, "starved_s",
             d->starved_s, "idle_with_work_s", d->idle_with_work_s, "proofs", (json_int_t)d->proofs,
             "failures", (json_int_t)d->failures, "workers_alive", (json_int_t)d->workers_alive);
-        /* the part of starved_s when partitions were queued for or in
-         * synthesis: witness generation is what the device waits for */
-        if (o)
+        /* starved_s: idle while partitions were queued for or in synthesis
+         * (witness generation is what the device waits for); idle_s: idle
+         * with no work at all.  starved_synth_s repeats starved_s for
+         * clients from when starved_s held both. */
+        if (o) {
             json_object_set_new(o, "starved_synth_s", json_real(d->starved_synth_s));
+            json_object_set_new(o, "idle_s", json_real(d->idle_s));
+        }
         if (o && d->kind == CUZK_DEVICE_GPU) {
             json_object_set_new(o, "gpu_index", json_integer(d->gpu_index));
             json_object_set_new(o, "device_mem_bytes",
@@ -106,12 +110,13 @@ enum MHD_Result api_status(cuzkd_request *r) {
      * object each for its checks of inputs and the engine's synthesis */
     if (j)
         json_object_set_new(j, "circuits",
-                            json_pack("{s:I, s:I, s:I}", "known",
+                            json_pack("{s:I, s:I, s:I, s:o}", "known",
                                       (json_int_t)cuzkd_circuits_known(srv), "loaded",
                                       (json_int_t)st.n_circuits, "max",
                                       (json_int_t)(srv->cfg && srv->cfg->max_circuits
                                                        ? srv->cfg->max_circuits
-                                                       : 64)));
+                                                       : 64),
+                                      "loading", cuzkd_circuits_loading_json(srv)));
     json_t *fleet = cuzkd_fleet_json(srv);
     if (fleet)
         json_object_set_new(j, "fleet", fleet);

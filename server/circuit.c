@@ -22,6 +22,7 @@
  * count a circuit before max_circuits allows it.
  */
 #define _GNU_SOURCE
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,42 @@ static void unadmit(cuzkd_server *srv, cuzkd_circuit *mine) {
     free(mine);
 }
 
+/* A load in progress, for /v1/status: the slot taken, or -1 (table full:
+ * the load goes on unseen). */
+static int loading_begin(cuzkd_server *srv, const char *real) {
+    int slot = -1;
+    pthread_mutex_lock(&srv->circuits_lock);
+    for (int i = 0; i < CUZKD_LOADING_SHOWN && slot < 0; i++)
+        if (!srv->loading[i].since_ns) {
+            snprintf(srv->loading[i].wasm, sizeof srv->loading[i].wasm, "%s", real);
+            srv->loading[i].since_ns = cuzk_now_ns();
+            slot = i;
+        }
+    pthread_mutex_unlock(&srv->circuits_lock);
+    return slot;
+}
+
+static void loading_end(cuzkd_server *srv, int slot) {
+    if (slot < 0)
+        return;
+    pthread_mutex_lock(&srv->circuits_lock);
+    srv->loading[slot].since_ns = 0;
+    pthread_mutex_unlock(&srv->circuits_lock);
+}
+
+json_t *cuzkd_circuits_loading_json(cuzkd_server *srv) {
+    json_t *a = json_array();
+    uint64_t now = cuzk_now_ns();
+    pthread_mutex_lock(&srv->circuits_lock);
+    for (int i = 0; a && i < CUZKD_LOADING_SHOWN; i++)
+        if (srv->loading[i].since_ns)
+            json_array_append_new(a, json_pack("{s:s, s:f}", "wasm", srv->loading[i].wasm,
+                                                "seconds",
+                                                (now - srv->loading[i].since_ns) / 1e9));
+    pthread_mutex_unlock(&srv->circuits_lock);
+    return a;
+}
+
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc_circuit **out,
                               cuzk_error *err) {
     char real[PATH_MAX];
@@ -127,7 +164,10 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc
         return s;
     /* The engine's own copy: the one its synthesis computes witnesses with. */
     cuzk_wc_circuit *c;
-    if ((s = cuzk_engine_circuit_get(srv->engine, real, &c, err)) != CUZK_OK) {
+    int slot = loading_begin(srv, real);
+    s = cuzk_engine_circuit_get(srv->engine, real, &c, err);
+    loading_end(srv, slot);
+    if (s != CUZK_OK) {
         unadmit(srv, mine);
         return s;
     }
@@ -151,7 +191,10 @@ cuzk_status cuzkd_circuit_register(cuzkd_server *srv, const char *key_id, const 
     /* The engine loads it (the witness layer's message on a bad circuit)
      * and checks it against the key; a circuit it refuses is dropped there
      * and here alike. */
-    if ((s = cuzk_engine_circuit_register(srv->engine, key_id, real, err)) != CUZK_OK) {
+    int slot = loading_begin(srv, real);
+    s = cuzk_engine_circuit_register(srv->engine, key_id, real, err);
+    loading_end(srv, slot);
+    if (s != CUZK_OK) {
         unadmit(srv, mine);
         return s;
     }

@@ -191,6 +191,15 @@ typedef struct cuzkd_server {
      * compile) happen outside it. */
     pthread_mutex_t circuits_lock;
     cuzkd_circuit *circuits;
+    /* Circuits requests are loading now (a first load compiles, for
+     * seconds to minutes), shown in /v1/status so that a client waiting on
+     * its submit can say what it waits for.  Under circuits_lock; a full
+     * table shows the first CUZKD_LOADING_SHOWN only. */
+#define CUZKD_LOADING_SHOWN 8
+    struct {
+        char wasm[4096];
+        uint64_t since_ns; /* 0: a free slot */
+    } loading[CUZKD_LOADING_SHOWN];
 
     /* Key aliases (api_keys.c), under circuits_lock. */
     cuzkd_alias *aliases;
@@ -254,6 +263,9 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
 void cuzkd_circuit_put(cuzkd_server *srv, const struct cuzk_wc_circuit *c);
 /* Circuits the daemon knows (what max_circuits bounds). */
 unsigned cuzkd_circuits_known(cuzkd_server *srv);
+/* The circuits being loaded now: [{"wasm", "seconds"}] (a new reference). */
+struct json_t;
+struct json_t *cuzkd_circuits_loading_json(cuzkd_server *srv);
 void cuzkd_circuits_init(cuzkd_server *srv);
 /* ---- api_keys.c ------------------------------------------------------------ */
 

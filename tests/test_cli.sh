@@ -60,6 +60,12 @@ expect_ok() {
 expect_invalid() {
   expect_fail "$1" 1 "^INVALID: proof does not verify$" "$cuzk" verify "$2" "$3" "$4"
 }
+# named_once WHAT PATH: the last failure's stderr names PATH exactly once.
+named_once() {
+  local n
+  n=$(grep -oF -- "$2" "$tmp/err" | wc -l)
+  [ "$n" -eq 1 ] && ok || bad "$1: $2 named $n times: $(head -c 300 "$tmp/err")"
+}
 # prove_fails WHAT REGEX ARGS...: cuzk prove ARGS <x.json> <y.json> fails
 # with exit 1, the reason matching REGEX, and neither output file written.
 prove_fails() {
@@ -139,12 +145,13 @@ for curve in bn128 bls12381; do
     size=$(stat -c %s "$d/multiplier.$f")
     for cut in 0 4 11 12 40 $((size / 2)) $((size - 1)); do
       head -c "$cut" "$d/multiplier.$f" >"$tmp/cut.$f"
-      re="^cuzk prove: $tmp/cut.$f: $f: .*(impossible size|header claims|declares [0-9]+ bytes but only|truncated|ends)"
+      re="^cuzk prove: ($tmp/cut.$f: )?$f: .*(impossible size|header claims|declares [0-9]+ bytes but only|truncated|ends)"
       if [ $f = zkey ]; then
         prove_fails "$curve zkey cut at $cut" "$re" "$tmp/cut.zkey" "$d/multiplier.wtns"
       else
         prove_fails "$curve wtns cut at $cut" "$re" "$d/multiplier.zkey" "$tmp/cut.wtns"
       fi
+      named_once "$curve $f cut at $cut" "$tmp/cut.$f"
     done
   done
   cp "$d/multiplier.zkey" "$tmp/magic.zkey"; printf 'zkez' | dd of="$tmp/magic.zkey" bs=1 conv=notrunc 2>/dev/null
@@ -152,7 +159,16 @@ for curve in bn128 bls12381; do
   prove_fails "$curve missing file" "cannot open $tmp/nope.zkey: No such file" "$tmp/nope.zkey" "$d/multiplier.wtns"
   prove_fails "$curve witness of another circuit" "witness has [0-9]+ values, the key expects [0-9]+" \
     "$d/multiplier.zkey" "$d/poseidon_chain.wtns"
-  prove_fails "$curve key file as witness" "wtns: wrong magic" "$d/multiplier.zkey" "$d/multiplier.zkey"
+  # a file in another file's place: its kind, the role it was given, the
+  # usage line (exit 2), nothing written
+  rm -f "$tmp/x.json"
+  expect_fail "$curve key file as witness" 2 \
+    "^cuzk prove: $d/multiplier.zkey is a proving key \(.zkey\), given as the witness \(argument 2\)" \
+    "$cuzk" prove "$d/multiplier.zkey" "$d/multiplier.zkey" "$tmp/x.json" "$tmp/y.json"
+  grep -q "^usage: cuzk prove" "$tmp/err" && [ ! -e "$tmp/x.json" ] && ok || bad "$curve key file as witness: no usage line, or a file written"
+  expect_fail "$curve prove with key and witness swapped" 2 \
+    "^cuzk prove: $d/multiplier.wtns is a witness \(.wtns\), given as the proving key \(argument 1\)" \
+    "$cuzk" prove "$d/multiplier.wtns" "$d/multiplier.zkey" "$tmp/x.json" "$tmp/y.json"
   # an existing output is left as it was when proving fails
   echo keep >"$tmp/keep.json"
   expect_fail "$curve failing prove over an existing file" 1 "wrong magic" \
@@ -187,10 +203,48 @@ for curve in bn128 bls12381; do
       bad "$curve $pt: no proof outside the subgroup"
     fi
   done
+  # verify: 1 is an invalid proof (above), 2 a file that cannot be used:
+  # malformed, missing, or in another file's place (named once, with its
+  # role and the usage line)
   echo '{"pi_a": [' >"$tmp/broken.json"
-  expect_fail "$curve malformed proof JSON" 1 "invalid JSON at line" "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/broken.json"
-  expect_fail "$curve malformed vk JSON" 1 "invalid JSON at line" "$cuzk" verify "$tmp/broken.json" "$d/multiplier.public.json" "$d/multiplier.proof.json"
+  expect_fail "$curve malformed proof JSON" 2 "invalid JSON at line" "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/broken.json"
+  named_once "$curve malformed proof JSON" "$tmp/broken.json"
+  expect_fail "$curve malformed vk JSON" 2 "invalid JSON at line" "$cuzk" verify "$tmp/broken.json" "$d/multiplier.public.json" "$d/multiplier.proof.json"
+  named_once "$curve malformed vk JSON" "$tmp/broken.json"
+  expect_fail "$curve verify: missing proof" 2 "cannot open $tmp/nope.json" \
+    "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/nope.json"
+  named_once "$curve verify: missing proof" "$tmp/nope.json"
+  printf '{"pi_a": ["1"], "protocol": "groth16"}\n' >"$tmp/nopoints.json"
+  expect_fail "$curve proof without points" 2 "pi_a" \
+    "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.public.json" "$tmp/nopoints.json"
+  named_once "$curve proof without points" "$tmp/nopoints.json"
+  expect_fail "$curve verify: proof and key swapped" 2 \
+    "^cuzk verify: $d/multiplier.proof.json is a proof \(proof.json\), given as the verification key \(argument 1\)" \
+    "$cuzk" verify "$d/multiplier.proof.json" "$d/multiplier.public.json" "$d/multiplier.vk.json"
+  grep -q "^usage: cuzk verify <verification_key.json> <public.json> <proof.json>" "$tmp/err" && ok || bad "$curve verify swapped: no usage line"
+  expect_fail "$curve verify: proof and public swapped" 2 \
+    "^cuzk verify: $d/multiplier.proof.json is a proof \(proof.json\), given as the public signals \(argument 2\)" \
+    "$cuzk" verify "$d/multiplier.vk.json" "$d/multiplier.proof.json" "$d/multiplier.public.json"
+  # the .zkey in the verification key's place: its verification key is used
+  expect_ok "$curve verify with the .zkey" "$cuzk" verify "$d/multiplier.zkey" "$d/multiplier.public.json" "$d/multiplier.proof.json"
+  grep -qx OK "$tmp/out" && ok || bad "$curve verify with the .zkey: no OK line"
+  expect_invalid "$curve verify with the .zkey: another circuit's proof" "$d/multiplier.zkey" "$d/multiplier.public.json" "$d/poseidon_chain.proof.json"
 done
+expect_ok "verify --help" "$cuzk" verify --help
+grep -q "^  2  a file cannot be read" "$tmp/out" && grep -q "\.zkey" "$tmp/out" && ok || bad "verify --help: exit statuses or the .zkey not described: $(cat "$tmp/out")"
+
+# fullprove in the argument order of snarkjs wtns calculate (circuit first):
+# refused by the roles, before anything is read or compiled
+printf '\0asm\1\0\0\0' >"$tmp/c.wasm"
+printf '{"a": "1"}\n' >"$tmp/in.json"
+rm -f "$tmp/x.json"
+expect_fail "fullprove with the wasm first" 2 \
+  "^cuzk fullprove: $tmp/c.wasm is a circuit's witness calculator \(.wasm\), given as the input.json \(argument 1\)" \
+  "$cuzk" fullprove "$tmp/c.wasm" "$tmp/in.json" "$fx/bn128/multiplier.zkey" "$tmp/x.json" "$tmp/y.json"
+grep -q "^usage: cuzk fullprove" "$tmp/err" && [ ! -e "$tmp/x.json" ] && ok || bad "fullprove with the wasm first: no usage line, or a file written"
+expect_fail "fullprove with the key first" 2 \
+  "^cuzk fullprove: .*multiplier.zkey is a proving key \(.zkey\), given as the input.json \(argument 1\)" \
+  "$cuzk" fullprove "$fx/bn128/multiplier.zkey" "$tmp/c.wasm" "$tmp/in.json" "$tmp/x.json" "$tmp/y.json"
 expect_fail "vk of the other curve" 1 "proof is for bn128, expected bls12381" \
   "$cuzk" verify "$fx/bls12381/multiplier.vk.json" "$fx/bn128/multiplier.public.json" "$fx/bn128/multiplier.proof.json"
 
@@ -273,6 +327,19 @@ expect_fail "prove --threads without a value" 2 "usage: cuzk prove" "$cuzk" prov
 expect_fail "prove unknown option" 2 "unknown option --frob" "$cuzk" prove --frob a b c d
 expect_ok "help" "$cuzk" prove --help
 grep -q -- "--threads N" "$tmp/out" && ok || bad "prove --help does not list --threads"
+# the daemon's address options are prove's too, and the cache folder's
+# defaults are those of docs/WITNESS.md
+for opt in "--addr ADDR" "--token T" "--client ID" "XDG_CACHE_HOME"; do
+  grep -q -- "$opt" "$tmp/out" && ok || bad "prove --help does not list $opt"
+done
+expect_ok "wtns calculate --help" "$cuzk" wtns calculate --help
+grep -q -- "--cache DIR.*CUZK_WC_CACHE" "$tmp/out" && grep -q "XDG_CACHE_HOME/cuzk/wc" "$tmp/out" && ok ||
+  bad "wtns calculate --help: the cache's defaults: $(cat "$tmp/out")"
+# bench prove --log2 takes the sizes as its help shows them: K [K...]
+mkdir -p "$tmp/bp"
+expect_ok "bench prove --log2 6 7" "$cuzk" bench prove --curve bn254 --log2 6 7 --reps 1 --dir "$tmp/bp"
+grep -Eq "^bn128 +2\^6 " "$tmp/out" && grep -Eq "^bn128 +2\^7 " "$tmp/out" && ok ||
+  bad "bench prove --log2 6 7: $(cat "$tmp/out" "$tmp/err")"
 
 if [ $have_py = 0 ]; then
   if [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then

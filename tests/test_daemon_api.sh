@@ -236,6 +236,17 @@ done_jobs=$(jget "$st" jobs.done)
 [ "$done_jobs" -ge 4 ] 2>/dev/null && ok || bad "status: jobs.done $done_jobs"
 check "status: keys listed (k1 also by its path)" "$(jget "$st" keys.length)" 2
 check "status: recent jobs" "$(jget "$st" recent_jobs.recent.0.state)" done
+# A job that has ended is not in flight, even before the daemon's sweep
+# of ended jobs: the status read straight after each result lists it with
+# the finished ones.
+for n in 1 2 3 4 5 6; do
+  expect 202 -- -X POST -d "{\"key\":\"k1\",\"witness_paths\":[\"$W\"],\"request_id\":\"fl$n\"}" /v1/jobs
+  curl -s --unix-socket "$SOCK" -o /dev/null "http://cuzkd/v1/jobs/fl$n/result?timeout_ms=60000"
+  curl -s --unix-socket "$SOCK" -o "$tmp/fl.json" http://cuzkd/v1/status
+  jtrue "$tmp/fl.json" "j.recent_jobs.active.every(a => a.state == 'queued' || a.state == 'running') &&
+                        j.recent_jobs.recent[0].request_id == 'fl$n'" && ok ||
+    bad "status after job fl$n ended: $(head -c 600 "$tmp/fl.json")"
+done
 check "status: in_flight" "$(jget "$st" in_flight.proving)" 0
 check "status: memory" "$([ "$(jget "$st" memory.budget)" -gt 0 ] && echo yes)" yes
 expect 200 -- /metrics

@@ -65,6 +65,20 @@ mkdir -p "$tmp/run"
 sock=$tmp/run/cuzkd.sock
 start_daemon "$tmp/d.log" "unix:$sock" --socket="$sock" --devices=cpu
 
+# --- a daemon with no work is idle, not starved --------------------------------
+sleep 0.3
+run "$cuzk" status --json --addr "unix:$sock"
+[ $rc -eq 0 ] && [ "$(jget "$tmp/out" 'j.devices[0].starved_s')" = 0 ] &&
+  node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).devices[0];
+           process.exit(d.idle_s > 0 ? 0 : 1)' "$tmp/out" && ok ||
+  bad "idle daemon: starved_s / idle_s: $(head -c 400 "$tmp/out")"
+run "$cuzk" status --addr "unix:$sock"
+# columns from the right: STARVED s, IDLE s, IDLE-W-WORK s, PARTITIONS, FAILED, WORKERS
+grep -Eq "^  NAME +BUSY s \(share\) +STARVED s +IDLE s +IDLE-W-WORK s +PARTITIONS +FAILED +WORKERS$" "$tmp/out" &&
+  awk '$1 == "cpu0" { found = 1; if ($(NF - 5) != "0.000" || $(NF - 4) + 0 <= 0) exit 1 }
+       END { exit !found }' "$tmp/out" &&
+  ok || bad "idle daemon: cuzk status: $(cat "$tmp/out")"
+
 # --- prove through the daemon: the same files as in-process -----------------
 for curve in bn128 bls12381; do
   d=$fx/$curve
@@ -284,9 +298,10 @@ start_polled "http://127.0.0.1:$port"
 run "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
 [ $rc -eq 0 ] && "$cuzk" verify "$vk" "$tmp/pub.json" "$tmp/p.json" >/dev/null && ok || bad "TCP prove with CUZK_TOKEN"
 run env CUZK_TOKEN=wrong "$cuzk" prove --addr "http://127.0.0.1:$port" "$zkey" "$wtns" "$tmp/p.json" "$tmp/pub.json"
-[ $rc -eq 1 ] && grep -q "401" "$tmp/err" && ok || bad "TCP with a wrong token: rc $rc"
+# a 401 says how a token is given
+[ $rc -eq 1 ] && grep -q "401.*--token T or CUZK_TOKEN" "$tmp/err" && ok || bad "TCP with a wrong token: rc $rc"
 run env -u CUZK_TOKEN "$cuzk" status --addr "http://127.0.0.1:$port"
-[ $rc -eq 1 ] && grep -q "401" "$tmp/err" && ok || bad "TCP without a token: rc $rc"
+[ $rc -eq 1 ] && grep -q "401.*--token T or CUZK_TOKEN" "$tmp/err" && ok || bad "TCP without a token: rc $rc"
 run "$cuzk" status --token s3cret --addr "http://127.0.0.1:$port"
 [ $rc -eq 0 ] && ok || bad "TCP status with --token"
 

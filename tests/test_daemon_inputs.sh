@@ -192,7 +192,7 @@ node -e 'const j = require(process.argv[1]); delete j.s;
   "$bn/arrays.input.json" "$tmp/few.input.json"
 body arr "$tmp/few.input.json" >"$tmp/b3.json"
 expect 400 EMISMATCH -- -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/b3.json" /v1/jobs &&
-  expect_msg "missing signal" "Not all inputs have been set"
+  expect_msg "missing signal" "Not all inputs have been set. Only 28 out of 29 (1 value missing"
 serving
 
 # Malformed JSON: the body itself, and an input object the witness layer
@@ -237,6 +237,10 @@ serving
 # ... and its valid input still proves.
 body fail "$bn/assert_fail.input.json" >"$tmp/good_fail.json"
 prove_body good_fail "$tmp/good_fail.json" "$bn/assert_fail.vk.json"
+# The failed assert was the client's input, not a fault of the key: the
+# key's failure count (what an operator watches) stays 0.
+expect 200 -- /v1/keys/fail
+check "assert: not the key's failure" "$(jget "$tmp/body" failures)" 0
 
 # --- cuzk prove --input ... --circuit ... through the daemon -----------------------
 status_done() {
@@ -251,6 +255,16 @@ check "cuzk prove --input: proved by the daemon" "$(status_done)" $((before + 1)
 if snarkjs_ok "$bn/mimc.vk.json" "$tmp/cli.public.json" "$tmp/cli.proof.json"; then ok; else
   bad "cuzk prove --input: snarkjs rejects the proof: $(cat "$tmp/snarkjs.out") $(cat "$tmp/cli.out")"
 fi
+# Without -v one line says where the proof was made; fullprove's lines,
+# with -v too, are fullprove's.
+check "cuzk prove --input: one line" "$(wc -l <"$tmp/cli.out" | tr -d ' ')" 1
+grep -q "^cuzk prove: proved by cuzkd at unix:$SOCK (job " "$tmp/cli.out" && ok ||
+  bad "cuzk prove --input: no line naming the daemon: $(cat "$tmp/cli.out")"
+"$cuzk" fullprove -v --addr "unix:$SOCK" "$bn/mimc.input.json" "$bn/mimc.wasm" "$bn/mimc.zkey" \
+  "$tmp/fp.proof.json" "$tmp/fp.public.json" >/dev/null 2>"$tmp/fp.err"
+check "cuzk fullprove -v: exit status" "$?" 0
+grep -q "^cuzk fullprove: via cuzkd at unix:$SOCK" "$tmp/fp.err" && ! grep -q "^cuzk prove" "$tmp/fp.err" &&
+  ok || bad "cuzk fullprove -v: lines not fullprove's: $(cat "$tmp/fp.err")"
 # The key's registered circuit, without --circuit; checked by cuzk verify.
 "$cuzk" prove --addr "unix:$SOCK" --input "$bn/arrays.input.json" "$bn/arrays.zkey" \
   "$tmp/cli2.proof.json" "$tmp/cli2.public.json" >"$tmp/cli.out" 2>&1
@@ -372,4 +386,14 @@ for limit in 16M 64M; do
   stop_daemon "$DPID"
   check "cuzkd ($limit) exit status" "$rc" 0
 done
+
+# A circuit the daemon compiles for a client's job (its first use there):
+# the waiting client says so while it waits (not a terminal: a line).
+start_daemon cold --wc_cache_dir="$tmp/cold-wc"
+"$cuzk" fullprove --addr "unix:$SOCK" "$bn/mimc.input.json" "$bn/mimc.wasm" "$bn/mimc.zkey" \
+  "$tmp/cold.proof.json" "$tmp/cold.public.json" >/dev/null 2>"$tmp/cold.err"
+check "fullprove, circuit compiled by the daemon: exit status" "$?" 0
+grep -Eq "^cuzk fullprove: cuzkd is loading circuit $(realpath "$bn/mimc.wasm") \(compiled on first use\): [0-9]+ s so far$" \
+  "$tmp/cold.err" && ok || bad "fullprove, circuit compiled by the daemon: $(cat "$tmp/cold.err")"
+stop_daemon "$DPID"
 finish

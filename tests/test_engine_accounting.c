@@ -9,7 +9,7 @@
  * machine is; none compares a duration with a fixed figure.  The fault
  * hook makes the situations, counts what passes through it and reads the
  * engine's status at chosen points:
- * - always: per device, busy + starved + idle-with-work equals the uptime
+ * - always: per device, busy + starved + idle + idle-with-work equals the uptime
  *   of the same status (one clock read), to the rounding to seconds;
  * - held finalizers: both finalizers are stopped inside the hook until the
  *   device has proved every partition.  A worker that waited for a
@@ -146,7 +146,7 @@ static int wait_for(hook_ctx *h, cuzk_engine *e, int (*done)(hook_ctx *, cuzk_en
 }
 
 static double dev_sum(const cuzk_device_status *d) {
-    return d->busy_s + d->starved_s + d->idle_with_work_s;
+    return d->busy_s + d->starved_s + d->idle_s + d->idle_with_work_s;
 }
 
 /* Busy, starved and idle-with-work of every device add up to the uptime
@@ -156,8 +156,10 @@ static void check_adds_up(const char *what, const cuzk_engine_status *st) {
     for (unsigned i = 0; i < st->n_devices; i++) {
         const cuzk_device_status *d = &st->devices[i];
         CHECK(fabs(dev_sum(d) - up) <= 1e-9,
-              "%s: %s: busy %.9f + starved %.9f + idle-with-work %.9f = %.9f s, uptime %.9f s",
-              what, d->name, d->busy_s, d->starved_s, d->idle_with_work_s, dev_sum(d), up);
+              "%s: %s: busy %.9f + starved %.9f + idle %.9f + idle-with-work %.9f = %.9f s, "
+              "uptime %.9f s",
+              what, d->name, d->busy_s, d->starved_s, d->idle_s, d->idle_with_work_s, dev_sum(d),
+              up);
         CHECK(d->starved_synth_s <= d->starved_s, "%s: %s: starved on synthesis %.9f > starved %.9f",
               what, d->name, d->starved_synth_s, d->starved_s);
     }
@@ -257,7 +259,7 @@ static void held_finalizers(const eu_circuit *c) {
         CHECK(d->busy_s >= N * COMPUTE_US / 1e6, "busy %.6f s < %d compute steps of %d us",
               d->busy_s, N, COMPUTE_US);
         check_adds_up("held finalizers, all proved", &a);
-        /* Nothing left for the device: any time now is starved. */
+        /* Nothing left for the device: any time now is idle (no work). */
         sleep_ms(30);
         cuzk_engine_status_get(e, &b);
         const cuzk_device_status *db = &b.devices[0];

@@ -394,8 +394,8 @@ static void batching(const eu_circuit *c) {
            n, distinct, d->busy_s, d->starved_s, d->idle_with_work_s);
     CHECK(distinct < n, "no device step took more than one partition");
     const cuzk_device_status *d0 = &s0.devices[0];
-    double grew = (d->busy_s + d->starved_s + d->idle_with_work_s) -
-                  (d0->busy_s + d0->starved_s + d0->idle_with_work_s);
+    double grew = (d->busy_s + d->starved_s + d->idle_s + d->idle_with_work_s) -
+                  (d0->busy_s + d0->starved_s + d0->idle_s + d0->idle_with_work_s);
     double up = (double)(st.uptime_ns - s0.uptime_ns) / 1e9;
     double slack = (double)((a0 - b0) + (a1 - b1)) / 1e9 + 1e-6;
     CHECK(fabs(grew - up) <= slack, "device time grew %.6f s, uptime %.6f s (allowed %.6f s)", grew,

@@ -243,7 +243,7 @@ for curve in "${CURVES[@]}"; do
   expect_fail "$curve too few values" '(Not enough|[Tt]oo few) values.*\bv\b' "$o" wtns "$a.wasm" "$tmp/few.json" "$o"
   expect_fail "$curve too many values" 'Too many values.*\bv\b' "$o" wtns "$a.wasm" "$tmp/many.json" "$o"
   expect_fail "$curve too few rows" '(Not enough|[Tt]oo few) values.*\bm\b' "$o" wtns "$a.wasm" "$tmp/few_2d.json" "$o"
-  expect_fail "$curve signal missing" 'Not all inputs' "$o" wtns "$a.wasm" "$tmp/missing.json" "$o"
+  expect_fail "$curve signal missing" 'Not all inputs.*12 values missing' "$o" wtns "$a.wasm" "$tmp/missing.json" "$o"
   expect_fail "$curve malformed JSON" '[Jj][Ss][Oo][Nn]|expected' "$o" wtns "$a.wasm" "$tmp/malformed.json" "$o"
   expect_fail "$curve \"1.5\"" '\bs\b.*1\.5.*integer' "$o" wtns "$a.wasm" "$tmp/frac_str.json" "$o"
   expect_fail "$curve 1.5" '\bs\b.*1\.5.*integer' "$o" wtns "$a.wasm" "$tmp/frac_num.json" "$o"
@@ -345,9 +345,58 @@ else
   # the compile says what it does and how long it took, once
   n=$(cat "$tmp/c1.err" "$tmp/c2.err" | grep -c 'compiled .* in [0-9.]* s')
   [ "$n" -eq 1 ] && ok || bad "concurrent first use: $n 'compiled ... in N s' lines, not 1"
+  # ... naming the wasm by its path, its size in KB below a megabyte
+  cat "$tmp/c1.err" "$tmp/c2.err" | grep -Eq "compiling $a\.wasm \([1-9][0-9]* KB of wasm\)" && ok ||
+    bad "first use: the compile line: $(cat "$tmp/c1.err" "$tmp/c2.err" | grep compiling)"
   CUZK_WC_CACHE=$cold wtns "$a.wasm" "$a.input.json" "$tmp/c3.wtns" 2>"$tmp/c3.err"
   cmp -s "$tmp/c3.wtns" "$a.wtns" && ok || bad "warm cache: witness differs"
   [ -s "$tmp/c3.err" ] && bad "warm cache: prints $(head -1 "$tmp/c3.err")" || ok
+fi
+
+# ---- 6. cuzk info on a .wasm: read without running or compiling it ---------
+echo "test_witness: cuzk info on a circuit's .wasm (at ${SECONDS}s)"
+for curve in "${CURVES[@]}"; do
+  a=$fx/$curve/arrays
+  # the witness size is the .wtns's; arrays has 1 + 4 + 12 + 12 input values
+  wires=$("$cuzk" info "$a.wtns" | sed -n 's/^  values *\([0-9]*\)$/\1/p')
+  "$cuzk" info "$a.wasm" >"$tmp/iw.out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "^$a\.wasm: circom witness calculator (\.wasm, [1-9][0-9]* KB)$" "$tmp/iw.out" &&
+    grep -q "^  curve        $curve$" "$tmp/iw.out" &&
+    grep -Eq "^  circom       2\.[0-9]+\.[0-9]+$" "$tmp/iw.out" &&
+    grep -q "^  wires        $wires (" "$tmp/iw.out" &&
+    grep -q "^  inputs       29 values" "$tmp/iw.out" &&
+    grep -q "^  native code  cached: $CUZK_WC_CACHE/" "$tmp/iw.out" && ok ||
+    bad "$curve info arrays.wasm (exit $rc, wires $wires): $(cat "$tmp/iw.out")"
+  CUZK_WC_CACHE=$tmp/empty-cache "$cuzk" info "$a.wasm" >"$tmp/iw.out" 2>&1
+  grep -q "^  native code  not compiled yet" "$tmp/iw.out" && ok ||
+    bad "$curve info arrays.wasm, empty cache: $(cat "$tmp/iw.out")"
+done
+printf '\0asm\1\0\0\0' >"$tmp/empty.wasm"
+"$cuzk" info "$tmp/empty.wasm" >"$tmp/iw.out" 2>&1
+[ $? -eq 1 ] && grep -q "not a circom 2 witness calculator" "$tmp/iw.out" && ok ||
+  bad "info on a wasm that is no circuit: $(cat "$tmp/iw.out")"
+
+# ---- 7. a first compile says what it does and for how long -----------------
+echo "test_witness: the first compile's messages (at ${SECONDS}s)"
+m=$fx/bn128/mimc
+# fullprove in-process: the engine's compile is said at any verbosity
+"$cuzk" fullprove --cpu --cache "$tmp/fp-cache" "$m.input.json" "$m.wasm" "$m.zkey" \
+  "$tmp/fp.proof.json" "$tmp/fp.public.json" 2>"$tmp/fp.err" >/dev/null
+rc=$?
+[ $rc -eq 0 ] && grep -q "^cuzk fullprove: compiling $m\.wasm (" "$tmp/fp.err" &&
+  grep -Eq "^cuzk fullprove: compiled $m\.wasm in [0-9.]+ s$" "$tmp/fp.err" && ok ||
+  bad "fullprove, first compile (exit $rc): $(cat "$tmp/fp.err")"
+# on a terminal the time so far is redrawn on one line while it compiles
+if command -v script >/dev/null; then
+  script -qec "'$cuzk' wtns calculate --cache '$tmp/tty-cache' '$m.wasm' '$m.input.json' '$tmp/tty.wtns'" \
+    /dev/null >"$tmp/tty.out" 2>&1
+  tr '\r' '\n' <"$tmp/tty.out" | grep -Eq "^cuzk wtns calculate: compiling $m\.wasm: [0-9]+ s so far" &&
+    cmp -s "$tmp/tty.wtns" "$m.wtns" && ok || bad "first compile on a terminal: $(cat -v "$tmp/tty.out")"
+elif [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then
+  bad "script (util-linux) is not installed: the terminal case did not run"
+else
+  echo "SKIP: script (util-linux) is not installed: the terminal case did not run"
 fi
 
 finish

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -714,21 +715,10 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
     return s;
 }
 
-cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t size,
-                      const char *name, const cuzk_wc_opts *o, cuzk_error *err) {
-    uint64_t max_wasm = wc_opt_max_wasm(o);
-    if (size > max_wasm)
-        return cuzk_fail(err, CUZK_ERANGE,
-                         "%s: %zu bytes of wasm, more than the limit of %llu "
-                         "(wc_max_wasm_bytes)", name, size, (unsigned long long)max_wasm);
-    cuzk_status s = check_wasm(wasm, size, name, err);
-    if (s != CUZK_OK)
-        return s;
-    cuzk_sha256_hex(c->hash, wasm, size);
-    /* the object's address: wasm, glue, protocol and flags */
+/* The object's address in the cache: wasm, glue, protocol and flags. */
+static void cache_key(const uint8_t *wasm, size_t size, char key[65]) {
     cuzk_sha256 h;
     uint8_t d[32];
-    char key[65];
     cuzk_sha256_init(&h);
     cuzk_sha256_update(&h, WC_CACHE_SALT, sizeof WC_CACHE_SALT);
     cuzk_sha256_update(&h, wasm, size);
@@ -741,6 +731,22 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
         cuzk_sha256_update(&h, extra, strlen(extra) + 1);
     cuzk_sha256_final(&h, d);
     cuzk_sha256_to_hex(key, d);
+}
+
+cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t size,
+                      const char *name, const char *shown, const cuzk_wc_opts *o,
+                      cuzk_error *err) {
+    uint64_t max_wasm = wc_opt_max_wasm(o);
+    if (size > max_wasm)
+        return cuzk_fail(err, CUZK_ERANGE,
+                         "%s: %zu bytes of wasm, more than the limit of %llu "
+                         "(wc_max_wasm_bytes)", name, size, (unsigned long long)max_wasm);
+    cuzk_status s = check_wasm(wasm, size, name, err);
+    if (s != CUZK_OK)
+        return s;
+    cuzk_sha256_hex(c->hash, wasm, size);
+    char key[65];
+    cache_key(wasm, size, key);
 
     char dir[4096], exe[4200], sum[4200], lock[4200];
     if ((s = cache_dir(dir, sizeof dir, o, err)) != CUZK_OK)
@@ -764,14 +770,20 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
             unlink(exe);
             unlink(sum);
             compilers_enter(o);
-            progress(o, "compiling %s (%.1f MB of wasm) to native code, once for this machine "
-                        "(cache: %s)", name, size / 1e6, dir);
+            /* KB below a megabyte: "0.0 MB" told nothing about a small circuit */
+            char sz[32];
+            if (size < 1000000)
+                snprintf(sz, sizeof sz, "%.0f KB", size / 1e3 < 1 ? 1 : size / 1e3);
+            else
+                snprintf(sz, sizeof sz, "%.1f MB", size / 1e6);
+            progress(o, "compiling %s (%s of wasm) to native code, once for this machine "
+                        "(cache: %s)", shown, sz, dir);
             double t0 = now_s();
             s = build_object(dir, key, exe, sum, wasm, size, name, o, err);
             compilers_leave();
             c->compile_s = now_s() - t0;
             if (s == CUZK_OK) {
-                progress(o, "compiled %s in %.1f s", name, c->compile_s);
+                progress(o, "compiled %s in %.1f s", shown, c->compile_s);
                 fd = open_verified(exe, sum);
                 if (fd < 0)
                     s = cuzk_fail(err, CUZK_EIO, "%s changed after it was built", exe);
@@ -786,5 +798,182 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
     }
     futimens(fd, NULL); /* recently used: the cache bound evicts others first */
     c->exe_fd = fd;
+    return CUZK_OK;
+}
+
+/* ---- what a circuit is, without running it ---------------------------------------- */
+
+/* A signed LEB128 of at most 32 bits (an i32.const's operand). */
+static int32_t rd_sleb(wasm_rd *r) {
+    uint32_t v = 0;
+    for (unsigned shift = 0; shift < 35; shift += 7) {
+        if (r->p >= r->end) {
+            r->bad = 1;
+            return 0;
+        }
+        uint8_t b = *r->p++;
+        v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (shift + 7 < 32 && (b & 0x40))
+                v |= ~0u << (shift + 7);
+            return (int32_t)v;
+        }
+    }
+    r->bad = 1;
+    return 0;
+}
+
+/* The constants of a function body "i32.const A [i32.const B call F] end"
+ * with no locals: circom writes getVersion, getWitnessSize, ... as the
+ * first and getRawPrime (copy from A to the shared memory) as the second.
+ * The count of constants read, 0 for any other shape. */
+static int const_body(const uint8_t *b, const uint8_t *end, int32_t out[2]) {
+    wasm_rd r = {b, end, 0};
+    if (rd_leb(&r) != 0) /* local declarations */
+        return 0;
+    int n = 0;
+    while (!r.bad && r.p < r.end && *r.p == 0x41 && n < 2) {
+        r.p++;
+        out[n++] = rd_sleb(&r);
+    }
+    if (n == 2 && r.p < r.end && *r.p == 0x10) { /* call */
+        r.p++;
+        rd_leb(&r);
+    }
+    return !r.bad && r.p < r.end && *r.p == 0x0b ? n : 0;
+}
+
+cuzk_status cuzk_wc_wasm_inspect(cuzk_wc_wasm_info *info, const char *path,
+                                 const cuzk_wc_opts *o, cuzk_error *err) {
+    memset(info, 0, sizeof *info);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
+        return cuzk_fail(err, errno == ENOENT ? CUZK_ENOTFOUND : CUZK_EIO, "%s: %s", path,
+                         strerror(errno));
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        close(fd);
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: not a regular file with contents", path);
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *w = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (w == MAP_FAILED)
+        return cuzk_fail(err, CUZK_EIO, "%s: %s", path, strerror(errno));
+    info->wasm_bytes = size;
+    cuzk_status s = check_wasm(w, size, path, err);
+    if (s != CUZK_OK) {
+        munmap(w, size);
+        return s;
+    }
+    /* exported functions by index; bodies; data segments */
+    enum { V_MAJ, V_MIN, V_PAT, V_WIT, V_INP, V_LEN, V_PRIME, V_N };
+    static const char *const want[V_N] = {"getVersion",     "getMinorVersion", "getPatchVersion",
+                                          "getWitnessSize", "getInputSize",    "getFieldNumLen32",
+                                          "getRawPrime"};
+    uint32_t fidx[V_N], n_imported = 0;
+    int32_t val[V_N][2];
+    int got[V_N] = {0};
+    for (int k = 0; k < V_N; k++)
+        fidx[k] = UINT32_MAX;
+    const uint8_t *data = NULL, *data_end = NULL;
+    wasm_rd r = {w + 8, w + size, 0};
+    while (r.p < r.end && !r.bad) {
+        uint8_t id = *r.p++;
+        uint32_t len = rd_leb(&r);
+        if (r.bad || (size_t)(r.end - r.p) < len)
+            break;
+        wasm_rd sec = {r.p, r.p + len, 0};
+        r.p += len;
+        if (id == 2) { /* imports: functions come first in the index space */
+            uint32_t n = rd_leb(&sec), l;
+            for (uint32_t i = 0; i < n && !sec.bad && sec.p < sec.end; i++) {
+                rd_name(&sec, &l);
+                rd_name(&sec, &l);
+                uint8_t kind = sec.p < sec.end ? *sec.p++ : 0xff;
+                if (kind == 0)
+                    n_imported++, rd_leb(&sec);
+                else /* checked by check_wasm: only functions are imported */
+                    sec.bad = 1;
+            }
+        } else if (id == 7) {
+            uint32_t n = rd_leb(&sec), l;
+            for (uint32_t i = 0; i < n && !sec.bad && sec.p < sec.end; i++) {
+                const uint8_t *nm = rd_name(&sec, &l);
+                uint8_t kind = sec.p < sec.end ? *sec.p++ : 0xff;
+                uint32_t idx = rd_leb(&sec);
+                for (int k = 0; kind == 0 && nm && k < V_N; k++)
+                    if (name_is(nm, l, want[k]))
+                        fidx[k] = idx;
+            }
+        } else if (id == 10) {
+            uint32_t n = rd_leb(&sec);
+            for (uint32_t i = 0; i < n && !sec.bad; i++) {
+                uint32_t blen = rd_leb(&sec);
+                if (sec.bad || (size_t)(sec.end - sec.p) < blen)
+                    break;
+                for (int k = 0; k < V_N; k++)
+                    if (fidx[k] == n_imported + i)
+                        got[k] = const_body(sec.p, sec.p + blen, val[k]);
+                sec.p += blen;
+            }
+        } else if (id == 11) {
+            data = sec.p, data_end = sec.end;
+        }
+    }
+    if (got[V_MAJ] == 1 && got[V_MIN] == 1 && got[V_PAT] == 1) {
+        info->version[0] = (unsigned)val[V_MAJ][0];
+        info->version[1] = (unsigned)val[V_MIN][0];
+        info->version[2] = (unsigned)val[V_PAT][0];
+    }
+    if (got[V_WIT] == 1)
+        info->n_witness = (uint32_t)val[V_WIT][0];
+    if (got[V_INP] == 1)
+        info->n_inputs = (uint32_t)val[V_INP][0];
+    /* the prime: getFieldNumLen32 words at getRawPrime's source, in an
+     * active data segment */
+    uint32_t n8 = got[V_LEN] == 1 ? 4 * (uint32_t)val[V_LEN][0] : 0;
+    if (got[V_PRIME] == 2 && data && n8 && n8 <= sizeof info->prime) {
+        uint32_t at = (uint32_t)val[V_PRIME][0];
+        wasm_rd d = {data, data_end, 0};
+        uint32_t n = rd_leb(&d);
+        for (uint32_t i = 0; i < n && !d.bad && d.p < d.end; i++) {
+            uint32_t flags = rd_leb(&d);
+            int32_t off = 0;
+            if (flags == 0 && d.p < d.end && *d.p == 0x41) {
+                d.p++;
+                off = rd_sleb(&d);
+                if (d.p < d.end && *d.p == 0x0b)
+                    d.p++;
+                else
+                    d.bad = 1;
+            } else if (flags != 1) {
+                break; /* a form circom does not write */
+            }
+            uint32_t len = rd_leb(&d);
+            if (d.bad || (size_t)(d.end - d.p) < len)
+                break;
+            if (flags == 0 && at >= (uint32_t)off && at - (uint32_t)off + n8 <= len) {
+                memcpy(info->prime, d.p + (at - (uint32_t)off), n8);
+                info->curve = cuzk_curve_from_r(info->prime, n8);
+                break;
+            }
+            d.p += len;
+        }
+    }
+    /* the cache: is the object this machine would run there already? */
+    char key[65], dir[4096], exe[4200], sum[4200];
+    cache_key(w, size, key);
+    munmap(w, size);
+    cuzk_error derr = {0};
+    if (cache_dir(dir, sizeof dir, o, &derr) == CUZK_OK) {
+        snprintf(exe, sizeof exe, "%s/%s.wc", dir, key);
+        snprintf(sum, sizeof sum, "%s/%s.sum", dir, key);
+        int efd = open_verified(exe, sum);
+        info->cached = efd >= 0;
+        if (efd >= 0)
+            close(efd);
+        snprintf(info->cache_path, sizeof info->cache_path, "%s", exe);
+    }
     return CUZK_OK;
 }

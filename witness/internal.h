@@ -80,10 +80,13 @@ struct cuzk_wc_input {
  * protocol needs, only imports from "runtime" that the glue provides, its
  * own memory) within the size limit, then find or build its worker
  * executable and open it, verified (compile.c).
+ * |name| is the file's name in errors; |shown| (its path, or |name|) in
+ * the progress lines of a compile, which a user reads on their terminal.
  * Out: |c->exe_fd|, |c->hash|, |c->compile_s|.
  */
 cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t size,
-                      const char *name, const cuzk_wc_opts *opts, cuzk_error *err);
+                      const char *name, const char *shown, const cuzk_wc_opts *opts,
+                      cuzk_error *err);
 
 /* getInputSignalSize(hi, lo) of |c|, asked of its query worker; checked
  * against the circuit's input count.  Out: |*size| (negative: no such

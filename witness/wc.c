@@ -379,7 +379,8 @@ static cuzk_status worker_info(cuzk_wc_circuit *c, wc_worker *w, int first, cons
 }
 
 static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_t size,
-                               const char *name, const cuzk_wc_opts *opts, cuzk_error *err) {
+                               const char *name, const char *shown, const cuzk_wc_opts *opts,
+                               cuzk_error *err) {
     *out = NULL;
     cuzk_wc_circuit *c = calloc(1, sizeof *c);
     if (!c)
@@ -393,7 +394,7 @@ static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_
         c->calc_s = opts->calc_s;
         c->log_lines = opts->log_lines;
     }
-    cuzk_status s = wc_obtain(c, wasm, size, name, opts, err);
+    cuzk_status s = wc_obtain(c, wasm, size, name, shown, opts, err);
     wc_wait wt = circuit_wait(c, 0);
     cuzk_error why = {0};
     if (s == CUZK_OK && (s = worker_start(c, &c->query, &wt, &why)) != CUZK_OK)
@@ -424,7 +425,8 @@ static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_
 cuzk_status cuzk_wc_circuit_load_mem(cuzk_wc_circuit **c, const void *wasm, size_t size,
                                      const char *name, const cuzk_wc_opts *opts,
                                      cuzk_error *err) {
-    return load_common(c, wasm, size, name ? name : "circuit.wasm", opts, err);
+    name = name ? name : "circuit.wasm";
+    return load_common(c, wasm, size, name, name, opts, err);
 }
 
 cuzk_status cuzk_wc_circuit_load(cuzk_wc_circuit **c, const char *path, const cuzk_wc_opts *opts,
@@ -457,7 +459,7 @@ cuzk_status cuzk_wc_circuit_load(cuzk_wc_circuit **c, const char *path, const cu
     close(fd);
     if (m == MAP_FAILED)
         return cuzk_fail(err, CUZK_EIO, "%s: %s", path, strerror(errno));
-    cuzk_status s = load_common(c, m, (size_t)st.st_size, base, opts, err);
+    cuzk_status s = load_common(c, m, (size_t)st.st_size, base, path, opts, err);
     munmap(m, (size_t)st.st_size);
     return s;
 }
@@ -574,8 +576,13 @@ cuzk_status cuzk_wc_calculate_until(cuzk_wc *wc, void *out, const cuzk_wc_input 
     if (in->c != c)
         return cuzk_fail(err, CUZK_EINVAL, "the input was parsed for another circuit");
     if (in->n_values < c->n_inputs)
-        return cuzk_fail(err, CUZK_EMISMATCH, "Not all inputs have been set. Only %zu out of %u",
-                         in->n_values, c->n_inputs);
+        /* snarkjs's words, and how many are missing: the module knows its
+         * signals by hashes of their names only, so which cannot be said */
+        return cuzk_fail(err, CUZK_EMISMATCH,
+                         "Not all inputs have been set. Only %zu out of %u (%zu value%s missing; "
+                         "a circom .wasm holds no signal names to say which)",
+                         in->n_values, c->n_inputs, c->n_inputs - in->n_values,
+                         c->n_inputs - in->n_values == 1 ? "" : "s");
     wc_wait wt = circuit_wait(c, deadline_ns);
     wt.stop = stop;
     wt.stop_ctx = stop_ctx;
