@@ -100,7 +100,8 @@ static const cuzkd_option options[] = {
      "circuit path), colon separated: /data/keys:/data/wtns. A named file must\n"
      "lie under one of them once links are resolved. Empty: TCP clients send\n"
      "witness bytes and name keys by id only. Unix socket clients may name\n"
-     "any file the daemon can read."},
+     "any file the daemon can read, except in a fleet: there the key and\n"
+     "circuit paths of every job, and of every job row, must lie under them."},
     {"max_keys", OPT_UINT, F(max_keys), "256", 1, 1000000, NULL,
      "Keys the daemon may know, by id or by path. The engine keeps every key\n"
      "it was given until it stops (its memory is freed by eviction, its entry\n"

@@ -13,9 +13,12 @@
  *   - Each node's fleet thread, on a connection of its own, claims queued
  *     partitions (and running ones whose lease ran out) of open jobs with
  *     SELECT ... FOR UPDATE SKIP LOCKED, job priority first, then submit
- *     order, then partition index, only for keys it can prove with: a key
- *     of that id (or that path) whose file has the SHA-256 recorded at
- *     submit.  It proves each claimed partition as an engine job of one
+ *     order, then partition index, only for the kinds of job it can
+ *     prove (key id, key hash, inputs, circuit): a key of that id (or
+ *     that path) whose file has the SHA-256 recorded at submit and, for
+ *     jobs of inputs, the circuit.  Rows are input (another role may have
+ *     written them): their key and circuit paths follow the rule of TCP
+ *     clients (paths.c, remote_paths).  It proves each claimed partition as an engine job of one
  *     partition (that partition's witness or input), so one job's
  *     partitions run on several nodes at once.  A claim bumps the
  *     partition's lease_epoch; its result is written by one UPDATE ...
@@ -177,6 +180,21 @@ typedef struct key_use {
     struct key_use *next;
 } key_use;
 
+/* The kinds of open job this node can prove: (key id, key hash, inputs,
+ * circuit) as four PostgreSQL array literals, one element per kind, which
+ * the claim statement unnests (claims match the whole tuple, so a row
+ * cannot borrow a servable key hash under another key or circuit). */
+typedef struct servable {
+    char *ids, *shas, *inputs, *circuits;
+    unsigned n;
+} servable;
+
+/* A path named by job rows that this node refused (said once in the log). */
+typedef struct warned {
+    char *path;
+    struct warned *next;
+} warned;
+
 struct cuzkd_fleet {
     cuzkd_server *srv;
     char *conninfo;
@@ -209,8 +227,10 @@ struct cuzkd_fleet {
     held *held;
     unsigned n_held;
     key_use *keys;
-    char *shas; /* servable key hashes (claim), and when they were read */
-    uint64_t shas_ns;
+    servable serv; /* what this node can prove (claim), and when it was read */
+    uint64_t serv_ns;
+    warned *warned; /* row paths this node refused, said once each */
+    unsigned n_warned;
     uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
     int want_claim, want_renew, ever_connected;
     unsigned prepared; /* the statements (PREP_*) prepared on conn */
@@ -1529,36 +1549,50 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     set_outcome(h, "failed", s, err.msg);
 }
 
-/* Is the key path |path| of a job row something no node can prove with (it
- * exists and is not a regular file: a FIFO, a device, a folder)?  Opened
- * without blocking.  A path absent here may be a key on another node. */
-static int not_a_key_file(const char *path, char *why, size_t n) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat st;
-    if (fd < 0)
-        return 0;
-    int bad = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode);
-    close(fd);
-    if (bad)
-        snprintf(why, n, "key %s is not a regular file", path);
-    return bad;
+/* Say once (per path, for the first 256) why rows naming |path| are left. */
+static void warn_once(cuzkd_fleet *f, const char *path, const char *why) {
+    for (warned *w = f->warned; w; w = w->next)
+        if (!strcmp(w->path, path))
+            return;
+    if (f->n_warned >= 256)
+        return;
+    warned *w = calloc(1, sizeof *w);
+    if (w && (w->path = strdup(path))) {
+        w->next = f->warned;
+        f->warned = w;
+        f->n_warned++;
+    } else {
+        free(w);
+    }
+    LOG_WARN("fleet", "%s: not claiming the jobs that name it", why);
 }
 
-/* Fail the queued jobs whose key path |key_id| is not a key file. */
-static void fail_key_rows(cuzkd_fleet *f, const char *key_id, const char *why) {
+/* Fail the queued jobs whose key path (|column| "key_id") or circuit
+ * ("circuit") is |path|, which no node can prove with. */
+static void fail_rows(cuzkd_fleet *f, int circuit, const char *path, const char *why) {
     /* Ended like any job: the job row, its partitions and one commit row
      * (the fleet's record that every ended job ended exactly once). */
-    const char *v[3] = {key_id, why, f->node};
+    const char *v[3] = {path, why, f->node};
     PGresult *q = tq(f, "fail",
-                     "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
-                     "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
-                     "  WHERE key_id = $1 AND state = 'queued' RETURNING id),"
-                     " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
-                     "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
-                     " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                     "  SELECT id, $3, 0, 'failed' FROM u)"
-                     " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
-                     " FROM u",
+                     circuit
+                         ? "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
+                           "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
+                           "  WHERE circuit = $1 AND state = 'queued' RETURNING id),"
+                           " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
+                           "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
+                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
+                           "  SELECT id, $3, 0, 'failed' FROM u)"
+                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
+                           " FROM u"
+                         : "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
+                           "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
+                           "  WHERE key_id = $1 AND state = 'queued' RETURNING id),"
+                           " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
+                           "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
+                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
+                           "  SELECT id, $3, 0, 'failed' FROM u)"
+                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
+                           " FROM u",
                      3, v, NULL, NULL, 0);
     if (!q)
         return;
@@ -1568,67 +1602,126 @@ static void fail_key_rows(cuzkd_fleet *f, const char *key_id, const char *why) {
         LOG_WARN("fleet", "%lld queued job(s) failed: %s", n, why);
 }
 
-/* The key hashes of open jobs that this node can prove with, as a
- * PostgreSQL array literal (malloc'd), or NULL on a database failure. */
-static char *servable_keys(cuzkd_fleet *f) {
-    PGresult *keys = tq(f, "claim",
-                        "SELECT DISTINCT key_id, key_sha FROM cuzk_fleet_jobs"
-                        " WHERE state IN ('queued', 'running')",
-                        0, NULL, NULL, NULL, 0);
-    if (!keys)
-        return NULL;
-    size_t cap = 8 + (size_t)PQntuples(keys) * 68, len = 0;
-    char *shas = malloc(cap);
-    if (!shas) {
-        PQclear(keys);
-        return NULL;
+/* May this node use the path |path| that job rows name (a key or a
+ * circuit)?  The rule of TCP clients (paths.c): a regular file under
+ * remote_paths.  One that exists and is not a regular file fails its
+ * rows; one outside remote_paths is left to other nodes (said once); one
+ * absent here may be on another node. */
+static int row_path_ok(cuzkd_fleet *f, const char *path, int circuit) {
+    char why[600];
+    switch (cuzkd_row_path_check(f->srv->cfg, path, circuit ? "circuit" : "key", why,
+                                 sizeof why)) {
+    case ROW_PATH_OK:
+        return 1;
+    case ROW_PATH_NOT_FILE:
+        fail_rows(f, circuit, path, why);
+        return 0;
+    case ROW_PATH_FORBIDDEN:
+        warn_once(f, path, why);
+        return 0;
+    default:
+        return 0;
     }
-    shas[len++] = '{';
-    shas[len] = 0;
-    for (int i = 0; i < PQntuples(keys); i++) {
-        const char *sha = PQgetvalue(keys, i, 1), *kid = PQgetvalue(keys, i, 0);
-        char why[600];
-        if (kid[0] == '/' && not_a_key_file(kid, why, sizeof why)) {
-            fail_key_rows(f, kid, why);
-            continue;
-        }
-        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, kid, sha) ||
-            strstr(shas, sha))
-            continue;
-        len += (size_t)snprintf(shas + len, cap - len, "%s%s", len > 1 ? "," : "", sha);
-    }
-    PQclear(keys);
-    snprintf(shas + len, cap - len, "}");
-    return shas;
 }
 
-/* Claim what this node has room for.  The list of key hashes it can
- * serve is kept for a second (a claim is then one statement); a claim
- * that finds nothing with a list not fresh from the database looks again
- * with a fresh one, so a job of a key new to the queue waits no longer. */
+/* Append |s| to the array literal being written to |fp| as a quoted element. */
+static void arr_add(FILE *fp, unsigned i, const char *s) {
+    fputs(i ? ",\"" : "\"", fp);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void servable_free(servable *sv) {
+    free(sv->ids);
+    free(sv->shas);
+    free(sv->inputs);
+    free(sv->circuits);
+    memset(sv, 0, sizeof *sv);
+}
+
+/* The kinds of open job this node can prove (servable), into |out|; 0 on
+ * a database failure.  A kind needs the key (key_ref: a key id this node
+ * has, or a key path allowed by row_path_ok, whose file has the job's
+ * hash) and, for jobs of inputs, the circuit: the one the job names
+ * (row_path_ok), else one registered with the key here.  A node without
+ * the circuit leaves those jobs to nodes that have it, instead of
+ * claiming and failing them. */
+static int servable_read(cuzkd_fleet *f, servable *out) {
+    PGresult *kinds = tq(f, "claim",
+                         "SELECT DISTINCT key_id, key_sha, inputs, circuit FROM cuzk_fleet_jobs"
+                         " WHERE state IN ('queued', 'running')",
+                         0, NULL, NULL, NULL, 0);
+    if (!kinds)
+        return 0;
+    size_t len[4];
+    FILE *fp[4];
+    char **dst[4] = {&out->ids, &out->shas, &out->inputs, &out->circuits};
+    memset(out, 0, sizeof *out);
+    int ok = 1;
+    for (int k = 0; k < 4; k++)
+        if (!(fp[k] = open_memstream(dst[k], &len[k])) || fputc('{', fp[k]) == EOF)
+            ok = 0;
+    for (int i = 0; ok && i < PQntuples(kinds); i++) {
+        const char *kid = PQgetvalue(kinds, i, 0), *sha = PQgetvalue(kinds, i, 1);
+        const char *inputs = PQgetvalue(kinds, i, 2), *circ = PQgetvalue(kinds, i, 3);
+        char mine[8];
+        if (kid[0] == '/' && !row_path_ok(f, kid, 0))
+            continue;
+        if (circ[0] && !row_path_ok(f, circ, 1))
+            continue;
+        if (inputs[0] == 't' && !circ[0] && !cuzkd_circuit_of_key(f->srv, kid, mine, sizeof mine))
+            continue; /* no circuit registered with the key here */
+        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, kid, sha))
+            continue;
+        arr_add(fp[0], out->n, kid);
+        arr_add(fp[1], out->n, sha);
+        arr_add(fp[2], out->n, inputs[0] == 't' ? "t" : "f");
+        arr_add(fp[3], out->n, circ);
+        out->n++;
+    }
+    PQclear(kinds);
+    for (int k = 0; k < 4; k++)
+        if (fp[k] && (fputc('}', fp[k]) == EOF || fclose(fp[k]) != 0))
+            ok = 0;
+    if (!ok) {
+        servable_free(out);
+        return 0;
+    }
+    return 1;
+}
+
+/* Claim what this node has room for.  The kinds of job it can serve are
+ * kept for a second (a claim is then one statement); a claim that finds
+ * nothing with a list not fresh from the database looks again with a
+ * fresh one, so a job of a key new to the queue waits no longer. */
 static void claim(cuzkd_fleet *f) {
     f->want_claim = 0; /* set again below when more may be waiting */
     for (int round = 0; round < 2 && f->conn && f->n_held < f->slots; round++) {
         uint64_t now = cuzk_now_ns();
         int fresh = 0;
-        if (!f->shas || now - f->shas_ns > KEYS_FRESH_NS) {
-            free(f->shas);
-            if (!(f->shas = servable_keys(f)))
+        if (!f->serv.ids || now - f->serv_ns > KEYS_FRESH_NS) {
+            servable_free(&f->serv);
+            if (!servable_read(f, &f->serv))
                 return;
-            f->shas_ns = now;
+            f->serv_ns = now;
             fresh = 1;
         }
-        if (!strcmp(f->shas, "{}")) {
+        if (!f->serv.n) {
             if (fresh)
                 return;
-            f->shas_ns = 0;
+            f->serv_ns = 0;
             continue;
         }
         char lease[16], lim[16];
         unsigned asked = f->slots - f->n_held;
         snprintf(lease, sizeof lease, "%u", f->lease_s);
         snprintf(lim, sizeof lim, "%u", asked);
-        const char *v[4] = {f->node, lease, f->shas, lim};
+        const char *v[7] = {f->node,        lease,           f->serv.shas,   lim,
+                            f->serv.ids, f->serv.inputs, f->serv.circuits};
         /* The claim of partitions of open jobs (job priority, then
          * submit order, then partition index), their bytes, and the
          * first claim's mark of the job as running, in one statement; the
@@ -1638,7 +1731,9 @@ static void claim(cuzkd_fleet *f) {
             f, PREP_CLAIM, "claim",
             "WITH c AS (SELECT p.job_id, p.idx FROM cuzk_fleet_parts p"
             "  JOIN cuzk_fleet_jobs j ON j.id = p.job_id"
-            "  WHERE j.state IN ('queued', 'running') AND j.key_sha = ANY ($3::text[])"
+            "  WHERE j.state IN ('queued', 'running') AND (j.key_id, j.key_sha, j.inputs,"
+            "  j.circuit) IN (SELECT * FROM unnest($5::text[], $3::text[], $6::bool[],"
+            "  $7::text[]))"
             "  AND (p.state = 'queued' OR (p.state = 'running' AND p.lease_until < now()))"
             "  ORDER BY j.priority DESC, j.created, j.id, p.idx LIMIT $4::int"
             "  FOR UPDATE OF p SKIP LOCKED),"
@@ -1655,7 +1750,7 @@ static void claim(cuzkd_fleet *f) {
             "  (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END)::text, u.data"
             " FROM u JOIN cuzk_fleet_jobs j ON j.id = u.job_id"
             " ORDER BY j.priority DESC, j.created, j.id, u.idx",
-            4, v, NULL, NULL, 1);
+            7, v, NULL, NULL, 1);
         if (!cl)
             return;
         unsigned got = 0;
@@ -1665,7 +1760,7 @@ static void claim(cuzkd_fleet *f) {
         f->want_claim = got == asked; /* the queue may hold more */
         if (got || fresh)
             return;
-        f->shas_ns = 0; /* nothing with an old list: look again with a fresh one */
+        f->serv_ns = 0; /* nothing with an old list: look again with a fresh one */
     }
 }
 
@@ -1976,7 +2071,13 @@ void cuzkd_fleet_stop(cuzkd_server *srv) {
         free(u);
     }
     json_decref(f->nodes);
-    free(f->shas);
+    servable_free(&f->serv);
+    while (f->warned) {
+        warned *w = f->warned;
+        f->warned = w->next;
+        free(w->path);
+        free(w);
+    }
     LOG_INFO("fleet", "node %s left the fleet: %llu job(s) committed, %llu lease(s) lost", f->node,
              (unsigned long long)atomic_load(&f->committed),
              (unsigned long long)atomic_load(&f->lost));

@@ -93,6 +93,9 @@ for n in A B C D; do
     bad "node $n does not answer after the rows naming non-files"
 done
 
+# ---- rows as input: paths, circuits (P and Q started for it) ------------
+. "$2/tests/fleet/rows.sh"
+
 # exactly_once WHAT EXPECTED_DONE: the database's record of every job
 # (commit rows: one per partition, idx set; one per job, idx NULL).
 exactly_once() {
