@@ -18,7 +18,8 @@
  *     that path) whose file has the SHA-256 recorded at submit and, for
  *     jobs of inputs, the circuit.  Rows are input (another role may have
  *     written them): their key and circuit paths follow the rule of TCP
- *     clients (paths.c, remote_paths).  It proves each claimed partition as an engine job of one
+ *     clients (paths.c, remote_paths), and only the tables' owner may
+ *     write them (migration 3).  It proves each claimed partition as an engine job of one
  *     partition (that partition's witness or input), so one job's
  *     partitions run on several nodes at once.  A claim bumps the
  *     partition's lease_epoch; its result is written by one UPDATE ...
@@ -349,6 +350,15 @@ static const char *const migrations[] = {
     "ALTER TABLE cuzk_fleet_jobs ADD CONSTRAINT cuzk_fleet_jobs_lease_per_partition"
     "  CHECK (lease_owner IS NULL);"
     "ALTER TABLE cuzk_fleet_commits ADD COLUMN idx int;",
+    /* 3: only the tables' owner (the daemon's role) writes them.  Rows are
+     * input that every node acts on (it opens the paths they name, proves
+     * their bytes, serves their results), so no privilege is left to
+     * PUBLIC, whatever the database's default privileges granted when the
+     * tables were made.  Any table a later step creates must do the same. */
+    "REVOKE ALL ON cuzk_fleet_schema, cuzk_fleet_jobs, cuzk_fleet_parts, cuzk_fleet_commits,"
+    "  cuzk_fleet_nodes FROM PUBLIC;"
+    "DO $$ BEGIN EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM PUBLIC',"
+    "  pg_get_serial_sequence('cuzk_fleet_jobs', 'id')); END $$;",
 };
 #define SCHEMA_VERSION (int)(sizeof migrations / sizeof migrations[0])
 

@@ -1,6 +1,10 @@
 # Job rows are input: sourced by tests/test_fleet.sh once nodes A to D
 # are up (it uses launch, healthy, psql_q and the circuit "a" there).
 #
+#   roles     the tables, made under default privileges that grant
+#             everything to PUBLIC, are writable by their owner only: a
+#             role with nothing but CONNECT can neither insert, change nor
+#             read job rows, nor take a request id first
 #   paths     key and circuit paths in rows follow the rule of TCP
 #             clients: regular files under remote_paths.  A key or circuit
 #             outside them is never claimed (the row expires at its
@@ -11,6 +15,35 @@
 #             gets 403 on the unix socket too (every node would open it).
 #   circuits  P has key c with its circuit, Q key c without one: the six
 #             partitions of an inputs job are all proved by P, none fails.
+
+# ---- roles ------------------------------------------------------------------
+intruder="host=$pg_dir dbname=cuzk user=intruder"
+as_intruder() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$intruder" -c "$1" 2>&1; }
+denied() { # WHAT SQL: refused for lack of privilege
+  local out
+  if out=$(as_intruder "$2"); then
+    bad "roles: a role with only CONNECT could $1"
+  else
+    case $out in
+      *"permission denied"*) ok ;;
+      *) bad "roles: $1 failed, but not for lack of privilege: $out" ;;
+    esac
+  fi
+}
+denied "insert a job row (taking a request id first)" \
+  "INSERT INTO cuzk_fleet_jobs (request_id, content_sha, key_id, key_path, key_sha, priority,
+   n_partitions, inputs, submitted_by) VALUES ('squat-1', 'x', 'a', 'a', 'x', 1, 1, false, 'x')"
+denied "insert a partition row" "INSERT INTO cuzk_fleet_parts (job_id, idx, data) VALUES (1, 0, '')"
+denied "write a proof" "UPDATE cuzk_fleet_parts SET proof_json = '{}'"
+denied "read job rows" "SELECT count(*) FROM cuzk_fleet_jobs"
+denied "add a node" "INSERT INTO cuzk_fleet_nodes (name, started, heartbeat) VALUES ('x', now(), now())"
+denied "change the schema version" "DELETE FROM cuzk_fleet_schema"
+denied "draw job ids" "SELECT nextval('cuzk_fleet_jobs_id_seq')"
+check "roles: grants to PUBLIC left on the fleet's tables" \
+  "$(psql_q "SELECT count(*) FROM information_schema.role_table_grants
+             WHERE grantee = 'PUBLIC' AND table_name LIKE 'cuzk_fleet_%'")" 0
+# (the daemon's own submit of squat-1 is below, with key c: the jobs of
+# key a are counted by test_fleet.sh)
 
 # ---- paths --------------------------------------------------------------------
 rp=$tmp/rp
@@ -99,6 +132,12 @@ check "circ-6: partitions proved by P (Q has no circuit for key c)" \
   "$(psql_q "SELECT string_agg(p.state || ':' || coalesce(p.done_by, '-') || ':' || p.attempts,
              ',' ORDER BY p.idx) FROM cuzk_fleet_parts p JOIN cuzk_fleet_jobs j ON j.id = p.job_id
              WHERE j.request_id = 'circ-6'")" done:P:1,done:P:1,done:P:1,done:P:1,done:P:1,done:P:1
+SOCK=${sock[P]}
+expect 202 -- -H 'Content-Type: application/json' \
+  -d "{\"key\":\"c\",\"input\":$i7,\"request_id\":\"squat-1\"}" /v1/jobs
+check "roles: squat-1 is a new job of the daemon's" "$(jget "$tmp/body" attached)" false
+expect 200 -- '/v1/jobs/squat-1/result?timeout_ms=30000'
+check "roles: squat-1 proved" "$(jget "$tmp/body" state)" done
 for n in P Q; do
   stop_daemon "${pid[$n]}"
   check "node $n exit status" "$rc" 0
