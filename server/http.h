@@ -34,6 +34,7 @@ typedef struct cuzkd_request {
     char param[CUZK_ID_MAX * 4]; /* {request_id} / {id} of the route */
     char client[CUZKD_CLIENT_MAX];
     int is_tcp;
+    int authed; /* unix socket, or TCP with the token */
     uint64_t start_ns;
     unsigned code; /* status sent (0: none yet) */
     int quiet;     /* log a 2xx at debug level (polled endpoints) */
