@@ -58,6 +58,9 @@
  *     /v1/status and /metrics read the thread's last snapshot and never
  *     touch the database.
  *
+ * Which rows a node may act on (keys, paths, circuits: the kinds of job
+ * its claims match) is fleet_rows.c; what both share is fleet_int.h.
+ *
  * What this file must not do: block an engine thread (the engine is only
  * called through its thread-safe API: submit, await, cancel; only the
  * waiter threads await without a limit), or hold srv->jobs_lock.  Without libpq it compiles to stubs
@@ -102,7 +105,8 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 
 #else
 
-#include <libpq-fe.h>
+#include "server/fleet_int.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -110,8 +114,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 
 #include "cuzk_tools.h"
 
-/* Connections handlers may hold at once (beyond: they wait for one). */
-#define POOL_MAX 16
 /* How long a handler keeps trying an unreachable database. */
 #define DB_WAIT_MS 20000
 /* Fleet thread tick: the longest it sleeps when nothing wakes it (a job
@@ -123,8 +125,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 /* Partitions a node holds per proving device: enough to keep synthesis ahead of
  * the device, few enough to leave work for the other nodes. */
 #define SLOTS_PER_DEVICE 4
-/* A key found unusable is looked at again after this long. */
-#define KEY_RECHECK_NS 5000000000ULL
 /* Claims look for jobs whose lease ran out (no NOTIFY says so) this often. */
 #define CLAIM_POLL_NS 500000000ULL
 /* How long the list of key hashes a node can serve is used for claims. */
@@ -135,116 +135,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #define NODE_FORGET_S 600
 
 static const char *const prio_names[] = {"low", "normal", "high", "critical"};
-
-/* A partition this node claimed and handed to its engine (as a job of
- * one partition). */
-typedef struct held {
-    cuzkd_fleet *f;
-    pthread_t waiter; /* waits for the engine's outcome, then wakes the thread */
-    int waiter_started;
-    int64_t id; /* the fleet job */
-    int idx;    /* its partition */
-    int epoch;
-    char request_id[CUZK_ID_MAX + 1];
-    cuzk_job *job;
-    uint64_t lease_ok_ns; /* when the lease was last known ours */
-    int ended;            /* outcome known: commit pending */
-    const char *state;    /* "done", "failed", "expired" */
-    char status[32];
-    char error[CUZK_ERROR_MSG_BYTES];
-    int simulated;
-    char *result_json;
-    uint8_t *raw;
-    size_t raw_len;
-    struct held *next;
-} held;
-
-/* SHA-256 of a key file, by file identity. */
-typedef struct key_hash {
-    char *path;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime;
-    char sha[65];
-    struct key_hash *next;
-} key_hash;
-
-/* Whether this node can prove jobs of (key id, key hash), and with what
- * engine key reference. */
-typedef struct key_use {
-    char key_id[CUZK_ID_MAX + 1];
-    char sha[65];
-    char ref[4096];
-    int ok, warned;
-    uint64_t checked_ns;
-    struct key_use *next;
-} key_use;
-
-/* The kinds of open job this node can prove: (key id, key hash, inputs,
- * circuit) as four PostgreSQL array literals, one element per kind, which
- * the claim statement unnests (claims match the whole tuple, so a row
- * cannot borrow a servable key hash under another key or circuit). */
-typedef struct servable {
-    char *ids, *shas, *inputs, *circuits;
-    unsigned n;
-} servable;
-
-/* A path named by job rows that this node refused (said once in the log). */
-typedef struct warned {
-    char *path;
-    struct warned *next;
-} warned;
-
-struct cuzkd_fleet {
-    cuzkd_server *srv;
-    char *conninfo;
-    char node[128];
-    unsigned lease_s, slots;
-    pthread_t thread;
-    int thread_started;
-    _Atomic int stop;
-    _Atomic int schema_ready;
-    _Atomic int connected;
-
-    /* handlers' connections */
-    pthread_mutex_t pool_lock;
-    pthread_cond_t pool_cv;
-    PGconn *idle[POOL_MAX];
-    unsigned n_idle, n_open;
-
-    /* result waiters: done_gen grows on every NOTIFY of an ended job */
-    pthread_mutex_t wait_lock;
-    pthread_cond_t wait_cv;
-    uint64_t done_gen;
-
-    pthread_mutex_t hash_lock;
-    key_hash *hashes;
-
-    /* the fleet thread's own; wake[]: a pipe that held jobs' waiters write
-     * to when their job ends */
-    int wake[2];
-    PGconn *conn;
-    held *held;
-    unsigned n_held;
-    key_use *keys;
-    servable serv; /* what this node can prove (claim), and when it was read */
-    uint64_t serv_ns;
-    warned *warned; /* row paths this node refused, said once each */
-    unsigned n_warned;
-    uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
-    int want_claim, want_renew, ever_connected;
-    unsigned prepared; /* the statements (PREP_*) prepared on conn */
-
-    _Atomic uint64_t claimed, committed, lost, held_now;
-
-    /* the status snapshot */
-    pthread_mutex_t snap_lock;
-    json_t *nodes;        /* array */
-    int64_t queued[4], running[4];
-    char db_error[256];
-    uint64_t last_ok_ns;
-};
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -494,7 +384,7 @@ static int hash_file(const char *path, char out[65]) {
 /* The SHA-256 of the file at |path|, computed once per file identity
  * (device, inode, size, mtime): a key is hashed when first used, not on
  * every submit. */
-static int key_sha(cuzkd_fleet *f, const char *path, char out[65]) {
+int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]) {
     struct stat sb;
     if (stat(path, &sb) != 0)
         return 0;
@@ -701,7 +591,7 @@ fail:
 enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
     cuzkd_fleet *f = r->srv->fleet;
     char ksha[65];
-    if (!key_sha(f, j->key->path, ksha))
+    if (!fleet_key_sha(f, j->key->path, ksha))
         return http_error(r, 500, "EIO", "key %s: cannot read %s to hash it", j->key->id,
                           j->key->path);
     part *parts = calloc(j->n ? j->n : 1, sizeof *parts);
@@ -1044,56 +934,6 @@ enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
 
 /* ---- the fleet thread: keys ---------------------------------------------------------------- */
 
-/* The engine reference this node proves jobs of (key id, key hash) with,
- * or NULL: a key id it knows (preloaded or registered) or, for a key named
- * by path, that file; in both cases a file whose SHA-256 is the one the
- * job was submitted with. */
-static const char *key_ref(cuzkd_fleet *f, const char *key_id, const char *sha) {
-    uint64_t now = cuzk_now_ns();
-    key_use *u;
-    for (u = f->keys; u; u = u->next)
-        if (!strcmp(u->key_id, key_id) && !strcmp(u->sha, sha))
-            break;
-    if (u && (u->ok || now - u->checked_ns < KEY_RECHECK_NS))
-        return u->ok ? u->ref : NULL;
-    if (!u) {
-        if (!(u = calloc(1, sizeof *u)))
-            return NULL;
-        snprintf(u->key_id, sizeof u->key_id, "%s", key_id);
-        snprintf(u->sha, sizeof u->sha, "%s", sha);
-        u->next = f->keys;
-        f->keys = u;
-    }
-    u->checked_ns = now;
-    u->ok = 0;
-    char path[4096] = "";
-    if (key_id[0] == '/') {
-        snprintf(path, sizeof path, "%s", key_id);
-    } else {
-        size_t want = cuzk_engine_keys(f->srv->engine, NULL, 0) + 8;
-        cuzk_key_info *k = calloc(want, sizeof *k);
-        size_t n = k ? cuzk_engine_keys(f->srv->engine, k, want) : 0;
-        for (size_t i = 0; i < n && i < want; i++)
-            if (!strcmp(k[i].id, key_id))
-                snprintf(path, sizeof path, "%s", k[i].path);
-        free(k);
-    }
-    char mine[65];
-    if (!path[0] || !key_sha(f, path, mine))
-        return NULL; /* not a key of this node: quietly leave its jobs to others */
-    if (strcmp(mine, sha)) {
-        if (!u->warned++)
-            LOG_WARN("fleet",
-                     "key %s: %s differs from the fleet's (SHA-256 %.16s..., job's %.16s...): "
-                     "not claiming its jobs",
-                     key_id, path, mine, sha);
-        return NULL;
-    }
-    snprintf(u->ref, sizeof u->ref, "%s", key_id);
-    u->ok = 1;
-    return u->ref;
-}
-
 /* ---- the fleet thread: results -------------------------------------------------------------- */
 
 /* The proof of a one-partition engine job as the element of a result's
@@ -1278,7 +1118,7 @@ static PGresult *tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql
     return res;
 }
 
-static PGresult *tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
+PGresult *fleet_tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
                     const char *const *v, const int *len, const int *fmt, int bin) {
     return tqp(f, PREP_NONE, what, sql, n, v, len, fmt, bin);
 }
@@ -1370,7 +1210,7 @@ static void release_lease(cuzkd_fleet *f, held *h) {
     snprintf(ep, sizeof ep, "%d", h->epoch);
     snprintf(ix, sizeof ix, "%d", h->idx);
     const char *v[4] = {id, ep, f->node, ix};
-    PGresult *res = tq(f, "release",
+    PGresult *res = fleet_tq(f, "release",
                        "WITH u AS (UPDATE cuzk_fleet_parts SET state = 'queued', lease_owner = NULL,"
                        "  lease_until = NULL WHERE job_id = $1::bigint AND idx = $4::int"
                        "  AND lease_epoch = $2::int AND lease_owner = $3 AND state = 'running'"
@@ -1489,7 +1329,7 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     f->n_held++;
     atomic_store(&f->held_now, f->n_held);
     atomic_fetch_add(&f->claimed, 1);
-    const char *ref = key_ref(f, key_id, sha);
+    const char *ref = fleet_key_ref(f, key_id, sha);
     if (left == 0) {
         set_outcome(h, "expired", CUZK_ETIMEOUT, "the deadline passed before a node took the job");
         return;
@@ -1559,151 +1399,6 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     set_outcome(h, "failed", s, err.msg);
 }
 
-/* Say once (per path, for the first 256) why rows naming |path| are left. */
-static void warn_once(cuzkd_fleet *f, const char *path, const char *why) {
-    for (warned *w = f->warned; w; w = w->next)
-        if (!strcmp(w->path, path))
-            return;
-    if (f->n_warned >= 256)
-        return;
-    warned *w = calloc(1, sizeof *w);
-    if (w && (w->path = strdup(path))) {
-        w->next = f->warned;
-        f->warned = w;
-        f->n_warned++;
-    } else {
-        free(w);
-    }
-    LOG_WARN("fleet", "%s: not claiming the jobs that name it", why);
-}
-
-/* Fail the queued jobs whose key path (|column| "key_id") or circuit
- * ("circuit") is |path|, which no node can prove with. */
-static void fail_rows(cuzkd_fleet *f, int circuit, const char *path, const char *why) {
-    /* Ended like any job: the job row, its partitions and one commit row
-     * (the fleet's record that every ended job ended exactly once). */
-    const char *v[3] = {path, why, f->node};
-    PGresult *q = tq(f, "fail",
-                     circuit
-                         ? "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
-                           "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
-                           "  WHERE circuit = $1 AND state = 'queued' RETURNING id),"
-                           " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
-                           "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
-                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                           "  SELECT id, $3, 0, 'failed' FROM u)"
-                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
-                           " FROM u"
-                         : "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
-                           "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
-                           "  WHERE key_id = $1 AND state = 'queued' RETURNING id),"
-                           " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
-                           "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
-                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                           "  SELECT id, $3, 0, 'failed' FROM u)"
-                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
-                           " FROM u",
-                     3, v, NULL, NULL, 0);
-    if (!q)
-        return;
-    long long n = atoll(PQgetvalue(q, 0, 0));
-    PQclear(q);
-    if (n)
-        LOG_WARN("fleet", "%lld queued job(s) failed: %s", n, why);
-}
-
-/* May this node use the path |path| that job rows name (a key or a
- * circuit)?  The rule of TCP clients (paths.c): a regular file under
- * remote_paths.  One that exists and is not a regular file fails its
- * rows; one outside remote_paths is left to other nodes (said once); one
- * absent here may be on another node. */
-static int row_path_ok(cuzkd_fleet *f, const char *path, int circuit) {
-    char why[600];
-    switch (cuzkd_row_path_check(f->srv->cfg, path, circuit ? "circuit" : "key", why,
-                                 sizeof why)) {
-    case ROW_PATH_OK:
-        return 1;
-    case ROW_PATH_NOT_FILE:
-        fail_rows(f, circuit, path, why);
-        return 0;
-    case ROW_PATH_FORBIDDEN:
-        warn_once(f, path, why);
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-/* Append |s| to the array literal being written to |fp| as a quoted element. */
-static void arr_add(FILE *fp, unsigned i, const char *s) {
-    fputs(i ? ",\"" : "\"", fp);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
-}
-
-static void servable_free(servable *sv) {
-    free(sv->ids);
-    free(sv->shas);
-    free(sv->inputs);
-    free(sv->circuits);
-    memset(sv, 0, sizeof *sv);
-}
-
-/* The kinds of open job this node can prove (servable), into |out|; 0 on
- * a database failure.  A kind needs the key (key_ref: a key id this node
- * has, or a key path allowed by row_path_ok, whose file has the job's
- * hash) and, for jobs of inputs, the circuit: the one the job names
- * (row_path_ok), else one registered with the key here.  A node without
- * the circuit leaves those jobs to nodes that have it, instead of
- * claiming and failing them. */
-static int servable_read(cuzkd_fleet *f, servable *out) {
-    PGresult *kinds = tq(f, "claim",
-                         "SELECT DISTINCT key_id, key_sha, inputs, circuit FROM cuzk_fleet_jobs"
-                         " WHERE state IN ('queued', 'running')",
-                         0, NULL, NULL, NULL, 0);
-    if (!kinds)
-        return 0;
-    size_t len[4];
-    FILE *fp[4];
-    char **dst[4] = {&out->ids, &out->shas, &out->inputs, &out->circuits};
-    memset(out, 0, sizeof *out);
-    int ok = 1;
-    for (int k = 0; k < 4; k++)
-        if (!(fp[k] = open_memstream(dst[k], &len[k])) || fputc('{', fp[k]) == EOF)
-            ok = 0;
-    for (int i = 0; ok && i < PQntuples(kinds); i++) {
-        const char *kid = PQgetvalue(kinds, i, 0), *sha = PQgetvalue(kinds, i, 1);
-        const char *inputs = PQgetvalue(kinds, i, 2), *circ = PQgetvalue(kinds, i, 3);
-        char mine[8];
-        if (kid[0] == '/' && !row_path_ok(f, kid, 0))
-            continue;
-        if (circ[0] && !row_path_ok(f, circ, 1))
-            continue;
-        if (inputs[0] == 't' && !circ[0] && !cuzkd_circuit_of_key(f->srv, kid, mine, sizeof mine))
-            continue; /* no circuit registered with the key here */
-        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, kid, sha))
-            continue;
-        arr_add(fp[0], out->n, kid);
-        arr_add(fp[1], out->n, sha);
-        arr_add(fp[2], out->n, inputs[0] == 't' ? "t" : "f");
-        arr_add(fp[3], out->n, circ);
-        out->n++;
-    }
-    PQclear(kinds);
-    for (int k = 0; k < 4; k++)
-        if (fp[k] && (fputc('}', fp[k]) == EOF || fclose(fp[k]) != 0))
-            ok = 0;
-    if (!ok) {
-        servable_free(out);
-        return 0;
-    }
-    return 1;
-}
-
 /* Claim what this node has room for.  The kinds of job it can serve are
  * kept for a second (a claim is then one statement); a claim that finds
  * nothing with a list not fresh from the database looks again with a
@@ -1714,8 +1409,8 @@ static void claim(cuzkd_fleet *f) {
         uint64_t now = cuzk_now_ns();
         int fresh = 0;
         if (!f->serv.ids || now - f->serv_ns > KEYS_FRESH_NS) {
-            servable_free(&f->serv);
-            if (!servable_read(f, &f->serv))
+            fleet_servable_free(&f->serv);
+            if (!fleet_servable_read(f, &f->serv))
                 return;
             f->serv_ns = now;
             fresh = 1;
@@ -1793,7 +1488,7 @@ static void beat(cuzkd_fleet *f) {
     snprintf(done, sizeof done, "%llu", (unsigned long long)atomic_load(&f->committed));
     snprintf(held_s, sizeof held_s, "%u", f->n_held);
     const char *v[6] = {f->node, devs, busy, proofs, done, held_s};
-    PGresult *res = tq(f, "heartbeat",
+    PGresult *res = fleet_tq(f, "heartbeat",
                        "INSERT INTO cuzk_fleet_nodes (name, started, heartbeat, devices, busy,"
                        " proofs, jobs_done, held) VALUES ($1, now(), now(), $2, $3::real,"
                        " $4::bigint, $5::bigint, $6::int) ON CONFLICT (name) DO UPDATE SET"
@@ -1801,7 +1496,7 @@ static void beat(cuzkd_fleet *f) {
                        " jobs_done = $5::bigint, held = $6::int",
                        6, v, NULL, NULL, 0);
     PQclear(res);
-    res = tq(f, "deadlines",
+    res = fleet_tq(f, "deadlines",
              "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'expired', status = 'ETIMEOUT',"
              "  error = 'the deadline passed before a node took the job', finished = now(),"
              "  lease_until = NULL WHERE deadline < now() AND state IN ('queued', 'running')"
@@ -1813,12 +1508,12 @@ static void beat(cuzkd_fleet *f) {
     char forget[16];
     snprintf(forget, sizeof forget, "%d", NODE_FORGET_S);
     const char *fv = forget;
-    PGresult *nodes = tq(f, "status",
+    PGresult *nodes = fleet_tq(f, "status",
                          "SELECT name, extract(epoch FROM now() - heartbeat), devices, busy,"
                          " proofs, jobs_done, held FROM cuzk_fleet_nodes"
                          " WHERE heartbeat > now() - $1::int * interval '1 s' ORDER BY name",
                          1, &fv, NULL, NULL, 0);
-    PGresult *queue = nodes ? tq(f, "status",
+    PGresult *queue = nodes ? fleet_tq(f, "status",
                                  "SELECT priority, count(*) FILTER (WHERE state = 'queued'),"
                                  " count(*) FILTER (WHERE state = 'running')"
                                  " FROM cuzk_fleet_jobs WHERE state IN ('queued', 'running')"
@@ -1882,7 +1577,7 @@ static void try_connect(cuzkd_fleet *f) {
     atomic_store(&f->connected, 1);
     if (!f->ever_connected) {
         const char *v = f->node;
-        PGresult *res = tq(f, "orphans",
+        PGresult *res = fleet_tq(f, "orphans",
                            "UPDATE cuzk_fleet_parts SET state = 'queued', lease_owner = NULL,"
                            " lease_until = NULL WHERE lease_owner = $1 AND state = 'running'",
                            1, &v, NULL, NULL, 0);
@@ -2081,13 +1776,8 @@ void cuzkd_fleet_stop(cuzkd_server *srv) {
         free(u);
     }
     json_decref(f->nodes);
-    servable_free(&f->serv);
-    while (f->warned) {
-        warned *w = f->warned;
-        f->warned = w->next;
-        free(w->path);
-        free(w);
-    }
+    fleet_servable_free(&f->serv);
+    fleet_warned_free(f);
     LOG_INFO("fleet", "node %s left the fleet: %llu job(s) committed, %llu lease(s) lost", f->node,
              (unsigned long long)atomic_load(&f->committed),
              (unsigned long long)atomic_load(&f->lost));
