@@ -26,7 +26,8 @@
  * since a client that is served sends its head within a round trip.  A
  * head larger than HEAD_MAX is answered 431 and closed.  A connection is
  * peeked at most once per SCAN_GAP_NS (its head is copied whole each
- * time), so a client sending a byte per packet costs little.
+ * time), so a client sending a byte per packet costs little.  Out of
+ * descriptors, the oldest waiting connection is closed to make room.
  *
  * Must not: read a byte of a connection it hands over (it only peeks);
  * block (every socket is non-blocking, one thread); touch a connection
@@ -82,6 +83,7 @@ struct cuzkd_front {
     unsigned n;
     uint64_t late, last_log_ns; /* closed for a late head, since the last log line */
     uint64_t evicted;
+    int paused; /* accepting paused: out of descriptors */
 };
 
 static void unlink_w(cuzkd_front *fr, waiting *w) {
@@ -193,8 +195,22 @@ static void accept_all(cuzkd_front *fr, uint64_t now) {
         w->fd = accept4(fr->listen_fd, (struct sockaddr *)&w->sa, &w->salen,
                         SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (w->fd < 0) {
+            int e = errno;
             free(w);
-            return; /* EAGAIN: all taken; anything else: try at the next event */
+            if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
+                return; /* EAGAIN: all taken; anything else: try at the next event */
+            /* Out of descriptors: the oldest waiting connection makes room;
+             * with none waiting, accepting pauses until the next tick (the
+             * listening socket stays readable: no busy loop). */
+            if (fr->head) {
+                fr->evicted++;
+                drop(fr, fr->head);
+                continue;
+            }
+            struct epoll_event ev = {.events = 0, .data.ptr = fr};
+            if (epoll_ctl(fr->ep, EPOLL_CTL_MOD, fr->listen_fd, &ev) == 0)
+                fr->paused = 1;
+            return;
         }
         unsigned same = 0;
         for (waiting *o = fr->head; o && fr->per_ip; o = o->next)
@@ -228,6 +244,11 @@ static void accept_all(cuzkd_front *fr, uint64_t now) {
 
 /* Deadlines, deferred looks, and the log line for connections cut off. */
 static void tick(cuzkd_front *fr, uint64_t now) {
+    if (fr->paused) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = fr};
+        if (epoll_ctl(fr->ep, EPOLL_CTL_MOD, fr->listen_fd, &ev) == 0)
+            fr->paused = 0;
+    }
     for (waiting *w = fr->head, *next; w; w = next) {
         next = w->next;
         if (now > w->deadline_ns) {
