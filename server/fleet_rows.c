@@ -35,6 +35,10 @@
 const char *fleet_key_ref(cuzkd_fleet *f, const char *key_id, const char *sha) {
     uint64_t now = cuzk_now_ns();
     key_use *u;
+    /* no engine key has a longer id; and a truncated copy would never be
+     * found again, so each look would add an entry */
+    if (strlen(key_id) > CUZK_ID_MAX)
+        return NULL;
     for (u = f->keys; u; u = u->next)
         if (!strcmp(u->key_id, key_id) && !strcmp(u->sha, sha))
             break;
