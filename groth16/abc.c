@@ -24,10 +24,13 @@ int cuzk_abc_is_image(const void *data, size_t size) {
 
 int cuzk_abc_file_is_image(const char *path) {
     char head[8];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK and regular files only: a FIFO named as a witness must
+     * not block the caller (cuzkd asks this before any other check). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return 0;
-    ssize_t got = read(fd, head, sizeof head);
+    struct stat st;
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
     close(fd);
     return got == (ssize_t)sizeof head && cuzk_abc_is_image(head, sizeof head);
 }

@@ -60,13 +60,15 @@ static const cuzkd_option options[] = {
     {"token_file", OPT_STRING, F(token_file), "", 0, 0, NULL,
      "File whose first line is the bearer token."},
     {"threads", OPT_UINT, F(threads), "64", 1, 4096, NULL,
-     "HTTP connections served at once per listener; each open connection\n"
-     "has a thread of its own, so a long result wait holds only its own.\n"
-     "Further connections are closed at once."},
+     "HTTP connections served at once per listener; each has a thread of\n"
+     "its own, so a long result wait holds only its own. A TCP connection\n"
+     "counts (and gets its thread) once its request head has arrived; until\n"
+     "then it waits without a thread. Further connections are closed at once."},
     {"max_connections_per_ip", OPT_UINT, F(max_connections_per_ip), "16", 0, 4096, NULL,
-     "TCP connections one client address may hold open at once (further ones\n"
-     "are closed at once), so that no one address can take every connection\n"
-     "of the TCP listener. 0: no per-address limit."},
+     "TCP connections one client address may hold open at once, and as many\n"
+     "more waiting for their request head (further ones are closed at once),\n"
+     "so that no one address can take every connection of the TCP listener.\n"
+     "0: no per-address limit."},
     {"connection_timeout_s", OPT_UINT, F(connection_timeout_s), "30", 1, 86400, NULL,
      "Seconds a client may stay silent (while sending a request or idle\n"
      "between requests) before its connection is closed."},
@@ -100,7 +102,8 @@ static const cuzkd_option options[] = {
      "circuit path), colon separated: /data/keys:/data/wtns. A named file must\n"
      "lie under one of them once links are resolved. Empty: TCP clients send\n"
      "witness bytes and name keys by id only. Unix socket clients may name\n"
-     "any file the daemon can read."},
+     "any file the daemon can read, except in a fleet: there the key and\n"
+     "circuit paths of every job, and of every job row, must lie under them."},
     {"max_keys", OPT_UINT, F(max_keys), "256", 1, 1000000, NULL,
      "Keys the daemon may know, by id or by path. The engine keeps every key\n"
      "it was given until it stops (its memory is freed by eviction, its entry\n"

@@ -13,9 +13,13 @@
  *   - Each node's fleet thread, on a connection of its own, claims queued
  *     partitions (and running ones whose lease ran out) of open jobs with
  *     SELECT ... FOR UPDATE SKIP LOCKED, job priority first, then submit
- *     order, then partition index, only for keys it can prove with: a key
- *     of that id (or that path) whose file has the SHA-256 recorded at
- *     submit.  It proves each claimed partition as an engine job of one
+ *     order, then partition index, only for the kinds of job it can
+ *     prove (key id, key hash, inputs, circuit): a key of that id (or
+ *     that path) whose file has the SHA-256 recorded at submit and, for
+ *     jobs of inputs, the circuit.  Rows are input (another role may have
+ *     written them): their key and circuit paths follow the rule of TCP
+ *     clients (paths.c, remote_paths), and only the tables' owner may
+ *     write them (migration 3).  It proves each claimed partition as an engine job of one
  *     partition (that partition's witness or input), so one job's
  *     partitions run on several nodes at once.  A claim bumps the
  *     partition's lease_epoch; its result is written by one UPDATE ...
@@ -53,6 +57,9 @@
  *     fleet thread signals on NOTIFY, with a one-second poll as fallback.
  *     /v1/status and /metrics read the thread's last snapshot and never
  *     touch the database.
+ *
+ * Which rows a node may act on (keys, paths, circuits: the kinds of job
+ * its claims match) is fleet_rows.c; what both share is fleet_int.h.
  *
  * What this file must not do: block an engine thread (the engine is only
  * called through its thread-safe API: submit, await, cancel; only the
@@ -98,7 +105,8 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 
 #else
 
-#include <libpq-fe.h>
+#include "server/fleet_int.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -106,8 +114,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 
 #include "cuzk_tools.h"
 
-/* Connections handlers may hold at once (beyond: they wait for one). */
-#define POOL_MAX 16
 /* How long a handler keeps trying an unreachable database. */
 #define DB_WAIT_MS 20000
 /* Fleet thread tick: the longest it sleeps when nothing wakes it (a job
@@ -119,8 +125,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 /* Partitions a node holds per proving device: enough to keep synthesis ahead of
  * the device, few enough to leave work for the other nodes. */
 #define SLOTS_PER_DEVICE 4
-/* A key found unusable is looked at again after this long. */
-#define KEY_RECHECK_NS 5000000000ULL
 /* Claims look for jobs whose lease ran out (no NOTIFY says so) this often. */
 #define CLAIM_POLL_NS 500000000ULL
 /* How long the list of key hashes a node can serve is used for claims. */
@@ -131,99 +135,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #define NODE_FORGET_S 600
 
 static const char *const prio_names[] = {"low", "normal", "high", "critical"};
-
-/* A partition this node claimed and handed to its engine (as a job of
- * one partition). */
-typedef struct held {
-    cuzkd_fleet *f;
-    pthread_t waiter; /* waits for the engine's outcome, then wakes the thread */
-    int waiter_started;
-    int64_t id; /* the fleet job */
-    int idx;    /* its partition */
-    int epoch;
-    char request_id[CUZK_ID_MAX + 1];
-    cuzk_job *job;
-    uint64_t lease_ok_ns; /* when the lease was last known ours */
-    int ended;            /* outcome known: commit pending */
-    const char *state;    /* "done", "failed", "expired" */
-    char status[32];
-    char error[CUZK_ERROR_MSG_BYTES];
-    int simulated;
-    char *result_json;
-    uint8_t *raw;
-    size_t raw_len;
-    struct held *next;
-} held;
-
-/* SHA-256 of a key file, by file identity. */
-typedef struct key_hash {
-    char *path;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime;
-    char sha[65];
-    struct key_hash *next;
-} key_hash;
-
-/* Whether this node can prove jobs of (key id, key hash), and with what
- * engine key reference. */
-typedef struct key_use {
-    char key_id[CUZK_ID_MAX + 1];
-    char sha[65];
-    char ref[4096];
-    int ok, warned;
-    uint64_t checked_ns;
-    struct key_use *next;
-} key_use;
-
-struct cuzkd_fleet {
-    cuzkd_server *srv;
-    char *conninfo;
-    char node[128];
-    unsigned lease_s, slots;
-    pthread_t thread;
-    int thread_started;
-    _Atomic int stop;
-    _Atomic int schema_ready;
-    _Atomic int connected;
-
-    /* handlers' connections */
-    pthread_mutex_t pool_lock;
-    pthread_cond_t pool_cv;
-    PGconn *idle[POOL_MAX];
-    unsigned n_idle, n_open;
-
-    /* result waiters: done_gen grows on every NOTIFY of an ended job */
-    pthread_mutex_t wait_lock;
-    pthread_cond_t wait_cv;
-    uint64_t done_gen;
-
-    pthread_mutex_t hash_lock;
-    key_hash *hashes;
-
-    /* the fleet thread's own; wake[]: a pipe that held jobs' waiters write
-     * to when their job ends */
-    int wake[2];
-    PGconn *conn;
-    held *held;
-    unsigned n_held;
-    key_use *keys;
-    char *shas; /* servable key hashes (claim), and when they were read */
-    uint64_t shas_ns;
-    uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
-    int want_claim, want_renew, ever_connected;
-    unsigned prepared; /* the statements (PREP_*) prepared on conn */
-
-    _Atomic uint64_t claimed, committed, lost, held_now;
-
-    /* the status snapshot */
-    pthread_mutex_t snap_lock;
-    json_t *nodes;        /* array */
-    int64_t queued[4], running[4];
-    char db_error[256];
-    uint64_t last_ok_ns;
-};
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -329,6 +240,15 @@ static const char *const migrations[] = {
     "ALTER TABLE cuzk_fleet_jobs ADD CONSTRAINT cuzk_fleet_jobs_lease_per_partition"
     "  CHECK (lease_owner IS NULL);"
     "ALTER TABLE cuzk_fleet_commits ADD COLUMN idx int;",
+    /* 3: only the tables' owner (the daemon's role) writes them.  Rows are
+     * input that every node acts on (it opens the paths they name, proves
+     * their bytes, serves their results), so no privilege is left to
+     * PUBLIC, whatever the database's default privileges granted when the
+     * tables were made.  Any table a later step creates must do the same. */
+    "REVOKE ALL ON cuzk_fleet_schema, cuzk_fleet_jobs, cuzk_fleet_parts, cuzk_fleet_commits,"
+    "  cuzk_fleet_nodes FROM PUBLIC;"
+    "DO $$ BEGIN EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM PUBLIC',"
+    "  pg_get_serial_sequence('cuzk_fleet_jobs', 'id')); END $$;",
 };
 #define SCHEMA_VERSION (int)(sizeof migrations / sizeof migrations[0])
 
@@ -464,7 +384,7 @@ static int hash_file(const char *path, char out[65]) {
 /* The SHA-256 of the file at |path|, computed once per file identity
  * (device, inode, size, mtime): a key is hashed when first used, not on
  * every submit. */
-static int key_sha(cuzkd_fleet *f, const char *path, char out[65]) {
+int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]) {
     struct stat sb;
     if (stat(path, &sb) != 0)
         return 0;
@@ -671,7 +591,7 @@ fail:
 enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
     cuzkd_fleet *f = r->srv->fleet;
     char ksha[65];
-    if (!key_sha(f, j->key->path, ksha))
+    if (!fleet_key_sha(f, j->key->path, ksha))
         return http_error(r, 500, "EIO", "key %s: cannot read %s to hash it", j->key->id,
                           j->key->path);
     part *parts = calloc(j->n ? j->n : 1, sizeof *parts);
@@ -1014,56 +934,6 @@ enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
 
 /* ---- the fleet thread: keys ---------------------------------------------------------------- */
 
-/* The engine reference this node proves jobs of (key id, key hash) with,
- * or NULL: a key id it knows (preloaded or registered) or, for a key named
- * by path, that file; in both cases a file whose SHA-256 is the one the
- * job was submitted with. */
-static const char *key_ref(cuzkd_fleet *f, const char *key_id, const char *sha) {
-    uint64_t now = cuzk_now_ns();
-    key_use *u;
-    for (u = f->keys; u; u = u->next)
-        if (!strcmp(u->key_id, key_id) && !strcmp(u->sha, sha))
-            break;
-    if (u && (u->ok || now - u->checked_ns < KEY_RECHECK_NS))
-        return u->ok ? u->ref : NULL;
-    if (!u) {
-        if (!(u = calloc(1, sizeof *u)))
-            return NULL;
-        snprintf(u->key_id, sizeof u->key_id, "%s", key_id);
-        snprintf(u->sha, sizeof u->sha, "%s", sha);
-        u->next = f->keys;
-        f->keys = u;
-    }
-    u->checked_ns = now;
-    u->ok = 0;
-    char path[4096] = "";
-    if (key_id[0] == '/') {
-        snprintf(path, sizeof path, "%s", key_id);
-    } else {
-        size_t want = cuzk_engine_keys(f->srv->engine, NULL, 0) + 8;
-        cuzk_key_info *k = calloc(want, sizeof *k);
-        size_t n = k ? cuzk_engine_keys(f->srv->engine, k, want) : 0;
-        for (size_t i = 0; i < n && i < want; i++)
-            if (!strcmp(k[i].id, key_id))
-                snprintf(path, sizeof path, "%s", k[i].path);
-        free(k);
-    }
-    char mine[65];
-    if (!path[0] || !key_sha(f, path, mine))
-        return NULL; /* not a key of this node: quietly leave its jobs to others */
-    if (strcmp(mine, sha)) {
-        if (!u->warned++)
-            LOG_WARN("fleet",
-                     "key %s: %s differs from the fleet's (SHA-256 %.16s..., job's %.16s...): "
-                     "not claiming its jobs",
-                     key_id, path, mine, sha);
-        return NULL;
-    }
-    snprintf(u->ref, sizeof u->ref, "%s", key_id);
-    u->ok = 1;
-    return u->ref;
-}
-
 /* ---- the fleet thread: results -------------------------------------------------------------- */
 
 /* The proof of a one-partition engine job as the element of a result's
@@ -1248,7 +1118,7 @@ static PGresult *tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql
     return res;
 }
 
-static PGresult *tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
+PGresult *fleet_tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
                     const char *const *v, const int *len, const int *fmt, int bin) {
     return tqp(f, PREP_NONE, what, sql, n, v, len, fmt, bin);
 }
@@ -1340,7 +1210,7 @@ static void release_lease(cuzkd_fleet *f, held *h) {
     snprintf(ep, sizeof ep, "%d", h->epoch);
     snprintf(ix, sizeof ix, "%d", h->idx);
     const char *v[4] = {id, ep, f->node, ix};
-    PGresult *res = tq(f, "release",
+    PGresult *res = fleet_tq(f, "release",
                        "WITH u AS (UPDATE cuzk_fleet_parts SET state = 'queued', lease_owner = NULL,"
                        "  lease_until = NULL WHERE job_id = $1::bigint AND idx = $4::int"
                        "  AND lease_epoch = $2::int AND lease_owner = $3 AND state = 'running'"
@@ -1459,7 +1329,7 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     f->n_held++;
     atomic_store(&f->held_now, f->n_held);
     atomic_fetch_add(&f->claimed, 1);
-    const char *ref = key_ref(f, key_id, sha);
+    const char *ref = fleet_key_ref(f, key_id, sha);
     if (left == 0) {
         set_outcome(h, "expired", CUZK_ETIMEOUT, "the deadline passed before a node took the job");
         return;
@@ -1529,106 +1399,34 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     set_outcome(h, "failed", s, err.msg);
 }
 
-/* Is the key path |path| of a job row something no node can prove with (it
- * exists and is not a regular file: a FIFO, a device, a folder)?  Opened
- * without blocking.  A path absent here may be a key on another node. */
-static int not_a_key_file(const char *path, char *why, size_t n) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat st;
-    if (fd < 0)
-        return 0;
-    int bad = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode);
-    close(fd);
-    if (bad)
-        snprintf(why, n, "key %s is not a regular file", path);
-    return bad;
-}
-
-/* Fail the queued jobs whose key path |key_id| is not a key file. */
-static void fail_key_rows(cuzkd_fleet *f, const char *key_id, const char *why) {
-    /* Ended like any job: the job row, its partitions and one commit row
-     * (the fleet's record that every ended job ended exactly once). */
-    const char *v[3] = {key_id, why, f->node};
-    PGresult *q = tq(f, "fail",
-                     "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
-                     "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
-                     "  WHERE key_id = $1 AND state = 'queued' RETURNING id),"
-                     " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
-                     "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
-                     " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                     "  SELECT id, $3, 0, 'failed' FROM u)"
-                     " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
-                     " FROM u",
-                     3, v, NULL, NULL, 0);
-    if (!q)
-        return;
-    long long n = atoll(PQgetvalue(q, 0, 0));
-    PQclear(q);
-    if (n)
-        LOG_WARN("fleet", "%lld queued job(s) failed: %s", n, why);
-}
-
-/* The key hashes of open jobs that this node can prove with, as a
- * PostgreSQL array literal (malloc'd), or NULL on a database failure. */
-static char *servable_keys(cuzkd_fleet *f) {
-    PGresult *keys = tq(f, "claim",
-                        "SELECT DISTINCT key_id, key_sha FROM cuzk_fleet_jobs"
-                        " WHERE state IN ('queued', 'running')",
-                        0, NULL, NULL, NULL, 0);
-    if (!keys)
-        return NULL;
-    size_t cap = 8 + (size_t)PQntuples(keys) * 68, len = 0;
-    char *shas = malloc(cap);
-    if (!shas) {
-        PQclear(keys);
-        return NULL;
-    }
-    shas[len++] = '{';
-    shas[len] = 0;
-    for (int i = 0; i < PQntuples(keys); i++) {
-        const char *sha = PQgetvalue(keys, i, 1), *kid = PQgetvalue(keys, i, 0);
-        char why[600];
-        if (kid[0] == '/' && not_a_key_file(kid, why, sizeof why)) {
-            fail_key_rows(f, kid, why);
-            continue;
-        }
-        if (strspn(sha, "0123456789abcdef") != 64 || !key_ref(f, kid, sha) ||
-            strstr(shas, sha))
-            continue;
-        len += (size_t)snprintf(shas + len, cap - len, "%s%s", len > 1 ? "," : "", sha);
-    }
-    PQclear(keys);
-    snprintf(shas + len, cap - len, "}");
-    return shas;
-}
-
-/* Claim what this node has room for.  The list of key hashes it can
- * serve is kept for a second (a claim is then one statement); a claim
- * that finds nothing with a list not fresh from the database looks again
- * with a fresh one, so a job of a key new to the queue waits no longer. */
+/* Claim what this node has room for.  The kinds of job it can serve are
+ * kept for a second (a claim is then one statement); a claim that finds
+ * nothing with a list not fresh from the database looks again with a
+ * fresh one, so a job of a key new to the queue waits no longer. */
 static void claim(cuzkd_fleet *f) {
     f->want_claim = 0; /* set again below when more may be waiting */
     for (int round = 0; round < 2 && f->conn && f->n_held < f->slots; round++) {
         uint64_t now = cuzk_now_ns();
         int fresh = 0;
-        if (!f->shas || now - f->shas_ns > KEYS_FRESH_NS) {
-            free(f->shas);
-            if (!(f->shas = servable_keys(f)))
+        if (!f->serv.ids || now - f->serv_ns > KEYS_FRESH_NS) {
+            fleet_servable_free(&f->serv);
+            if (!fleet_servable_read(f, &f->serv))
                 return;
-            f->shas_ns = now;
+            f->serv_ns = now;
             fresh = 1;
         }
-        if (!strcmp(f->shas, "{}")) {
+        if (!f->serv.n) {
             if (fresh)
                 return;
-            f->shas_ns = 0;
+            f->serv_ns = 0;
             continue;
         }
         char lease[16], lim[16];
         unsigned asked = f->slots - f->n_held;
         snprintf(lease, sizeof lease, "%u", f->lease_s);
         snprintf(lim, sizeof lim, "%u", asked);
-        const char *v[4] = {f->node, lease, f->shas, lim};
+        const char *v[7] = {f->node,        lease,           f->serv.shas,   lim,
+                            f->serv.ids, f->serv.inputs, f->serv.circuits};
         /* The claim of partitions of open jobs (job priority, then
          * submit order, then partition index), their bytes, and the
          * first claim's mark of the job as running, in one statement; the
@@ -1638,7 +1436,9 @@ static void claim(cuzkd_fleet *f) {
             f, PREP_CLAIM, "claim",
             "WITH c AS (SELECT p.job_id, p.idx FROM cuzk_fleet_parts p"
             "  JOIN cuzk_fleet_jobs j ON j.id = p.job_id"
-            "  WHERE j.state IN ('queued', 'running') AND j.key_sha = ANY ($3::text[])"
+            "  WHERE j.state IN ('queued', 'running') AND (j.key_id, j.key_sha, j.inputs,"
+            "  j.circuit) IN (SELECT * FROM unnest($5::text[], $3::text[], $6::bool[],"
+            "  $7::text[]))"
             "  AND (p.state = 'queued' OR (p.state = 'running' AND p.lease_until < now()))"
             "  ORDER BY j.priority DESC, j.created, j.id, p.idx LIMIT $4::int"
             "  FOR UPDATE OF p SKIP LOCKED),"
@@ -1655,7 +1455,7 @@ static void claim(cuzkd_fleet *f) {
             "  (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END)::text, u.data"
             " FROM u JOIN cuzk_fleet_jobs j ON j.id = u.job_id"
             " ORDER BY j.priority DESC, j.created, j.id, u.idx",
-            4, v, NULL, NULL, 1);
+            7, v, NULL, NULL, 1);
         if (!cl)
             return;
         unsigned got = 0;
@@ -1665,7 +1465,7 @@ static void claim(cuzkd_fleet *f) {
         f->want_claim = got == asked; /* the queue may hold more */
         if (got || fresh)
             return;
-        f->shas_ns = 0; /* nothing with an old list: look again with a fresh one */
+        f->serv_ns = 0; /* nothing with an old list: look again with a fresh one */
     }
 }
 
@@ -1688,7 +1488,7 @@ static void beat(cuzkd_fleet *f) {
     snprintf(done, sizeof done, "%llu", (unsigned long long)atomic_load(&f->committed));
     snprintf(held_s, sizeof held_s, "%u", f->n_held);
     const char *v[6] = {f->node, devs, busy, proofs, done, held_s};
-    PGresult *res = tq(f, "heartbeat",
+    PGresult *res = fleet_tq(f, "heartbeat",
                        "INSERT INTO cuzk_fleet_nodes (name, started, heartbeat, devices, busy,"
                        " proofs, jobs_done, held) VALUES ($1, now(), now(), $2, $3::real,"
                        " $4::bigint, $5::bigint, $6::int) ON CONFLICT (name) DO UPDATE SET"
@@ -1696,7 +1496,7 @@ static void beat(cuzkd_fleet *f) {
                        " jobs_done = $5::bigint, held = $6::int",
                        6, v, NULL, NULL, 0);
     PQclear(res);
-    res = tq(f, "deadlines",
+    res = fleet_tq(f, "deadlines",
              "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'expired', status = 'ETIMEOUT',"
              "  error = 'the deadline passed before a node took the job', finished = now(),"
              "  lease_until = NULL WHERE deadline < now() AND state IN ('queued', 'running')"
@@ -1708,12 +1508,12 @@ static void beat(cuzkd_fleet *f) {
     char forget[16];
     snprintf(forget, sizeof forget, "%d", NODE_FORGET_S);
     const char *fv = forget;
-    PGresult *nodes = tq(f, "status",
+    PGresult *nodes = fleet_tq(f, "status",
                          "SELECT name, extract(epoch FROM now() - heartbeat), devices, busy,"
                          " proofs, jobs_done, held FROM cuzk_fleet_nodes"
                          " WHERE heartbeat > now() - $1::int * interval '1 s' ORDER BY name",
                          1, &fv, NULL, NULL, 0);
-    PGresult *queue = nodes ? tq(f, "status",
+    PGresult *queue = nodes ? fleet_tq(f, "status",
                                  "SELECT priority, count(*) FILTER (WHERE state = 'queued'),"
                                  " count(*) FILTER (WHERE state = 'running')"
                                  " FROM cuzk_fleet_jobs WHERE state IN ('queued', 'running')"
@@ -1777,7 +1577,7 @@ static void try_connect(cuzkd_fleet *f) {
     atomic_store(&f->connected, 1);
     if (!f->ever_connected) {
         const char *v = f->node;
-        PGresult *res = tq(f, "orphans",
+        PGresult *res = fleet_tq(f, "orphans",
                            "UPDATE cuzk_fleet_parts SET state = 'queued', lease_owner = NULL,"
                            " lease_until = NULL WHERE lease_owner = $1 AND state = 'running'",
                            1, &v, NULL, NULL, 0);
@@ -1976,7 +1776,8 @@ void cuzkd_fleet_stop(cuzkd_server *srv) {
         free(u);
     }
     json_decref(f->nodes);
-    free(f->shas);
+    fleet_servable_free(&f->serv);
+    fleet_warned_free(f);
     LOG_INFO("fleet", "node %s left the fleet: %llu job(s) committed, %llu lease(s) lost", f->node,
              (unsigned long long)atomic_load(&f->committed),
              (unsigned long long)atomic_load(&f->lost));

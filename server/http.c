@@ -11,12 +11,18 @@
  *   3. last call: the route's handler replies.
  * on_completed logs the request, counts it and frees its state.
  *
- * Slow clients: every connection has a deadline for its request's headers
+ * Slow clients: a new TCP connection waits for its request head in the
+ * front door (front.c), an epoll thread, and gets a thread of its own only
+ * once the head is whole, so that connections trickling their heads hold
+ * no thread; every connection has a deadline for its request's headers
  * and body (request_timeout_s) that trickled bytes do not extend, enforced
  * by a reaper thread, and TCP connections are limited per client address
- * (max_connections_per_ip); see "connection deadlines" below.  Measured:
- * 300 trickling connections from one address used to leave an authorised
- * client 2 answers in 15 tries; now 15 of 15 (docs/PERFORMANCE.md).
+ * (max_connections_per_ip); see "connection deadlines" below.  A TCP
+ * request without the token is answered and its connection closed, so a
+ * connection kept open between requests is an authorised client's.
+ * Measured: 300 trickling connections from one address used to leave an
+ * authorised client 2 answers in 15 tries; now 15 of 15
+ * (docs/PERFORMANCE.md).
  *
  * Must not: hold any lock while calling a handler, or let a handler's
  * failure stop the listener (every failure is a reply or a closed
@@ -40,6 +46,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "server/front.h"
 #include "server/log.h"
 
 /* JSON bodies (submit by path, key import) are small; a larger one is a
@@ -67,6 +74,7 @@ struct cuzkd_listener {
     struct MHD_Daemon *d;
     int fd;
     int is_tcp;
+    cuzkd_front *front; /* TCP: connections wait there for their head (front.c) */
 };
 
 /* ---- connection deadlines ------------------------------------------------------
@@ -301,6 +309,10 @@ static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Respons
                                 "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
     r->code = code;
     r->handled = 1;
+    /* A TCP client without the token (the page, a 401) keeps no
+     * connection: one kept between requests would hold its thread. */
+    if (r->is_tcp && !r->authed && !MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     if (r->in_first_call && r->body_pending) {
         /* Answered before its body: the connection closes after the
          * answer, lingering (see "lingering"). */
@@ -730,7 +742,8 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
     /* The page itself holds no data; it reads its token from the URL
      * fragment and sends it with every API call. */
-    if (l->is_tcp && !public_page && !authorized(r))
+    r->authed = !l->is_tcp || authorized(r);
+    if (!r->authed && !public_page)
         return http_error(r, 401, "unauthorized",
                           "TCP requests need the header Authorization: Bearer <token>");
     const cuzkd_route *shape;
@@ -1097,13 +1110,20 @@ static cuzk_status open_tcp(cuzkd_listener *l, const char *listen_at, int *ipv6,
 }
 
 static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuzk_error *err) {
+    /* poll, not select: descriptors above 1023 are common with many
+     * connections waiting in the front door.  TCP: the front door accepts
+     * and hands connections over (MHD_add_connection needs the ITC). */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0) |
+                     (l->is_tcp ? MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC : 0);
+    struct MHD_OptionItem listen_opt[] = {
+        {l->is_tcp ? MHD_OPTION_END : MHD_OPTION_LISTEN_SOCKET, l->fd, NULL},
+        {MHD_OPTION_END, 0, NULL}};
     /* The logger goes first so that MHD's complaints about later options
      * reach it too. */
     l->d = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
-        MHD_OPTION_LISTEN_SOCKET, l->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg->threads,
+        MHD_OPTION_ARRAY, listen_opt, MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg->threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg->connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES, MHD_OPTION_THREAD_STACK_SIZE,
         CONNECTION_STACK_BYTES, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
@@ -1112,15 +1132,19 @@ static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuz
     if (!l->d)
         return cuzk_fail(err, CUZK_EIO, "libmicrohttpd could not start on %s",
                          l->is_tcp ? srv->cfg->listen : srv->cfg->socket);
+    if (l->is_tcp)
+        return cuzkd_front_start(&l->front, l->fd, l->d, (unsigned)srv->cfg->request_timeout_s,
+                                 (unsigned)srv->cfg->max_connections_per_ip, err);
     return CUZK_OK;
 }
 
 static void listener_free(cuzkd_listener *l) {
     if (!l)
         return;
+    cuzkd_front_stop(l->front); /* first: nothing is handed over after this */
     if (l->d)
-        MHD_stop_daemon(l->d); /* closes the listening socket too */
-    else if (l->fd >= 0)
+        MHD_stop_daemon(l->d); /* closes the listening socket too, unless TCP's */
+    if ((!l->d || l->is_tcp) && l->fd >= 0)
         close(l->fd);
     free(l);
 }

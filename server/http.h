@@ -34,6 +34,7 @@ typedef struct cuzkd_request {
     char param[CUZK_ID_MAX * 4]; /* {request_id} / {id} of the route */
     char client[CUZKD_CLIENT_MAX];
     int is_tcp;
+    int authed; /* unix socket, or TCP with the token */
     uint64_t start_ns;
     unsigned code; /* status sent (0: none yet) */
     int quiet;     /* log a 2xx at debug level (polled endpoints) */
@@ -111,9 +112,23 @@ void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len);
 
 /* May request |r| name the file |path| (as |what|: "witness", "key",
  * "circuit")?  Unix-socket clients may; TCP clients only under
- * remote_paths.  0 after replying 403. */
+ * remote_paths, and in a fleet every client for a key or circuit (the
+ * path goes into the job row).  0 after replying 403. */
 int cuzkd_path_allowed(cuzkd_request *r, const char *path, const char *what,
                        enum MHD_Result *reply);
+/* A key or circuit path named by a fleet job row, checked as a TCP
+ * client's (never opened here): OK (a regular file under remote_paths),
+ * ABSENT (no such file here, or not absolute: another node may have it),
+ * NOT_FILE (it exists and is not a regular file: nobody can prove the
+ * row), FORBIDDEN (outside remote_paths).  |why| says which. */
+typedef enum {
+    ROW_PATH_OK,
+    ROW_PATH_ABSENT,
+    ROW_PATH_NOT_FILE,
+    ROW_PATH_FORBIDDEN
+} cuzkd_row_path;
+cuzkd_row_path cuzkd_row_path_check(const cuzkd_config *cfg, const char *path, const char *what,
+                                    char *why, size_t n);
 /* |path| is a regular file that starts like a .zkey (opened non-blocking):
  * CUZK_OK, CUZK_ENOTFOUND, CUZK_EINVAL (not a regular file) or CUZK_EFORMAT. */
 cuzk_status cuzkd_key_file_check(const char *path, cuzk_error *err);

@@ -11,6 +11,14 @@
  * outside the folders get the same answer, so a TCP client learns nothing
  * about which files exist.
  *
+ * Fleet job rows are input too (anything that may write the table could
+ * have written them), and every node opens the key and circuit paths a
+ * row names: so a node applies the TCP rule to them (cuzkd_row_path), and
+ * in a fleet a submit may name a key or circuit by path only under
+ * remote_paths, whoever sends it, since other nodes will open it.  (A
+ * row holds witness bytes, never witness paths: the receiving node reads
+ * those files, under the rule of its own client.)
+ *
  * A key path is checked here (a regular file that starts like a .zkey)
  * before the engine registers it: the engine's key table keeps every path
  * it was ever given, so "/", /dev/zero or a witness named as a key must
@@ -51,20 +59,52 @@ static int under_folders(const char *real, const char *list) {
     return 0;
 }
 
+/* Is |path| under the folders of remote_paths once resolved? */
+static int remote_allowed(const cuzkd_config *cfg, const char *path) {
+    const char *allowed = cfg->remote_paths;
+    char real[PATH_MAX];
+    return allowed && *allowed && realpath(path, real) && under_folders(real, allowed);
+}
+
 int cuzkd_path_allowed(cuzkd_request *r, const char *path, const char *what,
                        enum MHD_Result *reply) {
-    if (!r->is_tcp)
+    /* In a fleet a key or circuit path goes into the job row, and every
+     * node opens it: the rule of rows (cuzkd_row_path) for every client. */
+    int fleet_row = r->srv->fleet && strcmp(what, "witness");
+    if (!r->is_tcp && !fleet_row)
+        return 1;
+    if (remote_allowed(r->srv->cfg, path))
         return 1;
     const char *allowed = r->srv->cfg->remote_paths;
-    char real[PATH_MAX];
-    if (allowed && *allowed && realpath(path, real) && under_folders(real, allowed))
-        return 1;
     *reply = http_error(r, 403, "forbidden",
-                        "%s %s: TCP clients may name only files under the daemon's "
-                        "remote_paths folders%s; send the bytes instead (or name a key by "
-                        "its id)",
-                        what, path, allowed && *allowed ? " (or it does not exist)" : ", and none are configured");
+                        "%s %s: %s may name only files under the daemon's "
+                        "remote_paths folders%s; %s",
+                        what, path,
+                        r->is_tcp ? "TCP clients" : "in a fleet (every node opens it), a job",
+                        allowed && *allowed ? " (or it does not exist)"
+                                            : ", and none are configured",
+                        r->is_tcp ? "send the bytes instead (or name a key by its id)"
+                                  : "name the key by its id");
     return 0;
+}
+
+cuzkd_row_path cuzkd_row_path_check(const cuzkd_config *cfg, const char *path, const char *what,
+                                    char *why, size_t n) {
+    struct stat st;
+    /* stat, not open: a device is never opened to be refused */
+    if (path[0] != '/' || stat(path, &st) != 0) {
+        snprintf(why, n, "%s %s: no such file here", what, path);
+        return ROW_PATH_ABSENT;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, n, "%s %s is not a regular file", what, path);
+        return ROW_PATH_NOT_FILE;
+    }
+    if (!remote_allowed(cfg, path)) {
+        snprintf(why, n, "%s %s is not under this node's remote_paths", what, path);
+        return ROW_PATH_FORBIDDEN;
+    }
+    return ROW_PATH_OK;
 }
 
 cuzk_status cuzkd_key_file_check(const char *path, cuzk_error *err) {

@@ -16,6 +16,8 @@
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
  *   page.c        the status page's HTML
  *   fleet.c       many nodes on one PostgreSQL job queue (fleet.h)
+ *   fleet_rows.c  which job rows a fleet node may act on (fleet_int.h)
+ *   front.c       TCP connections wait for their request head (front.h)
  *   log.c         the logger (log.h)
  *   paths.c       files named by clients: remote_paths, key file checks
  *

@@ -30,6 +30,16 @@ fi
 
 lease=3
 pg_start
+# A database whose default privileges give the daemon's tables to
+# everyone, and a role that may only connect: the schema must still leave
+# the tables to their owner (tests/fleet/rows.sh, "roles").
+psql -q -v ON_ERROR_STOP=1 "host=$pg_dir dbname=cuzk user=postgres" >/dev/null <<'SQL' ||
+ALTER DEFAULT PRIVILEGES FOR ROLE cuzk IN SCHEMA public GRANT ALL ON TABLES TO PUBLIC;
+ALTER DEFAULT PRIVILEGES FOR ROLE cuzk IN SCHEMA public GRANT ALL ON SEQUENCES TO PUBLIC;
+CREATE ROLE intruder LOGIN;
+GRANT CONNECT ON DATABASE cuzk TO intruder;
+SQL
+  { echo "FAIL: lax default privileges"; exit 1; }
 gen_circuit a bn254 6
 "$cuzk" setup --dev --seed 7 "$tmp/a.r1cs" "$tmp/a_other.zkey" >/dev/null 2>&1 || { echo "FAIL: setup"; exit 1; }
 cmp -s "$tmp/a.zkey" "$tmp/a_other.zkey" && { echo "FAIL: two setups gave one key"; exit 1; }
@@ -60,7 +70,7 @@ for n in A B C D; do
   eval 'launch $n "${flags_'$n'[@]}"'
 done
 for n in A B C D; do healthy $n; done
-check "schema versions recorded" "$(psql_q 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2
+check "schema versions recorded" "$(psql_q 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2,3
 check "fleet tables" "$(psql_q "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk_fleet_%'")" 5
 for n in A B C D; do
   grep -q "node $n joined the fleet" "$tmp/$n.log" || bad "node $n did not join: $(grep fleet "$tmp/$n.log" | tail -3)"
@@ -92,6 +102,9 @@ for n in A B C D; do
   curl -sf --max-time 10 --unix-socket "${sock[$n]}" http://cuzkd/healthz >/dev/null ||
     bad "node $n does not answer after the rows naming non-files"
 done
+
+# ---- rows as input: roles, paths, circuits (P and Q started for it) ------------
+. "$2/tests/fleet/rows.sh"
 
 # exactly_once WHAT EXPECTED_DONE: the database's record of every job
 # (commit rows: one per partition, idx set; one per job, idx NULL).
@@ -471,7 +484,7 @@ pg_dsn=$dsn_main
 healthy F
 healthy G
 check "version-1 database migrated" \
-  "$(psql -X -A -t -q "$dsn1" -c 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2
+  "$(psql -X -A -t -q "$dsn1" -c 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2,3
 SOCK=${sock[F]}
 for id in v1-queued v1-running v1-done; do
   expect 200 -- "/v1/jobs/$id/result?timeout_ms=60000"

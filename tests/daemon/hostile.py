@@ -36,6 +36,14 @@ time.  Addresses: unix:/path or host:port.
                                 the whole body of CL bytes at once, then
                                 reads.  Prints the status code, or "none"
                                 and what went wrong
+  storm ADDR TOKEN SOURCES PER N
+                                SOURCES addresses (127.0.0.10 up), PER
+                                connections each, trickling request heads
+                                without a token (a byte per 0.5 s; one the
+                                daemon closes is opened again), while an
+                                authorised client from 127.0.0.1 asks
+                                GET /v1/status N times, 0.4 s apart, each
+                                within 5 s; prints "served S of N opened O"
   framing ADDR TOKEN            POSTs whose body's end is ambiguous
                                 (Transfer-Encoding other than one
                                 "chunked"), each with a second request
@@ -365,10 +373,69 @@ def cmd_framing(addr, token):
     print("ok")
 
 
+def storm_conn(addr, src):
+    try:
+        s = connect(addr, src, timeout=2)
+        s.setblocking(False)
+        return s
+    except OSError:
+        return None
+
+
+def cmd_storm(addr, token, sources, per, n):
+    head = b"GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 4000
+    srcs = ["127.0.0.%d" % (10 + i) for i in range(int(sources))]
+    conns = [[src, None, 0] for src in srcs for _ in range(int(per))]
+    opened = [0]
+    stop = threading.Event()
+
+    def trickle():
+        while not stop.is_set():
+            for c in conns:
+                if c[1] is not None and closed_by_peer(c[1]):
+                    c[1].close()
+                    c[1] = None
+                if c[1] is None:
+                    c[1] = storm_conn(addr, c[0])
+                    c[2] = 0
+                    if c[1] is None:
+                        continue
+                    opened[0] += 1
+                try:
+                    c[1].send(head[c[2] % len(head):c[2] % len(head) + 1])
+                    c[2] += 1
+                except OSError:
+                    c[1].close()
+                    c[1] = None
+            stop.wait(0.5)
+
+    t = threading.Thread(target=trickle)
+    t.start()
+    time.sleep(2)  # every storm connection open and trickling
+    served = 0
+    for _ in range(int(n)):
+        try:
+            s = connect(addr, "127.0.0.1", timeout=5)
+            s.sendall(("GET /v1/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                       "Connection: close\r\n\r\n" % token).encode())
+            if read_all(s).startswith(b"HTTP/1.1 200"):
+                served += 1
+            s.close()
+        except OSError:
+            pass
+        time.sleep(0.4)
+    stop.set()
+    t.join()
+    for c in conns:
+        if c[1] is not None:
+            c[1].close()
+    print("served %d of %s opened %d" % (served, n, opened[0]))
+
+
 if __name__ == "__main__":
     cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
             "fake": cmd_fake, "race": cmd_race, "framing": cmd_framing,
-            "stall": cmd_stall, "early": cmd_early}
+            "stall": cmd_stall, "early": cmd_early, "storm": cmd_storm}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -1,0 +1,156 @@
+/*
+ * The fleet's private parts, shared by fleet.c (schema, requests, claims,
+ * leases, the fleet thread) and fleet_rows.c (which job rows a node may
+ * act on: keys, paths, circuits).  The design is in fleet.c's header.
+ *
+ * Must not: be included by anything but those two files (the fleet's
+ * interface is fleet.h), nor without libpq.
+ */
+#ifndef CUZKD_FLEET_INT_H
+#define CUZKD_FLEET_INT_H
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "server/fleet.h"
+
+/* Connections handlers may hold at once (beyond: they wait for one). */
+#define POOL_MAX 16
+/* A key found unusable is looked at again after this long. */
+#define KEY_RECHECK_NS 5000000000ULL
+
+/* A partition this node claimed and handed to its engine (as a job of
+ * one partition). */
+typedef struct held {
+    cuzkd_fleet *f;
+    pthread_t waiter; /* waits for the engine's outcome, then wakes the thread */
+    int waiter_started;
+    int64_t id; /* the fleet job */
+    int idx;    /* its partition */
+    int epoch;
+    char request_id[CUZK_ID_MAX + 1];
+    cuzk_job *job;
+    uint64_t lease_ok_ns; /* when the lease was last known ours */
+    int ended;            /* outcome known: commit pending */
+    const char *state;    /* "done", "failed", "expired" */
+    char status[32];
+    char error[CUZK_ERROR_MSG_BYTES];
+    int simulated;
+    char *result_json;
+    uint8_t *raw;
+    size_t raw_len;
+    struct held *next;
+} held;
+
+/* SHA-256 of a key file, by file identity. */
+typedef struct key_hash {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    char sha[65];
+    struct key_hash *next;
+} key_hash;
+
+/* Whether this node can prove jobs of (key id, key hash), and with what
+ * engine key reference. */
+typedef struct key_use {
+    char key_id[CUZK_ID_MAX + 1];
+    char sha[65];
+    char ref[4096];
+    int ok, warned;
+    uint64_t checked_ns;
+    struct key_use *next;
+} key_use;
+
+/* The kinds of open job this node can prove: (key id, key hash, inputs,
+ * circuit) as four PostgreSQL array literals, one element per kind, which
+ * the claim statement unnests (claims match the whole tuple, so a row
+ * cannot borrow a servable key hash under another key or circuit). */
+typedef struct servable {
+    char *ids, *shas, *inputs, *circuits;
+    unsigned n;
+} servable;
+
+/* A path named by job rows that this node refused (said once in the log). */
+typedef struct warned {
+    char *path;
+    struct warned *next;
+} warned;
+
+struct cuzkd_fleet {
+    cuzkd_server *srv;
+    char *conninfo;
+    char node[128];
+    unsigned lease_s, slots;
+    pthread_t thread;
+    int thread_started;
+    _Atomic int stop;
+    _Atomic int schema_ready;
+    _Atomic int connected;
+
+    /* handlers' connections */
+    pthread_mutex_t pool_lock;
+    pthread_cond_t pool_cv;
+    PGconn *idle[POOL_MAX];
+    unsigned n_idle, n_open;
+
+    /* result waiters: done_gen grows on every NOTIFY of an ended job */
+    pthread_mutex_t wait_lock;
+    pthread_cond_t wait_cv;
+    uint64_t done_gen;
+
+    pthread_mutex_t hash_lock;
+    key_hash *hashes;
+
+    /* the fleet thread's own; wake[]: a pipe that held jobs' waiters write
+     * to when their job ends */
+    int wake[2];
+    PGconn *conn;
+    held *held;
+    unsigned n_held;
+    key_use *keys;
+    servable serv; /* what this node can prove (claim), and when it was read */
+    uint64_t serv_ns;
+    warned *warned; /* row paths this node refused, said once each */
+    unsigned n_warned;
+    uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
+    int want_claim, want_renew, ever_connected;
+    unsigned prepared; /* the statements (PREP_*) prepared on conn */
+
+    _Atomic uint64_t claimed, committed, lost, held_now;
+
+    /* the status snapshot */
+    pthread_mutex_t snap_lock;
+    json_t *nodes;        /* array */
+    int64_t queued[4], running[4];
+    char db_error[256];
+    uint64_t last_ok_ns;
+};
+
+/* A statement on the fleet thread's connection (fleet.c); on failure the
+ * connection is dropped if it broke.  NULL on failure. */
+PGresult *fleet_tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
+                   const char *const *v, const int *len, const int *fmt, int bin);
+/* The SHA-256 of the file at |path| (fleet.c), computed once per file
+ * identity; 0 when it cannot be read as a regular file. */
+int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]);
+
+/* fleet_rows.c */
+
+/* The engine key reference this node proves jobs of (key id, key hash)
+ * with, or NULL. */
+const char *fleet_key_ref(cuzkd_fleet *f, const char *key_id, const char *sha);
+/* The kinds of open job this node can prove, into |out|; 0 on a database
+ * failure.  Rows naming what no node can use are failed on the way. */
+int fleet_servable_read(cuzkd_fleet *f, servable *out);
+void fleet_servable_free(servable *sv);
+/* Forget the paths said once (at the node's end). */
+void fleet_warned_free(cuzkd_fleet *f);
+
+#endif
