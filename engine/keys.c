@@ -501,6 +501,22 @@ cuzk_status cuzk_engine_key_register(cuzk_engine *e, const char *id, const char 
     return s;
 }
 
+/* keys_lock held (let go while waiting): load |k| unless it is resident
+ * and wait for the outcome; the load's status and message. */
+static cuzk_status load_and_wait_locked(cuzk_engine *e, engine_key *k, cuzk_error *err) {
+    engine_key_request_load_locked(e, k);
+    k->holders++; /* the wait lets go of the lock */
+    while (k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING)
+        pthread_cond_wait(&e->keys_cv, &e->keys_lock);
+    k->holders--;
+    cuzk_status s = k->state == KEY_RESIDENT ? CUZK_OK : k->load_status;
+    if (s != CUZK_OK)
+        cuzk_fail(err, s, "%s", k->load_msg);
+    else
+        k->last_used_ns = cuzk_now_ns();
+    return s;
+}
+
 cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *path,
                                     cuzk_error *err) {
     engine_key *k;
@@ -510,16 +526,7 @@ cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *id, const char *
     k->preloaded = 1;
     if (k->state == KEY_FAILED)
         k->state = KEY_DISK;
-    engine_key_request_load_locked(e, k);
-    k->holders++; /* the wait lets go of the lock */
-    while (k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING)
-        pthread_cond_wait(&e->keys_cv, &e->keys_lock);
-    k->holders--;
-    s = k->state == KEY_RESIDENT ? CUZK_OK : k->load_status;
-    if (s != CUZK_OK)
-        cuzk_fail(err, s, "%s", k->load_msg);
-    else
-        k->last_used_ns = cuzk_now_ns();
+    s = load_and_wait_locked(e, k, err);
     pthread_mutex_unlock(&e->keys_lock);
     return s;
 }
@@ -557,16 +564,7 @@ cuzk_status cuzk_engine_key_generate(cuzk_engine *e, const char *id, const cuzk_
     k->gen = gp;
     k->gen_timing = timing_key != 0;
     k->preloaded = 1;
-    engine_key_request_load_locked(e, k);
-    k->holders++; /* the wait lets go of the lock */
-    while (k->state == KEY_LOAD_QUEUED || k->state == KEY_LOADING)
-        pthread_cond_wait(&e->keys_cv, &e->keys_lock);
-    k->holders--;
-    s = k->state == KEY_RESIDENT ? CUZK_OK : k->load_status;
-    if (s != CUZK_OK) {
-        cuzk_fail(err, s, "%s", k->load_msg);
-    } else {
-        k->last_used_ns = cuzk_now_ns();
+    if ((s = load_and_wait_locked(e, k, err)) == CUZK_OK) {
         *wtns = k->gen_wtns;
         *wtns_size = k->gen_wtns_size;
         k->gen_wtns = NULL;

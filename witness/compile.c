@@ -85,7 +85,9 @@ typedef struct wasm_rd {
     int bad;
 } wasm_rd;
 
-static uint32_t rd_leb(wasm_rd *r) {
+/* An LEB128 of at most 35 bits' worth of groups: the value, the bits its
+ * groups covered and its last byte (for the sign of a signed one). */
+static uint32_t rd_leb_groups(wasm_rd *r, unsigned *bits, uint8_t *last) {
     uint32_t v = 0;
     for (unsigned shift = 0; shift < 35; shift += 7) {
         if (r->p >= r->end) {
@@ -94,11 +96,20 @@ static uint32_t rd_leb(wasm_rd *r) {
         }
         uint8_t b = *r->p++;
         v |= (uint32_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
+        if (!(b & 0x80)) {
+            *bits = shift + 7;
+            *last = b;
             return v;
+        }
     }
     r->bad = 1;
     return 0;
+}
+
+static uint32_t rd_leb(wasm_rd *r) {
+    unsigned bits;
+    uint8_t last;
+    return rd_leb_groups(r, &bits, &last);
 }
 
 /* A name: returns a pointer into the module and its length. */
@@ -805,22 +816,12 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
 
 /* A signed LEB128 of at most 32 bits (an i32.const's operand). */
 static int32_t rd_sleb(wasm_rd *r) {
-    uint32_t v = 0;
-    for (unsigned shift = 0; shift < 35; shift += 7) {
-        if (r->p >= r->end) {
-            r->bad = 1;
-            return 0;
-        }
-        uint8_t b = *r->p++;
-        v |= (uint32_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            if (shift + 7 < 32 && (b & 0x40))
-                v |= ~0u << (shift + 7);
-            return (int32_t)v;
-        }
-    }
-    r->bad = 1;
-    return 0;
+    unsigned bits = 0;
+    uint8_t last = 0;
+    uint32_t v = rd_leb_groups(r, &bits, &last);
+    if (!r->bad && bits < 32 && (last & 0x40))
+        v |= ~0u << bits;
+    return (int32_t)v;
 }
 
 /* The constants of a function body "i32.const A [i32.const B call F] end"
