@@ -209,86 +209,6 @@ static void *reaper_main(void *arg) {
     return NULL;
 }
 
-/* ---- routes ------------------------------------------------------------------ */
-
-typedef struct cuzkd_route {
-    const char *method;
-    const char *prefix; /* the whole path when !param */
-    const char *suffix; /* after the parameter */
-    int param;
-    int body;
-    int quiet; /* polled: a 2xx is logged at debug level */
-    cuzkd_handler fn;
-} cuzkd_route;
-
-/* Routes with a suffix come before the bare {param} route of the same
- * prefix, so ".../result" is never read as a request id. */
-static const cuzkd_route routes[] = {
-    {"GET", "/", "", 0, BODY_NONE, 1, api_page},
-    {"GET", "/healthz", "", 0, BODY_NONE, 1, api_healthz},
-    {"GET", "/metrics", "", 0, BODY_NONE, 1, api_metrics},
-    {"GET", "/trace", "", 0, BODY_NONE, 0, api_trace},
-    {"GET", "/v1/status", "", 0, BODY_NONE, 1, api_status},
-    {"POST", "/v1/jobs", "", 0, BODY_UPLOAD, 0, api_jobs_submit},
-    {"GET", "/v1/jobs/", "/result", 1, BODY_NONE, 0, api_jobs_result},
-    {"POST", "/v1/jobs/", "/cancel", 1, BODY_NONE, 0, api_jobs_cancel},
-    {"GET", "/v1/jobs/", "", 1, BODY_NONE, 1, api_jobs_status},
-    {"DELETE", "/v1/jobs/", "", 1, BODY_NONE, 0, api_jobs_cancel},
-    {"GET", "/v1/keys", "", 0, BODY_NONE, 1, api_keys_list},
-    {"POST", "/v1/keys", "", 0, BODY_JSON, 0, api_keys_import},
-    {"POST", "/v1/keys/", "/preload", 1, BODY_NONE, 0, api_keys_preload},
-    {"POST", "/v1/keys/", "/evict", 1, BODY_NONE, 0, api_keys_evict},
-    {"GET", "/v1/keys/", "", 1, BODY_NONE, 1, api_keys_get},
-};
-#define N_ROUTES (sizeof routes / sizeof routes[0])
-
-/* Does |path| have the shape of |rt|?  Fills |param| (cap bytes). */
-static int path_matches(const cuzkd_route *rt, const char *path, char *param, size_t cap) {
-    if (!rt->param)
-        return !strcmp(path, rt->prefix);
-    size_t np = strlen(rt->prefix), ns = strlen(rt->suffix), n = strlen(path);
-    if (n <= np + ns || strncmp(path, rt->prefix, np) || strcmp(path + n - ns, rt->suffix))
-        return 0;
-    size_t len = n - np - ns;
-    if (len >= cap)
-        return 0;
-    memcpy(param, path + np, len);
-    param[len] = 0;
-    return 1;
-}
-
-static int same_shape(const cuzkd_route *a, const cuzkd_route *b) {
-    return a->param == b->param && !strcmp(a->prefix, b->prefix) && !strcmp(a->suffix, b->suffix);
-}
-
-/* The route for |method| |path|; NULL with |*shape| set when the path
- * exists under other methods (405), NULL with |*shape| NULL if not (404). */
-static const cuzkd_route *route_find(const char *method, const char *path, char *param, size_t cap,
-                                     const cuzkd_route **shape) {
-    *shape = NULL;
-    if (!strcmp(method, "HEAD"))
-        method = "GET";
-    for (size_t i = 0; i < N_ROUTES; i++) {
-        if (!path_matches(&routes[i], path, param, cap))
-            continue;
-        *shape = &routes[i];
-        for (size_t j = i; j < N_ROUTES; j++)
-            if (same_shape(&routes[i], &routes[j]) && !strcmp(routes[j].method, method))
-                return &routes[j];
-        return NULL;
-    }
-    return NULL;
-}
-
-static void allowed_methods(const cuzkd_route *shape, char *out, size_t cap) {
-    out[0] = 0;
-    for (size_t j = 0; j < N_ROUTES; j++)
-        if (same_shape(shape, &routes[j])) {
-            size_t n = strlen(out);
-            snprintf(out + n, cap - n, "%s%s", n ? ", " : "", routes[j].method);
-        }
-}
-
 /* ---- replies ------------------------------------------------------------------- */
 
 static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Response *resp,
@@ -332,211 +252,6 @@ enum MHD_Result http_bytes(cuzkd_request *r, unsigned code, const char *content_
     if (!resp && owned)
         free(buf);
     return queue(r, code, resp, content_type);
-}
-
-enum MHD_Result http_json(cuzkd_request *r, unsigned code, json_t *obj) {
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    if (!text) {
-        static const char oom[] = "{\"error\":\"out of memory\",\"code\":\"ENOMEM\"}";
-        return http_bytes(r, 500, "application/json", (void *)oom, sizeof oom - 1, 0);
-    }
-    size_t n = strlen(text);
-    /* A trailing newline makes curl output and logs readable. */
-    char *t = realloc(text, n + 2);
-    if (t) {
-        t[n++] = '\n';
-        t[n] = 0;
-        text = t;
-    }
-    return http_bytes(r, code, "application/json", text, n, 1);
-}
-
-json_t *jtext(const char *s) {
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    if (!copy)
-        return NULL;
-    for (unsigned char *p = (unsigned char *)copy; *p; p++)
-        if (*p >= 0x80)
-            *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j;
-}
-
-enum MHD_Result http_error(cuzkd_request *r, unsigned code, const char *code_name, const char *fmt,
-                           ...) {
-    char msg[CUZK_ERROR_MSG_BYTES + 128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return http_json(r, code, json_pack("{s:o, s:s}", "error", jtext(msg), "code", code_name));
-}
-
-unsigned http_code_for_status(cuzk_status s) {
-    switch (s) {
-    case CUZK_OK:
-        return 200;
-    case CUZK_EINVAL:
-    case CUZK_EFORMAT:
-    case CUZK_ERANGE:
-    case CUZK_ENOTONCURVE:
-    case CUZK_ENOTINSUBGROUP:
-    case CUZK_ECURVE:
-    case CUZK_EUNSUPPORTED:
-        return 400;
-    case CUZK_ENOTFOUND:
-        return 404;
-    case CUZK_EMISMATCH:
-        return 409;
-    case CUZK_EBUSY:
-    case CUZK_ECANCELLED:
-        return 503;
-    default:
-        return 500;
-    }
-}
-
-enum MHD_Result http_error_status(cuzkd_request *r, cuzk_status s, const char *msg) {
-    return http_error(r, http_code_for_status(s), cuzk_status_name(s), "%s",
-                      msg && *msg ? msg : cuzk_status_text(s));
-}
-
-const char *http_query(cuzkd_request *r, const char *name) {
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-const char *http_header(cuzkd_request *r, const char *name) {
-    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
-}
-
-int http_query_u64(cuzkd_request *r, const char *name, uint64_t *out) {
-    const char *v = http_query(r, name);
-    if (!v)
-        return 0;
-    if (*v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = x;
-    return 1;
-}
-
-json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply) {
-    json_error_t je;
-    json_t *j = json_loadb(r->body ? r->body : "", r->body_len, JSON_REJECT_DUPLICATES, &je);
-    if (!j) {
-        *reply = http_error(r, 400, "EFORMAT", "malformed JSON body: %s (line %d, column %d)",
-                            je.text, je.line, je.column);
-        return NULL;
-    }
-    if (!json_is_object(j)) {
-        json_decref(j);
-        *reply = http_error(r, 400, "EFORMAT", "the JSON body must be an object");
-        return NULL;
-    }
-    return j;
-}
-
-/* ---- HTTP counters ------------------------------------------------------------- */
-
-static const unsigned counted_codes[CUZKD_HTTP_CODES] = {200, 202, 400, 401, 403, 404, 405,
-                                                         408, 409, 413, 429, 500, 503, 0};
-static const double bucket_s[CUZKD_HTTP_BUCKETS] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                                    0.25,  0.5,   1,    2.5,   10,   60};
-
-static void stats_add(cuzkd_http_stats *st, unsigned code, uint64_t ns) {
-    unsigned i = 0;
-    while (i < CUZKD_HTTP_CODES && !(counted_codes[i] == code && code))
-        i++;
-    atomic_fetch_add(&st->by_code[i], 1);
-    unsigned b = 0;
-    while (b < CUZKD_HTTP_BUCKETS && ns / 1e9 > bucket_s[b])
-        b++;
-    atomic_fetch_add(&st->buckets[b], 1);
-    atomic_fetch_add(&st->count, 1);
-    atomic_fetch_add(&st->sum_ns, ns);
-}
-
-void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len) {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) {
-        *text = NULL;
-        *len = 0;
-        return;
-    }
-    cuzkd_http_stats *st = &srv->http;
-    fprintf(f, "# HELP cuzkd_http_requests_total HTTP requests answered, by status code.\n"
-               "# TYPE cuzkd_http_requests_total counter\n");
-    for (unsigned i = 0; i <= CUZKD_HTTP_CODES; i++) {
-        if (i < CUZKD_HTTP_CODES && !counted_codes[i])
-            continue;
-        char code[16];
-        if (i < CUZKD_HTTP_CODES)
-            snprintf(code, sizeof code, "%u", counted_codes[i]);
-        else
-            snprintf(code, sizeof code, "other");
-        fprintf(f, "cuzkd_http_requests_total{code=\"%s\"} %llu\n", code,
-                (unsigned long long)atomic_load(&st->by_code[i]));
-    }
-    fprintf(f, "# HELP cuzkd_http_request_seconds Time from a request's first byte to its "
-               "response.\n# TYPE cuzkd_http_request_seconds histogram\n");
-    uint64_t cum = 0;
-    for (unsigned b = 0; b <= CUZKD_HTTP_BUCKETS; b++) {
-        cum += atomic_load(&st->buckets[b]);
-        if (b < CUZKD_HTTP_BUCKETS)
-            fprintf(f, "cuzkd_http_request_seconds_bucket{le=\"%g\"} %llu\n", bucket_s[b],
-                    (unsigned long long)cum);
-        else
-            fprintf(f, "cuzkd_http_request_seconds_bucket{le=\"+Inf\"} %llu\n",
-                    (unsigned long long)cum);
-    }
-    fprintf(f, "cuzkd_http_request_seconds_sum %.9f\ncuzkd_http_request_seconds_count %llu\n",
-            atomic_load(&st->sum_ns) / 1e9, (unsigned long long)atomic_load(&st->count));
-    unsigned jobs, clients;
-    cuzkd_jobs_counts(srv, &jobs, &clients);
-    fprintf(f,
-            "# HELP cuzkd_clients Clients with jobs in flight.\n# TYPE cuzkd_clients gauge\n"
-            "cuzkd_clients %u\n",
-            clients);
-    fprintf(f,
-            "# HELP cuzkd_connections Open HTTP connections.\n"
-            "# TYPE cuzkd_connections gauge\ncuzkd_connections %u\n",
-            cuzkd_http_connections(srv));
-    cuzkd_intake_counts ic;
-    cuzkd_intake_stats(srv, &ic);
-    fprintf(f,
-            "# HELP cuzkd_upload_bytes Upload buffers: budget, held (mapped), in use "
-            "(receiving or not yet read by the engine), idle (kept for reuse).\n"
-            "# TYPE cuzkd_upload_bytes gauge\n"
-            "cuzkd_upload_bytes{state=\"budget\"} %llu\ncuzkd_upload_bytes{state=\"held\"} %llu\n"
-            "cuzkd_upload_bytes{state=\"in_use\"} %llu\ncuzkd_upload_bytes{state=\"idle\"} %llu\n"
-            "# HELP cuzkd_upload_buffers_total Upload buffers handed out, how many of them "
-            "had to wait for room, and how many were newly mapped (not reused).\n"
-            "# TYPE cuzkd_upload_buffers_total counter\n"
-            "cuzkd_upload_buffers_total{event=\"get\"} %llu\n"
-            "cuzkd_upload_buffers_total{event=\"wait\"} %llu\n"
-            "cuzkd_upload_buffers_total{event=\"map\"} %llu\n",
-            (unsigned long long)ic.budget, (unsigned long long)ic.held,
-            (unsigned long long)ic.in_use, (unsigned long long)ic.idle,
-            (unsigned long long)ic.gets, (unsigned long long)ic.waits,
-            (unsigned long long)ic.maps);
-    fprintf(f,
-            "# HELP cuzkd_draining 1 after SIGTERM, while in-flight jobs finish.\n"
-            "# TYPE cuzkd_draining gauge\ncuzkd_draining %d\n",
-            atomic_load(&srv->draining));
-    fclose(f);
-    *text = buf;
-    *len = n;
 }
 
 /* ---- client identity and auth --------------------------------------------------- */
@@ -747,12 +462,12 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         return http_error(r, 401, "unauthorized",
                           "TCP requests need the header Authorization: Bearer <token>");
     const cuzkd_route *shape;
-    r->route = route_find(r->method, url, r->param, sizeof r->param, &shape);
+    r->route = http_route_find(r->method, url, r->param, sizeof r->param, &shape);
     if (!r->route) {
         if (!shape)
             return http_error(r, 404, "ENOTFOUND", "no such path: %s", r->path);
         char allow[64];
-        allowed_methods(shape, allow, sizeof allow);
+        http_allowed_methods(shape, allow, sizeof allow);
         struct MHD_Response *resp = NULL;
         char *text = NULL;
         json_t *j = json_pack("{s:s, s:s}", "error", "method not allowed here", "code",
@@ -898,7 +613,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     } else if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) {
         why = " (connection closed)";
     }
-    stats_add(&r->srv->http, code, ns);
+    http_stats_add(&r->srv->http, code, ns);
     /* 503 is the expected answer while draining or starting, not a fault. */
     cuzk_log_level lvl = code >= 500 && code != 503       ? CUZK_LOG_WARN
                          : r->quiet && code && code < 400 ? CUZK_LOG_DEBUG

@@ -107,6 +107,8 @@ json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply);
 
 /* Count one response for /metrics (called by the completion callback). */
 void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len);
+/* Count one answered request of |code| that took |ns| (http_reply.c). */
+void http_stats_add(cuzkd_http_stats *st, unsigned code, uint64_t ns);
 
 /* ---- paths.c: files named by clients ------------------------------------------ */
 
@@ -181,5 +183,24 @@ cuzk_status cuzkd_proof_raw(uint8_t *out, size_t *len, const cuzk_job *job, size
  * with the 400 answer in *reply. */
 int cuzkd_result_query(cuzkd_request *r, uint64_t *timeout_ms, int *raw,
                        enum MHD_Result *reply);
+
+/* One route (routes.c). */
+typedef struct cuzkd_route {
+    const char *method;
+    const char *prefix; /* the whole path when !param */
+    const char *suffix; /* after the parameter */
+    int param;
+    int body;
+    int quiet; /* polled: a 2xx is logged at debug level */
+    cuzkd_handler fn;
+} cuzkd_route;
+
+/* The route for |method| |path| (its parameter into |param|, |cap|
+ * bytes); NULL with |*shape| set when the path exists under other methods
+ * (405), NULL with |*shape| NULL if not (404). */
+const cuzkd_route *http_route_find(const char *method, const char *path, char *param,
+                                   size_t cap, const cuzkd_route **shape);
+/* The methods of the routes of |shape|'s path, comma separated (Allow). */
+void http_allowed_methods(const cuzkd_route *shape, char *out, size_t cap);
 
 #endif
