@@ -138,7 +138,7 @@ static const char *const prio_names[] = {"low", "normal", "high", "critical"};
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static void sleep_ms(unsigned ms) {
+void fleet_sleep_ms(unsigned ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
@@ -156,7 +156,7 @@ static void oneline(char *dst, size_t n, const char *src) {
 
 /* Run one statement.  |fmt|: per-parameter format (NULL: all text); |bin|:
  * binary result.  NULL on failure with the reason in |why|. */
-static PGresult *db_exec(PGconn *c, const char *sql, int n, const char *const *v, const int *len,
+PGresult *fleet_db_exec(PGconn *c, const char *sql, int n, const char *const *v, const int *len,
                          const int *fmt, int bin, char *why, size_t why_n) {
     PGresult *res = PQexecParams(c, sql, n, NULL, v, len, fmt, bin);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -169,13 +169,13 @@ static PGresult *db_exec(PGconn *c, const char *sql, int n, const char *const *v
     return NULL;
 }
 
-static int db_cmd(PGconn *c, const char *sql, char *why, size_t why_n) {
-    PGresult *res = db_exec(c, sql, 0, NULL, NULL, NULL, 0, why, why_n);
+int fleet_db_cmd(PGconn *c, const char *sql, char *why, size_t why_n) {
+    PGresult *res = fleet_db_exec(c, sql, 0, NULL, NULL, NULL, 0, why, why_n);
     PQclear(res);
     return res != NULL;
 }
 
-static int conn_bad(PGconn *c) { return !c || PQstatus(c) != CONNECTION_OK; }
+int fleet_conn_bad(PGconn *c) { return !c || PQstatus(c) != CONNECTION_OK; }
 
 static PGconn *db_connect(cuzkd_fleet *f, char *why, size_t why_n) {
     const char *kw[] = {"application_name", "connect_timeout", "dbname", NULL};
@@ -256,13 +256,13 @@ static const char *const migrations[] = {
  * on a transaction-scoped advisory lock taken before anything is created,
  * so exactly one of them creates each object. */
 static int migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n) {
-    if (!db_cmd(c, "BEGIN", why, why_n))
+    if (!fleet_db_cmd(c, "BEGIN", why, why_n))
         return 0;
     PGresult *res = NULL;
-    int ok = db_cmd(c, "SELECT pg_advisory_xact_lock(hashtext('cuzk_fleet_schema'))", why, why_n) &&
-             db_cmd(c, "CREATE TABLE IF NOT EXISTS cuzk_fleet_schema (version int NOT NULL)", why,
+    int ok = fleet_db_cmd(c, "SELECT pg_advisory_xact_lock(hashtext('cuzk_fleet_schema'))", why, why_n) &&
+             fleet_db_cmd(c, "CREATE TABLE IF NOT EXISTS cuzk_fleet_schema (version int NOT NULL)", why,
                     why_n) &&
-             (res = db_exec(c, "SELECT coalesce(max(version), 0) FROM cuzk_fleet_schema", 0, NULL,
+             (res = fleet_db_exec(c, "SELECT coalesce(max(version), 0) FROM cuzk_fleet_schema", 0, NULL,
                             NULL, NULL, 0, why, why_n));
     int have = ok ? atoi(PQgetvalue(res, 0, 0)) : 0;
     PQclear(res);
@@ -279,16 +279,16 @@ static int migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n) {
         if (!ok)
             oneline(why, why_n, m ? PQresultErrorMessage(m) : PQerrorMessage(c));
         PQclear(m);
-        ok = ok && db_cmd(c, sql, why, why_n);
+        ok = ok && fleet_db_cmd(c, sql, why, why_n);
         if (ok)
             LOG_INFO("fleet", "schema: version %d applied", v + 1);
     }
-    if (ok && db_cmd(c, "COMMIT", why, why_n)) {
+    if (ok && fleet_db_cmd(c, "COMMIT", why, why_n)) {
         atomic_store(&f->schema_ready, 1);
         return 1;
     }
     char ignore[8];
-    db_cmd(c, "ROLLBACK", ignore, sizeof ignore);
+    fleet_db_cmd(c, "ROLLBACK", ignore, sizeof ignore);
     return 0;
 }
 
@@ -296,7 +296,7 @@ static int migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n) {
 
 /* A connection, waiting (and reconnecting) up to |until_ns|; NULL with the
  * reason when the database stayed out of reach. */
-static PGconn *pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_n) {
+PGconn *fleet_pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_n) {
     unsigned backoff = BACKOFF_MIN_MS;
     for (;;) {
         PGconn *c = NULL;
@@ -331,15 +331,15 @@ static PGconn *pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why
         }
         if (cuzk_now_ns() >= until_ns || atomic_load(&f->srv->stopping))
             return NULL;
-        sleep_ms(backoff);
+        fleet_sleep_ms(backoff);
         backoff = backoff * 2 > 1000 ? 1000 : backoff * 2;
     }
 }
 
-static void pool_put(cuzkd_fleet *f, PGconn *c) {
+void fleet_pool_put(cuzkd_fleet *f, PGconn *c) {
     if (!c)
         return;
-    int bad = conn_bad(c) || PQtransactionStatus(c) != PQTRANS_IDLE;
+    int bad = fleet_conn_bad(c) || PQtransactionStatus(c) != PQTRANS_IDLE;
     if (bad)
         PQfinish(c);
     pthread_mutex_lock(&f->pool_lock);
@@ -412,524 +412,6 @@ int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]) {
         free(h);
     }
     return 1;
-}
-
-/* ---- submit -------------------------------------------------------------------------- */
-
-static char *read_whole(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n == cap) {
-            char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 16);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-    } while (got);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || !n) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
-typedef struct part {
-    const char *p;
-    size_t n;
-    char *own;
-} part;
-
-typedef enum { TX_OK, TX_RETRY, TX_FAIL } tx_result;
-
-typedef struct submit_out {
-    char request_id[CUZK_ID_MAX + 1];
-    int64_t id;
-    int attached, mismatch;
-    char why[512];
-} submit_out;
-
-static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, cuzkd_request *r, const cuzkd_fleet_job *j,
-                           const part *parts, const char *content, const char *ksha,
-                           submit_out *o) {
-    char prio[8], dl[24], np[24], *why = o->why;
-    size_t why_n = sizeof o->why;
-    snprintf(prio, sizeof prio, "%d", (int)j->priority & 3);
-    snprintf(dl, sizeof dl, "%llu", (unsigned long long)j->deadline_ms);
-    snprintf(np, sizeof np, "%zu", j->n);
-    int inputs = j->n && j->w[0].input_json;
-#define INSERT_JOB                                                                                 \
-    "INSERT INTO cuzk_fleet_jobs (id, request_id, content_sha, key_id, key_path, key_sha, "       \
-    "  priority, deadline, n_partitions, inputs, circuit, submitted_by, client) "                 \
-    "SELECT n.id, coalesce($1::text, 'fleet-' || n.id), $2::text, $3::text, $4::text, $5::text,"  \
-    "  $6::int, CASE WHEN $7::bigint > 0 THEN now() + $7::bigint * interval '1 millisecond' END," \
-    "  $8::int, $9::bool, $10::text, $11::text, $12::text FROM n "                                \
-    "ON CONFLICT (request_id) DO NOTHING RETURNING id, request_id"
-#define NEXT_ID "n AS (SELECT nextval(pg_get_serial_sequence('cuzk_fleet_jobs', 'id')) AS id)"
-    const char *ins = "WITH " NEXT_ID " " INSERT_JOB;
-    const char *v[13] = {j->request_id, content,   j->key->id, j->key->path,
-                         ksha,          prio,      dl,         np,
-                         inputs ? "t" : "f", j->circuit ? j->circuit : "", f->node, r->client,
-                         parts[0].p};
-    PGresult *res = NULL;
-    if (j->n == 1) {
-        /* One partition and a new id (the usual case): one statement, its
-         * own transaction: job, partition and NOTIFY in one round trip. */
-        int len[13] = {0}, fmt[13] = {0};
-        len[12] = (int)parts[0].n, fmt[12] = 1;
-        res = db_exec(c,
-                      "WITH " NEXT_ID ", j AS (" INSERT_JOB "),"
-                      " p AS (INSERT INTO cuzk_fleet_parts (job_id, idx, data)"
-                      "  SELECT id, 0, $13::bytea FROM j),"
-                      " t AS (SELECT pg_notify('cuzk_fleet', 'n') FROM j)"
-                      " SELECT id, request_id, (SELECT count(*) FROM t) FROM j",
-                      13, v, len, fmt, 0, why, why_n);
-        if (!res)
-            return conn_bad(c) ? TX_RETRY : TX_FAIL;
-        if (PQntuples(res) == 1) {
-            o->id = atoll(PQgetvalue(res, 0, 0));
-            snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(res, 0, 1));
-            PQclear(res);
-            return TX_OK;
-        }
-        PQclear(res); /* the id is taken: decided below */
-        res = NULL;
-    }
-#undef INSERT_JOB
-#undef NEXT_ID
-    if (!db_cmd(c, "BEGIN", why, why_n))
-        return TX_RETRY;
-    for (int round = 0; round < 2; round++) {
-        if (!(res = db_exec(c, ins, 12, v, NULL, NULL, 0, why, why_n)))
-            goto fail;
-        if (PQntuples(res) == 1)
-            break;
-        PQclear(res);
-        res = NULL;
-        /* The id is taken: the same content attaches; a job of that id
-         * that failed, was cancelled or expired is replaced (as the engine
-         * does); other content is refused. */
-        const char *sel = "SELECT id, request_id, content_sha, state FROM cuzk_fleet_jobs "
-                          "WHERE request_id = $1 FOR UPDATE";
-        PGresult *old = db_exec(c, sel, 1, v, NULL, NULL, 0, why, why_n);
-        if (!old)
-            goto fail;
-        if (PQntuples(old) != 1) { /* deleted meanwhile: insert again */
-            PQclear(old);
-            continue;
-        }
-        const char *state = PQgetvalue(old, 0, 3);
-        if (!strcmp(state, "failed") || !strcmp(state, "cancelled") || !strcmp(state, "expired")) {
-            PGresult *d = db_exec(c, "DELETE FROM cuzk_fleet_jobs WHERE id = $1::bigint", 1,
-                                  (const char *const[]){PQgetvalue(old, 0, 0)}, NULL, NULL, 0, why,
-                                  why_n);
-            PQclear(old);
-            if (!d)
-                goto fail;
-            PQclear(d);
-            continue;
-        }
-        o->id = atoll(PQgetvalue(old, 0, 0));
-        snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(old, 0, 1));
-        if (strcmp(PQgetvalue(old, 0, 2), content)) {
-            o->mismatch = 1;
-            PQclear(old);
-            db_cmd(c, "ROLLBACK", why, why_n);
-            return TX_OK;
-        }
-        PQclear(old);
-        o->attached = 1;
-        return db_cmd(c, "COMMIT", why, why_n) ? TX_OK : TX_RETRY;
-    }
-    if (!res) {
-        snprintf(why, why_n, "request id %s: the job was replaced concurrently", j->request_id);
-        goto fail;
-    }
-    o->id = atoll(PQgetvalue(res, 0, 0));
-    snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(res, 0, 1));
-    char idtext[24];
-    snprintf(idtext, sizeof idtext, "%lld", (long long)o->id);
-    PQclear(res);
-    for (size_t i = 0; i < j->n; i++) {
-        char idx[24];
-        snprintf(idx, sizeof idx, "%zu", i);
-        const char *pv[3] = {idtext, idx, parts[i].p};
-        int pl[3] = {0, 0, (int)parts[i].n}, pf[3] = {0, 0, 1};
-        PGresult *pr = db_exec(c,
-                               "INSERT INTO cuzk_fleet_parts (job_id, idx, data) "
-                               "VALUES ($1::bigint, $2::int, $3::bytea)",
-                               3, pv, pl, pf, 0, why, why_n);
-        if (!pr)
-            goto fail;
-        PQclear(pr);
-    }
-    if (!db_cmd(c, "SELECT pg_notify('cuzk_fleet', 'n')", why, why_n) ||
-        !db_cmd(c, "COMMIT", why, why_n))
-        goto fail;
-    return TX_OK;
-fail:
-    PQclear(res);
-    if (!conn_bad(c)) {
-        char ignore[8];
-        db_cmd(c, "ROLLBACK", ignore, sizeof ignore);
-        return TX_FAIL;
-    }
-    return TX_RETRY;
-}
-
-enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
-    cuzkd_fleet *f = r->srv->fleet;
-    char ksha[65];
-    if (!fleet_key_sha(f, j->key->path, ksha))
-        return http_error(r, 500, "EIO", "key %s: cannot read %s to hash it", j->key->id,
-                          j->key->path);
-    part *parts = calloc(j->n ? j->n : 1, sizeof *parts);
-    if (!parts)
-        return http_error(r, 503, "ENOMEM", "out of memory");
-    enum MHD_Result reply = MHD_NO;
-    int inputs = j->n && j->w[0].input_json;
-    /* The content hash: what a resubmit must match to attach. */
-    cuzk_sha256 s;
-    cuzk_sha256_init(&s);
-    cuzk_sha256_update(&s, ksha, 64);
-    cuzk_sha256_update(&s, inputs ? "I" : "W", 1);
-    if (j->circuit)
-        cuzk_sha256_update(&s, j->circuit, strlen(j->circuit) + 1);
-    for (size_t i = 0; i < j->n; i++) {
-        const cuzk_witness *w = &j->w[i];
-        if (w->input_json) {
-            parts[i].p = w->input_json, parts[i].n = w->input_len;
-        } else if (w->data) {
-            parts[i].p = w->data, parts[i].n = w->size;
-        } else if (!(parts[i].own = read_whole(w->path, &parts[i].n))) {
-            reply = http_error(r, 400, "EIO", "witness %zu: cannot read %s", i, w->path);
-            goto out;
-        } else {
-            parts[i].p = parts[i].own;
-        }
-        if (parts[i].n > INT32_MAX) {
-            reply = http_error(r, 413, "ERANGE", "witness %zu is larger than the fleet's 2 GiB "
-                               "per partition", i);
-            goto out;
-        }
-        uint64_t len = parts[i].n;
-        cuzk_sha256_update(&s, &len, sizeof len);
-        cuzk_sha256_update(&s, parts[i].p, parts[i].n);
-    }
-    uint8_t d[32];
-    char content[65];
-    cuzk_sha256_final(&s, d);
-    cuzk_sha256_to_hex(content, d);
-
-    submit_out o;
-    memset(&o, 0, sizeof o);
-    uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    tx_result tr = TX_RETRY;
-    while (tr == TX_RETRY) {
-        PGconn *c = pool_get(f, until, o.why, sizeof o.why);
-        if (!c)
-            break;
-        tr = submit_tx(f, c, r, j, parts, content, ksha, &o);
-        pool_put(f, c);
-        if (tr == TX_RETRY && (cuzk_now_ns() >= until || atomic_load(&r->srv->stopping)))
-            break;
-        if (tr == TX_RETRY)
-            sleep_ms(200);
-    }
-    if (tr == TX_RETRY)
-        reply = http_error(r, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", o.why);
-    else if (tr == TX_FAIL)
-        reply = http_error(r, 500, "EINTERNAL", "fleet database: %s", o.why);
-    else if (o.mismatch)
-        reply = http_error(r, 409, "EMISMATCH",
-                           "request id %s names a job of other content (key, partitions, "
-                           "witnesses or inputs)",
-                           o.request_id);
-    else {
-        LOG_DEBUG("fleet", "job %s %s: key %s, %zu partition(s), client %s", o.request_id,
-                  o.attached ? "attached" : "queued", j->key->id, j->n, r->client);
-        reply = http_json(r, 202,
-                          json_pack("{s:I, s:s, s:b, s:I}", "job_id", (json_int_t)o.id,
-                                    "request_id", o.request_id, "attached", o.attached,
-                                    "partitions", (json_int_t)j->n));
-    }
-out:
-    for (size_t i = 0; i < j->n; i++)
-        free(parts[i].own);
-    free(parts);
-    return reply;
-}
-
-/* ---- status, result, cancel ------------------------------------------------------------ */
-
-/* A job's row with what its partitions say: the node (the one that ended
- * it, else one proving a partition), the most claims of a partition, and
- * the partitions done. */
-#define PARTS "FROM cuzk_fleet_parts p WHERE p.job_id = cuzk_fleet_jobs.id"
-#define JOB_COLS                                                                              \
-    "id, request_id, key_id, state, priority, status, error, n_partitions,"                   \
-    " (extract(epoch FROM now() - created) * 1000)::bigint, coalesce(done_by,"               \
-    " (SELECT min(p.lease_owner) " PARTS " AND p.state = 'running'), ''),"                   \
-    " greatest(attempts, (SELECT max(p.attempts) " PARTS ")), simulated, submitted_by,"      \
-    " (SELECT count(*) " PARTS " AND p.state = 'done')"
-/* A done job's proofs, in partition order (a job ended before claims
- * were per partition keeps them in its own row). */
-#define RESULT_JSON                                                                           \
-    "coalesce(result_json, '[' || (SELECT string_agg(p.proof_json, ',' ORDER BY p.idx) " PARTS \
-    ") || ']')"
-#define RESULT_RAW                                                                            \
-    "coalesce(result_raw, (SELECT string_agg(p.proof_raw, ''::bytea ORDER BY p.idx) " PARTS "))"
-
-/* The job row of |rid| (JOB_COLS), retrying a lost database until
- * |until_ns|.  *res NULL and 1: no such job; 0: the database failed (why). */
-static int job_row(cuzkd_fleet *f, const char *rid, const char *cols, int bin, uint64_t until_ns,
-                   PGresult **res, char *why, size_t why_n) {
-    char sql[2048];
-    snprintf(sql, sizeof sql, "SELECT %s FROM cuzk_fleet_jobs WHERE request_id = $1", cols);
-    *res = NULL;
-    for (;;) {
-        PGconn *c = pool_get(f, until_ns, why, why_n);
-        if (!c)
-            return 0;
-        PGresult *q = db_exec(c, sql, 1, &rid, NULL, NULL, bin, why, why_n);
-        int bad = !q && conn_bad(c);
-        pool_put(f, c);
-        if (q) {
-            if (PQntuples(q) == 1)
-                *res = q;
-            else
-                PQclear(q);
-            return 1;
-        }
-        if (!bad || cuzk_now_ns() >= until_ns || atomic_load(&f->srv->stopping))
-            return 0;
-        sleep_ms(200);
-    }
-}
-
-static enum MHD_Result not_found(cuzkd_request *r) {
-    return http_error(r, 404, "ENOTFOUND", "no job with request id '%s' in the fleet", r->param);
-}
-
-static enum MHD_Result db_failed(cuzkd_request *r, const char *why) {
-    return http_error(r, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", why);
-}
-
-static int terminal(const char *state) {
-    return strcmp(state, "queued") && strcmp(state, "running");
-}
-
-static json_t *row_json(const PGresult *q) {
-    const char *state = PQgetvalue(q, 0, 3);
-    int n = atoi(PQgetvalue(q, 0, 7));
-    int done = !strcmp(state, "done") ? n : atoi(PQgetvalue(q, 0, 13));
-    json_t *j = json_pack(
-        "{s:I, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:I, s:o, s:i, s:o, s:[]}", "job_id",
-        (json_int_t)atoll(PQgetvalue(q, 0, 0)), "request_id", jtext(PQgetvalue(q, 0, 1)), "key",
-        jtext(PQgetvalue(q, 0, 2)), "state", state, "priority",
-        prio_names[atoi(PQgetvalue(q, 0, 4)) & 3], "status", PQgetvalue(q, 0, 5), "error",
-        jtext(PQgetvalue(q, 0, 6)), "partitions", n, "partitions_done", done,
-        "partitions_failed", !strcmp(state, "failed") ? n : 0, "submit_ms_ago",
-        (json_int_t)atoll(PQgetvalue(q, 0, 8)), "node", jtext(PQgetvalue(q, 0, 9)), "attempts",
-        atoi(PQgetvalue(q, 0, 10)), "submitted_by", jtext(PQgetvalue(q, 0, 12)), "partition");
-    if (j && PQgetvalue(q, 0, 11)[0] == 't')
-        json_object_set_new(j, "simulated", json_true());
-    return j;
-}
-
-enum MHD_Result cuzkd_fleet_status(cuzkd_request *r) {
-    cuzkd_fleet *f = r->srv->fleet;
-    PGresult *q;
-    char why[256] = "";
-    if (!job_row(f, r->param, JOB_COLS, 0, cuzk_now_ns() + DB_WAIT_MS * 1000000ULL, &q, why,
-                 sizeof why))
-        return db_failed(r, why);
-    if (!q)
-        return not_found(r);
-    json_t *j = row_json(q);
-    PQclear(q);
-    return http_json(r, 200, j);
-}
-
-enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) {
-    cuzkd_server *srv = r->srv;
-    cuzkd_fleet *f = srv->fleet;
-    uint64_t timeout_ms;
-    int raw;
-    enum MHD_Result reply = MHD_NO;
-    if (!cuzkd_result_query(r, &timeout_ms, &raw, &reply))
-        return reply;
-    uint64_t end = cuzk_now_ns() + timeout_ms * 1000000ULL;
-    char why[256] = "";
-    PGresult *q = NULL;
-    for (;;) {
-        pthread_mutex_lock(&f->wait_lock);
-        uint64_t gen = f->done_gen;
-        pthread_mutex_unlock(&f->wait_lock);
-        uint64_t now = cuzk_now_ns();
-        /* A database outage during the wait is waited out like the job. */
-        uint64_t db_until = now + DB_WAIT_MS * 1000000ULL;
-        if (!job_row(f, r->param, JOB_COLS, 0, db_until > end ? db_until : end, &q, why,
-                     sizeof why))
-            return db_failed(r, why);
-        if (!q)
-            return not_found(r);
-        if (terminal(PQgetvalue(q, 0, 3)) || cuzk_now_ns() >= end ||
-            atomic_load(&srv->stopping))
-            break;
-        PQclear(q);
-        q = NULL;
-        /* Sleep until a job ends somewhere in the fleet (NOTIFY), the
-         * poll interval passes, or the wait is over. */
-        now = cuzk_now_ns();
-        uint64_t wake = now + WAIT_POLL_MS * 1000000ULL;
-        if (wake > end)
-            wake = end;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t dt = wake - now;
-        ts.tv_sec += (time_t)(dt / 1000000000ULL);
-        ts.tv_nsec += (long)(dt % 1000000000ULL);
-        if (ts.tv_nsec >= 1000000000L)
-            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        pthread_mutex_lock(&f->wait_lock);
-        while (f->done_gen == gen && !atomic_load(&srv->stopping) &&
-               pthread_cond_timedwait(&f->wait_cv, &f->wait_lock, &ts) != ETIMEDOUT) {
-        }
-        pthread_mutex_unlock(&f->wait_lock);
-    }
-    const char *state = PQgetvalue(q, 0, 3);
-    if (!terminal(state)) {
-        json_t *j = row_json(q);
-        PQclear(q);
-        if (atomic_load(&srv->stopping)) {
-            json_decref(j);
-            return http_error(r, 503, "draining", "cuzkd is stopping; the job did not finish");
-        }
-        return http_json(r, 202, j);
-    }
-    json_t *head = json_pack("{s:o, s:I, s:s}", "request_id", jtext(PQgetvalue(q, 0, 1)),
-                             "job_id", (json_int_t)atoll(PQgetvalue(q, 0, 0)), "state", state);
-    int simulated = PQgetvalue(q, 0, 11)[0] == 't';
-    if (strcmp(state, "done")) {
-        json_object_set_new(head, "status", json_string(PQgetvalue(q, 0, 5)));
-        json_object_set_new(head, "error", jtext(PQgetvalue(q, 0, 6)));
-        PQclear(q);
-        return http_json(r, 200, head);
-    }
-    PQclear(q);
-    if (simulated) {
-        if (raw) {
-            json_decref(head);
-            return http_error(r, 409, "EUNSUPPORTED",
-                              "the job ran on a simulated device: there are no proof bytes");
-        }
-        json_object_set_new(head, "simulated", json_true());
-        return http_json(r, 200, head);
-    }
-    uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    if (!job_row(f, r->param, raw ? RESULT_RAW : RESULT_JSON, raw, until, &q, why,
-                 sizeof why)) {
-        json_decref(head);
-        return db_failed(r, why);
-    }
-    if (!q || PQgetisnull(q, 0, 0)) {
-        PQclear(q);
-        json_decref(head);
-        return http_error(r, 500, "EINTERNAL", "job %s is done but has no stored result",
-                          r->param);
-    }
-    /* reply, declared above, carries the answer from here */
-    if (raw) {
-        size_t n = (size_t)PQgetlength(q, 0, 0);
-        void *buf = malloc(n ? n : 1);
-        if (buf)
-            memcpy(buf, PQgetvalue(q, 0, 0), n);
-        json_decref(head);
-        reply = buf ? http_bytes(r, 200, "application/octet-stream", buf, n, 1)
-                    : http_error(r, 503, "ENOMEM", "out of memory");
-    } else {
-        json_t *proofs = json_loads(PQgetvalue(q, 0, 0), 0, NULL);
-        if (!proofs) {
-            json_decref(head);
-            reply = http_error(r, 500, "EINTERNAL", "job %s: stored result is not JSON", r->param);
-        } else {
-            json_object_set_new(head, "proofs", proofs);
-            reply = http_json(r, 200, head);
-        }
-    }
-    PQclear(q);
-    return reply;
-}
-
-enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
-    cuzkd_fleet *f = r->srv->fleet;
-    char why[256] = "";
-    const char *rid = r->param;
-    uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    int cancelled = -1;
-    while (cancelled < 0) {
-        PGconn *c = pool_get(f, until, why, sizeof why);
-        if (!c)
-            return db_failed(r, why);
-        PGresult *q = db_exec(c,
-                              "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'cancelled',"
-                              "  status = 'ECANCELLED', error = 'cancelled', finished = now(),"
-                              "  lease_until = NULL"
-                              "  WHERE request_id = $1 AND state IN ('queued', 'running')"
-                              "  RETURNING id) "
-                              "SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'c') FROM u) "
-                              "FROM u",
-                              1, &rid, NULL, NULL, 0, why, sizeof why);
-        int bad = !q && conn_bad(c);
-        pool_put(f, c);
-        if (q) {
-            cancelled = atoi(PQgetvalue(q, 0, 0)) > 0;
-            PQclear(q);
-        } else if (!bad || cuzk_now_ns() >= until) {
-            return db_failed(r, why);
-        } else {
-            sleep_ms(200);
-        }
-    }
-    if (cancelled > 0) {
-        /* Its partitions no node took are marked, so that they leave the
-         * index of open partitions (claims skip them anyway: they look at
-         * the job's state).  A statement of its own, after the job's: it
-         * takes no job lock while holding partition locks, as claims and
-         * commits do the other way round.  Best effort. */
-        PGconn *c = pool_get(f, until, why, sizeof why);
-        if (c) {
-            PQclear(db_exec(c,
-                            "UPDATE cuzk_fleet_parts SET state = 'cancelled' WHERE state = 'queued'"
-                            " AND job_id = (SELECT id FROM cuzk_fleet_jobs WHERE request_id = $1"
-                            " AND state = 'cancelled')",
-                            1, &rid, NULL, NULL, 0, why, sizeof why));
-            pool_put(f, c);
-        }
-    }
-    PGresult *q;
-    if (!job_row(f, rid, "request_id, state", 0, until, &q, why, sizeof why))
-        return db_failed(r, why);
-    if (!q)
-        return not_found(r);
-    if (cancelled)
-        LOG_INFO("fleet", "job %s cancelled by client %s", rid, r->client);
-    json_t *j = json_pack("{s:b, s:o, s:s}", "cancelled", cancelled, "request_id",
-                          jtext(PQgetvalue(q, 0, 0)), "state", PQgetvalue(q, 0, 1));
-    PQclear(q);
-    return http_json(r, 200, j);
 }
 
 /* ---- the fleet thread: keys ---------------------------------------------------------------- */
@@ -1087,7 +569,7 @@ static PGresult *tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql
         return NULL;
     PGresult *res = NULL;
     if (prep == PREP_NONE) {
-        res = db_exec(f->conn, sql, n, v, len, fmt, bin, why, sizeof why);
+        res = fleet_db_exec(f->conn, sql, n, v, len, fmt, bin, why, sizeof why);
     } else {
         snprintf(name, sizeof name, "cuzk_fleet_%d", prep);
         if (!(f->prepared & (1u << prep))) {
@@ -1110,7 +592,7 @@ static PGresult *tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql
         }
     }
     if (!res) {
-        if (conn_bad(f->conn))
+        if (fleet_conn_bad(f->conn))
             db_lost(f, what, why);
         else
             LOG_WARN("fleet", "%s: %s", what, why);
@@ -1556,7 +1038,7 @@ static void beat(cuzkd_fleet *f) {
 static void try_connect(cuzkd_fleet *f) {
     char why[256] = "";
     PGconn *c = db_connect(f, why, sizeof why);
-    if (c && (!migrate(f, c, why, sizeof why) || !db_cmd(c, "LISTEN cuzk_fleet", why, sizeof why))) {
+    if (c && (!migrate(f, c, why, sizeof why) || !fleet_db_cmd(c, "LISTEN cuzk_fleet", why, sizeof why))) {
         PQfinish(c);
         c = NULL;
     }

@@ -1,9 +1,10 @@
 /*
- * The fleet's private parts, shared by fleet.c (schema, requests, claims,
- * leases, the fleet thread) and fleet_rows.c (which job rows a node may
- * act on: keys, paths, circuits).  The design is in fleet.c's header.
+ * The fleet's private parts, shared by fleet.c (schema, claims, leases,
+ * the fleet thread), fleet_api.c (the HTTP handlers: submit, status,
+ * result, cancel) and fleet_rows.c (which job rows a node may act on:
+ * keys, paths, circuits).  The design is in fleet.c's header.
  *
- * Must not: be included by anything but those two files (the fleet's
+ * Must not: be included by anything but those three files (the fleet's
  * interface is fleet.h), nor without libpq.
  */
 #ifndef CUZKD_FLEET_INT_H
@@ -152,5 +153,17 @@ int fleet_servable_read(cuzkd_fleet *f, servable *out);
 void fleet_servable_free(servable *sv);
 /* Forget the paths said once (at the node's end). */
 void fleet_warned_free(cuzkd_fleet *f);
+
+/* fleet.c's helpers the handlers (fleet_api.c) use too: a nap; one SQL
+ * statement with its parameters (NULL and |why| on failure) or without
+ * (0 on failure); whether a connection is unusable; a pooled connection
+ * for a handler (waits up to |until_ns| for the database) and its return. */
+void fleet_sleep_ms(unsigned ms);
+PGresult *fleet_db_exec(PGconn *c, const char *sql, int n, const char *const *v, const int *len,
+                        const int *fmt, int bin, char *why, size_t why_n);
+int fleet_db_cmd(PGconn *c, const char *sql, char *why, size_t why_n);
+int fleet_conn_bad(PGconn *c);
+PGconn *fleet_pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_n);
+void fleet_pool_put(cuzkd_fleet *f, PGconn *c);
 
 #endif
