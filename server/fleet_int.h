@@ -1,10 +1,11 @@
 /*
- * The fleet's private parts, shared by fleet.c (schema, claims, leases,
- * the fleet thread), fleet_api.c (the HTTP handlers: submit, status,
+ * The fleet's private parts, shared by fleet.c (schema, connections,
+ * start and stop), fleet_node.c (the node thread: claims, leases,
+ * outcomes), fleet_api.c (the HTTP handlers: submit, status,
  * result, cancel) and fleet_rows.c (which job rows a node may act on:
  * keys, paths, circuits).  The design is in fleet.c's header.
  *
- * Must not: be included by anything but those three files (the fleet's
+ * Must not: be included by anything but those four files (the fleet's
  * interface is fleet.h), nor without libpq.
  */
 #ifndef CUZKD_FLEET_INT_H
@@ -165,5 +166,15 @@ int fleet_db_cmd(PGconn *c, const char *sql, char *why, size_t why_n);
 int fleet_conn_bad(PGconn *c);
 PGconn *fleet_pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_n);
 void fleet_pool_put(cuzkd_fleet *f, PGconn *c);
+
+/* fleet.c's: |src| on one line into |dst|; a connection to the fleet
+ * database (NULL and |why| on failure); the schema brought to the current
+ * version on |c|. */
+void fleet_oneline(char *dst, size_t n, const char *src);
+PGconn *fleet_db_connect(cuzkd_fleet *f, char *why, size_t why_n);
+int fleet_migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n);
+/* fleet_node.c's: the node thread's connection (again), and the thread. */
+void fleet_try_connect(cuzkd_fleet *f);
+void *fleet_node_main(void *arg);
 
 #endif
