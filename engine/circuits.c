@@ -174,16 +174,16 @@ void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o) {
     o->cache_max_bytes = e->cfg.wc_cache_max_bytes;
 }
 
-cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint64_t n_vars,
-                                 cuzk_error *err) {
+cuzk_status engine_circuit_check(const engine_circuit *c, const char *key_id, cuzk_curve curve,
+                                 uint64_t n_vars, cuzk_error *err) {
     if (c->curve != curve)
-        return cuzk_fail(err, CUZK_ECURVE, "circuit %s is for %s, the key for %s",
-                         base_name(c->path), cuzk_curve_snarkjs_name(c->curve),
+        return cuzk_fail(err, CUZK_ECURVE, "circuit %s is for %s, key %s is for %s",
+                         base_name(c->path), cuzk_curve_snarkjs_name(c->curve), key_id,
                          cuzk_curve_snarkjs_name(curve));
     if (c->n_witness != n_vars)
         return cuzk_fail(err, CUZK_EMISMATCH,
-                         "circuit %s computes %u witness values, the key expects %llu",
-                         base_name(c->path), c->n_witness, (unsigned long long)n_vars);
+                         "circuit %s computes %u witness values, key %s expects %llu",
+                         base_name(c->path), c->n_witness, key_id, (unsigned long long)n_vars);
     return CUZK_OK;
 }
 
@@ -331,7 +331,8 @@ static cuzk_status circuit_bind(cuzk_engine *e, engine_key *k, const char *wasm_
         s = cuzk_fail(err, CUZK_EMISMATCH, "key %s has circuit %s registered already", k->id,
                       k->circuit->path);
     else if (k->key.curve != CUZK_CURVE_NONE && k->witness_bytes)
-        s = engine_circuit_check(c, k->key.curve, k->witness_bytes / sizeof(cuzk_fr), err);
+        s = engine_circuit_check(c, k->id, k->key.curve, k->witness_bytes / sizeof(cuzk_fr),
+                                 err);
     int bound = s == CUZK_OK && !k->circuit;
     if (bound) {
         k->circuit = c;

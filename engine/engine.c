@@ -177,6 +177,10 @@ int engine_job_end(cuzk_engine *e, engine_job *j, cuzk_job_state st, cuzk_status
     log_job(e, j, st, msg, now);
     if (st != CUZK_JOB_DONE)
         engine_event_kick(&e->sched_ev); /* drop the partitions not admitted */
+    /* Last: the caller's notification sees every figure above final.  The
+     * pipeline's reference keeps |j| alive through the call. */
+    if (j->on_end)
+        j->on_end(j->on_end_ctx, j);
     return 1;
 }
 
@@ -395,42 +399,6 @@ void engine_part_drain(cuzk_engine *e, engine_part *p) {
 
 /* ---- submit --------------------------------------------------------------------------------- */
 
-static cuzk_status check_opts(const cuzk_submit_opts *o, cuzk_error *err) {
-    if (!o || !o->key || !o->key[0])
-        return cuzk_fail(err, CUZK_EINVAL, "submit: a key is needed");
-    if (!o->witnesses || o->n_witnesses == 0 || o->n_witnesses > UINT32_MAX)
-        return cuzk_fail(err, CUZK_EINVAL, "submit: at least one witness is needed");
-    if (o->request_id && (!o->request_id[0] || strlen(o->request_id) > CUZK_ID_MAX))
-        return cuzk_fail(err, CUZK_EINVAL, "submit: request id must be 1..%d bytes", CUZK_ID_MAX);
-    if ((unsigned)o->priority > CUZK_PRIORITY_CRITICAL)
-        return cuzk_fail(err, CUZK_EINVAL, "submit: unknown priority %d", (int)o->priority);
-    for (size_t i = 0; i < o->n_witnesses; i++) {
-        const cuzk_witness *w = &o->witnesses[i];
-        int sources = !!w->path + !!w->data + !!w->input_json;
-        if (!sources)
-            return cuzk_fail(err, CUZK_EINVAL,
-                             "submit: witness %zu has neither path nor data nor inputs", i);
-        if (sources > 1)
-            return cuzk_fail(err, CUZK_EINVAL,
-                             "submit: witness %zu has more than one of path, data and inputs", i);
-        if (w->data && !w->size)
-            return cuzk_fail(err, CUZK_EINVAL, "submit: witness %zu has data of 0 bytes", i);
-        if (w->input_json && (!w->input_len || w->release))
-            return cuzk_fail(err, CUZK_EINVAL, "submit: witness %zu: %s", i,
-                             w->release ? "inputs are always copied: no release callback"
-                                        : "input.json of 0 bytes");
-    }
-    return CUZK_OK;
-}
-
-/* Whether any partition carries inputs. */
-static int has_inputs(const cuzk_submit_opts *o) {
-    for (size_t i = 0; i < o->n_witnesses; i++)
-        if (o->witnesses[i].input_json)
-            return 1;
-    return 0;
-}
-
 /* The circuit of a job with inputs: the one named, else the key's, held
  * for the job.  One not loaded yet is queued for the circuit loader; the
  * scheduler holds the job back until it is loaded. */
@@ -569,13 +537,19 @@ static int attachable(const engine_job *j) {
     return st != CUZK_JOB_FAILED && st != CUZK_JOB_CANCELLED && st != CUZK_JOB_EXPIRED;
 }
 
-/* jobs_lock held: hand out |x| for a duplicate request id. */
-static cuzk_status attach_locked(engine_job *x, engine_key *k, size_t n, cuzk_job **job,
-                                 int *attached, cuzk_error *err) {
+/* jobs_lock held: hand out |x| for a duplicate request id whose content
+ * digest is |digest|. */
+static cuzk_status attach_locked(engine_job *x, engine_key *k, size_t n, const uint8_t *digest,
+                                 cuzk_job **job, int *attached, cuzk_error *err) {
     if (x->key != k || x->n_parts != n)
         return cuzk_fail(err, CUZK_EMISMATCH,
                          "request id %s belongs to a job with key %s and %u partitions",
                          x->request_id, x->key_id, x->n_parts);
+    if (x->has_digest && memcmp(x->digest, digest, sizeof x->digest))
+        return cuzk_fail(err, CUZK_ECONFLICT,
+                         "request id '%s' belongs to a job with other content (key, circuit or "
+                         "witnesses differ): use a new request id",
+                         x->request_id);
     atomic_fetch_add(&x->refs, 1);
     *job = x;
     if (attached)
@@ -591,7 +565,7 @@ cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuz
     *job = NULL;
     if (attached)
         *attached = 0;
-    cuzk_status s = check_opts(o, err);
+    cuzk_status s = engine_opts_check(o, err);
     if (s != CUZK_OK)
         return s;
     if (atomic_load(&e->closing))
@@ -608,18 +582,23 @@ cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuz
 static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job, int *attached,
                                    const cuzk_submit_opts *o, cuzk_error *err) {
     cuzk_status s;
+    uint8_t digest[32] = {0};
     if (o->request_id) { /* attach without building anything */
+        if (o->digest)
+            memcpy(digest, o->digest, sizeof digest);
+        else
+            cuzk_submit_digest(o, digest);
         pthread_mutex_lock(&e->jobs_lock);
         engine_job *x = table_find(e, o->request_id);
         if (x && attachable(x)) {
-            s = attach_locked(x, k, o->n_witnesses, job, attached, err);
+            s = attach_locked(x, k, o->n_witnesses, digest, job, attached, err);
             pthread_mutex_unlock(&e->jobs_lock);
             return s;
         }
         pthread_mutex_unlock(&e->jobs_lock);
     }
     engine_circuit *circ = NULL;
-    if (has_inputs(o) && (s = job_circuit(e, &circ, o, k, err)) != CUZK_OK)
+    if (engine_opts_have_inputs(o) && (s = job_circuit(e, &circ, o, k, err)) != CUZK_OK)
         return s;
     engine_job *j, *replaced = NULL;
     if ((s = job_build(e, &j, o, k, circ, err)) != CUZK_OK) {
@@ -632,7 +611,8 @@ static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job
     engine_job *x = table_find(e, j->request_id);
     if (atomic_load(&e->closing) || (x && attachable(x))) {
         s = atomic_load(&e->closing) ? cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down")
-                                     : attach_locked(x, k, o->n_witnesses, job, attached, err);
+                                     : attach_locked(x, k, o->n_witnesses, digest, job, attached,
+                                                     err);
         pthread_mutex_unlock(&e->jobs_lock);
         job_discard(e, j);
         return s;
@@ -641,6 +621,12 @@ static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job
         table_unlink(e, x);
         replaced = x;
     }
+    if (o->request_id) {
+        memcpy(j->digest, digest, sizeof digest);
+        j->has_digest = 1;
+    }
+    j->on_end = o->on_end;
+    j->on_end_ctx = o->on_end_ctx;
     atomic_store(&j->refs, 3); /* table, pipeline, the caller's handle */
     table_insert(e, j);
     j->act_next = e->act_head;

@@ -475,6 +475,13 @@ struct cuzk_job {
     engine_circuit *circuit;
     int prio;
     uint64_t submit_ns, deadline_ns;
+    /* cuzk_submit_digest of what the job proves, when it has a caller's
+     * request id: a submit attaching to it must carry the same. */
+    uint8_t digest[32];
+    int has_digest;
+    /* cuzk_submit_opts.on_end: called once, by engine_job_end */
+    void (*on_end)(void *ctx, cuzk_job *job);
+    void *on_end_ctx;
     uint32_t n_parts;
     engine_part *parts;
     _Atomic int state;            /* cuzk_job_state */
@@ -588,10 +595,26 @@ void engine_circuit_hold(cuzk_engine *e, engine_circuit *c);
  * no look-up worker, nothing charged.  Others stay loaded for later
  * jobs.  Takes circ_lock. */
 void engine_circuit_release(cuzk_engine *e, engine_circuit *c, int refused);
-/* Whether circuit |c| (READY) fits key |k| (loaded): CUZK_OK, CUZK_ECURVE
- * or CUZK_EMISMATCH with the reason in |err|. */
-cuzk_status engine_circuit_check(const engine_circuit *c, cuzk_curve curve, uint64_t n_vars,
-                                 cuzk_error *err);
+/* Whether circuit |c| (READY) fits key |key_id| (of |curve|, |n_vars|
+ * wires): CUZK_OK, CUZK_ECURVE or CUZK_EMISMATCH with the reason in |err|. */
+cuzk_status engine_circuit_check(const engine_circuit *c, const char *key_id, cuzk_curve curve,
+                                 uint64_t n_vars, cuzk_error *err);
+
+/* ---- a job's inputs (inputs.c) ------------------------------------------------------ */
+
+/* cuzk_submit's rules for its options alone (no file, key or circuit). */
+cuzk_status engine_opts_check(const cuzk_submit_opts *o, cuzk_error *err);
+/* Whether any partition of |o| carries inputs (needs a circuit). */
+int engine_opts_have_inputs(const cuzk_submit_opts *o);
+/* A witness of |curve| with |n_values| values against a key of |key_curve|
+ * with |key_vars| wires: CUZK_OK, CUZK_ECURVE or CUZK_EMISMATCH. */
+cuzk_status engine_witness_fits(cuzk_curve key_curve, uint64_t key_vars, cuzk_curve curve,
+                                uint64_t n_values, cuzk_error *err);
+/* Parse circom inputs for circuit |c|, refusing text with far more values
+ * than it has input signals before parsing it, and inputs that leave a
+ * signal unset.  *out NULL on failure. */
+cuzk_status engine_input_parse(cuzk_wc_input **out, const cuzk_wc_circuit *c, const char *text,
+                               size_t len, cuzk_error *err);
 /* circ_lock is taken: copy the last load error of |c|. */
 cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error *err);
 void *engine_circuit_loader_main(void *arg);

@@ -405,7 +405,7 @@ done:
         pthread_mutex_unlock(&e->keys_lock);
         cuzk_error why = {0};
         if (c && atomic_load(&c->state) == CIRC_READY &&
-            engine_circuit_check(c, key.curve, cuzk_key_n_vars(&key), &why) != CUZK_OK)
+            engine_circuit_check(c, k->id, key.curve, cuzk_key_n_vars(&key), &why) != CUZK_OK)
             engine_log(e, CUZK_LOG_ERROR, "key %s: its registered %s", k->id, why.msg);
     } else {
         engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", id, err.msg);

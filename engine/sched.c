@@ -167,7 +167,8 @@ static int circuit_go_locked(cuzk_engine *e, engine_job *j, cuzk_error *why) {
     if (st != CIRC_READY)
         return 0;
     const cuzk_key *k = &j->key->key;
-    return engine_circuit_check(c, k->curve, cuzk_key_n_vars(k), why) == CUZK_OK ? 1 : -1;
+    return engine_circuit_check(c, j->key_id, k->curve, cuzk_key_n_vars(k), why) == CUZK_OK ? 1
+                                                                                         : -1;
 }
 
 /* sched_lock held: the next job to admit from, pinning its key, or a job

@@ -335,10 +335,11 @@ static cuzk_status compute_witness(cuzk_engine *e, engine_thread *th, engine_par
     uint64_t t0 = cuzk_now_ns();
     if (!c || atomic_load(&c->state) != CIRC_READY)
         s = cuzk_fail(err, CUZK_EINTERNAL, "the job's circuit is not loaded");
-    else if ((s = engine_circuit_check(c, k->curve, cuzk_key_n_vars(k), err)) != CUZK_OK)
+    else if ((s = engine_circuit_check(c, p->job->key_id, k->curve, cuzk_key_n_vars(k),
+                                       err)) != CUZK_OK)
         ; /* admission checked it; the buffer's size depends on it */
     else if ((s = thread_wc(th, c, &wc, err)) == CUZK_OK &&
-             (s = cuzk_wc_input_parse(&in, c->wc, p->intake, p->size, err)) == CUZK_OK) {
+             (s = engine_input_parse(&in, c->wc, p->intake, p->size, err)) == CUZK_OK) {
         th->log_job = p->job;
         s = cuzk_wc_calculate_until(wc, p->wbuf->p, in, p->job->deadline_ns, job_stopped,
                                     p->job, err);
@@ -372,12 +373,8 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
     if (s != CUZK_OK)
         return s;
     size_t nv = cuzk_key_n_vars(k), np = cuzk_key_n_public(k);
-    if (w.curve != k->curve)
-        s = cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
-                      cuzk_curve_snarkjs_name(w.curve), cuzk_curve_snarkjs_name(k->curve));
-    else if (w.n_witness != nv)
-        s = cuzk_fail(err, CUZK_EMISMATCH, "witness has %u values, the key expects %zu",
-                      w.n_witness, nv);
+    if ((s = engine_witness_fits(k->curve, nv, w.curve, w.n_witness, err)) != CUZK_OK)
+        ; /* cuzk_submit_check's words */
     else if (np && !(p->pub = malloc(np * sizeof *p->pub)))
         s = cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
     for (size_t i = 0; s == CUZK_OK && i < np; i++)

@@ -86,7 +86,8 @@ extern "C" {
     X(ETIMEOUT, "timed out")                                                  \
     X(EBUSY, "busy")                                                          \
     X(ENOTFOUND, "not found")                                                 \
-    X(EINTERNAL, "internal error")
+    X(EINTERNAL, "internal error")                                            \
+    X(ECONFLICT, "request id already names other work")
 
 typedef enum cuzk_status {
 #define CUZK_STATUS_ENUM(name, text) CUZK_##name,
@@ -427,27 +428,82 @@ typedef struct cuzk_submit_opts {
      * if it cannot be loaded or does not fit the key (curve, number of
      * witness values).  Ignored when no witness carries inputs. */
     const char *circuit;
+    /* Called once when the job ends (DONE, FAILED, CANCELLED or EXPIRED),
+     * its state, message and proofs final, on the thread that ended it: an
+     * engine thread, or a caller of cuzk_job_cancel or cuzk_engine_destroy
+     * (possibly before cuzk_submit has returned).  |job| is lent for the
+     * call: cuzk_job_status and the proof reads work on it, and a handle
+     * the caller holds may be released in it.  It must return quickly and
+     * must not wait for anything that a caller of cuzk_job_cancel might
+     * hold.  Only the submit that makes the job registers it (not one that
+     * attaches, nor one that fails).  NULL: nothing is called, and a
+     * caller learns of the end with cuzk_job_await or cuzk_job_status. */
+    void (*on_end)(void *ctx, cuzk_job *job);
+    void *on_end_ctx;
+    /* With |request_id|: 32 bytes that identify what the job proves, when
+     * the caller knows them already (hashing a 2^27 witness takes
+     * seconds); NULL: cuzk_submit computes cuzk_submit_digest.  A submit
+     * attaching to the job must carry the same. */
+    const uint8_t *digest;
 } cuzk_submit_opts;
 
 /*
  * Submit a job.  Returns without waiting for proving; waits only while
  * copying in-memory witnesses needs room in the budget (up to the config's
  * submit_wait_ms).
+ *
+ * Key files and witness files are read later, by engine threads: a bad
+ * file, a witness of another curve or size, an input the circuit refuses
+ * fails the job, not the submit.  Callers that would rather refuse such a
+ * job before submitting it call cuzk_submit_check first: the same checks,
+ * in the same words.
+ *
+ * A request id is recorded with the job's content digest
+ * (cuzk_submit_digest).  A submit of an id whose job is queued, running
+ * or done attaches to it: nothing is checked or proved again, and the
+ * content must be the same.
+ *
  * Returns: CUZK_OK; CUZK_EINVAL (no witnesses, id too long, a witness with
  *   none or more than one of path, data and inputs, empty data or inputs,
  *   inputs larger than intake_max_bytes, inputs but no circuit named or
  *   registered); CUZK_ENOTFOUND (key is neither a known id nor an
- *   existing file; the circuit's file does not exist); CUZK_EMISMATCH (the
- *   request id is attached to a job of another key or another number of
- *   partitions); CUZK_EBUSY (no room to copy witnesses in time);
- *   CUZK_ECANCELLED (the engine is shutting down).
+ *   existing file; the circuit's file does not exist); CUZK_EMISMATCH (the request
+ *   id is attached to a job of another key or another number of
+ *   partitions); CUZK_ECONFLICT (the request id's job has the same key and
+ *   partitions but other content); CUZK_EBUSY (no room to copy witnesses
+ *   in time); CUZK_ECANCELLED (the engine is shutting down).
  * Out: |*job| a handle (release with cuzk_job_release), NULL on failure;
  *   |*attached| (may be NULL) 1 if the handle is an existing job's.
- * Key files and witness files are read later, by engine threads: a bad file
- * fails the job, not the submit.
  */
 CUZK_API cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached,
                                  const cuzk_submit_opts *opts, cuzk_error *err);
+
+/*
+ * The checks the engine makes of a job's inputs, made now, before a
+ * submit: cuzk_submit's option rules; each witness against the key (its
+ * header read: readable, an a, b, c image or a .wtns of the key's curve
+ * with as many values as the key has wires); the circuit against the key
+ * and each input against the circuit (parsed, every input signal set).
+ * The engine makes the same checks, with the same functions and words,
+ * when it proves the job (where they fail the job); this lets a caller
+ * refuse a bad job at once (cuzkd answers 400).  Loads nothing: a key
+ * never loaded checks only the options, a circuit not loaded skips the
+ * inputs.  Statuses: cuzk_submit's, CUZK_ECURVE, CUZK_EMISMATCH,
+ * CUZK_EFORMAT, CUZK_EIO and the witness layer's; the message names the
+ * witness ("witness 2: ...") or the input ("input: ...", "inputs[2]: ...").
+ */
+CUZK_API cuzk_status cuzk_submit_check(cuzk_engine *e, const cuzk_submit_opts *opts,
+                                       cuzk_error *err);
+
+/*
+ * What a job proves, as a request id is recorded with it: a SHA-256 over
+ * the number of partitions, whether they are inputs, the circuit as named,
+ * and each witness (the bytes of in-memory data or inputs; a file by its
+ * path and identity: device, inode, size and modification time).  The key
+ * is compared separately (by what it resolves to), so it is not part of
+ * it.  Never fails; |opts| must pass cuzk_submit_check's option rules.
+ */
+CUZK_API void cuzk_submit_digest(const cuzk_submit_opts *opts, uint8_t out[32]);
 
 /* A new handle to the job with |request_id|: CUZK_OK, or CUZK_ENOTFOUND if
  * no running or retained job has it.  |*job| NULL on failure. */

@@ -4,22 +4,25 @@
  * max_jobs_per_client and feeds the status page.
  *
  * Before a job is submitted its witnesses are checked against the key (the
- * key is loaded first if its curve and size are not known yet): a witness
- * of the wrong curve or length, or a truncated .wtns, is a 400 for the
- * client instead of a job that fails later.  Inputs (circom input.json
- * objects) are parsed against the circuit the same way; what only the
- * witness calculation can find (a failed assert, an input not set) fails
- * the job.
+ * key is loaded first if its curve and size are not known yet, the
+ * circuit of inputs compiled or loaded) by the engine's own checks
+ * (cuzk_submit_check): a witness of the wrong curve or length, a truncated
+ * .wtns or an input the circuit refuses is a 400 for the client instead
+ * of a job that fails later; what only the witness calculation can find
+ * (a failed assert) fails the job.  A request id's content is the
+ * engine's to compare (cuzk_submit: 409 when it differs).
  *
  * Uploaded witnesses are handed to the engine where they were received
  * (the request's upload buffer, intake.c): no copy.  Inputs are passed as
  * the bytes of the request, and the engine copies them (they are small).
  *
- * Jobs in flight are counted per client.  A job's slot is freed by the
- * watcher thread, which looks at every tracked job a few times a second
- * (cuzk_job_await with a zero timeout: a short read under the job's own
- * lock, which device workers never take) and retires those that ended.
- * jobs_lock is the daemon's alone; nothing slow runs under it.
+ * Jobs in flight are counted per client.  A job's slot is freed when it
+ * ends, by the engine's notification (cuzk_submit_opts.on_end, job_ended
+ * below): no thread watches, nothing polls.  The notification runs on an
+ * engine thread and takes jobs_lock for a few list operations, so nothing
+ * that holds jobs_lock may wait, or call into the engine for more than a
+ * read of a job's status (cuzk_job_cancel, which can end a job and so
+ * call the notification, is called with no lock held).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,16 +40,9 @@
 #include "server/log.h"
 #include "server/submit_body.h"
 
-/* How often the watcher looks at tracked jobs. */
-#define WATCH_INTERVAL_MS 50
 /* Longest deadline_ms accepted: a year.  Larger values would overflow the
  * engine's nanosecond clock arithmetic (a job that expires at once). */
 #define MAX_DEADLINE_MS (365ULL * 24 * 3600 * 1000)
-/* The request-id table is pruned against the engine when it reaches this
- * size, then when it doubles. */
-#define RID_PRUNE_MIN 4096
-
-static void rid_free_all(cuzkd_server *srv);
 
 static const char *const priority_names[] = {"low", "normal", "high", "critical"};
 
@@ -108,28 +104,9 @@ static void client_release(cuzkd_server *srv, cuzkd_client *c) {
     pthread_mutex_unlock(&srv->jobs_lock);
 }
 
-/* Hand the job's slot (and a handle) to the watcher. */
-static void track(cuzkd_server *srv, cuzkd_client *c, cuzk_job *job) {
-    cuzkd_tracked *t = calloc(1, sizeof *t);
-    pthread_mutex_lock(&srv->jobs_lock);
-    if (t) {
-        t->job = job;
-        t->client = c;
-        t->next = srv->tracked;
-        srv->tracked = t;
-        srv->n_tracked++;
-    } else {
-        /* Cannot track it: free the slot now rather than leak it. */
-        client_release_locked(srv, c);
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    if (!t)
-        cuzk_job_release(job);
-}
-
-static void remember_locked(cuzkd_server *srv, const cuzkd_tracked *t) {
+static void remember_locked(cuzkd_server *srv, const cuzkd_tracked *t, cuzk_job *job) {
     cuzk_job_info info;
-    cuzk_job_status(t->job, &info, NULL, 0);
+    cuzk_job_status(job, &info, NULL, 0);
     cuzkd_recent *rc = &srv->recent[srv->n_recent++ % CUZKD_RECENT];
     memset(rc, 0, sizeof *rc);
     snprintf(rc->request_id, sizeof rc->request_id, "%s", info.request_id);
@@ -141,96 +118,108 @@ static void remember_locked(cuzkd_server *srv, const cuzkd_tracked *t) {
     rc->seconds = (rc->end_ns - info.submit_ns) / 1e9;
 }
 
-/* Retire ended jobs; returns them in a list for the caller to release
- * outside the lock. */
-static cuzkd_tracked *sweep_locked(cuzkd_server *srv) {
-    cuzkd_tracked *done = NULL;
-    for (cuzkd_tracked **pp = &srv->tracked; *pp;) {
-        cuzkd_tracked *t = *pp;
-        if (cuzk_job_await(t->job, 0, NULL) == CUZK_EBUSY) {
-            pp = &t->next;
-            continue;
-        }
-        *pp = t->next;
-        srv->n_tracked--;
-        remember_locked(srv, t);
-        client_release_locked(srv, t->client);
-        t->next = done;
-        done = t;
-    }
-    return done;
-}
-
-static void release_list(cuzkd_tracked *t) {
-    while (t) {
-        cuzkd_tracked *next = t->next;
-        cuzk_job_release(t->job);
-        free(t);
-        t = next;
-    }
-}
-
-static void *watcher_main(void *arg) {
-    cuzkd_server *srv = arg;
+/* cuzk_submit_opts.on_end of the jobs this daemon submits (an engine
+ * thread, or the thread that cancelled the job): the job leaves the list,
+ * its client's slot is freed.  One whose submit has not returned yet is
+ * only marked; track() retires it. */
+static void job_ended(void *ctx, cuzk_job *job) {
+    cuzkd_tracked *t = ctx;
+    cuzkd_server *srv = t->srv;
     pthread_mutex_lock(&srv->jobs_lock);
-    while (!srv->watcher_stop) {
-        struct timespec ts;
-        cuzkd_deadline_in(&ts, CLOCK_MONOTONIC, WATCH_INTERVAL_MS);
-        pthread_cond_timedwait(&srv->jobs_cv, &srv->jobs_lock, &ts);
-        cuzkd_tracked *done = sweep_locked(srv);
-        pthread_mutex_unlock(&srv->jobs_lock);
-        release_list(done);
-        pthread_mutex_lock(&srv->jobs_lock);
+    t->ended = 1;
+    int listed = t->listed;
+    if (listed) {
+        for (cuzkd_tracked **pp = &srv->tracked; *pp; pp = &(*pp)->next)
+            if (*pp == t) {
+                *pp = t->next;
+                break;
+            }
+        srv->n_tracked--;
+        remember_locked(srv, t, job);
+        client_release_locked(srv, t->client);
+        pthread_cond_broadcast(&srv->jobs_cv);
     }
     pthread_mutex_unlock(&srv->jobs_lock);
-    return NULL;
+    if (listed) {
+        cuzk_job_release(t->job); /* the engine holds its own reference */
+        free(t);
+    }
+}
+
+/* After cuzk_submit made the job: list it until job_ended, or retire it at
+ * once if it has ended already. */
+static void track(cuzkd_server *srv, cuzkd_tracked *t, cuzk_job *job) {
+    pthread_mutex_lock(&srv->jobs_lock);
+    t->job = job;
+    int ended = t->ended;
+    if (ended) {
+        remember_locked(srv, t, job);
+        client_release_locked(srv, t->client);
+    } else {
+        t->listed = 1;
+        t->next = srv->tracked;
+        srv->tracked = t;
+        srv->n_tracked++;
+    }
+    pthread_mutex_unlock(&srv->jobs_lock);
+    if (ended) {
+        cuzk_job_release(job);
+        free(t);
+    }
 }
 
 cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err) {
+    (void)err;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&srv->jobs_lock, NULL);
-    for (unsigned i = 0; i < CUZKD_RID_STRIPES; i++)
-        pthread_mutex_init(&srv->rid_locks[i], NULL);
     pthread_cond_init(&srv->jobs_cv, &ca);
     pthread_condattr_destroy(&ca);
-    if (pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
-        return cuzk_fail(err, CUZK_EINTERNAL, "cannot start the job watcher thread");
-    srv->watcher_started = 1;
     return CUZK_OK;
 }
 
 void cuzkd_jobs_stop(cuzkd_server *srv) {
-    if (srv->watcher_started) {
-        pthread_mutex_lock(&srv->jobs_lock);
-        srv->watcher_stop = 1;
-        pthread_cond_broadcast(&srv->jobs_cv);
-        pthread_mutex_unlock(&srv->jobs_lock);
-        pthread_join(srv->watcher, NULL);
-        srv->watcher_started = 0;
-    }
+    /* After the engine is destroyed: every job has ended and been retired
+     * by job_ended; what is left (none, unless a notification was lost)
+     * is released here. */
     pthread_mutex_lock(&srv->jobs_lock);
-    cuzkd_tracked *all = sweep_locked(srv); /* ended ones, for the record */
     cuzkd_tracked *rest = srv->tracked;
     for (cuzkd_tracked *t = rest; t; t = t->next)
         client_release_locked(srv, t->client);
     srv->tracked = NULL;
     srv->n_tracked = 0;
-    rid_free_all(srv);
     pthread_mutex_unlock(&srv->jobs_lock);
-    release_list(all);
-    release_list(rest);
+    while (rest) {
+        cuzkd_tracked *next = rest->next;
+        cuzk_job_release(rest->job);
+        free(rest);
+        rest = next;
+    }
 }
 
 unsigned cuzkd_jobs_cancel_all(cuzkd_server *srv) {
-    unsigned n = 0;
+    /* The request ids are copied under the lock and the jobs cancelled
+     * outside it: a cancel ends the job, whose notification takes the
+     * lock. */
     pthread_mutex_lock(&srv->jobs_lock);
-    /* cuzk_job_cancel only marks the job and wakes the scheduler; engine
-     * threads never take jobs_lock, so calling it here cannot deadlock. */
-    for (cuzkd_tracked *t = srv->tracked; t; t = t->next)
-        n += cuzk_job_cancel(t->job) == CUZK_OK;
+    unsigned n_ids = srv->n_tracked, k = 0;
+    char (*ids)[CUZK_ID_MAX + 1] = n_ids ? calloc(n_ids, sizeof *ids) : NULL;
+    for (cuzkd_tracked *t = srv->tracked; ids && t && k < n_ids; t = t->next) {
+        cuzk_job_info info;
+        cuzk_job_status(t->job, &info, NULL, 0);
+        memcpy(ids[k++], info.request_id, sizeof ids[0]);
+    }
     pthread_mutex_unlock(&srv->jobs_lock);
+    unsigned n = 0;
+    for (unsigned i = 0; i < k; i++) {
+        cuzk_job *job;
+        if (cuzk_job_find(srv->engine, &job, ids[i], NULL) != CUZK_OK)
+            continue;
+        n += cuzk_job_cancel(job) == CUZK_OK;
+        cuzk_job_release(job);
+    }
+    free(ids);
     return n;
 }
 
@@ -286,69 +275,6 @@ json_t *cuzkd_jobs_json(cuzkd_server *srv, size_t max_active) {
     }
     pthread_mutex_unlock(&srv->jobs_lock);
     return json_pack("{s:o, s:o}", "active", active, "recent", recent);
-}
-
-/* ---- request ids and their content ----------------------------------------------- */
-
-static unsigned rid_bucket(const char *id) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 16777619u;
-    return h % CUZKD_RID_BUCKETS;
-}
-
-/* jobs_lock held: forget ids whose job the engine no longer keeps. */
-static void rid_prune_locked(cuzkd_server *srv) {
-    for (unsigned b = 0; b < CUZKD_RID_BUCKETS; b++)
-        for (cuzkd_rid **pp = &srv->rids[b]; *pp;) {
-            cuzk_job *job;
-            if (cuzk_job_find(srv->engine, &job, (*pp)->request_id, NULL) == CUZK_OK) {
-                cuzk_job_release(job);
-                pp = &(*pp)->next;
-                continue;
-            }
-            cuzkd_rid *dead = *pp;
-            *pp = dead->next;
-            free(dead);
-            srv->n_rids--;
-        }
-    srv->rids_prune_at = srv->n_rids * 2 > RID_PRUNE_MIN ? srv->n_rids * 2 : RID_PRUNE_MIN;
-}
-
-/* Record |digest| for |id| (a new job), or compare it with the recorded
- * one (an attach).  Returns 0 when an attach carries other content. */
-static int rid_record(cuzkd_server *srv, const char *id, const uint8_t digest[32], int attach) {
-    unsigned b = rid_bucket(id);
-    int same = 1;
-    pthread_mutex_lock(&srv->jobs_lock);
-    cuzkd_rid *e = srv->rids[b];
-    while (e && strcmp(e->request_id, id))
-        e = e->next;
-    if (e && attach) {
-        same = !memcmp(e->digest, digest, 32);
-    } else if (!attach) {
-        if (!e && (e = calloc(1, sizeof *e))) {
-            snprintf(e->request_id, sizeof e->request_id, "%s", id);
-            e->next = srv->rids[b];
-            srv->rids[b] = e;
-            if (++srv->n_rids >= (srv->rids_prune_at ? srv->rids_prune_at : RID_PRUNE_MIN))
-                rid_prune_locked(srv);
-        }
-        if (e)
-            memcpy(e->digest, digest, 32);
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    return same;
-}
-
-static void rid_free_all(cuzkd_server *srv) {
-    for (unsigned b = 0; b < CUZKD_RID_BUCKETS; b++)
-        while (srv->rids[b]) {
-            cuzkd_rid *e = srv->rids[b];
-            srv->rids[b] = e->next;
-            free(e);
-        }
-    srv->n_rids = 0;
 }
 
 /* ---- submit ----------------------------------------------------------------------- */
@@ -549,156 +475,42 @@ static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result 
     return 1;
 }
 
-/* Every witness against the key: readable, well formed, same curve, as
- * many values as the key has wires.  0 after replying 400. */
-static int check_witnesses(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
-                           enum MHD_Result *reply) {
-    for (size_t i = 0; i < q->n; i++) {
-        cuzk_error err = {0};
-        cuzk_curve wc;
-        uint64_t nw;
-        cuzk_status s =
-            cuzk_wtns_inspect(&wc, &nw, q->w[i].path, q->w[i].data, q->w[i].size, &err);
-        if (s != CUZK_OK) {
-            *reply = http_error(r, 400, cuzk_status_name(s), "witness %zu: %s", i, err.msg);
-            return 0;
-        }
-        if (wc != key->curve) {
-            *reply = http_error(r, 400, "ECURVE", "witness %zu is for %s, key %s is for %s", i,
-                                cuzk_curve_snarkjs_name(wc), key->id,
-                                cuzk_curve_snarkjs_name(key->curve));
-            return 0;
-        }
-        if (nw != key->n_vars) {
-            *reply =
-                http_error(r, 400, "EMISMATCH", "witness %zu has %llu values, key %s needs %llu", i,
-                           (unsigned long long)nw, key->id, (unsigned long long)key->n_vars);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The circuit of an inputs job: the request's, else the key's.  Every input
- * parsed against it (and dropped: the engine parses it again where the
- * witness is computed).  0 after replying.  |*wasm| the request's circuit
- * as a real path (for cuzk_submit), or "" for the key's. */
-static int check_inputs(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
-                        char *wasm, size_t wasm_n, enum MHD_Result *reply) {
+/* The engine's checks of every witness or input against the key
+ * (cuzk_submit_check), after the circuit of inputs (the request's, else
+ * the key's) is compiled or loaded here, counted against max_circuits.
+ * 0 after replying. */
+static int check_job(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
+                     const cuzk_submit_opts *o, enum MHD_Result *reply) {
     cuzkd_server *srv = r->srv;
-    char path[4096];
+    const cuzk_wc_circuit *c = NULL;
     cuzk_error err = {0};
-    wasm[0] = 0;
-    if (q->circuit) {
-        if (!realpath(q->circuit, path)) {
-            *reply = http_error(r, 404, "ENOTFOUND", "circuit %s: no such file", q->circuit);
+    cuzk_status s;
+    if (q->inputs) {
+        char path[4096];
+        if (o->circuit) {
+            snprintf(path, sizeof path, "%s", o->circuit);
+        } else if (!cuzkd_circuit_of_key(srv, key->id, path, sizeof path)) {
+            *reply = http_error(r, 400, "EINVAL",
+                                "key %s has no circuit registered: name the .wasm with "
+                                "\"circuit\" (or register it with the key: POST /v1/keys with "
+                                "\"circuit\")",
+                                key->id);
             return 0;
         }
-        snprintf(wasm, wasm_n, "%s", path);
-    } else if (!cuzkd_circuit_of_key(srv, key->id, path, sizeof path)) {
-        *reply = http_error(r, 400, "EINVAL",
-                            "key %s has no circuit registered: name the .wasm with \"circuit\" "
-                            "(or register it with the key: POST /v1/keys with \"circuit\")",
-                            key->id);
-        return 0;
-    }
-    const cuzk_wc_circuit *c;
-    cuzk_status s = cuzkd_circuit_get(srv, path, &c, &err);
-    if (s != CUZK_OK) {
-        *reply = http_error_status(r, s, err.msg);
-        return 0;
-    }
-    cuzk_curve cc = cuzk_wc_circuit_curve(c);
-    if (cc != key->curve) {
-        *reply = http_error(r, 400, "ECURVE", "circuit %s is for %s, key %s is for %s", path,
-                            cuzk_curve_snarkjs_name(cc), key->id,
-                            cuzk_curve_snarkjs_name(key->curve));
-        cuzkd_circuit_put(srv, c);
-        return 0;
-    }
-    if (cuzk_wc_circuit_n_witness(c) != key->n_vars) {
-        *reply = http_error(r, 400, "EMISMATCH",
-                            "circuit %s computes %u witness values, key %s needs %llu", path,
-                            cuzk_wc_circuit_n_witness(c), key->id,
-                            (unsigned long long)key->n_vars);
-        cuzkd_circuit_put(srv, c);
-        return 0;
-    }
-    for (size_t i = 0; i < q->n; i++) {
-        cuzk_wc_input *in = NULL;
-        /* No valid input has more values than the circuit has input
-         * signals: counted before the parse, which costs far more memory
-         * than the text (a few MiB of zeros would take gigabytes).  Some
-         * slack leaves small mistakes to the witness layer's own words. */
-        size_t n_sig = cuzk_wc_circuit_n_inputs(c), most = 2 * n_sig + 1024;
-        if (json_scalars(q->w[i].input_json, q->w[i].input_json + q->w[i].input_len, most) >
-            most)
-            s = cuzk_fail(&err, CUZK_EMISMATCH,
-                          "far more values than the circuit's %zu input signals (not parsed)",
-                          n_sig);
-        else
-            s = cuzk_wc_input_parse(&in, c, q->w[i].input_json, q->w[i].input_len, &err);
-        /* Found by the witness calculation otherwise, as a failed job; the
-         * same words as the witness layer's (and snarkjs's). */
-        if (s == CUZK_OK && cuzk_wc_input_count(in) < cuzk_wc_circuit_n_inputs(c))
-            s = cuzk_fail(&err, CUZK_EMISMATCH,
-                          "Not all inputs have been set. Only %zu out of %u (%zu value%s "
-                          "missing; a circom .wasm holds no signal names to say which)",
-                          cuzk_wc_input_count(in), cuzk_wc_circuit_n_inputs(c),
-                          cuzk_wc_circuit_n_inputs(c) - cuzk_wc_input_count(in),
-                          cuzk_wc_circuit_n_inputs(c) - cuzk_wc_input_count(in) == 1 ? "" : "s");
-        cuzk_wc_input_free(in);
-        if (s == CUZK_OK)
-            continue;
-        /* The client's data: 400 whatever the witness layer's kind. */
-        unsigned code = s == CUZK_ENOMEM ? 503 : s == CUZK_EUNSUPPORTED ? 500 : 400;
-        char where[32];
-        if (q->single_input)
-            snprintf(where, sizeof where, "input");
-        else
-            snprintf(where, sizeof where, "inputs[%zu]", i);
-        *reply = http_error(r, code, cuzk_status_name(s), "%s: %s", where, err.msg);
-        cuzkd_circuit_put(srv, c);
-        return 0;
-    }
-    cuzkd_circuit_put(srv, c);
-    return 1;
-}
-
-/* What a job proves: the key as named, the circuit, and every witness
- * (the bytes of an upload or of an input; a file by its path, identity,
- * size and modification time, which is what can be known without reading
- * it again).  Two submits with one request id must agree on it. */
-static void submit_digest(const submit_req *q, uint8_t out[32]) {
-    cuzk_sha256 h;
-    cuzk_sha256_init(&h);
-    uint64_t head[2] = {q->n, (uint64_t)q->inputs};
-    cuzk_sha256_update(&h, head, sizeof head);
-    cuzk_sha256_update(&h, q->key, strlen(q->key) + 1);
-    const char *c = q->circuit ? q->circuit : "";
-    cuzk_sha256_update(&h, c, strlen(c) + 1);
-    for (size_t i = 0; i < q->n; i++) {
-        const cuzk_witness *w = &q->w[i];
-        if (w->path) {
-            struct stat st;
-            uint64_t id[5] = {0};
-            if (stat(w->path, &st) == 0) {
-                id[0] = (uint64_t)st.st_dev, id[1] = (uint64_t)st.st_ino;
-                id[2] = (uint64_t)st.st_size, id[3] = (uint64_t)st.st_mtim.tv_sec;
-                id[4] = (uint64_t)st.st_mtim.tv_nsec;
-            }
-            cuzk_sha256_update(&h, "P", 1);
-            cuzk_sha256_update(&h, w->path, strlen(w->path) + 1);
-            cuzk_sha256_update(&h, id, sizeof id);
-        } else {
-            const void *p = w->data ? w->data : (const void *)w->input_json;
-            uint64_t n = w->data ? w->size : w->input_len;
-            cuzk_sha256_update(&h, w->data ? "D" : "I", 1);
-            cuzk_sha256_update(&h, &n, sizeof n);
-            cuzk_sha256_update(&h, p, (size_t)n);
+        if ((s = cuzkd_circuit_get(srv, path, &c, &err)) != CUZK_OK) {
+            *reply = http_error_status(r, s, err.msg);
+            return 0;
         }
     }
-    cuzk_sha256_final(&h, out);
+    s = cuzk_submit_check(srv->engine, o, &err);
+    if (c)
+        cuzkd_circuit_put(srv, c);
+    if (s == CUZK_OK)
+        return 1;
+    /* The client's data: 400 whatever the kind, but for what is not. */
+    unsigned code = s == CUZK_ENOMEM ? 503 : s == CUZK_EUNSUPPORTED && q->inputs ? 500 : 400;
+    *reply = http_error(r, code, cuzk_status_name(s), "%s", err.msg);
+    return 0;
 }
 
 static int refuse_draining(cuzkd_request *r, enum MHD_Result *reply) {
@@ -761,57 +573,10 @@ int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply) {
     return 0;
 }
 
-static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
-    cuzkd_server *srv = r->srv;
-    enum MHD_Result reply = MHD_NO;
-    if (refuse_draining(r, &reply))
-        return reply;
-    cuzk_key_info key;
-    cuzk_error err = {0};
-    cuzk_status s;
-    cuzkd_client *c = NULL;
-    char wasm[4096] = "";
-    /* Attaching proves nothing: the engine checks that key and partition
-     * count match the job's, so the key need not even be resident. */
-    int attach = !srv->fleet && attaches(srv, q->request_id);
-    if (!attach) {
-        if ((s = cuzkd_key_ready(srv, q->key, &key, &err)) != CUZK_OK)
-            return s == CUZK_ENOTFOUND ? http_error(r, 404, "ENOTFOUND",
-                                                    "unknown key '%s': neither a key id nor "
-                                                    "a readable .zkey path",
-                                                    q->key)
-                                       : http_error_status(r, s, err.msg);
-        if (q->inputs ? !check_inputs(r, q, &key, wasm, sizeof wasm, &reply)
-                      : !check_witnesses(r, q, &key, &reply))
-            return reply;
-        if (!(c = client_reserve(srv, r->client)))
-            return http_error(r, 429, "too_many_jobs",
-                              "client %s already has %u jobs in flight (max_jobs_per_client)",
-                              r->client, srv->cfg->max_jobs_per_client);
-    }
-    if (srv->fleet) { /* queued in the fleet's database (fleet.c) */
-        client_release(srv, c);
-        return cuzkd_fleet_submit(r, &(cuzkd_fleet_job){&key, q->request_id, q->priority,
-                                                        q->deadline_ms, q->w, q->n,
-                                                        wasm[0] ? wasm : NULL});
-    }
-    char attach_key[CUZK_ID_MAX + 1] = "";
-    if (attach && q->key[0] != '/')
-        cuzkd_key_unalias(srv, q->key, attach_key);
-    cuzk_submit_opts o = {.key = attach ? (attach_key[0] ? attach_key : q->key) : key.id,
-                          .request_id = q->request_id,
-                          .priority = q->priority,
-                          .deadline_ms = q->deadline_ms,
-                          .witnesses = q->w,
-                          .n_witnesses = q->n,
-                          .circuit = wasm[0] ? wasm : NULL};
-    cuzk_job *job = NULL;
-    int attached = 0;
-    /* Uploaded witnesses stay where they were received: each holds a
-     * reference to the upload buffer, dropped by the engine's release call
-     * once synthesis has read it.  The engine calls release only for a job
-     * it accepted (not attached): otherwise the references are taken back
-     * here and the buffer returns to the pool when the request ends. */
+/* Uploaded witnesses stay where they were received: each holds a
+ * reference to the upload buffer, dropped by the engine's release call
+ * once synthesis has read it.  Returns how many were handed. */
+static size_t hand_uploads(cuzkd_request *r, submit_req *q) {
     size_t handed = 0;
     if (r->upload && !q->inputs)
         for (size_t i = 0; i < q->n; i++)
@@ -822,50 +587,95 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
             }
     if (handed)
         atomic_fetch_add(&r->upload->refs, (unsigned)handed);
-    /* The job and the record of its content are made under one stripe
-     * lock: otherwise a racing submit of the same id with other content
-     * could attach between the two and find no digest to compare. */
-    uint8_t digest[32];
-    pthread_mutex_t *rid_lock = NULL;
-    if (q->request_id) {
-        submit_digest(q, digest);
-        rid_lock = &srv->rid_locks[rid_bucket(q->request_id) % CUZKD_RID_STRIPES];
-        pthread_mutex_lock(rid_lock);
+    return handed;
+}
+
+static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
+    cuzkd_server *srv = r->srv;
+    enum MHD_Result reply = MHD_NO;
+    if (refuse_draining(r, &reply))
+        return reply;
+    cuzk_key_info key;
+    cuzk_error err = {0};
+    cuzk_status s;
+    char wasm[4096] = "", attach_key[CUZK_ID_MAX + 1] = "";
+    /* The request's circuit by its real path, attach or not: the engine
+     * compares it with the job's. */
+    if (q->circuit && !realpath(q->circuit, wasm)) {
+        if (!attaches(srv, q->request_id))
+            return http_error(r, 404, "ENOTFOUND", "circuit %s: no such file", q->circuit);
+        snprintf(wasm, sizeof wasm, "%s", q->circuit);
     }
+    cuzk_submit_opts o = {.key = q->key,
+                          .request_id = q->request_id,
+                          .priority = q->priority,
+                          .deadline_ms = q->deadline_ms,
+                          .witnesses = q->w,
+                          .n_witnesses = q->n,
+                          .circuit = wasm[0] ? wasm : NULL};
+    /* Attaching proves nothing: the engine checks that key, partitions
+     * and content match the job's, so the key need not even be resident. */
+    int attach = !srv->fleet && attaches(srv, q->request_id);
+    if (attach && q->key[0] != '/') {
+        cuzkd_key_unalias(srv, q->key, attach_key);
+        o.key = attach_key;
+    } else if (!attach) {
+        if ((s = cuzkd_key_ready(srv, q->key, &key, &err)) != CUZK_OK)
+            return s == CUZK_ENOTFOUND ? http_error(r, 404, "ENOTFOUND",
+                                                    "unknown key '%s': neither a key id nor "
+                                                    "a readable .zkey path",
+                                                    q->key)
+                                       : http_error_status(r, s, err.msg);
+        o.key = key.id;
+        if (!check_job(r, q, &key, &o, &reply))
+            return reply;
+    }
+    if (srv->fleet) /* queued in the fleet's database (fleet.c) */
+        return cuzkd_fleet_submit(r, &(cuzkd_fleet_job){&key, q->request_id, q->priority,
+                                                        q->deadline_ms, q->w, q->n, o.circuit});
+    cuzkd_client *c = NULL;
+    cuzkd_tracked *t = NULL;
+    if (!attach) {
+        if (!(c = client_reserve(srv, r->client)))
+            return http_error(r, 429, "too_many_jobs",
+                              "client %s already has %u jobs in flight (max_jobs_per_client)",
+                              r->client, srv->cfg->max_jobs_per_client);
+        if (!(t = calloc(1, sizeof *t))) {
+            client_release(srv, c);
+            return http_error(r, 503, "ENOMEM", "out of memory");
+        }
+        t->srv = srv;
+        t->client = c;
+        o.on_end = job_ended;
+        o.on_end_ctx = t;
+    }
+    cuzk_job *job = NULL;
+    int attached = 0;
+    /* The engine calls release only for a job it accepted (not attached):
+     * otherwise the references are taken back here and the buffer returns
+     * to the pool when the request ends. */
+    size_t handed = hand_uploads(r, q);
     s = cuzk_submit(srv->engine, &job, &attached, &o, &err);
-    int same = s != CUZK_OK || !q->request_id || rid_record(srv, q->request_id, digest, attached);
-    if (rid_lock)
-        pthread_mutex_unlock(rid_lock);
     if (handed && (s != CUZK_OK || attached))
         atomic_fetch_sub(&r->upload->refs, (unsigned)handed);
-    if (s != CUZK_OK) {
-        if (c)
-            client_release(srv, c);
+    if (t && (s != CUZK_OK || attached)) { /* no job of ours: nothing will call job_ended */
+        client_release(srv, c);
+        free(t);
+        t = NULL;
+    }
+    if (s == CUZK_ECONFLICT)
+        return http_error(r, 409, "request_id_reused", "%s", err.msg);
+    if (s != CUZK_OK)
         return http_error_status(r, s, err.msg);
-    }
-    if (!same) {
-        /* The engine attached (nothing was submitted): only the handle
-         * and the slot taken for a new job are given back. */
-        if (c)
-            client_release(srv, c);
-        cuzk_job_release(job);
-        return http_error(r, 409, "request_id_reused",
-                          "request id '%s' belongs to a job with other content (key, "
-                          "circuit or witnesses differ): use a new request id",
-                          q->request_id);
-    }
     cuzk_job_info info;
     cuzk_job_status(job, &info, NULL, 0);
     json_t *body = json_pack("{s:I, s:s, s:b, s:I}", "job_id", (json_int_t)info.id, "request_id",
                              info.request_id, "attached", attached, "partitions",
                              (json_int_t)info.n_partitions);
-    if (c && !attached) {
-        track(srv, c, job);
-    } else {
-        if (c)
-            client_release(srv, c);
+    if (t)
+        track(srv, t, job);
+    else
         cuzk_job_release(job);
-    }
     LOG_DEBUG("jobs", "job %s %s: key %s, %zu partition(s), client %s", info.request_id,
               attached ? "attached" : "submitted", info.key, q->n, r->client);
     return http_json(r, 202, body);

@@ -45,9 +45,10 @@
  *     have it by then), and reconnects with backoff; finished results wait
  *     for the connection and are committed if the lease is still theirs.
  *   - The thread sleeps in poll() on the database socket (NOTIFY of new,
- *     ended and cancelled jobs) and on a pipe that a small waiter thread
- *     per held job writes to when the engine ends it, so neither a new job
- *     nor a finished one waits for a tick.  Measured (docs/PERFORMANCE.md):
+ *     ended and cancelled jobs) and on a pipe that the engine's end-of-job
+ *     call of a held job writes to (cuzk_submit_opts.on_end), so neither a
+ *     new job nor a finished one waits for a tick, and no thread per job
+ *     waits for it.  Measured (docs/PERFORMANCE.md):
  *     a 20 ms tick and a five-round-trip submit made the queue cost 24.8 ms
  *     a job at the median; now 1.8 ms (with the claim, commit and renewal
  *     statements prepared once per connection: planning them cost more
@@ -62,8 +63,9 @@
  * its claims match) is fleet_rows.c; what both share is fleet_int.h.
  *
  * What this file must not do: block an engine thread (the engine is only
- * called through its thread-safe API: submit, await, cancel; only the
- * waiter threads await without a limit), or hold srv->jobs_lock.  Without libpq it compiles to stubs
+ * called through its thread-safe API: submit, await with a zero timeout,
+ * cancel; its end-of-job call only writes to a pipe), or hold
+ * srv->jobs_lock.  Without libpq it compiles to stubs
  * that refuse a configured fleet_db.
  */
 #define _GNU_SOURCE

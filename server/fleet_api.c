@@ -157,7 +157,7 @@ static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, cuzkd_request *r, const cu
         /* The id is taken: the same content attaches; a job of that id
          * that failed, was cancelled or expired is replaced (as the engine
          * does); other content is refused. */
-        const char *sel = "SELECT id, request_id, content_sha, state FROM cuzk_fleet_jobs "
+        const char *sel = "SELECT id, request_id, content_sha, state, key_sha, n_partitions FROM cuzk_fleet_jobs "
                           "WHERE request_id = $1 FOR UPDATE";
         PGresult *old = fleet_db_exec(c, sel, 1, v, NULL, NULL, 0, why, why_n);
         if (!old)
@@ -180,7 +180,12 @@ static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, cuzkd_request *r, const cu
         o->id = atoll(PQgetvalue(old, 0, 0));
         snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(old, 0, 1));
         if (strcmp(PQgetvalue(old, 0, 2), content)) {
-            o->mismatch = 1;
+            /* as the engine says it: another key or number of partitions
+             * is a mismatch, the same with other witnesses a conflict */
+            o->mismatch = strcmp(PQgetvalue(old, 0, 4), ksha) ||
+                                  atoll(PQgetvalue(old, 0, 5)) != (long long)j->n
+                              ? 1
+                              : 2;
             PQclear(old);
             fleet_db_cmd(c, "ROLLBACK", why, why_n);
             return TX_OK;
@@ -235,14 +240,13 @@ enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
     if (!parts)
         return http_error(r, 503, "ENOMEM", "out of memory");
     enum MHD_Result reply = MHD_NO;
-    int inputs = j->n && j->w[0].input_json;
-    /* The content hash: what a resubmit must match to attach. */
-    cuzk_sha256 s;
-    cuzk_sha256_init(&s);
-    cuzk_sha256_update(&s, ksha, 64);
-    cuzk_sha256_update(&s, inputs ? "I" : "W", 1);
-    if (j->circuit)
-        cuzk_sha256_update(&s, j->circuit, strlen(j->circuit) + 1);
+    /* The witnesses as the bytes the row keeps (files read whole), for the
+     * engine's content digest. */
+    cuzk_witness *held = calloc(j->n ? j->n : 1, sizeof *held);
+    if (!held) {
+        free(parts);
+        return http_error(r, 503, "ENOMEM", "out of memory");
+    }
     for (size_t i = 0; i < j->n; i++) {
         const cuzk_witness *w = &j->w[i];
         if (w->input_json) {
@@ -260,12 +264,24 @@ enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
                                "per partition", i);
             goto out;
         }
-        uint64_t len = parts[i].n;
-        cuzk_sha256_update(&s, &len, sizeof len);
-        cuzk_sha256_update(&s, parts[i].p, parts[i].n);
+        if (j->w[i].input_json)
+            held[i].input_json = parts[i].p, held[i].input_len = parts[i].n;
+        else
+            held[i].data = parts[i].p, held[i].size = parts[i].n;
     }
+    /* The content hash, what a resubmit must match to attach: the key by
+     * its hash (nodes name it by their own paths), then the engine's
+     * digest of the job (cuzk_submit_digest), as one node's engine
+     * compares its own jobs. */
     uint8_t d[32];
     char content[65];
+    cuzk_submit_digest(&(cuzk_submit_opts){.witnesses = held, .n_witnesses = j->n,
+                                           .circuit = j->circuit},
+                       d);
+    cuzk_sha256 s;
+    cuzk_sha256_init(&s);
+    cuzk_sha256_update(&s, ksha, 64);
+    cuzk_sha256_update(&s, d, sizeof d);
     cuzk_sha256_final(&s, d);
     cuzk_sha256_to_hex(content, d);
 
@@ -288,10 +304,15 @@ enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
         reply = http_error(r, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", o.why);
     else if (tr == TX_FAIL)
         reply = http_error(r, 500, "EINTERNAL", "fleet database: %s", o.why);
-    else if (o.mismatch)
+    else if (o.mismatch == 1)
         reply = http_error(r, 409, "EMISMATCH",
-                           "request id %s names a job of other content (key, partitions, "
-                           "witnesses or inputs)",
+                           "request id %s belongs to a job with another key or another number "
+                           "of partitions",
+                           o.request_id);
+    else if (o.mismatch)
+        reply = http_error(r, 409, "request_id_reused",
+                           "request id '%s' belongs to a job with other content (key, circuit or "
+                           "witnesses differ): use a new request id",
                            o.request_id);
     else {
         LOG_DEBUG("fleet", "job %s %s: key %s, %zu partition(s), client %s", o.request_id,
@@ -305,6 +326,7 @@ out:
     for (size_t i = 0; i < j->n; i++)
         free(parts[i].own);
     free(parts);
+    free(held);
     return reply;
 }
 

@@ -29,8 +29,6 @@
  * one partition). */
 typedef struct held {
     cuzkd_fleet *f;
-    pthread_t waiter; /* waits for the engine's outcome, then wakes the thread */
-    int waiter_started;
     int64_t id; /* the fleet job */
     int idx;    /* its partition */
     int epoch;
@@ -110,8 +108,8 @@ struct cuzkd_fleet {
     pthread_mutex_t hash_lock;
     key_hash *hashes;
 
-    /* the fleet thread's own; wake[]: a pipe that held jobs' waiters write
-     * to when their job ends */
+    /* the fleet thread's own; wake[]: a non-blocking pipe the engine's
+     * end-of-job call of a held job writes to (held_ended) */
     int wake[2];
     PGconn *conn;
     held *held;

@@ -102,20 +102,18 @@ static uint8_t *proofs_raw(cuzk_job *job, size_t *len) {
     return buf;
 }
 
-/* One per held job: the fleet thread learns of the job's end at once
- * instead of at its next tick. */
-static void *waiter_main(void *arg) {
-    held *h = arg;
-    cuzk_job_await(h->job, -1, NULL);
-    ssize_t w = write(h->f->wake[1], "x", 1);
+/* cuzk_submit_opts.on_end of the jobs the node hands its engine: the
+ * fleet thread learns of the end at once instead of at its next tick.
+ * On an engine thread: one write to a non-blocking pipe, nothing else. */
+static void held_ended(void *ctx, cuzk_job *job) {
+    (void)job;
+    cuzkd_fleet *f = ctx;
+    ssize_t w = write(f->wake[1], "x", 1);
     (void)w; /* a full pipe already says "look" */
-    return NULL;
 }
 
 /* Free |h|; a job not ended yet must have been cancelled. */
 static void held_free(held *h) {
-    if (h->waiter_started)
-        pthread_join(h->waiter, NULL);
     if (h->job)
         cuzk_job_release(h->job);
     free(h->result_json);
@@ -486,8 +484,18 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     }
     char local_id[CUZK_ID_MAX + 1];
     snprintf(local_id, sizeof local_id, "fleet.%lld.%d.%d", (long long)h->id, h->idx, h->epoch);
+    /* A claim is never submitted twice: (job, partition, epoch) is what it
+     * proves, and hashing its witness would only cost time. */
+    uint8_t digest[32];
+    cuzk_sha256 d;
+    cuzk_sha256_init(&d);
+    cuzk_sha256_update(&d, local_id, strlen(local_id));
+    cuzk_sha256_final(&d, digest);
     cuzk_submit_opts o = {.key = ref,
                           .request_id = local_id,
+                          .digest = digest,
+                          .on_end = held_ended,
+                          .on_end_ctx = f,
                           .priority = (cuzk_priority)prio,
                           .deadline_ms = left > 0 ? (uint64_t)left : 0,
                           .witnesses = w,
@@ -503,7 +511,6 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
                 free((void *)w[i].data);
     free(w);
     if (s == CUZK_OK) {
-        h->waiter_started = pthread_create(&h->waiter, NULL, waiter_main, h) == 0;
         LOG_DEBUG("fleet", "job %s partition %d claimed (epoch %d)", h->request_id, h->idx,
                   h->epoch);
         return;

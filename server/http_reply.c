@@ -85,6 +85,7 @@ unsigned http_code_for_status(cuzk_status s) {
     case CUZK_ENOTFOUND:
         return 404;
     case CUZK_EMISMATCH:
+    case CUZK_ECONFLICT:
         return 409;
     case CUZK_EBUSY:
     case CUZK_ECANCELLED:

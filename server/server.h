@@ -6,7 +6,7 @@
  *   http.c        listeners, libmicrohttpd glue, routing, auth, limits,
  *                 errors, HTTP counters (http.h)
  *   api_jobs.c    submit, job status, result, cancel; per-client job
- *                 accounting and the watcher thread that retires jobs
+ *                 accounting, retired by the engine's end-of-job call
  *   api_keys.c    key list, import, preload, evict; the circuits
  *                 registered with keys (circuit.c)
  *   circuit.c     circuits (circom .wasm) known to the daemon: which key
@@ -50,23 +50,14 @@ typedef struct cuzkd_client {
     struct cuzkd_client *next;
 } cuzkd_client;
 
-/* A job this daemon submitted, until it ends. */
-/* What a request id was first submitted with (api_jobs.c): a resubmit with
- * the same id must carry the same content to attach to the job. */
-typedef struct cuzkd_rid {
-    char request_id[CUZK_ID_MAX + 1];
-    uint8_t digest[32];
-    struct cuzkd_rid *next;
-} cuzkd_rid;
-
-#define CUZKD_RID_BUCKETS 1024
-/* Submits of request ids that hash to one stripe are serialized (see
- * rid_locks below). */
-#define CUZKD_RID_STRIPES 32
-
+/* A job this daemon submitted, until it ends (api_jobs.c); the context of
+ * its end-of-job call.  Under jobs_lock but |srv|, set before submit. */
 typedef struct cuzkd_tracked {
-    cuzk_job *job;
+    struct cuzkd_server *srv;
+    cuzk_job *job; /* the daemon's handle, set once cuzk_submit returned */
     cuzkd_client *client;
+    int listed;    /* in srv->tracked */
+    int ended;     /* the end-of-job call came */
     struct cuzkd_tracked *next;
 } cuzkd_tracked;
 
@@ -161,27 +152,16 @@ typedef struct cuzkd_server {
     int gpu_count;
     char gpu_error[256];
 
-    /* Jobs and clients (api_jobs.c).  jobs_lock is the daemon's alone: no
-     * engine thread takes it; holders call only cheap engine reads. */
+    /* Jobs and clients (api_jobs.c).  Engine threads take jobs_lock only in
+     * the end-of-job call, for a few list operations; holders never wait
+     * and call only cheap engine reads (never cuzk_job_cancel). */
     pthread_mutex_t jobs_lock;
-    pthread_cond_t jobs_cv;
+    pthread_cond_t jobs_cv; /* a tracked job ended */
     cuzkd_client *clients;
     cuzkd_tracked *tracked;
     unsigned n_tracked;
     cuzkd_recent recent[CUZKD_RECENT];
     unsigned n_recent; /* total ever added; ring index = n % CUZKD_RECENT */
-    pthread_t watcher;
-    int watcher_started, watcher_stop;
-    /* Request id -> content digest, for the jobs the engine still knows
-     * (pruned against it as the table grows). */
-    cuzkd_rid *rids[CUZKD_RID_BUCKETS];
-    size_t n_rids, rids_prune_at;
-    /* Held across cuzk_submit and the record of its digest for one
-     * request id (stripe = bucket % CUZKD_RID_STRIPES), so that the submit
-     * creating a job has recorded its content before any other submit of
-     * the id can attach and compare.  Taken before jobs_lock, never the
-     * other way; an engine thread never takes one. */
-    pthread_mutex_t rid_locks[CUZKD_RID_STRIPES];
 
     cuzkd_http_stats http;
 
@@ -212,7 +192,7 @@ typedef struct cuzkd_server {
 /* ---- api_jobs.c ---------------------------------------------------------- */
 
 cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err);
-/* Stops the watcher and releases every tracked handle. */
+/* After the engine is destroyed: releases what is still tracked. */
 void cuzkd_jobs_stop(cuzkd_server *srv);
 /* Cancel every job this daemon submitted that is still in flight (the
  * drain's end); returns how many were cancelled. */

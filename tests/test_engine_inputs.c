@@ -456,7 +456,7 @@ static void mismatches(const fx *bn, const fx *bn_other, const fx *bls, const fx
 
     /* Named in the submit: the job fails at admission. */
     s = job_outcome(e, bn, "bn", bls->wasm, &err);
-    CHECK(s == CUZK_ECURVE && strstr(err.msg, "the key for bn128"), "job, other curve: %s (%s)",
+    CHECK(s == CUZK_ECURVE && strstr(err.msg, "is for bn128"), "job, other curve: %s (%s)",
           cuzk_status_name(s), err.msg);
     s = job_outcome(e, bn, "bn", bn_other->wasm, &err);
     CHECK(s == CUZK_EMISMATCH && strstr(err.msg, "witness values"), "job, other size: %s (%s)",
