@@ -1,7 +1,9 @@
 /*
- * The job endpoints (docs/API.md "Jobs"): submit, status, result, cancel;
- * and the daemon's record of the jobs it submitted, which enforces
- * max_jobs_per_client and feeds the status page.
+ * The job endpoints (docs/API.md "Jobs"): submit, status, result, cancel,
+ * each written once over the job store (jobs.h): in memory, or the
+ * fleet's PostgreSQL.  Here a request is parsed, checked once and
+ * answered; the store decides nothing about HTTP but the refusals it
+ * returns.
  *
  * Before a job is submitted its witnesses are checked against the key (the
  * key is loaded first if its curve and size are not known yet, the
@@ -9,23 +11,15 @@
  * (cuzk_submit_check): a witness of the wrong curve or length, a truncated
  * .wtns or an input the circuit refuses is a 400 for the client instead
  * of a job that fails later; what only the witness calculation can find
- * (a failed assert) fails the job.  A request id's content is the
- * engine's to compare (cuzk_submit: 409 when it differs).
+ * (a failed assert) fails the job.  A request that attaches to a job
+ * (same request id; the store says whether it would) is not checked:
+ * nothing is proved for it, and the engine compares its content.
  *
- * Uploaded witnesses are handed to the engine where they were received
- * (the request's upload buffer, intake.c): no copy.  Inputs are passed as
- * the bytes of the request, and the engine copies them (they are small).
- *
- * Jobs in flight are counted per client.  A job's slot is freed when it
- * ends, by the engine's notification (cuzk_submit_opts.on_end, job_ended
- * below): no thread watches, nothing polls.  The notification runs on an
- * engine thread and takes jobs_lock for a few list operations, so nothing
- * that holds jobs_lock may wait, or call into the engine for more than a
- * read of a job's status (cuzk_job_cancel, which can end a job and so
- * call the notification, is called with no lock held).
+ * Must not: hold a lock across a store call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +29,8 @@
 
 #include "cuzk_files.h"
 #include "cuzk_tools.h"
-#include "server/fleet.h"
 #include "server/http.h"
+#include "server/jobs.h"
 #include "server/log.h"
 #include "server/submit_body.h"
 
@@ -45,237 +39,6 @@
 #define MAX_DEADLINE_MS (365ULL * 24 * 3600 * 1000)
 
 static const char *const priority_names[] = {"low", "normal", "high", "critical"};
-
-/* ---- clients and tracked jobs ---------------------------------------------------- */
-
-static cuzkd_client *client_find_locked(cuzkd_server *srv, const char *name) {
-    for (cuzkd_client *c = srv->clients; c; c = c->next)
-        if (!strcmp(c->name, name))
-            return c;
-    return NULL;
-}
-
-static int limit_reached(cuzkd_server *srv, const cuzkd_client *c) {
-    unsigned max = srv->cfg->max_jobs_per_client;
-    return max && c && c->in_flight >= max;
-}
-
-int cuzkd_jobs_client_has_room(cuzkd_server *srv, const char *name) {
-    pthread_mutex_lock(&srv->jobs_lock);
-    int room = !limit_reached(srv, client_find_locked(srv, name));
-    pthread_mutex_unlock(&srv->jobs_lock);
-    return room;
-}
-
-/* Take one job slot for |name|; NULL if it is at its limit (or no memory).
- * The entry lives while it has slots. */
-static cuzkd_client *client_reserve(cuzkd_server *srv, const char *name) {
-    pthread_mutex_lock(&srv->jobs_lock);
-    cuzkd_client *c = client_find_locked(srv, name);
-    if (limit_reached(srv, c)) {
-        c = NULL;
-    } else {
-        if (!c && (c = calloc(1, sizeof *c))) {
-            snprintf(c->name, sizeof c->name, "%s", name);
-            c->next = srv->clients;
-            srv->clients = c;
-        }
-        if (c)
-            c->in_flight++;
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    return c;
-}
-
-static void client_release_locked(cuzkd_server *srv, cuzkd_client *c) {
-    if (--c->in_flight)
-        return;
-    for (cuzkd_client **pp = &srv->clients; *pp; pp = &(*pp)->next)
-        if (*pp == c) {
-            *pp = c->next;
-            free(c);
-            return;
-        }
-}
-
-static void client_release(cuzkd_server *srv, cuzkd_client *c) {
-    pthread_mutex_lock(&srv->jobs_lock);
-    client_release_locked(srv, c);
-    pthread_mutex_unlock(&srv->jobs_lock);
-}
-
-static void remember_locked(cuzkd_server *srv, const cuzkd_tracked *t, cuzk_job *job) {
-    cuzk_job_info info;
-    cuzk_job_status(job, &info, NULL, 0);
-    cuzkd_recent *rc = &srv->recent[srv->n_recent++ % CUZKD_RECENT];
-    memset(rc, 0, sizeof *rc);
-    snprintf(rc->request_id, sizeof rc->request_id, "%s", info.request_id);
-    snprintf(rc->key, sizeof rc->key, "%s", info.key);
-    snprintf(rc->client, sizeof rc->client, "%s", t->client->name);
-    rc->state = info.state;
-    rc->partitions = info.n_partitions;
-    rc->end_ns = info.end_ns ? info.end_ns : cuzk_now_ns();
-    rc->seconds = (rc->end_ns - info.submit_ns) / 1e9;
-}
-
-/* cuzk_submit_opts.on_end of the jobs this daemon submits (an engine
- * thread, or the thread that cancelled the job): the job leaves the list,
- * its client's slot is freed.  One whose submit has not returned yet is
- * only marked; track() retires it. */
-static void job_ended(void *ctx, cuzk_job *job) {
-    cuzkd_tracked *t = ctx;
-    cuzkd_server *srv = t->srv;
-    pthread_mutex_lock(&srv->jobs_lock);
-    t->ended = 1;
-    int listed = t->listed;
-    if (listed) {
-        for (cuzkd_tracked **pp = &srv->tracked; *pp; pp = &(*pp)->next)
-            if (*pp == t) {
-                *pp = t->next;
-                break;
-            }
-        srv->n_tracked--;
-        remember_locked(srv, t, job);
-        client_release_locked(srv, t->client);
-        pthread_cond_broadcast(&srv->jobs_cv);
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    if (listed) {
-        cuzk_job_release(t->job); /* the engine holds its own reference */
-        free(t);
-    }
-}
-
-/* After cuzk_submit made the job: list it until job_ended, or retire it at
- * once if it has ended already. */
-static void track(cuzkd_server *srv, cuzkd_tracked *t, cuzk_job *job) {
-    pthread_mutex_lock(&srv->jobs_lock);
-    t->job = job;
-    int ended = t->ended;
-    if (ended) {
-        remember_locked(srv, t, job);
-        client_release_locked(srv, t->client);
-    } else {
-        t->listed = 1;
-        t->next = srv->tracked;
-        srv->tracked = t;
-        srv->n_tracked++;
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    if (ended) {
-        cuzk_job_release(job);
-        free(t);
-    }
-}
-
-cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err) {
-    (void)err;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_mutex_init(&srv->jobs_lock, NULL);
-    pthread_cond_init(&srv->jobs_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    return CUZK_OK;
-}
-
-void cuzkd_jobs_stop(cuzkd_server *srv) {
-    /* After the engine is destroyed: every job has ended and been retired
-     * by job_ended; what is left (none, unless a notification was lost)
-     * is released here. */
-    pthread_mutex_lock(&srv->jobs_lock);
-    cuzkd_tracked *rest = srv->tracked;
-    for (cuzkd_tracked *t = rest; t; t = t->next)
-        client_release_locked(srv, t->client);
-    srv->tracked = NULL;
-    srv->n_tracked = 0;
-    pthread_mutex_unlock(&srv->jobs_lock);
-    while (rest) {
-        cuzkd_tracked *next = rest->next;
-        cuzk_job_release(rest->job);
-        free(rest);
-        rest = next;
-    }
-}
-
-unsigned cuzkd_jobs_cancel_all(cuzkd_server *srv) {
-    /* The request ids are copied under the lock and the jobs cancelled
-     * outside it: a cancel ends the job, whose notification takes the
-     * lock. */
-    pthread_mutex_lock(&srv->jobs_lock);
-    unsigned n_ids = srv->n_tracked, k = 0;
-    char (*ids)[CUZK_ID_MAX + 1] = n_ids ? calloc(n_ids, sizeof *ids) : NULL;
-    for (cuzkd_tracked *t = srv->tracked; ids && t && k < n_ids; t = t->next) {
-        cuzk_job_info info;
-        cuzk_job_status(t->job, &info, NULL, 0);
-        memcpy(ids[k++], info.request_id, sizeof ids[0]);
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    unsigned n = 0;
-    for (unsigned i = 0; i < k; i++) {
-        cuzk_job *job;
-        if (cuzk_job_find(srv->engine, &job, ids[i], NULL) != CUZK_OK)
-            continue;
-        n += cuzk_job_cancel(job) == CUZK_OK;
-        cuzk_job_release(job);
-    }
-    free(ids);
-    return n;
-}
-
-void cuzkd_jobs_counts(cuzkd_server *srv, unsigned *jobs, unsigned *clients) {
-    pthread_mutex_lock(&srv->jobs_lock);
-    *jobs = srv->n_tracked;
-    unsigned n = 0;
-    for (cuzkd_client *c = srv->clients; c; c = c->next)
-        n++;
-    *clients = n;
-    pthread_mutex_unlock(&srv->jobs_lock);
-}
-
-json_t *cuzkd_jobs_json(cuzkd_server *srv, size_t max_active) {
-    json_t *active = json_array(), *recent = json_array();
-    uint64_t now = cuzk_now_ns();
-    pthread_mutex_lock(&srv->jobs_lock);
-    size_t n = 0;
-    for (cuzkd_tracked *t = srv->tracked; t && n < max_active; t = t->next) {
-        cuzk_job_info info;
-        cuzk_job_status(t->job, &info, NULL, 0);
-        /* A job that has ended but is still tracked (its result not yet
-         * collected, or not yet swept) is finished, not in flight: it is
-         * listed with the recent ones, first as the newest. */
-        if (info.state >= CUZK_JOB_DONE) {
-            uint64_t end = info.end_ns ? info.end_ns : now;
-            json_array_append_new(
-                recent, json_pack("{s:s, s:o, s:s, s:s, s:I, s:f, s:f}", "request_id",
-                                  info.request_id, "key", jtext(info.key), "state",
-                                  cuzk_job_state_name(info.state), "client", t->client->name,
-                                  "partitions", (json_int_t)info.n_partitions, "seconds",
-                                  (end - info.submit_ns) / 1e9, "ended_s_ago",
-                                  (now > end ? now - end : 0) / 1e9));
-            continue;
-        }
-        n++;
-        json_array_append_new(active,
-                              json_pack("{s:s, s:o, s:s, s:s, s:I, s:I, s:f}", "request_id",
-                                        info.request_id, "key", jtext(info.key), "state",
-                                        cuzk_job_state_name(info.state), "client", t->client->name,
-                                        "partitions", (json_int_t)info.n_partitions,
-                                        "partitions_done", (json_int_t)info.partitions_done,
-                                        "age_s", (now - info.submit_ns) / 1e9));
-    }
-    unsigned total = srv->n_recent, keep = total < CUZKD_RECENT ? total : CUZKD_RECENT;
-    for (unsigned i = 0; i < keep; i++) { /* newest first */
-        const cuzkd_recent *rc = &srv->recent[(total - 1 - i) % CUZKD_RECENT];
-        json_array_append_new(
-            recent, json_pack("{s:s, s:o, s:s, s:s, s:I, s:f, s:f}", "request_id", rc->request_id,
-                              "key", jtext(rc->key), "state", cuzk_job_state_name(rc->state),
-                              "client", rc->client, "partitions", (json_int_t)rc->partitions,
-                              "seconds", rc->seconds, "ended_s_ago", (now - rc->end_ns) / 1e9));
-    }
-    pthread_mutex_unlock(&srv->jobs_lock);
-    return json_pack("{s:o, s:o}", "active", active, "recent", recent);
-}
 
 /* ---- submit ----------------------------------------------------------------------- */
 
@@ -520,19 +283,6 @@ static int refuse_draining(cuzkd_request *r, enum MHD_Result *reply) {
     return 1;
 }
 
-/* Would this request id attach to a live or finished job?  Then nothing
- * is proved: the witnesses need no check and no job slot is taken. */
-static int attaches(cuzkd_server *srv, const char *request_id) {
-    cuzk_job *job;
-    if (!request_id || cuzk_job_find(srv->engine, &job, request_id, NULL) != CUZK_OK)
-        return 0;
-    cuzk_job_info info;
-    cuzk_job_status(job, &info, NULL, 0);
-    cuzk_job_release(job);
-    return info.state == CUZK_JOB_QUEUED || info.state == CUZK_JOB_RUNNING ||
-           info.state == CUZK_JOB_DONE;
-}
-
 int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply) {
     if (refuse_draining(r, reply))
         return 1;
@@ -551,7 +301,7 @@ int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply) {
     }
     if (q.key[0] == '/' && !cuzkd_path_allowed(r, q.key, "key", reply))
         return 1;
-    if (attaches(r->srv, q.request_id))
+    if (r->srv->store->attaches(r->srv, q.request_id))
         return 0;
     if (!cuzkd_jobs_client_has_room(r->srv, r->client)) {
         *reply = http_error(r, 429, "too_many_jobs",
@@ -573,21 +323,8 @@ int api_jobs_submit_precheck(cuzkd_request *r, enum MHD_Result *reply) {
     return 0;
 }
 
-/* Uploaded witnesses stay where they were received: each holds a
- * reference to the upload buffer, dropped by the engine's release call
- * once synthesis has read it.  Returns how many were handed. */
-static size_t hand_uploads(cuzkd_request *r, submit_req *q) {
-    size_t handed = 0;
-    if (r->upload && !q->inputs)
-        for (size_t i = 0; i < q->n; i++)
-            if (q->w[i].data) {
-                q->w[i].release = cuzkd_intake_release;
-                q->w[i].release_ctx = r->upload;
-                handed++;
-            }
-    if (handed)
-        atomic_fetch_add(&r->upload->refs, (unsigned)handed);
-    return handed;
+static enum MHD_Result refused(cuzkd_request *r, const cuzkd_refusal *no) {
+    return http_error(r, no->http, no->code, "%s", no->msg);
 }
 
 static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
@@ -599,26 +336,27 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
     cuzk_error err = {0};
     cuzk_status s;
     char wasm[4096] = "", attach_key[CUZK_ID_MAX + 1] = "";
+    int attach = srv->store->attaches(srv, q->request_id);
     /* The request's circuit by its real path, attach or not: the engine
      * compares it with the job's. */
     if (q->circuit && !realpath(q->circuit, wasm)) {
-        if (!attaches(srv, q->request_id))
+        if (!attach)
             return http_error(r, 404, "ENOTFOUND", "circuit %s: no such file", q->circuit);
         snprintf(wasm, sizeof wasm, "%s", q->circuit);
     }
-    cuzk_submit_opts o = {.key = q->key,
-                          .request_id = q->request_id,
-                          .priority = q->priority,
-                          .deadline_ms = q->deadline_ms,
-                          .witnesses = q->w,
-                          .n_witnesses = q->n,
-                          .circuit = wasm[0] ? wasm : NULL};
-    /* Attaching proves nothing: the engine checks that key, partitions
-     * and content match the job's, so the key need not even be resident. */
-    int attach = !srv->fleet && attaches(srv, q->request_id);
+    cuzkd_job_req j = {.opts = {.key = q->key,
+                                .request_id = q->request_id,
+                                .priority = q->priority,
+                                .deadline_ms = q->deadline_ms,
+                                .witnesses = q->w,
+                                .n_witnesses = q->n,
+                                .circuit = wasm[0] ? wasm : NULL},
+                       .inputs = q->inputs,
+                       .client = r->client,
+                       .upload = r->upload};
     if (attach && q->key[0] != '/') {
         cuzkd_key_unalias(srv, q->key, attach_key);
-        o.key = attach_key;
+        j.opts.key = attach_key;
     } else if (!attach) {
         if ((s = cuzkd_key_ready(srv, q->key, &key, &err)) != CUZK_OK)
             return s == CUZK_ENOTFOUND ? http_error(r, 404, "ENOTFOUND",
@@ -626,59 +364,16 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
                                                     "a readable .zkey path",
                                                     q->key)
                                        : http_error_status(r, s, err.msg);
-        o.key = key.id;
-        if (!check_job(r, q, &key, &o, &reply))
+        j.opts.key = key.id;
+        j.key = &key;
+        if (!check_job(r, q, &key, &j.opts, &reply))
             return reply;
     }
-    if (srv->fleet) /* queued in the fleet's database (fleet.c) */
-        return cuzkd_fleet_submit(r, &(cuzkd_fleet_job){&key, q->request_id, q->priority,
-                                                        q->deadline_ms, q->w, q->n, o.circuit});
-    cuzkd_client *c = NULL;
-    cuzkd_tracked *t = NULL;
-    if (!attach) {
-        if (!(c = client_reserve(srv, r->client)))
-            return http_error(r, 429, "too_many_jobs",
-                              "client %s already has %u jobs in flight (max_jobs_per_client)",
-                              r->client, srv->cfg->max_jobs_per_client);
-        if (!(t = calloc(1, sizeof *t))) {
-            client_release(srv, c);
-            return http_error(r, 503, "ENOMEM", "out of memory");
-        }
-        t->srv = srv;
-        t->client = c;
-        o.on_end = job_ended;
-        o.on_end_ctx = t;
-    }
-    cuzk_job *job = NULL;
-    int attached = 0;
-    /* The engine calls release only for a job it accepted (not attached):
-     * otherwise the references are taken back here and the buffer returns
-     * to the pool when the request ends. */
-    size_t handed = hand_uploads(r, q);
-    s = cuzk_submit(srv->engine, &job, &attached, &o, &err);
-    if (handed && (s != CUZK_OK || attached))
-        atomic_fetch_sub(&r->upload->refs, (unsigned)handed);
-    if (t && (s != CUZK_OK || attached)) { /* no job of ours: nothing will call job_ended */
-        client_release(srv, c);
-        free(t);
-        t = NULL;
-    }
-    if (s == CUZK_ECONFLICT)
-        return http_error(r, 409, "request_id_reused", "%s", err.msg);
-    if (s != CUZK_OK)
-        return http_error_status(r, s, err.msg);
-    cuzk_job_info info;
-    cuzk_job_status(job, &info, NULL, 0);
-    json_t *body = json_pack("{s:I, s:s, s:b, s:I}", "job_id", (json_int_t)info.id, "request_id",
-                             info.request_id, "attached", attached, "partitions",
-                             (json_int_t)info.n_partitions);
-    if (t)
-        track(srv, t, job);
-    else
-        cuzk_job_release(job);
-    LOG_DEBUG("jobs", "job %s %s: key %s, %zu partition(s), client %s", info.request_id,
-              attached ? "attached" : "submitted", info.key, q->n, r->client);
-    return http_json(r, 202, body);
+    json_t *doc = NULL;
+    cuzkd_refusal no;
+    if (!srv->store->submit(srv, &j, &doc, &no))
+        return refused(r, &no);
+    return http_json(r, 202, doc);
 }
 
 enum MHD_Result api_jobs_submit(cuzkd_request *r) {
@@ -693,4 +388,75 @@ enum MHD_Result api_jobs_submit(cuzkd_request *r) {
     free(q.w);
     json_decref(q.json);
     return reply;
+}
+
+/* ---- status, result, cancel -------------------------------------------------------- */
+
+int cuzkd_refuse(cuzkd_refusal *no, unsigned http, const char *code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    no->http = http;
+    snprintf(no->code, sizeof no->code, "%s", code);
+    vsnprintf(no->msg, sizeof no->msg, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+enum MHD_Result api_jobs_status(cuzkd_request *r) {
+    json_t *doc = NULL;
+    cuzkd_refusal no;
+    if (!r->srv->store->status(r->srv, r->param, &doc, &no))
+        return refused(r, &no);
+    return http_json(r, 200, doc);
+}
+
+/* The query of a result request: timeout_ms (default 30 s, capped to
+ * max_await_ms) and format json|raw (*raw).  0 after replying 400. */
+static int result_query(cuzkd_request *r, uint64_t *timeout_ms, int *raw,
+                        enum MHD_Result *reply) {
+    const char *format = http_query(r, "format");
+    *timeout_ms = 30000;
+    if (http_query_u64(r, "timeout_ms", timeout_ms) < 0) {
+        *reply = http_error(r, 400, "EINVAL", "timeout_ms must be a non-negative integer");
+        return 0;
+    }
+    if (format && strcmp(format, "json") && strcmp(format, "raw")) {
+        *reply = http_error(r, 400, "EINVAL", "format must be json or raw");
+        return 0;
+    }
+    *raw = format && !strcmp(format, "raw");
+    if (*timeout_ms > r->srv->cfg->max_await_ms)
+        *timeout_ms = r->srv->cfg->max_await_ms;
+    return 1;
+}
+
+enum MHD_Result api_jobs_result(cuzkd_request *r) {
+    uint64_t timeout_ms;
+    int raw;
+    enum MHD_Result reply = MHD_NO;
+    if (!result_query(r, &timeout_ms, &raw, &reply))
+        return reply;
+    cuzkd_job_result out = {0};
+    cuzkd_refusal no;
+    if (!r->srv->store->result(r->srv, r->param, timeout_ms, raw, &out, &no))
+        return refused(r, &no);
+    if (!out.ended && atomic_load(&r->srv->stopping)) {
+        json_decref(out.doc);
+        return http_error(r, 503, "draining",
+                          "cuzkd is stopping; the job did not finish (resubmit it, with the "
+                          "same request id, once the daemon is back)");
+    }
+    if (!out.ended)
+        return http_json(r, 202, out.doc);
+    if (out.raw)
+        return http_bytes(r, 200, "application/octet-stream", out.raw, out.raw_len, 1);
+    return http_json(r, 200, out.doc);
+}
+
+enum MHD_Result api_jobs_cancel(cuzkd_request *r) {
+    json_t *doc = NULL;
+    cuzkd_refusal no;
+    if (!r->srv->store->cancel(r->srv, r->param, r->client, &doc, &no))
+        return refused(r, &no);
+    return http_json(r, 200, doc);
 }

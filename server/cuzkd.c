@@ -29,6 +29,7 @@
 #include "cuzk_tools.h"
 #include "server/fleet.h"
 #include "server/http.h"
+#include "server/jobs.h"
 #include "server/log.h"
 
 /* How long a stopping daemon waits for responses being written (results
@@ -266,6 +267,7 @@ int main(int argc, char **argv) {
         LOG_ERROR("cuzkd", "%s", err.msg);
         goto out;
     }
+    srv->store = srv->fleet ? &cuzkd_store_fleet : &cuzkd_store_memory;
     if (cuzkd_http_start(srv, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
         goto out;

@@ -89,13 +89,6 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
                      "and rebuild)");
 }
 void cuzkd_fleet_stop(cuzkd_server *srv) { (void)srv; }
-enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
-    (void)j;
-    return http_error(r, 500, "EUNSUPPORTED", "no fleet support");
-}
-enum MHD_Result cuzkd_fleet_status(cuzkd_request *r) { return cuzkd_fleet_submit(r, NULL); }
-enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) { return cuzkd_fleet_submit(r, NULL); }
-enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) { return cuzkd_fleet_submit(r, NULL); }
 json_t *cuzkd_fleet_json(cuzkd_server *srv) {
     (void)srv;
     return NULL;

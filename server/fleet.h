@@ -11,24 +11,13 @@
  * srv->fleet stays NULL: the daemon keeps its jobs in memory as before.
  *
  * The hooks in the other server files are one call each: start and stop
- * (cuzkd.c), the job endpoints (api_jobs.c), /v1/status and /metrics
- * (api_status.c).
+ * (cuzkd.c), the job store (fleet_store.c, chosen by cuzkd.c for the job
+ * endpoints: jobs.h), /v1/status and /metrics (api_status.c).
  */
 #ifndef CUZKD_FLEET_H
 #define CUZKD_FLEET_H
 
 #include "server/http.h"
-
-/* A checked submit, as api_jobs.c has it after validating the request. */
-typedef struct cuzkd_fleet_job {
-    const cuzk_key_info *key;  /* resolved on this node */
-    const char *request_id;    /* NULL: the fleet makes one */
-    cuzk_priority priority;
-    uint64_t deadline_ms;      /* 0: none */
-    const cuzk_witness *w;     /* data, path or input_json each */
-    size_t n;
-    const char *circuit;       /* real path of the request's .wasm, or NULL */
-} cuzkd_fleet_job;
 
 /* With cfg->fleet_db set: the fleet's state and thread (it connects,
  * migrates the schema and starts claiming once srv->ready); srv->fleet is
@@ -39,12 +28,6 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err);
  * not (other nodes take those at once), close the connections.  After the
  * listeners stopped, before the engine is destroyed. */
 void cuzkd_fleet_stop(cuzkd_server *srv);
-
-/* The job endpoints with a fleet (same answers as without one). */
-enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j);
-enum MHD_Result cuzkd_fleet_status(cuzkd_request *r);
-enum MHD_Result cuzkd_fleet_result(cuzkd_request *r);
-enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r);
 
 /* The "fleet" object of /v1/status (the fleet thread's last snapshot: no
  * database access here); NULL without a fleet. */

@@ -1,7 +1,7 @@
 /*
  * The fleet's private parts, shared by fleet.c (schema, connections,
  * start and stop), fleet_node.c (the node thread: claims, leases,
- * outcomes), fleet_api.c (the HTTP handlers: submit, status,
+ * outcomes), fleet_store.c (the job store: submit, status,
  * result, cancel) and fleet_rows.c (which job rows a node may act on:
  * keys, paths, circuits).  The design is in fleet.c's header.
  *
@@ -19,6 +19,17 @@
 #include <time.h>
 
 #include "server/fleet.h"
+
+/* A checked submit (fleet_store.c), from the endpoint's cuzkd_job_req. */
+typedef struct cuzkd_fleet_job {
+    const cuzk_key_info *key;  /* resolved on this node */
+    const char *request_id;    /* NULL: the fleet makes one */
+    cuzk_priority priority;
+    uint64_t deadline_ms;      /* 0: none */
+    const cuzk_witness *w;     /* data, path or input_json each */
+    size_t n;
+    const char *circuit;       /* real path of the request's .wasm, or NULL */
+} cuzkd_fleet_job;
 
 /* Connections handlers may hold at once (beyond: they wait for one). */
 #define POOL_MAX 16
@@ -153,7 +164,7 @@ void fleet_servable_free(servable *sv);
 /* Forget the paths said once (at the node's end). */
 void fleet_warned_free(cuzkd_fleet *f);
 
-/* fleet.c's helpers the handlers (fleet_api.c) use too: a nap; one SQL
+/* fleet.c's helpers the job store (fleet_store.c) uses too: a nap; one SQL
  * statement with its parameters (NULL and |why| on failure) or without
  * (0 on failure); whether a connection is unusable; a pooled connection
  * for a handler (waits up to |until_ns| for the database) and its return. */

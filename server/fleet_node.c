@@ -4,7 +4,7 @@
  * as a job of one partition, renews their leases while they run, and
  * commits the outcome, under a fencing epoch so a partition whose lease
  * was lost is never committed twice.  The schema, connections and start
- * and stop are fleet.c's; the HTTP handlers fleet_api.c's.
+ * and stop are fleet.c's; the job store fleet_store.c's.
  *
  * Must not: run a database statement on a handler's pooled connection, or
  * commit an outcome without checking the epoch it claimed under.
@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/jobs.h"
 #include "server/log.h"
 
 #ifdef CUZK_HAVE_LIBPQ
@@ -84,24 +85,6 @@ static char *proofs_json(cuzk_job *job) {
     return s;
 }
 
-/* The proofs in the raw form of GET .../result?format=raw (docs/API.md). */
-static uint8_t *proofs_raw(cuzk_job *job, size_t *len) {
-    size_t n = cuzk_job_partitions(job);
-    uint8_t *buf = malloc(n * CUZK_PROOF_BYTES_MAX + 1), *p = buf;
-    if (!buf)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        size_t one;
-        if (cuzkd_proof_raw(p, &one, job, i, NULL) != CUZK_OK) {
-            free(buf);
-            return NULL;
-        }
-        p += one;
-    }
-    *len = (size_t)(p - buf);
-    return buf;
-}
-
 /* cuzk_submit_opts.on_end of the jobs the node hands its engine: the
  * fleet thread learns of the end at once instead of at its next tick.
  * On an engine thread: one write to a non-blocking pipe, nothing else. */
@@ -157,7 +140,7 @@ static void poll_held(cuzkd_fleet *f) {
             set_outcome(h, "done", s, "");
             h->simulated = info.simulated;
             if (!h->simulated && (!(h->result_json = proofs_json(h->job)) ||
-                                  !(h->raw = proofs_raw(h->job, &h->raw_len)))) {
+                                  !(h->raw = cuzkd_job_proofs_raw(h->job, &h->raw_len)))) {
                 free(h->result_json);
                 h->result_json = NULL;
                 set_outcome(h, "failed", CUZK_EINTERNAL, "the proofs could not be serialized");

@@ -170,20 +170,6 @@ enum MHD_Result api_page(cuzkd_request *r);
 /* page.c */
 extern const char cuzkd_page_html[];
 
-/* The raw bytes of partition |i|'s proof, as GET /v1/jobs/ID/result?format=raw
- * sends them (api_jobs.c): the library's proof image (cuzk_job_proof_bytes:
- * BLS12-381 zcash-compressed A, B, C, 192 bytes; BN254 Ethereum A, B, C,
- * 256 bytes) written to |out| (room for CUZK_PROOF_BYTES_MAX).  Returns the
- * status of cuzk_job_proof_bytes; |*len| the count written. */
-cuzk_status cuzkd_proof_raw(uint8_t *out, size_t *len, const cuzk_job *job, size_t i,
-                            cuzk_error *err);
-
-/* The query of a result request (api_jobs.c): timeout_ms (default 30 s,
- * capped to max_await_ms) and format json|raw (*raw).  Returns 1, or 0
- * with the 400 answer in *reply. */
-int cuzkd_result_query(cuzkd_request *r, uint64_t *timeout_ms, int *raw,
-                       enum MHD_Result *reply);
-
 /* One route (routes.c). */
 typedef struct cuzkd_route {
     const char *method;

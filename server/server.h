@@ -5,8 +5,10 @@
  *   config.c      the option table (config.h)
  *   http.c        listeners, libmicrohttpd glue, routing, auth, limits,
  *                 errors, HTTP counters (http.h)
- *   api_jobs.c    submit, job status, result, cancel; per-client job
- *                 accounting, retired by the engine's end-of-job call
+ *   api_jobs.c    the job endpoints: submit, status, result, cancel,
+ *                 over the job store (jobs.h)
+ *   store_mem.c   the memory job store: this node's engine; per-client
+ *                 job accounting, retired by the engine's end-of-job call
  *   api_keys.c    key list, import, preload, evict; the circuits
  *                 registered with keys (circuit.c)
  *   circuit.c     circuits (circom .wasm) known to the daemon: which key
@@ -16,6 +18,8 @@
  *   api_status.c  /v1/status, /metrics, /trace, /healthz, GET /
  *   page.c        the status page's HTML
  *   fleet.c       many nodes on one PostgreSQL job queue (fleet.h)
+ *   fleet_store.c the fleet's job store (jobs.h)
+ *   fleet_node.c  the fleet's node thread: claims, leases, outcomes
  *   fleet_rows.c  which job rows a fleet node may act on (fleet_int.h)
  *   front.c       TCP connections wait for their request head (front.h)
  *   log.c         the logger (log.h)
@@ -187,9 +191,12 @@ typedef struct cuzkd_server {
     cuzkd_alias *aliases;
     /* The fleet (fleet.c): NULL unless fleet_db is set. */
     struct cuzkd_fleet *fleet;
+    /* Where jobs live (jobs.h): the fleet's store with a fleet, else the
+     * memory store; set before the listeners start. */
+    const struct cuzkd_store *store;
 } cuzkd_server;
 
-/* ---- api_jobs.c ---------------------------------------------------------- */
+/* ---- store_mem.c --------------------------------------------------------- */
 
 cuzk_status cuzkd_jobs_start(cuzkd_server *srv, cuzk_error *err);
 /* After the engine is destroyed: releases what is still tracked. */

@@ -173,6 +173,10 @@ expect 409 EMISMATCH -- -H 'Content-Type: application/json' -d "$(body "$one,$on
 expect 202 -- -H 'Content-Type: application/octet-stream' --data-binary "@$tmp/a.wtns" \
   '/v1/jobs?key=a&request_id=dup-1'
 check "upload resubmit attached" "$(jget "$tmp/body" attached)" true
+# other bytes under the same id and shape: the words of a single node
+head -c -1 "$tmp/a.wtns" >"$tmp/a-other.wtns" && printf '\001' >>"$tmp/a-other.wtns"
+expect 409 request_id_reused -- -H 'Content-Type: application/octet-stream' \
+  --data-binary "@$tmp/a-other.wtns" '/v1/jobs?key=a&request_id=dup-1'
 SOCK=${sock[C]}
 expect 200 -- '/v1/jobs/dup-1/result?timeout_ms=30000'
 check "result read on C" "$(jget "$tmp/body" state)" done

@@ -1,11 +1,12 @@
 /*
- * The fleet's HTTP handlers (fleet.h): a submit written as a job row in
- * one transaction (request id, content digest, witnesses), and a job's
- * status, result and cancel read from and written to the tables.  The
- * schema, the node thread, claims and leases are fleet.c's; which rows a
- * node may act on is fleet_rows.c's.
+ * The fleet's job store (jobs.h): a submit written as a job row in one
+ * transaction (request id, content digest, witnesses), and a job's status,
+ * result and cancel read from and written to the tables.  The endpoints
+ * (api_jobs.c) parse and check the request and write the reply; the
+ * schema and connections are fleet.c's, the node thread (claims, leases)
+ * fleet_node.c's, which rows a node may act on fleet_rows.c's.
  *
- * Must not: hold a pooled connection across a wait on the engine.
+ * Must not: hold a pooled connection across a wait; write HTTP.
  */
 #define _GNU_SOURCE
 #include "server/fleet.h"
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/jobs.h"
 #include "server/log.h"
 
 #ifdef CUZK_HAVE_LIBPQ
@@ -97,7 +99,7 @@ typedef struct submit_out {
     char why[512];
 } submit_out;
 
-static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, cuzkd_request *r, const cuzkd_fleet_job *j,
+static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, const char *client, const cuzkd_fleet_job *j,
                            const part *parts, const char *content, const char *ksha,
                            submit_out *o) {
     char prio[8], dl[24], np[24], *why = o->why;
@@ -117,7 +119,7 @@ static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, cuzkd_request *r, const cu
     const char *ins = "WITH " NEXT_ID " " INSERT_JOB;
     const char *v[13] = {j->request_id, content,   j->key->id, j->key->path,
                          ksha,          prio,      dl,         np,
-                         inputs ? "t" : "f", j->circuit ? j->circuit : "", f->node, r->client,
+                         inputs ? "t" : "f", j->circuit ? j->circuit : "", f->node, client,
                          parts[0].p};
     PGresult *res = NULL;
     if (j->n == 1) {
@@ -230,22 +232,23 @@ fail:
     return TX_RETRY;
 }
 
-enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
-    cuzkd_fleet *f = r->srv->fleet;
+static int submit_job(cuzkd_server *srv, const char *client, const cuzkd_fleet_job *j, json_t **doc,
+                      cuzkd_refusal *no) {
+    cuzkd_fleet *f = srv->fleet;
     char ksha[65];
     if (!fleet_key_sha(f, j->key->path, ksha))
-        return http_error(r, 500, "EIO", "key %s: cannot read %s to hash it", j->key->id,
+        return cuzkd_refuse(no, 500, "EIO", "key %s: cannot read %s to hash it", j->key->id,
                           j->key->path);
     part *parts = calloc(j->n ? j->n : 1, sizeof *parts);
     if (!parts)
-        return http_error(r, 503, "ENOMEM", "out of memory");
-    enum MHD_Result reply = MHD_NO;
+        return cuzkd_refuse(no, 503, "ENOMEM", "out of memory");
+    int ok = 0;
     /* The witnesses as the bytes the row keeps (files read whole), for the
      * engine's content digest. */
     cuzk_witness *held = calloc(j->n ? j->n : 1, sizeof *held);
     if (!held) {
         free(parts);
-        return http_error(r, 503, "ENOMEM", "out of memory");
+        return cuzkd_refuse(no, 503, "ENOMEM", "out of memory");
     }
     for (size_t i = 0; i < j->n; i++) {
         const cuzk_witness *w = &j->w[i];
@@ -254,13 +257,13 @@ enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
         } else if (w->data) {
             parts[i].p = w->data, parts[i].n = w->size;
         } else if (!(parts[i].own = read_whole(w->path, &parts[i].n))) {
-            reply = http_error(r, 400, "EIO", "witness %zu: cannot read %s", i, w->path);
+            ok = cuzkd_refuse(no, 400, "EIO", "witness %zu: cannot read %s", i, w->path);
             goto out;
         } else {
             parts[i].p = parts[i].own;
         }
         if (parts[i].n > INT32_MAX) {
-            reply = http_error(r, 413, "ERANGE", "witness %zu is larger than the fleet's 2 GiB "
+            ok = cuzkd_refuse(no, 413, "ERANGE", "witness %zu is larger than the fleet's 2 GiB "
                                "per partition", i);
             goto out;
         }
@@ -293,41 +296,40 @@ enum MHD_Result cuzkd_fleet_submit(cuzkd_request *r, const cuzkd_fleet_job *j) {
         PGconn *c = fleet_pool_get(f, until, o.why, sizeof o.why);
         if (!c)
             break;
-        tr = submit_tx(f, c, r, j, parts, content, ksha, &o);
+        tr = submit_tx(f, c, client, j, parts, content, ksha, &o);
         fleet_pool_put(f, c);
-        if (tr == TX_RETRY && (cuzk_now_ns() >= until || atomic_load(&r->srv->stopping)))
+        if (tr == TX_RETRY && (cuzk_now_ns() >= until || atomic_load(&srv->stopping)))
             break;
         if (tr == TX_RETRY)
             fleet_sleep_ms(200);
     }
     if (tr == TX_RETRY)
-        reply = http_error(r, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", o.why);
+        ok = cuzkd_refuse(no, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", o.why);
     else if (tr == TX_FAIL)
-        reply = http_error(r, 500, "EINTERNAL", "fleet database: %s", o.why);
+        ok = cuzkd_refuse(no, 500, "EINTERNAL", "fleet database: %s", o.why);
     else if (o.mismatch == 1)
-        reply = http_error(r, 409, "EMISMATCH",
+        ok = cuzkd_refuse(no, 409, "EMISMATCH",
                            "request id %s belongs to a job with another key or another number "
                            "of partitions",
                            o.request_id);
     else if (o.mismatch)
-        reply = http_error(r, 409, "request_id_reused",
+        ok = cuzkd_refuse(no, 409, "request_id_reused",
                            "request id '%s' belongs to a job with other content (key, circuit or "
                            "witnesses differ): use a new request id",
                            o.request_id);
     else {
         LOG_DEBUG("fleet", "job %s %s: key %s, %zu partition(s), client %s", o.request_id,
-                  o.attached ? "attached" : "queued", j->key->id, j->n, r->client);
-        reply = http_json(r, 202,
-                          json_pack("{s:I, s:s, s:b, s:I}", "job_id", (json_int_t)o.id,
-                                    "request_id", o.request_id, "attached", o.attached,
-                                    "partitions", (json_int_t)j->n));
+                  o.attached ? "attached" : "queued", j->key->id, j->n, client);
+        ok = 1;
+        *doc = json_pack("{s:I, s:s, s:b, s:I}", "job_id", (json_int_t)o.id, "request_id",
+                         o.request_id, "attached", o.attached, "partitions", (json_int_t)j->n);
     }
 out:
     for (size_t i = 0; i < j->n; i++)
         free(parts[i].own);
     free(parts);
     free(held);
-    return reply;
+    return ok;
 }
 
 /* ---- status, result, cancel ------------------------------------------------------------ */
@@ -377,12 +379,12 @@ static int job_row(cuzkd_fleet *f, const char *rid, const char *cols, int bin, u
     }
 }
 
-static enum MHD_Result not_found(cuzkd_request *r) {
-    return http_error(r, 404, "ENOTFOUND", "no job with request id '%s' in the fleet", r->param);
+static int not_found(cuzkd_refusal *no, const char *rid) {
+    return cuzkd_refuse(no, 404, "ENOTFOUND", "no job with request id '%s' in the fleet", rid);
 }
 
-static enum MHD_Result db_failed(cuzkd_request *r, const char *why) {
-    return http_error(r, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", why);
+static int db_failed(cuzkd_refusal *no, const char *why) {
+    return cuzkd_refuse(no, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", why);
 }
 
 static int terminal(const char *state) {
@@ -407,28 +409,93 @@ static json_t *row_json(const PGresult *q) {
     return j;
 }
 
-enum MHD_Result cuzkd_fleet_status(cuzkd_request *r) {
-    cuzkd_fleet *f = r->srv->fleet;
+static int fleet_status(cuzkd_server *srv, const char *rid, json_t **doc, cuzkd_refusal *no) {
     PGresult *q;
     char why[256] = "";
-    if (!job_row(f, r->param, JOB_COLS, 0, cuzk_now_ns() + DB_WAIT_MS * 1000000ULL, &q, why,
+    if (!job_row(srv->fleet, rid, JOB_COLS, 0, cuzk_now_ns() + DB_WAIT_MS * 1000000ULL, &q, why,
                  sizeof why))
-        return db_failed(r, why);
+        return db_failed(no, why);
     if (!q)
-        return not_found(r);
-    json_t *j = row_json(q);
+        return not_found(no, rid);
+    *doc = row_json(q);
     PQclear(q);
-    return http_json(r, 200, j);
+    return 1;
 }
 
-enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) {
-    cuzkd_server *srv = r->srv;
+/* Sleep until a job ends somewhere in the fleet (NOTIFY: done_gen moves
+ * past |gen|), the poll interval passes, |end| comes or the daemon stops. */
+static void wait_for_ends(cuzkd_fleet *f, uint64_t gen, uint64_t end) {
+    uint64_t now = cuzk_now_ns(), wake = now + WAIT_POLL_MS * 1000000ULL;
+    if (wake > end)
+        wake = end;
+    struct timespec ts;
+    cuzkd_deadline_in(&ts, CLOCK_MONOTONIC, wake > now ? (wake - now) / 1000000 : 0);
+    pthread_mutex_lock(&f->wait_lock);
+    while (f->done_gen == gen && !atomic_load(&f->srv->stopping) &&
+           pthread_cond_timedwait(&f->wait_cv, &f->wait_lock, &ts) != ETIMEDOUT) {
+    }
+    pthread_mutex_unlock(&f->wait_lock);
+}
+
+/* The result of the ended job in row |q| (JOB_COLS) into |out|. */
+static int ended_result(cuzkd_fleet *f, const char *rid, PGresult *q, int raw,
+                        cuzkd_job_result *out, cuzkd_refusal *no) {
+    const char *state = PQgetvalue(q, 0, 3);
+    json_t *head = json_pack("{s:o, s:I, s:s}", "request_id", jtext(PQgetvalue(q, 0, 1)),
+                             "job_id", (json_int_t)atoll(PQgetvalue(q, 0, 0)), "state", state);
+    int simulated = PQgetvalue(q, 0, 11)[0] == 't', done = !strcmp(state, "done");
+    out->ended = 1;
+    if (!done) {
+        json_object_set_new(head, "status", json_string(PQgetvalue(q, 0, 5)));
+        json_object_set_new(head, "error", jtext(PQgetvalue(q, 0, 6)));
+    } else if (simulated && !raw) {
+        json_object_set_new(head, "simulated", json_true());
+    }
+    PQclear(q);
+    if (!done || (simulated && !raw)) {
+        out->doc = head;
+        return 1;
+    }
+    if (raw)
+        json_decref(head);
+    if (simulated)
+        return cuzkd_refuse(no, 409, "EUNSUPPORTED",
+                            "the job ran on a simulated device: there are no proof bytes");
+    char why[256] = "";
+    uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
+    if (!job_row(f, rid, raw ? RESULT_RAW : RESULT_JSON, raw, until, &q, why, sizeof why) ||
+        !q || PQgetisnull(q, 0, 0)) {
+        if (!raw)
+            json_decref(head);
+        PQclear(q);
+        return why[0] ? db_failed(no, why)
+                      : cuzkd_refuse(no, 500, "EINTERNAL",
+                                     "job %s is done but has no stored result", rid);
+    }
+    int ok = 1;
+    if (raw) {
+        size_t n = (size_t)PQgetlength(q, 0, 0);
+        if ((out->raw = malloc(n ? n : 1)))
+            memcpy(out->raw, PQgetvalue(q, 0, 0), n), out->raw_len = n;
+        else
+            ok = cuzkd_refuse(no, 503, "ENOMEM", "out of memory");
+    } else {
+        json_t *proofs = json_loads(PQgetvalue(q, 0, 0), 0, NULL);
+        if (!proofs) {
+            json_decref(head);
+            ok = cuzkd_refuse(no, 500, "EINTERNAL", "job %s: stored result is not JSON", rid);
+        } else {
+            json_object_set_new(head, "proofs", proofs);
+            out->doc = head;
+        }
+    }
+    PQclear(q);
+    return ok;
+}
+
+static int fleet_result(cuzkd_server *srv, const char *rid, uint64_t timeout_ms, int raw,
+                        cuzkd_job_result *out, cuzkd_refusal *no) {
     cuzkd_fleet *f = srv->fleet;
-    uint64_t timeout_ms;
-    int raw;
-    enum MHD_Result reply = MHD_NO;
-    if (!cuzkd_result_query(r, &timeout_ms, &raw, &reply))
-        return reply;
     uint64_t end = cuzk_now_ns() + timeout_ms * 1000000ULL;
     char why[256] = "";
     PGresult *q = NULL;
@@ -436,112 +503,35 @@ enum MHD_Result cuzkd_fleet_result(cuzkd_request *r) {
         pthread_mutex_lock(&f->wait_lock);
         uint64_t gen = f->done_gen;
         pthread_mutex_unlock(&f->wait_lock);
-        uint64_t now = cuzk_now_ns();
         /* A database outage during the wait is waited out like the job. */
-        uint64_t db_until = now + DB_WAIT_MS * 1000000ULL;
-        if (!job_row(f, r->param, JOB_COLS, 0, db_until > end ? db_until : end, &q, why,
-                     sizeof why))
-            return db_failed(r, why);
+        uint64_t db_until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
+        if (!job_row(f, rid, JOB_COLS, 0, db_until > end ? db_until : end, &q, why, sizeof why))
+            return db_failed(no, why);
         if (!q)
-            return not_found(r);
-        if (terminal(PQgetvalue(q, 0, 3)) || cuzk_now_ns() >= end ||
-            atomic_load(&srv->stopping))
+            return not_found(no, rid);
+        if (terminal(PQgetvalue(q, 0, 3)))
+            return ended_result(f, rid, q, raw, out, no);
+        if (cuzk_now_ns() >= end || atomic_load(&srv->stopping))
             break;
         PQclear(q);
         q = NULL;
-        /* Sleep until a job ends somewhere in the fleet (NOTIFY), the
-         * poll interval passes, or the wait is over. */
-        now = cuzk_now_ns();
-        uint64_t wake = now + WAIT_POLL_MS * 1000000ULL;
-        if (wake > end)
-            wake = end;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t dt = wake - now;
-        ts.tv_sec += (time_t)(dt / 1000000000ULL);
-        ts.tv_nsec += (long)(dt % 1000000000ULL);
-        if (ts.tv_nsec >= 1000000000L)
-            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        pthread_mutex_lock(&f->wait_lock);
-        while (f->done_gen == gen && !atomic_load(&srv->stopping) &&
-               pthread_cond_timedwait(&f->wait_cv, &f->wait_lock, &ts) != ETIMEDOUT) {
-        }
-        pthread_mutex_unlock(&f->wait_lock);
+        wait_for_ends(f, gen, end);
     }
-    const char *state = PQgetvalue(q, 0, 3);
-    if (!terminal(state)) {
-        json_t *j = row_json(q);
-        PQclear(q);
-        if (atomic_load(&srv->stopping)) {
-            json_decref(j);
-            return http_error(r, 503, "draining", "cuzkd is stopping; the job did not finish");
-        }
-        return http_json(r, 202, j);
-    }
-    json_t *head = json_pack("{s:o, s:I, s:s}", "request_id", jtext(PQgetvalue(q, 0, 1)),
-                             "job_id", (json_int_t)atoll(PQgetvalue(q, 0, 0)), "state", state);
-    int simulated = PQgetvalue(q, 0, 11)[0] == 't';
-    if (strcmp(state, "done")) {
-        json_object_set_new(head, "status", json_string(PQgetvalue(q, 0, 5)));
-        json_object_set_new(head, "error", jtext(PQgetvalue(q, 0, 6)));
-        PQclear(q);
-        return http_json(r, 200, head);
-    }
+    out->doc = row_json(q);
     PQclear(q);
-    if (simulated) {
-        if (raw) {
-            json_decref(head);
-            return http_error(r, 409, "EUNSUPPORTED",
-                              "the job ran on a simulated device: there are no proof bytes");
-        }
-        json_object_set_new(head, "simulated", json_true());
-        return http_json(r, 200, head);
-    }
-    uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    if (!job_row(f, r->param, raw ? RESULT_RAW : RESULT_JSON, raw, until, &q, why,
-                 sizeof why)) {
-        json_decref(head);
-        return db_failed(r, why);
-    }
-    if (!q || PQgetisnull(q, 0, 0)) {
-        PQclear(q);
-        json_decref(head);
-        return http_error(r, 500, "EINTERNAL", "job %s is done but has no stored result",
-                          r->param);
-    }
-    /* reply, declared above, carries the answer from here */
-    if (raw) {
-        size_t n = (size_t)PQgetlength(q, 0, 0);
-        void *buf = malloc(n ? n : 1);
-        if (buf)
-            memcpy(buf, PQgetvalue(q, 0, 0), n);
-        json_decref(head);
-        reply = buf ? http_bytes(r, 200, "application/octet-stream", buf, n, 1)
-                    : http_error(r, 503, "ENOMEM", "out of memory");
-    } else {
-        json_t *proofs = json_loads(PQgetvalue(q, 0, 0), 0, NULL);
-        if (!proofs) {
-            json_decref(head);
-            reply = http_error(r, 500, "EINTERNAL", "job %s: stored result is not JSON", r->param);
-        } else {
-            json_object_set_new(head, "proofs", proofs);
-            reply = http_json(r, 200, head);
-        }
-    }
-    PQclear(q);
-    return reply;
+    return 1;
 }
 
-enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
-    cuzkd_fleet *f = r->srv->fleet;
+static int fleet_cancel(cuzkd_server *srv, const char *rid, const char *client, json_t **doc,
+                        cuzkd_refusal *no) {
+    cuzkd_fleet *f = srv->fleet;
     char why[256] = "";
-    const char *rid = r->param;
     uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
     int cancelled = -1;
     while (cancelled < 0) {
         PGconn *c = fleet_pool_get(f, until, why, sizeof why);
         if (!c)
-            return db_failed(r, why);
+            return db_failed(no, why);
         PGresult *q = fleet_db_exec(c,
                               "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'cancelled',"
                               "  status = 'ECANCELLED', error = 'cancelled', finished = now(),"
@@ -557,7 +547,7 @@ enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
             cancelled = atoi(PQgetvalue(q, 0, 0)) > 0;
             PQclear(q);
         } else if (!bad || cuzk_now_ns() >= until) {
-            return db_failed(r, why);
+            return db_failed(no, why);
         } else {
             fleet_sleep_ms(200);
         }
@@ -580,15 +570,34 @@ enum MHD_Result cuzkd_fleet_cancel(cuzkd_request *r) {
     }
     PGresult *q;
     if (!job_row(f, rid, "request_id, state", 0, until, &q, why, sizeof why))
-        return db_failed(r, why);
+        return db_failed(no, why);
     if (!q)
-        return not_found(r);
+        return not_found(no, rid);
     if (cancelled)
-        LOG_INFO("fleet", "job %s cancelled by client %s", rid, r->client);
-    json_t *j = json_pack("{s:b, s:o, s:s}", "cancelled", cancelled, "request_id",
-                          jtext(PQgetvalue(q, 0, 0)), "state", PQgetvalue(q, 0, 1));
+        LOG_INFO("fleet", "job %s cancelled by client %s", rid, client);
+    *doc = json_pack("{s:b, s:o, s:s}", "cancelled", cancelled, "request_id",
+                     jtext(PQgetvalue(q, 0, 0)), "state", PQgetvalue(q, 0, 1));
     PQclear(q);
-    return http_json(r, 200, j);
+    return 1;
 }
+
+static int fleet_attaches(cuzkd_server *srv, const char *rid) {
+    (void)srv, (void)rid;
+    return 0; /* decided in the submit's transaction, against the row */
+}
+
+static int fleet_submit(cuzkd_server *srv, const cuzkd_job_req *q, json_t **doc,
+                        cuzkd_refusal *no) {
+    cuzkd_fleet_job j = {q->key, q->opts.request_id, q->opts.priority, q->opts.deadline_ms,
+                         q->opts.witnesses, q->opts.n_witnesses, q->opts.circuit};
+    return submit_job(srv, q->client, &j, doc, no);
+}
+
+const cuzkd_store cuzkd_store_fleet = {"fleet", fleet_attaches, fleet_submit, fleet_status,
+                                       fleet_result, fleet_cancel};
+
+#else /* a build without libpq refuses fleet_db at start: never chosen */
+
+const cuzkd_store cuzkd_store_fleet = {"fleet", NULL, NULL, NULL, NULL, NULL};
 
 #endif
