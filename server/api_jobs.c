@@ -392,16 +392,6 @@ enum MHD_Result api_jobs_submit(cuzkd_request *r) {
 
 /* ---- status, result, cancel -------------------------------------------------------- */
 
-int cuzkd_refuse(cuzkd_refusal *no, unsigned http, const char *code, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    no->http = http;
-    snprintf(no->code, sizeof no->code, "%s", code);
-    vsnprintf(no->msg, sizeof no->msg, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
 enum MHD_Result api_jobs_status(cuzkd_request *r) {
     json_t *doc = NULL;
     cuzkd_refusal no;

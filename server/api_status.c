@@ -136,7 +136,9 @@ enum MHD_Result api_metrics(cuzkd_request *r) {
     cuzk_status s = cuzk_engine_metrics(r->srv->engine, &engine_text, &engine_len, &err);
     if (s != CUZK_OK)
         return http_error_status(r, s, err.msg);
-    cuzkd_http_stats_render(r->srv, &http_text, &http_len);
+    unsigned jobs, clients;
+    cuzkd_jobs_counts(r->srv, &jobs, &clients);
+    cuzkd_http_stats_render(r->srv, clients, &http_text, &http_len);
     char *fleet_text = cuzkd_fleet_metrics(r->srv);
     if (fleet_text) { /* appended to the daemon's own series */
         size_t fl = strlen(fleet_text);

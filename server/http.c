@@ -211,49 +211,6 @@ static void *reaper_main(void *arg) {
 
 /* ---- replies ------------------------------------------------------------------- */
 
-static enum MHD_Result queue(cuzkd_request *r, unsigned code, struct MHD_Response *resp,
-                             const char *content_type) {
-    if (!resp) {
-        LOG_ERROR("http", "cannot create a response (out of memory)");
-        return MHD_NO;
-    }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (code == 401)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"cuzkd\"");
-    if (!strncmp(content_type, "text/html", 9))
-        /* The page is self-contained: it may run its own inline script and
-         * talk to this daemon, and nothing else. */
-        MHD_add_response_header(resp, "Content-Security-Policy",
-                                "default-src 'none'; script-src 'unsafe-inline'; "
-                                "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
-    r->code = code;
-    r->handled = 1;
-    /* A TCP client without the token (the page, a 401) keeps no
-     * connection: one kept between requests would hold its thread. */
-    if (r->is_tcp && !r->authed && !MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    if (r->in_first_call && r->body_pending) {
-        /* Answered before its body: the connection closes after the
-         * answer, lingering (see "lingering"). */
-        if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-        conn_mark_linger(r->conn);
-    }
-    enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
-    MHD_destroy_response(resp);
-    return ret;
-}
-
-enum MHD_Result http_bytes(cuzkd_request *r, unsigned code, const char *content_type, void *buf,
-                           size_t len, int owned) {
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        len, buf, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-    if (!resp && owned)
-        free(buf);
-    return queue(r, code, resp, content_type);
-}
-
 /* ---- client identity and auth --------------------------------------------------- */
 
 static void client_identity(cuzkd_request *r, const cuzkd_listener *l) {
@@ -451,7 +408,7 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         else
             free(text);
         LOG_INFO("http", "%s %s: refused: %s, client=%s", r->method, r->path, framing, r->client);
-        return queue(r, 400, resp, "application/json");
+        return http_queue(r, 400, resp, "application/json");
     }
     int public_page =
         (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
@@ -479,7 +436,7 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
             MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
         else
             free(text);
-        return queue(r, 405, resp, "application/json");
+        return http_queue(r, 405, resp, "application/json");
     }
     r->quiet = r->route->quiet;
     r->body_kind = r->route->body;
@@ -488,7 +445,7 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
         if (!ct || strncasecmp(ct, "application/octet-stream", 24))
             r->body_kind = BODY_JSON; /* the JSON form of submit */
     }
-    int submit = r->route->fn == api_jobs_submit;
+    int submit = r->route->precheck != NULL; /* the one route that takes jobs */
     /* A submit's JSON may carry the inputs of many partitions: it has the
      * upload limit, not the one of small JSON bodies. */
     r->body_max = submit                      ? srv->cfg->max_body_bytes
@@ -516,7 +473,7 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
      * daemon's time, not the client's. */
     conn_set_phase(r->conn, PHASE_HANDLER, 0);
     enum MHD_Result reply = MHD_NO;
-    if (submit && api_jobs_submit_precheck(r, &reply))
+    if (submit && r->route->precheck(r, &reply))
         return reply;
     if (submit) {
         /* The whole body goes into one budgeted buffer, sized from
@@ -560,6 +517,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->in_first_call = 1;
         enum MHD_Result ret = first_call(r, l, url, version);
         r->in_first_call = 0;
+        if (r->linger) /* answered before its body (http_queue) */
+            conn_mark_linger(conn);
         r->body_start_ns = cuzk_now_ns();
         conn_set_phase(conn, PHASE_BODY, seconds_ns(l->srv->cfg->request_timeout_s));
         return ret;
@@ -934,19 +893,3 @@ void cuzkd_http_stop(cuzkd_server *srv) {
     }
 }
 
-unsigned cuzkd_http_connections(cuzkd_server *srv) {
-    int n = atomic_load(&srv->connections);
-    return n > 0 ? (unsigned)n : 0;
-}
-
-int http_valid_id(const char *id) {
-    size_t n = strlen(id);
-    if (!n || n > CUZK_ID_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)id[i];
-        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
-            return 0;
-    }
-    return 1;
-}

@@ -53,6 +53,9 @@ typedef struct cuzkd_request {
      * are in its first call: an answer then closes the connection
      * lingering (http.c). */
     int body_pending, in_first_call;
+    /* Answered in its first call with its body pending (http_queue): the
+     * connection closes lingering once the call returns (http.c). */
+    int linger;
     uint64_t body_start_ns; /* when the body's deadline started (end of the first call) */
     size_t body_seen;       /* body bytes received, kept or dropped */
 } cuzkd_request;
@@ -87,6 +90,10 @@ enum MHD_Result http_error(cuzkd_request *r, unsigned code, const char *code_nam
 /* Send an engine failure with the HTTP status that fits |s|. */
 enum MHD_Result http_error_status(cuzkd_request *r, cuzk_status s, const char *msg);
 unsigned http_code_for_status(cuzk_status s);
+/* Queue |resp| (taken over) as the answer: the headers every answer has,
+ * and those a request that ends its connection needs. */
+enum MHD_Result http_queue(cuzkd_request *r, unsigned code, struct MHD_Response *resp,
+                           const char *content_type);
 /* Send |len| bytes; |owned|: the buffer is malloc'd and taken over. */
 enum MHD_Result http_bytes(cuzkd_request *r, unsigned code, const char *content_type, void *buf,
                            size_t len, int owned);
@@ -105,8 +112,9 @@ int http_valid_id(const char *id);
 /* Parse the JSON body into an object: NULL after having replied 400. */
 json_t *http_body_json(cuzkd_request *r, enum MHD_Result *reply);
 
-/* Count one response for /metrics (called by the completion callback). */
-void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len);
+/* The daemon's own /metrics text (HTTP counters, |clients| with jobs in
+ * flight, connections, uploads); malloc'd into *text. */
+void cuzkd_http_stats_render(cuzkd_server *srv, unsigned clients, char **text, size_t *len);
 /* Count one answered request of |code| that took |ns| (http_reply.c). */
 void http_stats_add(cuzkd_http_stats *st, unsigned code, uint64_t ns);
 
@@ -179,6 +187,9 @@ typedef struct cuzkd_route {
     int body;
     int quiet; /* polled: a 2xx is logged at debug level */
     cuzkd_handler fn;
+    /* The submit's: checks made before the body is read (1 after
+     * replying); its body has the upload limits. */
+    int (*precheck)(cuzkd_request *r, enum MHD_Result *reply);
 } cuzkd_route;
 
 /* The route for |method| |path| (its parameter into |param|, |cap|

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "server/front.h"
+#include "server/jobs.h"
 #include "server/log.h"
 
 enum MHD_Result http_json(cuzkd_request *r, unsigned code, json_t *obj) {
@@ -159,7 +160,7 @@ void http_stats_add(cuzkd_http_stats *st, unsigned code, uint64_t ns) {
     atomic_fetch_add(&st->sum_ns, ns);
 }
 
-void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len) {
+void cuzkd_http_stats_render(cuzkd_server *srv, unsigned clients, char **text, size_t *len) {
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
@@ -196,8 +197,6 @@ void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len) {
     }
     fprintf(f, "cuzkd_http_request_seconds_sum %.9f\ncuzkd_http_request_seconds_count %llu\n",
             atomic_load(&st->sum_ns) / 1e9, (unsigned long long)atomic_load(&st->count));
-    unsigned jobs, clients;
-    cuzkd_jobs_counts(srv, &jobs, &clients);
     fprintf(f,
             "# HELP cuzkd_clients Clients with jobs in flight.\n# TYPE cuzkd_clients gauge\n"
             "cuzkd_clients %u\n",
@@ -231,4 +230,76 @@ void cuzkd_http_stats_render(cuzkd_server *srv, char **text, size_t *len) {
     fclose(f);
     *text = buf;
     *len = n;
+}
+
+/* ---- responses ------------------------------------------------------------------ */
+
+enum MHD_Result http_queue(cuzkd_request *r, unsigned code, struct MHD_Response *resp,
+                           const char *content_type) {
+    if (!resp) {
+        LOG_ERROR("http", "cannot create a response (out of memory)");
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (code == 401)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"cuzkd\"");
+    if (!strncmp(content_type, "text/html", 9))
+        /* The page is self-contained: it may run its own inline script and
+         * talk to this daemon, and nothing else. */
+        MHD_add_response_header(resp, "Content-Security-Policy",
+                                "default-src 'none'; script-src 'unsafe-inline'; "
+                                "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
+    r->code = code;
+    r->handled = 1;
+    /* A TCP client without the token (the page, a 401) keeps no
+     * connection: one kept between requests would hold its thread. */
+    if (r->is_tcp && !r->authed && !MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (r->in_first_call && r->body_pending) {
+        /* Answered before its body: the connection closes after the
+         * answer, lingering (see "lingering"). */
+        if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CONNECTION))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        r->linger = 1; /* http.c marks the connection when the call returns */
+    }
+    enum MHD_Result ret = MHD_queue_response(r->conn, code, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+enum MHD_Result http_bytes(cuzkd_request *r, unsigned code, const char *content_type, void *buf,
+                           size_t len, int owned) {
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        len, buf, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp && owned)
+        free(buf);
+    return http_queue(r, code, resp, content_type);
+}
+
+unsigned cuzkd_http_connections(cuzkd_server *srv) {
+    int n = atomic_load(&srv->connections);
+    return n > 0 ? (unsigned)n : 0;
+}
+
+int http_valid_id(const char *id) {
+    size_t n = strlen(id);
+    if (!n || n > CUZK_ID_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)id[i];
+        if (ch <= ' ' || ch >= 127 || strchr("/?#%\"\\", ch))
+            return 0;
+    }
+    return 1;
+}
+
+int cuzkd_refuse(cuzkd_refusal *no, unsigned http, const char *code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    no->http = http;
+    snprintf(no->code, sizeof no->code, "%s", code);
+    vsnprintf(no->msg, sizeof no->msg, fmt, ap);
+    va_end(ap);
+    return 0;
 }

@@ -31,21 +31,21 @@
 /* Routes with a suffix come before the bare {param} route of the same
  * prefix, so ".../result" is never read as a request id. */
 static const cuzkd_route routes[] = {
-    {"GET", "/", "", 0, BODY_NONE, 1, api_page},
-    {"GET", "/healthz", "", 0, BODY_NONE, 1, api_healthz},
-    {"GET", "/metrics", "", 0, BODY_NONE, 1, api_metrics},
-    {"GET", "/trace", "", 0, BODY_NONE, 0, api_trace},
-    {"GET", "/v1/status", "", 0, BODY_NONE, 1, api_status},
-    {"POST", "/v1/jobs", "", 0, BODY_UPLOAD, 0, api_jobs_submit},
-    {"GET", "/v1/jobs/", "/result", 1, BODY_NONE, 0, api_jobs_result},
-    {"POST", "/v1/jobs/", "/cancel", 1, BODY_NONE, 0, api_jobs_cancel},
-    {"GET", "/v1/jobs/", "", 1, BODY_NONE, 1, api_jobs_status},
-    {"DELETE", "/v1/jobs/", "", 1, BODY_NONE, 0, api_jobs_cancel},
-    {"GET", "/v1/keys", "", 0, BODY_NONE, 1, api_keys_list},
-    {"POST", "/v1/keys", "", 0, BODY_JSON, 0, api_keys_import},
-    {"POST", "/v1/keys/", "/preload", 1, BODY_NONE, 0, api_keys_preload},
-    {"POST", "/v1/keys/", "/evict", 1, BODY_NONE, 0, api_keys_evict},
-    {"GET", "/v1/keys/", "", 1, BODY_NONE, 1, api_keys_get},
+    {"GET", "/", "", 0, BODY_NONE, 1, api_page, NULL},
+    {"GET", "/healthz", "", 0, BODY_NONE, 1, api_healthz, NULL},
+    {"GET", "/metrics", "", 0, BODY_NONE, 1, api_metrics, NULL},
+    {"GET", "/trace", "", 0, BODY_NONE, 0, api_trace, NULL},
+    {"GET", "/v1/status", "", 0, BODY_NONE, 1, api_status, NULL},
+    {"POST", "/v1/jobs", "", 0, BODY_UPLOAD, 0, api_jobs_submit, api_jobs_submit_precheck},
+    {"GET", "/v1/jobs/", "/result", 1, BODY_NONE, 0, api_jobs_result, NULL},
+    {"POST", "/v1/jobs/", "/cancel", 1, BODY_NONE, 0, api_jobs_cancel, NULL},
+    {"GET", "/v1/jobs/", "", 1, BODY_NONE, 1, api_jobs_status, NULL},
+    {"DELETE", "/v1/jobs/", "", 1, BODY_NONE, 0, api_jobs_cancel, NULL},
+    {"GET", "/v1/keys", "", 0, BODY_NONE, 1, api_keys_list, NULL},
+    {"POST", "/v1/keys", "", 0, BODY_JSON, 0, api_keys_import, NULL},
+    {"POST", "/v1/keys/", "/preload", 1, BODY_NONE, 0, api_keys_preload, NULL},
+    {"POST", "/v1/keys/", "/evict", 1, BODY_NONE, 0, api_keys_evict, NULL},
+    {"GET", "/v1/keys/", "", 1, BODY_NONE, 1, api_keys_get, NULL},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 
