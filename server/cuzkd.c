@@ -277,6 +277,10 @@ int main(int argc, char **argv) {
     }
     if (!preload_keys(srv, &cfg))
         goto out;
+    /* A fleet node is ready once it reaches its database: before, it could
+     * neither take nor prove a job (the fleet thread logs why it waits). */
+    if (!cuzkd_fleet_wait_db(srv, stop_requested))
+        goto stopped;
     atomic_store(&srv->ready, 1);
     LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
 
@@ -295,6 +299,7 @@ int main(int argc, char **argv) {
         pthread_mutex_lock(&g_stop.lock);
     }
     pthread_mutex_unlock(&g_stop.lock);
+stopped:
     drain(srv, &cfg);
     rc = 0;
 out:
