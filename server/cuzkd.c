@@ -108,9 +108,12 @@ static void probe_gpus(cuzkd_server *srv, const cuzkd_config *c) {
     if (srv->gpu_probe == CUZK_EGPU)
         LOG_WARN("cuzkd", "CUDA failed: %s%s", srv->gpu_error,
                  wants_auto ? "; devices auto: proving on the CPU" : "");
+    else if (wants_auto && srv->gpu_probe == CUZK_ENOTFOUND)
+        LOG_INFO("cuzkd", "devices auto: %s: proving on the CPU", srv->gpu_error);
     else if (wants_auto && srv->gpu_count == 0)
         LOG_INFO("cuzkd", "devices auto: %s: proving on the CPU",
-                 srv->gpu_probe == CUZK_EUNSUPPORTED ? srv->gpu_error : "CUDA lists no GPU");
+                 srv->gpu_probe == CUZK_EUNSUPPORTED ? srv->gpu_error
+                                                     : "no GPU found: CUDA lists none");
 }
 
 static void log_start(cuzk_engine *e, const cuzkd_config *c) {
