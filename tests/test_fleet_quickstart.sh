@@ -33,7 +33,7 @@ grep -qF "runuser -u cuzk -- $line --socket /run/cuzk/cuzkd.sock --wc_cache_dir 
   ok || bad "docs/DAEMON.md's start line is not the README's ($line)"
 
 # One quick start at a time on this machine.
-exec 9>/run/lock/cuzk-fleet-quickstart.lock
+exec 9>/run/cuzk-fleet-quickstart.lock
 flock -w 900 9 || { echo "FAIL: another quick-start test holds the lock"; exit 1; }
 
 as_pg() { runuser -u postgres -- "$@"; }
@@ -79,6 +79,7 @@ bash -euo pipefail -c "$block" >"$tmp/block.out" 2>&1 &&
 # A key and a witness the user cuzk may read.
 gen_circuit a bn254 6
 chmod 755 "$tmp"
+chmod a+r "$tmp"/a.*
 # The README's line, as the user cuzk, with the doc's socket and cache.
 eval "set -- $line"
 shift
