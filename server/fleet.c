@@ -237,7 +237,9 @@ void fleet_db_down(cuzkd_fleet *f, const char *why) {
         f->down_since_ns = now;
     }
     pthread_mutex_unlock(&f->snap_lock);
-    if (f->down_said_ns && !strcmp(f->down_said, why) && now - f->down_said_ns < DOWN_REPEAT_NS)
+    /* (compared as far as down_said holds: a longer reason is cut there) */
+    if (f->down_said_ns && !strncmp(f->down_said, why, sizeof f->down_said - 1) &&
+        now - f->down_said_ns < DOWN_REPEAT_NS)
         return;
     snprintf(f->down_said, sizeof f->down_said, "%s", why);
     f->down_said_ns = now;

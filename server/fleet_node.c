@@ -184,7 +184,7 @@ static void db_lost(cuzkd_fleet *f, const char *what, const char *why) {
         PQfinish(f->conn);
         f->conn = NULL;
     }
-    char both[256];
+    char both[512]; /* cut to db_error's size by fleet_db_down */
     snprintf(both, sizeof both, "%s: %s", what, why);
     fleet_db_down(f, both);
     f->next_connect_ns = cuzk_now_ns() + f->backoff_ms * 1000000ULL;
