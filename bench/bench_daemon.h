@@ -107,6 +107,9 @@ typedef struct bench_ctx {
  * status. */
 int bench_daemon_report(const bench_opts *o, bench_sink *s, double wall, uint64_t submitted,
                   const json_t *before, const json_t *after);
+/* Through a fleet node: the partitions the fleet's nodes committed
+ * between two /v1/status objects (their "fleet" heartbeat snapshots). */
+double bench_fleet_committed(const json_t *before, const json_t *after);
 
 #endif
 

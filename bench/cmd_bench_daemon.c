@@ -738,6 +738,22 @@ static int bench_run(bench_opts *o, cli_conn *c) {
     double wall = (cli_now_ns() - t0) / 1e9;
     progress(o, &sink, t0, total, 1);
     json_t *after = before ? daemon_status(c) : NULL;
+    /* A fleet node's status is a snapshot of the nodes' heartbeats (each
+     * about a second apart): wait, a few seconds at most, until it counts
+     * the run's jobs and stops growing. */
+    double seen = -1;
+    for (int i = 0; i < 10 && after && json_object_get(after, "fleet"); i++) {
+        double now = bench_fleet_committed(before, after);
+        if (now >= (double)sink.n - sink.failed && now == seen)
+            break;
+        seen = now;
+        usleep(600000);
+        json_t *again = daemon_status(c);
+        if (!again)
+            break;
+        json_decref(after);
+        after = again;
+    }
     if (bench_daemon_report(o, &sink, wall, sink.n, before, after))
         rc = 1;
     if (!stress && sink.n != o->n) {

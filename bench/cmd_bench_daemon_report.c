@@ -52,8 +52,59 @@ static void print_lat(const char *what, const lat_stats *l) {
            l->mean, l->p50, l->p95, l->p99, l->max);
 }
 
+/* Partitions a fleet node had committed in a /v1/status "fleet" object
+ * (its nodes' jobs_done); 0 for a node not listed. */
+static double node_done(const json_t *fleet, const char *name) {
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(fleet, "nodes"), i, n) if (!strcmp(
+        cli_json_str(n, "name", ""), name)) return cli_json_num(n, "jobs_done", 0);
+    return 0;
+}
+
+double bench_fleet_committed(const json_t *before, const json_t *after) {
+    const json_t *fa = json_object_get(after, "fleet"), *fb = json_object_get(before, "fleet");
+    double sum = 0;
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(fa, "nodes"), i, n) {
+        const char *name = cli_json_str(n, "name", "");
+        sum += cli_json_num(n, "jobs_done", 0) - node_done(fb, name);
+    }
+    return sum;
+}
+
+/* Through a fleet node the run's jobs are the fleet's, the rest of the
+ * status is the node's: say which is which.  The fleet-wide figures are
+ * the nodes' committed partitions (heartbeat rows) over the run, from any
+ * client.  Adds "fleet" to |out|. */
+static void fleet_split(const json_t *before, const json_t *after, size_t ok, json_t *out) {
+    const json_t *fa = json_object_get(after, "fleet"), *fb = json_object_get(before, "fleet");
+    const char *me = cli_json_str(fa, "node", "?");
+    json_t *by = json_object();
+    size_t i, nodes = 0;
+    const json_t *n;
+    printf("fleet: %zu jobs done, fleet-wide (this run's, submitted through node %s, proved by any "
+           "node)\n", ok, me);
+    printf("fleet: %.0f partitions committed fleet-wide during the run (any client's jobs), by node:",
+           bench_fleet_committed(before, after));
+    json_array_foreach(json_object_get(fa, "nodes"), i, n) {
+        const char *name = cli_json_str(n, "name", "?");
+        double d = cli_json_num(n, "jobs_done", 0) - node_done(fb, name);
+        printf("%s %s %.0f", nodes++ ? "," : "", name, d);
+        json_object_set_new(by, name, json_integer((json_int_t)d));
+    }
+    printf("\n");
+    json_object_set_new(out, "fleet",
+                        json_pack("{s:s, s:I, s:I, s:o}", "node", me, "jobs_done", (json_int_t)ok,
+                                  "partitions_committed",
+                                  (json_int_t)bench_fleet_committed(before, after),
+                                  "partitions_committed_by_node", by));
+    printf("node %s only (the figures below are this node's, not the fleet's):\n", me);
+}
+
 /* The daemon's view of the run: per-device and job-counter deltas between
- * two /v1/status objects.  Adds "daemon" to |out|. */
+ * two /v1/status objects (a fleet node's own).  Adds "daemon" to |out|. */
 static void daemon_split(const json_t *before, const json_t *after, json_t *out) {
     static const char *jobk[] = {"done", "failed", "cancelled", "expired"};
     json_t *devs = json_array(), *jobs = json_object();
@@ -92,7 +143,11 @@ static void daemon_split(const json_t *before, const json_t *after, json_t *out)
                                               "proofs", (json_int_t)proofs));
     }
     const json_t *ja = json_object_get(after, "jobs"), *jb = json_object_get(before, "jobs");
-    printf("daemon jobs:");
+    const json_t *fa = json_object_get(after, "fleet");
+    if (fa)
+        printf("node %s engine jobs (partitions it proved):", cli_json_str(fa, "node", "?"));
+    else
+        printf("daemon jobs:");
     for (int k = 0; k < 4; k++) {
         double dv = cli_json_num(ja, jobk[k], 0) - cli_json_num(jb, jobk[k], 0);
         printf(" %s +%.0f", jobk[k], dv);
@@ -140,9 +195,10 @@ int bench_daemon_report(const bench_opts *o, bench_sink *s, double wall, uint64_
                           "wall_s", wall, "proofs_per_s", wall > 0 ? all.n / wall : 0.0,
                           "latency_s", lat_json(&all), "duplicate_job_ids", (json_int_t)dup,
                           "retries_429", (json_int_t)s->retries, "verified", o->verify);
-    printf("bench %s: %zu jobs (%zu ok, %llu failed) in %.3f s: %.2f proofs/s\n", o->mode,
+    printf("bench %s: %zu jobs (%zu ok, %llu failed) in %.3f s: %.2f proofs/s%s\n", o->mode,
            reached, all.n, (unsigned long long)(s->failed - s->unreached), wall,
-           wall > 0 ? all.n / wall : 0.0);
+           wall > 0 ? all.n / wall : 0.0,
+           after && json_object_get(after, "fleet") ? " (this run's jobs, fleet-wide)" : "");
     if (s->unreached)
         printf("not counted: %llu submits that never reached the daemon (see failures)\n",
                (unsigned long long)s->unreached);
@@ -174,6 +230,8 @@ int bench_daemon_report(const bench_opts *o, bench_sink *s, double wall, uint64_
            "job ids, %llu retries after 429\n",
            (unsigned long long)submitted, (unsigned long long)(submitted - s->unreached), dup,
            (unsigned long long)s->retries);
+    if (before && after && json_object_get(after, "fleet"))
+        fleet_split(before, after, all.n, j);
     if (before && after)
         daemon_split(before, after, j);
     int rc = 0;

@@ -33,6 +33,10 @@ static int info_gpu(int argc, char **argv) {
         printf("CUDA devices: none (this build has no CUDA support)\n");
         return cli_daemon_gpu_residency(argc, argv);
     }
+    if (ps == CUZK_ENOTFOUND) { /* no driver installed */
+        printf("CUDA devices: none (%s)\n", err.msg);
+        return cli_daemon_gpu_residency(argc, argv);
+    }
     if (ps != CUZK_OK) { /* not "no GPU": CUDA could not tell */
         printf("CUDA devices: none usable: %s\n", err.msg);
         return cli_daemon_gpu_residency(argc, argv);

@@ -16,10 +16,19 @@ void cli_print_fleet(FILE *out, const json_t *f) {
     /* Names and errors come from the database: escaped (cli_escape). */
     char node[256], dberr[1024], name[256], devs[256];
     int up = json_is_true(json_object_get(f, "connected"));
-    fprintf(out, "fleet: node %s, database %s%s%s, holds %.0f of %.0f, committed %.0f, leases lost "
-           "%.0f\n",
+    /* since when it is out of reach (a daemon that predates these fields
+     * leaves them out) */
+    char since[96] = "";
+    const char *iso = cli_json_str(f, "unreachable_since", NULL);
+    if (!up && iso) {
+        char esc[64];
+        snprintf(since, sizeof since, " since %s (%.0f s)", cli_escape(iso, esc, sizeof esc),
+                 cli_json_num(f, "unreachable_s", 0));
+    }
+    fprintf(out, "fleet: node %s, database %s%s%s%s, holds %.0f of %.0f, committed %.0f, leases "
+           "lost %.0f\n",
            cli_escape(cli_json_str(f, "node", "?"), node, sizeof node),
-           up ? "connected" : "UNREACHABLE", up ? "" : ": ",
+           up ? "connected" : "UNREACHABLE", since, up ? "" : ": ",
            up ? "" : cli_escape(cli_json_str(f, "db_error", ""), dberr, sizeof dberr), cli_json_num(f, "held", 0),
            cli_json_num(f, "slots", 0), cli_json_num(f, "committed", 0),
            cli_json_num(f, "leases_lost", 0));

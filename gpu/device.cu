@@ -54,8 +54,17 @@ extern "C" cuzk_status cuzk_gpu_device_probe(int *count, cuzk_error *err) {
         (void)cudaGetLastError();
         return CUZK_OK;
     }
+    int driver = -1;
+    if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+        driver == 0) {
+        /* No driver at all (CUDA reports version 0 when libcuda is not
+         * installed): a machine without a GPU, not a broken driver. */
+        (void)cudaGetLastError();
+        return cuzk_gpu_fail(err, CUZK_ENOTFOUND,
+                             "no GPU found: no NVIDIA driver is installed");
+    }
     if (e != cudaSuccess) {
-        /* A missing or mismatched driver, a device the driver cannot
+        /* A mismatched driver, a device the driver cannot
          * initialise: not "no GPU", and the caller must be able to say so. */
         (void)cudaGetLastError(); /* clear it so later calls work */
         return cuzk_gpu_fail(err, CUZK_EGPU, "cudaGetDeviceCount: %s (%s)",

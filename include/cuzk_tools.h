@@ -347,9 +347,10 @@ typedef struct cuzk_gpu_info {
 CUZK_API int cuzk_gpu_count(void);
 
 /* Why cuzk_gpu_count() says what it says.  Returns CUZK_OK with |*count|
- * devices (0: the driver works and lists none); CUZK_EGPU when CUDA itself
- * failed (no or mismatched driver, a device it cannot initialise), with
- * CUDA's error in |err|; CUZK_EUNSUPPORTED when the library was built
+ * devices (0: the driver works and lists none); CUZK_ENOTFOUND when no
+ * NVIDIA driver is installed at all (as good as no GPU; said in |err|);
+ * CUZK_EGPU when CUDA itself failed (a mismatched driver, a device it
+ * cannot initialise), with CUDA's error in |err|; CUZK_EUNSUPPORTED when the library was built
  * without CUDA.  |*count| is 0 on failure. */
 CUZK_API cuzk_status cuzk_gpu_probe(int *count, cuzk_error *err);
 

@@ -213,6 +213,18 @@ enum MHD_Result api_healthz(cuzkd_request *r) {
         return http_json(r, 503,
                          json_pack("{s:b, s:b, s:s, s:s}", "ok", 0, "draining", 1, "error",
                                    "cuzkd is shutting down", "code", "draining"));
+    /* A fleet node that does not reach its database can neither take nor
+     * prove jobs: not ready, at start or later. */
+    char why[256], msg[400];
+    time_t since;
+    double secs;
+    if (cuzkd_fleet_unreachable(r->srv, why, sizeof why, &since, &secs)) {
+        snprintf(msg, sizeof msg, "the fleet database is unreachable (for %.0f s): %s", secs, why);
+        return http_json(r, 503,
+                         json_pack("{s:b, s:b, s:s, s:s}", "ok", 0, "starting",
+                                   !atomic_load(&r->srv->ready), "error", msg, "code",
+                                   "fleet_db_unreachable"));
+    }
     if (!atomic_load(&r->srv->ready))
         return http_json(r, 503,
                          json_pack("{s:b, s:b, s:s, s:s}", "ok", 0, "starting", 1, "error",

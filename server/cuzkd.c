@@ -109,9 +109,12 @@ static void probe_gpus(cuzkd_server *srv, const cuzkd_config *c) {
     if (srv->gpu_probe == CUZK_EGPU)
         LOG_WARN("cuzkd", "CUDA failed: %s%s", srv->gpu_error,
                  wants_auto ? "; devices auto: proving on the CPU" : "");
+    else if (wants_auto && srv->gpu_probe == CUZK_ENOTFOUND)
+        LOG_INFO("cuzkd", "devices auto: %s: proving on the CPU", srv->gpu_error);
     else if (wants_auto && srv->gpu_count == 0)
         LOG_INFO("cuzkd", "devices auto: %s: proving on the CPU",
-                 srv->gpu_probe == CUZK_EUNSUPPORTED ? srv->gpu_error : "CUDA lists no GPU");
+                 srv->gpu_probe == CUZK_EUNSUPPORTED ? srv->gpu_error
+                                                     : "no GPU found: CUDA lists none");
 }
 
 static void log_start(cuzk_engine *e, const cuzkd_config *c) {
@@ -279,6 +282,10 @@ int main(int argc, char **argv) {
     }
     if (!preload_keys(srv, &cfg))
         goto out;
+    /* A fleet node is ready once it reaches its database: before, it could
+     * neither take nor prove a job (the fleet thread logs why it waits). */
+    if (!cuzkd_fleet_wait_db(srv, stop_requested))
+        goto stopped;
     atomic_store(&srv->ready, 1);
     LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
 
@@ -297,6 +304,7 @@ int main(int argc, char **argv) {
         pthread_mutex_lock(&g_stop.lock);
     }
     pthread_mutex_unlock(&g_stop.lock);
+stopped:
     drain(srv, &cfg);
     rc = 0;
 out:

@@ -89,6 +89,15 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
                      "and rebuild)");
 }
 void cuzkd_fleet_stop(cuzkd_server *srv) { (void)srv; }
+int cuzkd_fleet_wait_db(cuzkd_server *srv, int (*stop)(void)) {
+    (void)srv, (void)stop;
+    return 1;
+}
+int cuzkd_fleet_unreachable(cuzkd_server *srv, char *why, size_t why_n, time_t *since,
+                            double *secs) {
+    (void)srv, (void)why, (void)why_n, (void)since, (void)secs;
+    return 0;
+}
 json_t *cuzkd_fleet_json(cuzkd_server *srv) {
     (void)srv;
     return NULL;
@@ -142,7 +151,7 @@ void fleet_sleep_ms(unsigned ms) {
 void fleet_oneline(char *dst, size_t n, const char *src) {
     snprintf(dst, n, "%s", src ? src : "");
     for (char *p = dst; *p; p++)
-        if (*p == '\n' || *p == '\r')
+        if (*p == '\n' || *p == '\r' || *p == '\t')
             *p = ' ';
     size_t l = strlen(dst);
     while (l && dst[l - 1] == ' ')
@@ -172,6 +181,28 @@ int fleet_db_cmd(PGconn *c, const char *sql, char *why, size_t why_n) {
 
 int fleet_conn_bad(PGconn *c) { return !c || PQstatus(c) != CONNECTION_OK; }
 
+/* What the server sends besides results (NOTICE, WARNING, ...) goes to
+ * the daemon's log, never to stderr as libpq's default receiver would
+ * print it.  NOTICE is logged at debug: PostgreSQL sends one for routine
+ * events, such as the schema table that already exists on every start. */
+static void notice_to_log(void *arg, const PGresult *res) {
+    (void)arg;
+    const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    char line[512];
+    fleet_oneline(line, sizeof line, msg ? msg : PQresultErrorMessage(res));
+    if (!sev)
+        sev = PQresultErrorField(res, PG_DIAG_SEVERITY);
+    if (!sev)
+        sev = "NOTICE";
+    cuzk_log_level lv = CUZK_LOG_DEBUG;
+    if (!strcmp(sev, "WARNING"))
+        lv = CUZK_LOG_WARN;
+    else if (!strcmp(sev, "INFO"))
+        lv = CUZK_LOG_INFO;
+    cuzkd_log(lv, "fleet", "database %s: %s", sev, line);
+}
+
 PGconn *fleet_db_connect(cuzkd_fleet *f, char *why, size_t why_n) {
     const char *kw[] = {"application_name", "connect_timeout", "dbname", NULL};
     const char *val[] = {"cuzkd", "5", f->conninfo, NULL};
@@ -181,7 +212,70 @@ PGconn *fleet_db_connect(cuzkd_fleet *f, char *why, size_t why_n) {
         PQfinish(c);
         return NULL;
     }
+    PQsetNoticeReceiver(c, notice_to_log, NULL);
     return c;
+}
+
+/* ---- the database link's state -------------------------------------------------------- */
+
+/* An unchanged reason is said again this often while the database stays
+ * out of reach (the thread retries every 0.1 to 5 s). */
+#define DOWN_REPEAT_NS 60000000000ULL
+
+void fleet_db_down(cuzkd_fleet *f, const char *why) {
+    uint64_t now = cuzk_now_ns();
+    atomic_store(&f->connected, 0);
+    pthread_mutex_lock(&f->snap_lock);
+    snprintf(f->db_error, sizeof f->db_error, "%s", why);
+    if (!f->down_since) {
+        f->down_since = time(NULL);
+        f->down_since_ns = now;
+    }
+    pthread_mutex_unlock(&f->snap_lock);
+    /* (compared as far as down_said holds: a longer reason is cut there) */
+    if (f->down_said_ns && !strncmp(f->down_said, why, sizeof f->down_said - 1) &&
+        now - f->down_said_ns < DOWN_REPEAT_NS)
+        return;
+    snprintf(f->down_said, sizeof f->down_said, "%s", why);
+    f->down_said_ns = now;
+    if (!f->ever_connected)
+        LOG_WARN("fleet", "waiting for the fleet database: %s (not ready until it is reached; "
+                 "retrying)", why);
+    else
+        LOG_WARN("fleet", "cannot reach the fleet database: %s (retrying)", why);
+}
+
+void fleet_db_up(cuzkd_fleet *f) {
+    pthread_mutex_lock(&f->snap_lock);
+    f->down_since = 0;
+    f->down_since_ns = 0;
+    pthread_mutex_unlock(&f->snap_lock);
+    f->down_said[0] = 0;
+    f->down_said_ns = 0;
+    atomic_store(&f->connected, 1);
+}
+
+int cuzkd_fleet_wait_db(cuzkd_server *srv, int (*stop)(void)) {
+    cuzkd_fleet *f = srv->fleet;
+    while (f && !atomic_load(&f->connected)) {
+        if (stop())
+            return 0;
+        fleet_sleep_ms(50);
+    }
+    return 1;
+}
+
+int cuzkd_fleet_unreachable(cuzkd_server *srv, char *why, size_t why_n, time_t *since,
+                            double *secs) {
+    cuzkd_fleet *f = srv->fleet;
+    if (!f || atomic_load(&f->connected))
+        return 0;
+    pthread_mutex_lock(&f->snap_lock);
+    snprintf(why, why_n, "%s", f->db_error);
+    *since = f->down_since;
+    *secs = f->down_since_ns ? (cuzk_now_ns() - f->down_since_ns) / 1e9 : 0;
+    pthread_mutex_unlock(&f->snap_lock);
+    return 1;
 }
 
 /* ---- schema --------------------------------------------------------------------- */
@@ -452,6 +546,8 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
     pthread_mutex_init(&f->hash_lock, NULL);
     pthread_mutex_init(&f->snap_lock, NULL);
     snprintf(f->db_error, sizeof f->db_error, "not connected yet");
+    f->down_since = time(NULL); /* unreachable until the first connection */
+    f->down_since_ns = cuzk_now_ns();
     /* The first connection (and the schema) before any request is served:
      * a fleet node that cannot reach its database says so at once. */
     fleet_try_connect(f);
@@ -515,9 +611,21 @@ json_t *cuzkd_fleet_json(cuzkd_server *srv) {
     json_t *nodes = f->nodes ? json_deep_copy(f->nodes) : json_array();
     double age = f->last_ok_ns ? (cuzk_now_ns() - f->last_ok_ns) / 1e9 : -1;
     json_t *dberr = jtext(f->db_error);
+    int up = atomic_load(&f->connected);
+    /* since when the database is out of reach: ISO time and seconds */
+    json_t *since = json_null(), *since_s = json_null();
+    if (!up && f->down_since) {
+        char iso[32];
+        struct tm tm;
+        gmtime_r(&f->down_since, &tm);
+        strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        since = json_string(iso);
+        since_s = json_real((cuzk_now_ns() - f->down_since_ns) / 1e9);
+    }
     pthread_mutex_unlock(&f->snap_lock);
-    return json_pack("{s:s, s:b, s:o, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "node",
-                     f->node, "connected", atomic_load(&f->connected), "db_error", dberr,
+    return json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+                     "node", f->node, "connected", up, "database", up ? "connected" : "unreachable",
+                     "unreachable_since", since, "unreachable_s", since_s, "db_error", dberr,
                      "snapshot_s_ago", age, "lease_s", (int)f->lease_s, "slots", (int)f->slots,
                      "held", (json_int_t)atomic_load(&f->held_now), "claimed",
                      (json_int_t)atomic_load(&f->claimed), "committed",

@@ -17,6 +17,8 @@
 #ifndef CUZKD_FLEET_H
 #define CUZKD_FLEET_H
 
+#include <time.h>
+
 #include "server/http.h"
 
 /* With cfg->fleet_db set: the fleet's state and thread (it connects,
@@ -28,6 +30,16 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err);
  * not (other nodes take those at once), close the connections.  After the
  * listeners stopped, before the engine is destroyed. */
 void cuzkd_fleet_stop(cuzkd_server *srv);
+
+/* Wait until the fleet thread has reached the database and migrated its
+ * schema (cuzkd logs `ready` only then); the thread logs why it waits.
+ * 1 when connected (or without a fleet), 0 when |stop|() asked to stop
+ * first. */
+int cuzkd_fleet_wait_db(cuzkd_server *srv, int (*stop)(void));
+/* 1 when this node has a fleet and does not reach its database now: the
+ * reason into |why|, since when into |since| (wall clock) and |secs|. */
+int cuzkd_fleet_unreachable(cuzkd_server *srv, char *why, size_t why_n, time_t *since,
+                            double *secs);
 
 /* The "fleet" object of /v1/status (the fleet thread's last snapshot: no
  * database access here); NULL without a fleet. */

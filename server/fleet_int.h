@@ -142,6 +142,16 @@ struct cuzkd_fleet {
     int64_t queued[4], running[4];
     char db_error[256];
     uint64_t last_ok_ns;
+    /* the database link, for status and healthz: 0 while connected, else
+     * when it was last lost (or the node started), wall clock and
+     * monotonic */
+    time_t down_since;
+    uint64_t down_since_ns;
+
+    /* the fleet thread's: what it last said about an unreachable
+     * database, and when (fleet_db_down repeats it at a modest rate) */
+    char down_said[256];
+    uint64_t down_said_ns;
 };
 
 /* A statement on the fleet thread's connection (fleet.c); on failure the
@@ -182,6 +192,12 @@ void fleet_pool_put(cuzkd_fleet *f, PGconn *c);
 void fleet_oneline(char *dst, size_t n, const char *src);
 PGconn *fleet_db_connect(cuzkd_fleet *f, char *why, size_t why_n);
 int fleet_migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n);
+/* fleet.c's: the database link's state.  fleet_db_down: not connected
+ * (|why|: libpq's reason), logged at once, when the reason changes and
+ * then once a minute; fleet_db_up: connected and migrated.  Both on the
+ * fleet thread (or before it starts). */
+void fleet_db_down(cuzkd_fleet *f, const char *why);
+void fleet_db_up(cuzkd_fleet *f);
 /* fleet_node.c's: the node thread's connection (again), and the thread. */
 void fleet_try_connect(cuzkd_fleet *f);
 void *fleet_node_main(void *arg);

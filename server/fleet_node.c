@@ -165,10 +165,9 @@ static void db_lost(cuzkd_fleet *f, const char *what, const char *why) {
         PQfinish(f->conn);
         f->conn = NULL;
     }
-    atomic_store(&f->connected, 0);
-    pthread_mutex_lock(&f->snap_lock);
-    snprintf(f->db_error, sizeof f->db_error, "%s: %s", what, why);
-    pthread_mutex_unlock(&f->snap_lock);
+    char both[512]; /* cut to db_error's size by fleet_db_down */
+    snprintf(both, sizeof both, "%s: %s", what, why);
+    fleet_db_down(f, both);
     f->next_connect_ns = cuzk_now_ns() + f->backoff_ms * 1000000ULL;
     f->backoff_ms = f->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : f->backoff_ms * 2;
 }
@@ -671,12 +670,8 @@ void fleet_try_connect(cuzkd_fleet *f) {
         c = NULL;
     }
     if (!c) {
-        if (f->backoff_ms == BACKOFF_MIN_MS || f->backoff_ms >= BACKOFF_MAX_MS)
-            LOG_WARN("fleet", "cannot reach the fleet database: %s (retrying)", why);
         f->conn = NULL;
-        pthread_mutex_lock(&f->snap_lock);
-        snprintf(f->db_error, sizeof f->db_error, "%s", why);
-        pthread_mutex_unlock(&f->snap_lock);
+        fleet_db_down(f, why);
         f->next_connect_ns = cuzk_now_ns() + f->backoff_ms * 1000000ULL;
         f->backoff_ms = f->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : f->backoff_ms * 2;
         return;
@@ -684,7 +679,7 @@ void fleet_try_connect(cuzkd_fleet *f) {
     f->conn = c;
     f->prepared = 0;
     f->backoff_ms = BACKOFF_MIN_MS;
-    atomic_store(&f->connected, 1);
+    fleet_db_up(f);
     if (!f->ever_connected) {
         const char *v = f->node;
         PGresult *res = fleet_tq(f, "orphans",

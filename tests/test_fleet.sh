@@ -515,10 +515,12 @@ for n in F G; do
   check "node $n exit status" "$rc" 0
 done
 
-# ---- without its database a node still starts and says so ---------------------
+# ---- without its database a node still starts and says so, not ready -----------
+# (tests/test_fleet_status.sh follows such a node until its server comes up)
 launch E --devices=cpu --fleet_db="host=$tmp/nowhere dbname=cuzk user=cuzk"
-healthy E
 SOCK=${sock[E]}
+wait_for 60 status_is 'j.fleet' || { echo "FAIL: node E does not serve its status"; cat "$tmp/E.log"; exit 1; }
+expect 503 fleet_db_unreachable -- /healthz
 wait_for 10 status_is 'j.fleet && j.fleet.connected === false && j.fleet.db_error.length > 0' ||
   bad "E's status does not say its database is unreachable: $(head -c 400 "$tmp/poll.json")"
 stop_daemon "${pid[E]}"
