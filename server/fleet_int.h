@@ -1,11 +1,14 @@
 /*
- * The fleet's private parts, shared by fleet.c (schema, connections,
- * start and stop), fleet_node.c (the node thread: claims, leases,
- * outcomes), fleet_store.c (the job store: submit, status,
- * result, cancel) and fleet_rows.c (which job rows a node may act on:
- * keys, paths, circuits).  The design is in fleet.c's header.
+ * The fleet's private parts, shared by fleet.c (start and stop, the
+ * status snapshot), fleet_db.c (connections, statements, schema),
+ * fleet_node.c (the node thread: claims, leases, outcomes), fleet_store.c
+ * (the job store: submit, status, result, cancel) and fleet_rows.c (which
+ * job rows a node may act on: keys, paths, circuits).  The design is in
+ * fleet.c's header.  They call one another downwards only: fleet.c ->
+ * fleet_node.c -> fleet_rows.c -> fleet_db.c, and fleet_store.c ->
+ * fleet_db.c (tests/test_server_layers.sh).
  *
- * Must not: be included by anything but those four files (the fleet's
+ * Must not: be included by anything but those five files (the fleet's
  * interface is fleet.h), nor without libpq.
  */
 #ifndef CUZKD_FLEET_INT_H
@@ -30,6 +33,30 @@ typedef struct cuzkd_fleet_job {
     size_t n;
     const char *circuit;       /* real path of the request's .wasm, or NULL */
 } cuzkd_fleet_job;
+
+/* How long a handler keeps trying an unreachable database. */
+#define DB_WAIT_MS 20000
+/* Fleet thread tick: the longest it sleeps when nothing wakes it (a job
+ * ending wakes it through its pipe, the database through NOTIFY). */
+#define TICK_MS 250
+/* Reconnect backoff. */
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 5000
+/* Partitions a node holds per proving device: enough to keep synthesis ahead of
+ * the device, few enough to leave work for the other nodes. */
+#define SLOTS_PER_DEVICE 4
+/* Claims look for jobs whose lease ran out (no NOTIFY says so) this often. */
+#define CLAIM_POLL_NS 500000000ULL
+/* How long the list of key hashes a node can serve is used for claims. */
+#define KEYS_FRESH_NS 1000000000ULL
+/* A result wait re-reads the job at least this often. */
+#define WAIT_POLL_MS 1000
+/* Nodes whose heartbeat is older than this are left out of the status. */
+#define NODE_FORGET_S 600
+/* The statements of every job (claim, commit, renewal) are prepared once
+ * per connection: planning them each time cost about as much as running
+ * them (docs/PERFORMANCE.md). */
+enum { PREP_NONE = -1, PREP_CLAIM, PREP_COMMIT, PREP_RENEW };
 
 /* Connections handlers may hold at once (beyond: they wait for one). */
 #define POOL_MAX 16
@@ -154,14 +181,6 @@ struct cuzkd_fleet {
     uint64_t down_said_ns;
 };
 
-/* A statement on the fleet thread's connection (fleet.c); on failure the
- * connection is dropped if it broke.  NULL on failure. */
-PGresult *fleet_tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
-                   const char *const *v, const int *len, const int *fmt, int bin);
-/* The SHA-256 of the file at |path| (fleet.c), computed once per file
- * identity; 0 when it cannot be read as a regular file. */
-int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]);
-
 /* fleet_rows.c */
 
 /* The engine key reference this node proves jobs of (key id, key hash)
@@ -174,30 +193,41 @@ void fleet_servable_free(servable *sv);
 /* Forget the paths said once (at the node's end). */
 void fleet_warned_free(cuzkd_fleet *f);
 
-/* fleet.c's helpers the job store (fleet_store.c) uses too: a nap; one SQL
- * statement with its parameters (NULL and |why| on failure) or without
- * (0 on failure); whether a connection is unusable; a pooled connection
- * for a handler (waits up to |until_ns| for the database) and its return. */
+/* fleet_db.c: a nap; |src| on one line into |dst|; one SQL statement
+ * with its parameters (NULL and |why| on failure) or without (0 on
+ * failure); whether a connection is unusable; a new connection to the
+ * fleet database (NULL and |why| on failure); the schema brought to the
+ * current version on |c|; a pooled connection for the job store (waits up
+ * to |until_ns| for the database) and its return. */
 void fleet_sleep_ms(unsigned ms);
+void fleet_oneline(char *dst, size_t n, const char *src);
 PGresult *fleet_db_exec(PGconn *c, const char *sql, int n, const char *const *v, const int *len,
                         const int *fmt, int bin, char *why, size_t why_n);
 int fleet_db_cmd(PGconn *c, const char *sql, char *why, size_t why_n);
 int fleet_conn_bad(PGconn *c);
-PGconn *fleet_pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_n);
-void fleet_pool_put(cuzkd_fleet *f, PGconn *c);
-
-/* fleet.c's: |src| on one line into |dst|; a connection to the fleet
- * database (NULL and |why| on failure); the schema brought to the current
- * version on |c|. */
-void fleet_oneline(char *dst, size_t n, const char *src);
 PGconn *fleet_db_connect(cuzkd_fleet *f, char *why, size_t why_n);
 int fleet_migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n);
-/* fleet.c's: the database link's state.  fleet_db_down: not connected
+PGconn *fleet_pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_n);
+void fleet_pool_put(cuzkd_fleet *f, PGconn *c);
+/* fleet_db.c: the database link's state.  fleet_db_down: not connected
  * (|why|: libpq's reason), logged at once, when the reason changes and
  * then once a minute; fleet_db_up: connected and migrated.  Both on the
  * fleet thread (or before it starts). */
 void fleet_db_down(cuzkd_fleet *f, const char *why);
 void fleet_db_up(cuzkd_fleet *f);
+/* fleet_db.c, the node thread's connection: a statement on it (|prep|:
+ * one of PREP_*, prepared on its first use on this connection; fleet_tq:
+ * PREP_NONE), NULL on failure, when a broken connection is dropped
+ * (fleet_db_lost: logged, backoff, reconnect later). */
+PGresult *fleet_tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql, int n,
+                    const char *const *v, const int *len, const int *fmt, int bin);
+PGresult *fleet_tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
+                   const char *const *v, const int *len, const int *fmt, int bin);
+void fleet_db_lost(cuzkd_fleet *f, const char *what, const char *why);
+/* fleet_db.c: the SHA-256 of the file at |path|, computed once per file
+ * identity; 0 when it cannot be read as a regular file. */
+int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]);
+
 /* fleet_node.c's: the node thread's connection (again), and the thread. */
 void fleet_try_connect(cuzkd_fleet *f);
 void *fleet_node_main(void *arg);

@@ -32,25 +32,6 @@
 
 #include "cuzk_tools.h"
 
-/* How long a handler keeps trying an unreachable database. */
-#define DB_WAIT_MS 20000
-/* Fleet thread tick: the longest it sleeps when nothing wakes it (a job
- * ending wakes it through its pipe, the database through NOTIFY). */
-#define TICK_MS 250
-/* Reconnect backoff. */
-#define BACKOFF_MIN_MS 100
-#define BACKOFF_MAX_MS 5000
-/* Partitions a node holds per proving device: enough to keep synthesis ahead of
- * the device, few enough to leave work for the other nodes. */
-#define SLOTS_PER_DEVICE 4
-/* Claims look for jobs whose lease ran out (no NOTIFY says so) this often. */
-#define CLAIM_POLL_NS 500000000ULL
-/* How long the list of key hashes a node can serve is used for claims. */
-#define KEYS_FRESH_NS 1000000000ULL
-/* A result wait re-reads the job at least this often. */
-#define WAIT_POLL_MS 1000
-/* Nodes whose heartbeat is older than this are left out of the status. */
-#define NODE_FORGET_S 600
 
 
 /* ---- the fleet thread: keys ---------------------------------------------------------------- */
@@ -158,71 +139,6 @@ static void poll_held(cuzkd_fleet *f) {
 
 /* ---- the fleet thread: database work ---------------------------------------------------------- */
 
-static void db_lost(cuzkd_fleet *f, const char *what, const char *why) {
-    if (f->conn) {
-        LOG_WARN("fleet", "database connection lost (%s: %s): not claiming; %u job(s) held until "
-                 "their leases would end; reconnecting", what, why, f->n_held);
-        PQfinish(f->conn);
-        f->conn = NULL;
-    }
-    char both[512]; /* cut to db_error's size by fleet_db_down */
-    snprintf(both, sizeof both, "%s: %s", what, why);
-    fleet_db_down(f, both);
-    f->next_connect_ns = cuzk_now_ns() + f->backoff_ms * 1000000ULL;
-    f->backoff_ms = f->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : f->backoff_ms * 2;
-}
-
-/* The statements of every job (claim, commit, renewal) are prepared once
- * per connection: planning them each time cost about as much as running
- * them (docs/PERFORMANCE.md). */
-enum { PREP_NONE = -1, PREP_CLAIM, PREP_COMMIT, PREP_RENEW };
-
-/* A statement on the thread's connection (|prep|: one of PREP_*, prepared
- * on its first use on this connection); on failure the connection is
- * dropped if it broke.  NULL on failure. */
-static PGresult *tqp(cuzkd_fleet *f, int prep, const char *what, const char *sql, int n,
-                     const char *const *v, const int *len, const int *fmt, int bin) {
-    char why[256] = "", name[16];
-    if (!f->conn)
-        return NULL;
-    PGresult *res = NULL;
-    if (prep == PREP_NONE) {
-        res = fleet_db_exec(f->conn, sql, n, v, len, fmt, bin, why, sizeof why);
-    } else {
-        snprintf(name, sizeof name, "cuzk_fleet_%d", prep);
-        if (!(f->prepared & (1u << prep))) {
-            PGresult *p = PQprepare(f->conn, name, sql, n, NULL);
-            if (p && PQresultStatus(p) == PGRES_COMMAND_OK)
-                f->prepared |= 1u << prep;
-            else
-                fleet_oneline(why, sizeof why, p ? PQresultErrorMessage(p) : PQerrorMessage(f->conn));
-            PQclear(p);
-        }
-        if (f->prepared & (1u << prep)) {
-            res = PQexecPrepared(f->conn, name, n, v, len, fmt, bin);
-            ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-            if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-                fleet_oneline(why, sizeof why,
-                        res ? PQresultErrorMessage(res) : PQerrorMessage(f->conn));
-                PQclear(res);
-                res = NULL;
-            }
-        }
-    }
-    if (!res) {
-        if (fleet_conn_bad(f->conn))
-            db_lost(f, what, why);
-        else
-            LOG_WARN("fleet", "%s: %s", what, why);
-    }
-    return res;
-}
-
-PGresult *fleet_tq(cuzkd_fleet *f, const char *what, const char *sql, int n,
-                    const char *const *v, const int *len, const int *fmt, int bin) {
-    return tqp(f, PREP_NONE, what, sql, n, v, len, fmt, bin);
-}
-
 /* Commit ended partitions.  A commit that matches no row means the lease
  * is gone (the job cancelled, ended by another partition, or this one
  * taken over by another node): the result is dropped.  The job row's
@@ -249,7 +165,7 @@ static void commit_ended(cuzkd_fleet *f) {
         int len[10] = {0, 0, 0, 0, 0, 0, 0, 0, (int)h->raw_len, 0};
         int fmt[10] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 #define LAST "coalesce(parts_left, n_partitions) <= 1"
-        PGresult *res = tqp(
+        PGresult *res = fleet_tqp(
             f, PREP_COMMIT, "commit",
             "WITH u AS (UPDATE cuzk_fleet_parts SET state = $4, simulated = $7::bool,"
             "  proof_json = $8, proof_raw = $9::bytea, done_by = $3, finished = now(),"
@@ -355,7 +271,7 @@ static void renew(cuzkd_fleet *f) {
     snprintf(idxs + ilen, cap - ilen, "}");
     snprintf(lease, sizeof lease, "%u", f->lease_s);
     const char *v[4] = {f->node, lease, ids, idxs};
-    PGresult *res = tqp(f, PREP_RENEW, "lease renewal",
+    PGresult *res = fleet_tqp(f, PREP_RENEW, "lease renewal",
                        "UPDATE cuzk_fleet_parts p SET lease_until = now() + $2::int * interval '1 s'"
                        " FROM cuzk_fleet_jobs j WHERE j.id = p.job_id"
                        " AND j.state IN ('queued', 'running') AND p.lease_owner = $1"
@@ -541,7 +457,7 @@ static void claim(cuzkd_fleet *f) {
          * first claim's mark of the job as running, in one statement; the
          * result is binary (the partitions' bytes as they are), so every
          * other column is sent as text. */
-        PGresult *cl = tqp(
+        PGresult *cl = fleet_tqp(
             f, PREP_CLAIM, "claim",
             "WITH c AS (SELECT p.job_id, p.idx FROM cuzk_fleet_parts p"
             "  JOIN cuzk_fleet_jobs j ON j.id = p.job_id"
@@ -719,7 +635,7 @@ static void wait_events(cuzkd_fleet *f, unsigned ms) {
         PQfreemem(n);
         char why[256];
         fleet_oneline(why, sizeof why, PQerrorMessage(f->conn));
-        db_lost(f, "notifications", why);
+        fleet_db_lost(f, "notifications", why);
         return;
     }
     int done = 0;

@@ -31,25 +31,6 @@
 
 #include "cuzk_tools.h"
 
-/* How long a handler keeps trying an unreachable database. */
-#define DB_WAIT_MS 20000
-/* Fleet thread tick: the longest it sleeps when nothing wakes it (a job
- * ending wakes it through its pipe, the database through NOTIFY). */
-#define TICK_MS 250
-/* Reconnect backoff. */
-#define BACKOFF_MIN_MS 100
-#define BACKOFF_MAX_MS 5000
-/* Partitions a node holds per proving device: enough to keep synthesis ahead of
- * the device, few enough to leave work for the other nodes. */
-#define SLOTS_PER_DEVICE 4
-/* Claims look for jobs whose lease ran out (no NOTIFY says so) this often. */
-#define CLAIM_POLL_NS 500000000ULL
-/* How long the list of key hashes a node can serve is used for claims. */
-#define KEYS_FRESH_NS 1000000000ULL
-/* A result wait re-reads the job at least this often. */
-#define WAIT_POLL_MS 1000
-/* Nodes whose heartbeat is older than this are left out of the status. */
-#define NODE_FORGET_S 600
 
 static const char *const prio_names[] = {"low", "normal", "high", "critical"};
 
