@@ -7,7 +7,6 @@
 # the bottom: docs/INTERNALS.md).  A cycle fails, naming the calls on it.
 # Usage: test_server_layers.sh <path to cuzk> <source dir>   (CUZKD set)
 set -u
-. "$2/tests/daemon/prelude.sh" 2>/dev/null || true
 [ -n "${CUZKD:-}" ] || { echo "SKIP: cuzkd was not built"; exit 77; }
 objdir=$(dirname "$CUZKD")/CMakeFiles/cuzkd.dir/server
 ls "$objdir"/*.o >/dev/null 2>&1 || { echo "FAIL: no object files of cuzkd in $objdir"; exit 1; }
