@@ -169,7 +169,14 @@ static void drain(cuzkd_server *srv, const cuzkd_config *c) {
         LOG_INFO("cuzkd", "waiting up to %u s for %u job(s) in flight", c->drain_timeout_s,
                  st.jobs_active);
     while (st.jobs_active && cuzk_now_ns() < deadline) {
-        sleep_ms(50);
+        /* Woken when a job this daemon tracks ends (store_mem.c); a
+         * fleet's partitions end into the fleet thread, so the wait is
+         * bounded too. */
+        struct timespec ts;
+        cuzkd_deadline_in(&ts, CLOCK_MONOTONIC, 500);
+        pthread_mutex_lock(&srv->jobs_lock);
+        pthread_cond_timedwait(&srv->jobs_cv, &srv->jobs_lock, &ts);
+        pthread_mutex_unlock(&srv->jobs_lock);
         cuzk_engine_status_get(srv->engine, &st);
     }
     uint64_t ended = st.jobs_done + st.jobs_failed + st.jobs_cancelled + st.jobs_expired - done0;
