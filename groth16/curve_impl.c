@@ -16,9 +16,6 @@
 #include "groth16/setup.h"
 #include "groth16/zkey.h"
 #include "msm/msm.h"
-#ifdef CUZK_HAVE_CUDA
-#include "gpu/runtime.h"
-#endif
 
 /* ---- the curves' raw proof encodings ------------------------------------------ */
 
@@ -81,11 +78,6 @@ static cuzk_status bn254_proof_unraw(cuzk_proof *pr, const uint8_t *in, cuzk_err
 #define P_PROOF_RAW bn254_proof_raw
 #define P_PROOF_UNRAW bn254_proof_unraw
 #define P_PROOF_RAW_BYTES 256
-#ifdef CUZK_HAVE_CUDA
-#define P_GPU_CURVE CUZK_GPU_BN254
-#else
-#define P_GPU_CURVE 0
-#endif
 #include "groth16/curve_impl_template.h"
 
 #define P bls12_381
@@ -97,11 +89,6 @@ static cuzk_status bn254_proof_unraw(cuzk_proof *pr, const uint8_t *in, cuzk_err
 #define P_PROOF_RAW bls12_381_proof_raw
 #define P_PROOF_UNRAW bls12_381_proof_unraw
 #define P_PROOF_RAW_BYTES 192
-#ifdef CUZK_HAVE_CUDA
-#define P_GPU_CURVE CUZK_GPU_BLS12_381
-#else
-#define P_GPU_CURVE 0
-#endif
 #include "groth16/curve_impl_template.h"
 
 /* Lookup order: the order names and primes are tried in. */

@@ -207,8 +207,6 @@ typedef struct cuzk_curve_impl {
      * point and leaves |p| unusable (CUZK_EFORMAT, CUZK_ERANGE, ...). */
     cuzk_status (*proof_decode_raw)(cuzk_proof *p, const uint8_t *in, cuzk_error *err);
 
-    /* ---- GPU prover ------------------------------------------------------ */
-    int gpu_curve; /* the cuzk_gpu_curve of gpu/runtime.h; 0 without CUDA */
 } cuzk_curve_impl;
 
 /* The table of |c|; NULL for CUZK_CURVE_NONE or any value not a curve. */

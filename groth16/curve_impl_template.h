@@ -12,7 +12,6 @@
  *                      curve's raw proof encoding, P_PROOF_RAW_BYTES long
  *   P_PROOF_UNRAW      cuzk_status f(cuzk_proof *p, const uint8_t *in,
  *                      cuzk_error *err): its inverse, validating every point
- *   P_GPU_CURVE        its cuzk_gpu_curve (0 without CUDA)
  * and defines const cuzk_curve_impl cuzk_curve_impl_<P>.  It undefines
  * them at its end, so the next curve can be defined right after.
  *
@@ -336,8 +335,6 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 
     .proof_encode_raw = P_PROOF_RAW,
     .proof_decode_raw = I(proof_decode_raw),
-
-    .gpu_curve = P_GPU_CURVE,
 };
 
 #undef T
@@ -351,4 +348,3 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 #undef P_PROOF_RAW
 #undef P_PROOF_UNRAW
 #undef P_PROOF_RAW_BYTES
-#undef P_GPU_CURVE

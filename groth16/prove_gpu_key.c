@@ -105,7 +105,7 @@ static cuzk_status upload_csr(cuzk_gpu_key *gk, const key_view *v,
 
 static cuzk_status make_bases(cuzk_gpu_key *gk, const key_view *v, int host,
                               cuzk_error *err) {
-    cuzk_gpu_curve c = gk->curve;
+    cuzk_curve c = gk->curve;
     size_t nc = v->n_vars - v->n_public - 1;
     struct {
         cuzk_gpu_bases **out;
@@ -188,7 +188,7 @@ static uint64_t csr_bytes(const key_view *v, size_t n) {
 /* Scratch of one MSM plan (one vector, scalars on the device) under
  * |limit| (0: the default rule); with |limit| 1, the smallest plan that
  * exists. */
-static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g, size_t n,
+static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_curve c, cuzk_gpu_group g, size_t n,
                            int host, size_t limit) {
     cuzk_gpu_msm_info info;
     cuzk_error e;
@@ -338,7 +338,7 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
     view_of(&v, key);
     gk->ctx = ctx;
     gk->key = key;
-    gk->curve = (cuzk_gpu_curve)cuzk_curve_impl_get(key->curve)->gpu_curve;
+    gk->curve = key->curve;
     gk->n_vars = v.n_vars;
     gk->n_public = v.n_public;
     gk->n = (size_t)1 << v.log_n;

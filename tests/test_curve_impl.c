@@ -80,11 +80,6 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(json_public_read);
     MUST(json_public_write);
 #endif
-#ifdef CUZK_HAVE_CUDA
-    CHECK(ci->gpu_curve != 0, "%s: GPU curve id is set", nm);
-#else
-    CHECK(ci->gpu_curve == 0, "%s: no GPU curve id without CUDA", nm);
-#endif
 #undef MUST
 }
 

@@ -63,7 +63,7 @@ static int run_field_op(cuzk_gpu_field f, cuzk_gpu_fop op, const void *a,
 }
 
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #define TEST_GPU_FP CUZK_GPU_BLS12_381_FP
 #define TEST_GPU_FR CUZK_GPU_BLS12_381_FR
 #include __FILE__
@@ -72,7 +72,7 @@ static int run_field_op(cuzk_gpu_field f, cuzk_gpu_fop op, const void *a,
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #define TEST_GPU_FP CUZK_GPU_BN254_FP
 #define TEST_GPU_FR CUZK_GPU_BN254_FR
 #include __FILE__

@@ -117,14 +117,14 @@ static void run_group(const char *name, void (*test)(unsigned), unsigned log, in
 
 /* TEST_R_BITS: the bit length of the scalar field's modulus r */
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #define TEST_R_BITS 255
 #include __FILE__
 #undef TEST_R_BITS
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #define TEST_R_BITS 254
 #include __FILE__
 #undef TEST_R_BITS
@@ -599,7 +599,7 @@ static void GF(bits)(cuzk_gpu_bases *gb, const TS *k,
         }
     /* measured as bit-heavy, planned for few digits a point, but dense at
      * the start: under a small limit the first chunks hold more digits
-     * than planned and are split (msm.cu) */
+     * than planned and are split (msm_run.cu) */
     {
         size_t n = (size_t)1 << 17;
         if (n <= nmax) {

@@ -608,7 +608,7 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             cuzk_key_arrays kv;
             ci->key_arrays(&key, &kv);
             size_t n = (size_t)1 << kv.log_n, nv = kv.n_vars;
-            cuzk_gpu_curve gc_curve = (cuzk_gpu_curve)ci->gpu_curve;
+            cuzk_curve gc_curve = key.curve;
             cuzk_gpu_msm_info m1, m2;
             cuzk_gpu_msm_plan(cc, gc_curve, CUZK_GPU_G1, n > nv ? n : nv, 1,
                               CUZK_GPU_SCALARS_DEVICE, 1, 1, &m1, &err);

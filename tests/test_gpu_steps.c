@@ -104,12 +104,12 @@ static size_t rand_csr(uint32_t *row_ptr, uint32_t **col_out, size_t rows, size_
 }
 
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #include __FILE__
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #include __FILE__
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/dispatch.cuh"
 #include "gpu/internal.cuh"
 #include "gpu/ntt.h"
 #include "ntt/gpu/ntt_kernels.cuh"
@@ -334,9 +335,11 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     return CUZK_OK;
 }
 
-static cuzk_status ntt_check(cuzk_gpu_curve curve, unsigned log_n,
+static cuzk_status ntt_check(cuzk_curve curve, unsigned log_n,
                              cuzk_error *err) {
-    if (curve != CUZK_GPU_BLS12_381 && curve != CUZK_GPU_BN254)
+    /* the twiddle cache is indexed by the curve (internal.cuh) */
+    if ((unsigned)curve >= sizeof ((cuzk_gpu_ctx *)0)->d_twiddles /
+                               sizeof ((cuzk_gpu_ctx *)0)->d_twiddles[0])
         return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: unknown curve %d",
                              (int)curve);
     if (log_n < 1 || log_n > CUZK_GPU_MAX_LOG_NTT)
@@ -346,7 +349,7 @@ static cuzk_status ntt_check(cuzk_gpu_curve curve, unsigned log_n,
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_curve curve,
                                     void *d_data, unsigned log_n,
                                     cuzk_gpu_ntt_dir dir,
                                     const void *coset_gen, cuzk_error *err) {
@@ -361,16 +364,14 @@ extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
     st = cuzk_gpu_enter(s, err);
     if (st != CUZK_OK)
         return st;
-    if (curve == CUZK_GPU_BLS12_381)
-        return ntt_run<gpu_bls12_381_fr_cfg>(
-            s, (int)curve, (g_bls12_381_fr *)d_data, log_n, dir, coset_gen,
-            err);
-    return ntt_run<gpu_bn254_fr_cfg>(s, (int)curve, (g_bn254_fr *)d_data,
-                                     log_n, dir, coset_gen, err);
+    return cuzk_gpu_dispatch(curve, err, "ntt", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        return ntt_run<C>(s, (int)curve, (fp_t<C> *)d_data, log_n, dir, coset_gen, err);
+    });
 }
 
 extern "C" cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx,
-                                            cuzk_gpu_curve curve,
+                                            cuzk_curve curve,
                                             unsigned log_n, cuzk_error *err) {
     cuzk_status st = ntt_check(curve, log_n, err);
     if (st != CUZK_OK)
@@ -379,11 +380,9 @@ extern "C" cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx,
     st = cuzk_gpu_enter(s, err);
     if (st != CUZK_OK)
         return st;
-    if (curve == CUZK_GPU_BLS12_381) {
-        const g_bls12_381_fr *tw;
-        return ntt_twiddles<gpu_bls12_381_fr_cfg>(s, (int)curve, log_n, &tw,
-                                                  err);
-    }
-    const g_bn254_fr *tw;
-    return ntt_twiddles<gpu_bn254_fr_cfg>(s, (int)curve, log_n, &tw, err);
+    return cuzk_gpu_dispatch(curve, err, "ntt prepare", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        const fp_t<C> *tw;
+        return ntt_twiddles<C>(s, (int)curve, log_n, &tw, err);
+    });
 }
