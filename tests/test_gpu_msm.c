@@ -136,21 +136,12 @@ static const tu_curve curves[] = {
     {"bn254", CUZK_CURVE_BN254, bn254_tests},
 };
 
-#endif /* CUZK_HAVE_CUDA */
-
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_msm");
-    if (!tu_gpu_present())
-        return 77;
-#ifdef CUZK_HAVE_CUDA
+/* The pool and the environment's other choices (see the top of this
+ * file); max_log is tu_gpu_main's. */
+static int setup(void) {
     cuzk_error err = {0};
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
-    st = cuzk_gpu_ctx_stream(ctx);
     pool = cuzk_pool_create(0, &err);
-    const char *e = getenv("CUZK_GPU_MSM_MAX_LOG");
-    if (e)
-        max_log = (unsigned)atoi(e);
+    const char *e;
     if ((e = getenv("CUZK_GPU_MSM_CPU_MAX")) != NULL)
         cpu_max = (size_t)strtoull(e, NULL, 0);
     g2_max_log = max_log;
@@ -158,11 +149,23 @@ int main(int argc, char **argv) {
         g2_max_log = (unsigned)atoi(e);
     only = getenv("CUZK_GPU_MSM_ONLY"); /* e.g. "bn254_g1" */
     accum = getenv("CUZK_GPU_MSM_ACCUM");
-    tu_run_curves(curves, TU_COUNT(curves));
-    cuzk_pool_destroy(pool);
-    cuzk_gpu_ctx_destroy(ctx);
-    return tu_finish();
+    return 1;
+}
+
+static void teardown(void) { cuzk_pool_destroy(pool); }
+
+#endif /* CUZK_HAVE_CUDA */
+
+int main(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    const tu_gpu_test t = {.name = "test_gpu_msm", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx, .stream = &st,
+                           .max_log_env = "CUZK_GPU_MSM_MAX_LOG", .max_log = &max_log,
+                           .setup = setup, .teardown = teardown};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_msm"};
 #endif
+    return tu_gpu_main(argc, argv, &t);
 }
 
 #elif !defined(TEST_GROUP) /* ---- per curve (TEST_CURVE): its groups ------- */

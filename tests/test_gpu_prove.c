@@ -699,28 +699,34 @@ static const tu_curve curves[] = {
     {"bls12_381", CUZK_CURVE_BLS12_381, run_curve},
     {"bn254", CUZK_CURVE_BN254, run_curve},
 };
-#endif
-
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_prove");
-    if (!tu_gpu_present())
-        return 77;
-#ifdef CUZK_HAVE_CUDA
+/* The pool, the shared prover and CUZK_GPU_PROVE_LOGS. */
+static int setup(void) {
     cuzk_error err = {0};
     pool = cuzk_pool_create(0, &err);
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
     if (cuzk_gpu_prover_create(&prover, ctx, pool, &err) != CUZK_OK) {
         CHECK(0, "GPU prover: %s", err.msg);
-        return tu_finish();
+        return 0;
     }
     logs = getenv("CUZK_GPU_PROVE_LOGS");
     if (!logs || !*logs)
         logs = "10,12,14,16";
-    tu_run_curves(curves, TU_COUNT(curves));
+    return 1;
+}
+
+static void teardown(void) {
     cuzk_gpu_prover_free(prover);
-    cuzk_gpu_ctx_destroy(ctx);
     cuzk_pool_destroy(pool);
-    return tu_finish();
+}
+
 #endif
+
+int main(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    const tu_gpu_test t = {.name = "test_gpu_prove", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx,
+                           .setup = setup, .teardown = teardown};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_prove"};
+#endif
+    return tu_gpu_main(argc, argv, &t);
 }
