@@ -150,6 +150,22 @@ static void gpu_close(engine_device *d) {
     d->state = NULL;
 }
 
+/* The device image of |key| (outside keys_lock: seconds at 2^24); under a
+ * device-memory cap no more provers than fit beside it from then on. */
+static cuzk_status key_upload(gpu_state *s, const cuzk_key *key, cuzk_gpu_key **gk,
+                              cuzk_error *err) {
+    cuzk_gpu_key_mode mode = s->key_pinned ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_AUTO;
+    cuzk_status st = cuzk_gpu_key_create(gk, s->ctx, key, mode, err);
+    unsigned fit = st == CUZK_OK ? cuzk_gpu_key_max_provers(*gk) : 0;
+    if (fit) {
+        pthread_mutex_lock(&s->provers_lock);
+        if (!s->prover_cap || fit < s->prover_cap)
+            s->prover_cap = fit;
+        pthread_mutex_unlock(&s->provers_lock);
+    }
+    return st;
+}
+
 /* The slot holding the device image of |key|, uploading it first if this
  * device does not hold it (into a free slot, else the least recently used
  * slot no partition is using).  The caller becomes one of the slot's users
@@ -194,18 +210,7 @@ static cuzk_status key_get(gpu_state *s, const cuzk_key *key, gpu_key_slot **out
 
     cuzk_gpu_key_free(old); /* no users: nothing runs with it */
     cuzk_gpu_key *gk = NULL;
-    cuzk_gpu_key_mode mode =
-        s->key_pinned ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_AUTO;
-    cuzk_status st = cuzk_gpu_key_create(&gk, s->ctx, key, mode, err);
-    if (st == CUZK_OK && cuzk_gpu_key_max_provers(gk)) {
-        /* under a cap: no more provers than fit beside this key */
-        unsigned fit = cuzk_gpu_key_max_provers(gk);
-        pthread_mutex_lock(&s->provers_lock);
-        if (!s->prover_cap || fit < s->prover_cap)
-            s->prover_cap = fit;
-        pthread_mutex_unlock(&s->provers_lock);
-    }
-
+    cuzk_status st = key_upload(s, key, &gk, err);
     pthread_mutex_lock(&s->keys_lock);
     victim->loading = 0;
     if (st == CUZK_OK) {

@@ -421,9 +421,8 @@ static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
         goto unwind;
     /* Before the key is announced: buffers held here are invisible to the
      * scheduler's room accounting, so it must not see the key yet. */
-    prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr),
-                    e->synth_skips_eval ? 0
-                                        : 3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr));
+    size_t abc = 3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr);
+    prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr), e->synth_skips_eval ? 0 : abc);
     key_to_devices(e, k, &key);
     load_publish(e, k, ring, t0, s, &key, &vk, &err);
     return;

@@ -260,6 +260,31 @@ static cuzk_status ntt_twiddles(cuzk_gpu_stream *s, int curve, unsigned log_n,
     return st;
 }
 
+/* The coset's power tables at |lo| (NTT_POW_LO entries) and |hi| (hc):
+ * powers of the generator g (forward), of g^-1 (inverse; times 1/n), or
+ * of g times 1/n (the inverse into the coset). */
+template <class C>
+static cuzk_status ntt_coset_tables(cuzk_gpu_stream *s, const void *coset_gen, bool to_coset,
+                                    bool inverse, uint32_t n, uint32_t hc, const fp_t<C> &ninv,
+                                    fp_t<C> *lo, fp_t<C> *hi, cuzk_error *err) {
+    typedef fp_t<C> E;
+    E g;
+    memcpy(g.v, coset_gen, sizeof g.v);
+    if (f_is_zero(g))
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: coset generator 0");
+    E one;
+    f_set_one(one);
+    uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
+    if (to_coset)
+        return ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, ninv, err);
+    if (inverse) {
+        E ginv;
+        f_inv(ginv, g);
+        return ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
+    }
+    return ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, one, err);
+}
+
 template <class C>
 static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
                            unsigned log_n, cuzk_gpu_ntt_dir dir,
@@ -299,24 +324,9 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     E ninv;
     ntt_inv_n(ninv, log_n);
     if (coset) {
-        E g;
-        memcpy(g.v, coset_gen, sizeof g.v);
-        if (f_is_zero(g))
-            return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: coset generator 0");
         lo = (E *)(scr + off_pow);
         hi = lo + NTT_POW_LO;
-        E one;
-        f_set_one(one);
-        uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
-        if (to_coset) {
-            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, ninv, err);
-        } else if (inverse) {
-            E ginv;
-            f_inv(ginv, g);
-            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
-        } else {
-            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, one, err);
-        }
+        st = ntt_coset_tables<C>(s, coset_gen, to_coset, inverse, n, hc, ninv, lo, hi, err);
         if (st != CUZK_OK)
             return st;
     }
