@@ -17,6 +17,7 @@
  *           {"bn254", CUZK_CURVE_BN254, bn254_tests},
  *       };
  *       tu_run_curves(curves, TU_COUNT(curves));
+ *   The GPU tests hand that table to tu_gpu_main, their one main.
  *   Adding a curve to the tests is adding its row (and, for typed code,
  *   its instantiation below).  CUZK_TEST_CURVE=<name> runs one curve only
  *   (a name that matches no row is a failure).
