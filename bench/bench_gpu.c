@@ -323,10 +323,10 @@ static void bench_field(void) {
         free(pts);                                                            \
     }
 
-MSM_BENCH(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
-MSM_BENCH(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
-MSM_BENCH(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
-MSM_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+MSM_BENCH(bls12_381_g1, bls12_381_fr, CUZK_CURVE_BLS12_381, CUZK_GPU_G1)
+MSM_BENCH(bls12_381_g2, bls12_381_fr, CUZK_CURVE_BLS12_381, CUZK_GPU_G2)
+MSM_BENCH(bn254_g1, bn254_fr, CUZK_CURVE_BN254, CUZK_GPU_G1)
+MSM_BENCH(bn254_g2, bn254_fr, CUZK_CURVE_BN254, CUZK_GPU_G2)
 
 /* ---- MSM over bases in pinned host memory (--host-bases) -------------------- */
 
@@ -536,10 +536,10 @@ static double hb_time(cuzk_gpu_stream *s, const cuzk_gpu_bases *b, size_t n, siz
     }
 
 static int hb_bad; /* results that differ between streamed and resident */
-HOSTB_BENCH(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
-HOSTB_BENCH(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
-HOSTB_BENCH(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
-HOSTB_BENCH(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+HOSTB_BENCH(bls12_381_g1, bls12_381_fr, CUZK_CURVE_BLS12_381, CUZK_GPU_G1)
+HOSTB_BENCH(bls12_381_g2, bls12_381_fr, CUZK_CURVE_BLS12_381, CUZK_GPU_G2)
+HOSTB_BENCH(bn254_g1, bn254_fr, CUZK_CURVE_BN254, CUZK_GPU_G1)
+HOSTB_BENCH(bn254_g2, bn254_fr, CUZK_CURVE_BN254, CUZK_GPU_G2)
 
 /* "24,26,27" -> values; returns the count. */
 static int parse_list(const char *s, unsigned *out, int max) {
@@ -558,7 +558,7 @@ static int parse_list(const char *s, unsigned *out, int max) {
  * synchronisation (|batch| 1), or |batch| calls queued back to back and one
  * synchronisation, divided by |batch| (the launch latency is then hidden
  * behind the previous transform, as in a prover's sequence).  0 on error. */
-static double ntt_time(cuzk_gpu_curve curve, void *d, unsigned lg, int batch,
+static double ntt_time(cuzk_curve curve, void *d, unsigned lg, int batch,
                        cuzk_error *err) {
     double t[16];
     int ok = 1;
@@ -583,7 +583,7 @@ static unsigned ntt_buf_log; /* the NTT buffer holds 2^ntt_buf_log elements */
  * INVERSE_TO_COSET then FORWARD (|fused| 1), queued, one synchronisation.
  * The coset generator is a fixed non-zero element (timing only).  0 on
  * error. */
-static double ntt_h_time(cuzk_gpu_curve curve, void *d, unsigned lg,
+static double ntt_h_time(cuzk_curve curve, void *d, unsigned lg,
                          int fused, cuzk_error *err) {
     double t[16];
     uint64_t g[4] = {7, 0, 0, 0};
@@ -611,7 +611,7 @@ static double ntt_h_time(cuzk_gpu_curve curve, void *d, unsigned lg,
 
 /* Times one forward NTT size and adds a table row.  With --ntt-ab, also
  * prints the fixed-tile plan against the default one, single and queued. */
-static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
+static int ntt_one(cuzk_curve curve, const char *name, void *d,
                    unsigned lg, const double *refs) {
     cuzk_error err = {0};
     double m = 0, q[2][2] = {{0}}, hq[2] = {0};
@@ -652,7 +652,7 @@ static int ntt_one(cuzk_gpu_curve curve, const char *name, void *d,
     return 1;
 }
 
-static void bench_ntt(cuzk_gpu_curve curve, const char *name,
+static void bench_ntt(cuzk_curve curve, const char *name,
                       const uint64_t *r, unsigned lo, unsigned hi,
                       const double *refs) {
     /* --ntt-ab times H's three vectors too: room for 4 n up to 2^22 */
@@ -812,9 +812,9 @@ int main(int argc, char **argv) {
         ref[24] = 4.7;
         ref[26] = 23.8;
         ref[27] = 44.3;
-        bench_ntt(CUZK_GPU_BLS12_381, "bls12_381 fr", bls12_381_fr_modulus,
+        bench_ntt(CUZK_CURVE_BLS12_381, "bls12_381 fr", bls12_381_fr_modulus,
                   ntt_min, ntt_max, ref);
-        bench_ntt(CUZK_GPU_BN254, "bn254 fr", bn254_fr_modulus, ntt_min,
+        bench_ntt(CUZK_CURVE_BN254, "bn254 fr", bn254_fr_modulus, ntt_min,
                   ntt_max < 27 ? ntt_max : 27, NULL);
     }
     printf("\n%-32s %-10s %13s %13s\n", "bench_gpu summary", "size", "cuzk",

@@ -49,6 +49,7 @@
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
 #include "gpu/selftest.h"
+#include "tests/gpu_prove_util.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA
@@ -113,10 +114,17 @@ static int pin_block(cuzk_key *k, void **own) {
 #undef PIN
 }
 
+/* Fresh blinding scalars for one proof. */
+static cuzk_status blinding(cuzk_curve c, cuzk_fr *r, cuzk_fr *s, cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+    cuzk_status st = ci->fr_random(r, err);
+    return st == CUZK_OK ? ci->fr_random(s, err) : st;
+}
+
 /* One key of 2^log2 constraints, then |nbatch| rows: proofs in batches of
  * batches[i] partitions.  Returns the rows written, -1 before any. */
 static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curve, unsigned log2,
-                   int reps, int real, cuzk_gpu_eval_mode eval, int host_bases, int mem_limit,
+                   int reps, int real, int cpu_eval, int host_bases, int mem_limit,
                    const unsigned *batches, int nbatch) {
     cuzk_error err = {0};
     bench_circuit bc = {curve, log2, g_profile, -1, !real};
@@ -245,7 +253,6 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     }
     int nrow = 0;
     bp[0] = p;
-    cuzk_gpu_prover_set_eval(p, eval);
     for (int ci = 0; ci < nbatch * g_nvar; ci++, out++) {
     unsigned batch = batches[ci % nbatch];
     const variant *var = &g_vars[ci / nbatch];
@@ -289,11 +296,14 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         cuzk_gpu_timing t;
         double a = bench_now_s();
         if (batch <= 1 && !abc) {
-            st = cuzk_gpu_prove(p, gk, &w, &proof, &t, &err);
+            st = gpu_prove_one(p, gk, &w, cpu_eval, NULL, NULL, pool, &proof, &t, &err);
         } else if (batch <= 1) {
-            st = cuzk_gpu_prove_upload(p, gk, w.values, abc, &err);
+            cuzk_fr r, s;
+            st = blinding(curve, &r, &s, &err);
             if (st == CUZK_OK)
-                st = cuzk_gpu_prove_run(p, gk, &proof, &t, &err);
+                st = cuzk_gpu_prove_upload(p, gk, w.values, abc, &err);
+            if (st == CUZK_OK)
+                st = cuzk_gpu_prove_run(p, gk, &r, &s, &proof, &t, &err);
         } else {
             /* |batch| partitions of the same witness in one pass; the time
              * per partition is the batch's over |batch| */
@@ -302,7 +312,9 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
             st = CUZK_OK;
             for (unsigned b = 0; b < batch && st == CUZK_OK; b++) {
                 items[b] = (cuzk_gpu_batch_item){.p = bp[b], .out = &proofs[b]};
-                st = cuzk_gpu_prove_upload(bp[b], gk, w.values, abc, &err);
+                st = blinding(curve, &items[b].r, &items[b].s, &err);
+                if (st == CUZK_OK)
+                    st = cuzk_gpu_prove_upload(bp[b], gk, w.values, abc, &err);
             }
             if (st == CUZK_OK)
                 st = cuzk_gpu_prove_run_batch(items, batch, gk, &t, &err);
@@ -381,7 +393,7 @@ int main(int argc, char **argv) {
     const char *curves = "both", *logs = "16,20,22,24";
     int reps = 3;
     unsigned real_max = 20;
-    cuzk_gpu_eval_mode eval = CUZK_GPU_EVAL_AUTO;
+    int cpu_eval = 0; /* --eval cpu; auto and gpu: on the device */
     int host_bases = 0;
     unsigned batches[8] = {1};
     int nbatch = 1;
@@ -421,9 +433,7 @@ int main(int argc, char **argv) {
             real_max = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eval") && i + 1 < argc) {
             const char *m = argv[++i];
-            eval = !strcmp(m, "gpu") ? CUZK_GPU_EVAL_GPU
-                   : !strcmp(m, "cpu") ? CUZK_GPU_EVAL_CPU
-                                       : CUZK_GPU_EVAL_AUTO;
+            cpu_eval = !strcmp(m, "cpu");
         } else {
             fprintf(stderr,
                     "usage: bench_gpu_prove [--curve bn254|bls12_381|both] [--logs 16,20] "
@@ -486,7 +496,7 @@ int main(int argc, char **argv) {
             if (strcmp(curves, "both") && strcmp(curves, cuzk_curve_snarkjs_name(cv)) &&
                 !(c == 0 && !strcmp(curves, "bn254")) && !(c == 1 && !strcmp(curves, "bls12_381")))
                 continue;
-            int k = run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, eval,
+            int k = run_one(&rows[nrows], ctx, pool, cv, lg, reps, lg <= real_max, cpu_eval,
                             host_bases, limit_gib > 0, batches, nbatch);
             if (k < 0)
                 fails++;

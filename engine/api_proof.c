@@ -7,8 +7,9 @@
  * groth16/key.h, so an embedding program compiles against include/ alone
  * and the internal layout can change without breaking it.  The proof image
  * is the raw form cuzkd has always served (zcash compressed for BLS12-381,
- * Ethereum's for BN254); the daemon now gets it from here instead of
- * encoding points itself.
+ * Ethereum's for BN254); the daemon gets it from here instead of encoding
+ * points itself.  Both directions go through the curve table
+ * (proof_encode_raw, proof_decode_raw): this file names no curve.
  *
  * Must not: hold engine locks (a DONE partition's proof and signals are
  * immutable), or accept an image without validating every point.
@@ -17,62 +18,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve/encode.h"
 #include "engine/api.h"
 #include "engine/internal.h"
+#include "groth16/curve_impl.h"
 #include "groth16/json.h"
 #include "groth16/zkey.h"
 
 size_t cuzk_proof_bytes_len(cuzk_curve c) {
-    return c == CUZK_CURVE_BLS12_381 ? 48 + 96 + 48 : c == CUZK_CURVE_BN254 ? 64 + 128 + 64 : 0;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+    return ci ? ci->proof_raw_bytes : 0;
 }
 
 void cuzk_proof_to_bytes(cuzk_proof_bytes *out, const cuzk_proof *p) {
     memset(out, 0, sizeof *out);
     out->curve = p->curve;
-    uint8_t *b = out->bytes;
-    if (p->curve == CUZK_CURVE_BLS12_381) {
-        b += bls12_381_g1_encode_zcash(b, &p->p.bls12_381.a, 1);
-        b += bls12_381_g2_encode_zcash(b, &p->p.bls12_381.b, 1);
-        b += bls12_381_g1_encode_zcash(b, &p->p.bls12_381.c, 1);
-    } else if (p->curve == CUZK_CURVE_BN254) {
-        bn254_g1_encode_eth(b, &p->p.bn254.a);
-        bn254_g2_encode_eth(b + 64, &p->p.bn254.b);
-        bn254_g1_encode_eth(b + 192, &p->p.bn254.c);
-        b += 256;
-    }
-    out->len = (uint32_t)(b - out->bytes);
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(p->curve);
+    if (ci && ci->proof_raw_bytes <= sizeof out->bytes)
+        out->len = (uint32_t)ci->proof_encode_raw(out->bytes, p);
 }
 
 cuzk_status cuzk_proof_from_bytes(cuzk_proof *p, const cuzk_proof_bytes *in, cuzk_error *err) {
     memset(p, 0, sizeof *p);
-    size_t want = cuzk_proof_bytes_len(in->curve);
-    if (!want)
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(in->curve);
+    if (!ci)
         return cuzk_fail(err, CUZK_ECURVE, "proof image has no known curve (tag %d)",
                          (int)in->curve);
-    if (in->len != want)
+    if (in->len != ci->proof_raw_bytes || in->len > sizeof in->bytes)
         return cuzk_fail(err, CUZK_EFORMAT, "a %s proof image has %zu bytes, this one %u",
-                         cuzk_curve_snarkjs_name(in->curve), want, (unsigned)in->len);
+                         ci->name, ci->proof_raw_bytes, (unsigned)in->len);
     cuzk_error e = {0};
-    cuzk_status s;
-    const char *what = "A";
-    const uint8_t *b = in->bytes;
-    if (in->curve == CUZK_CURVE_BLS12_381) {
-        s = bls12_381_g1_decode_zcash(&p->p.bls12_381.a, b, 48, &e);
-        if (s == CUZK_OK)
-            what = "B", s = bls12_381_g2_decode_zcash(&p->p.bls12_381.b, b + 48, 96, &e);
-        if (s == CUZK_OK)
-            what = "C", s = bls12_381_g1_decode_zcash(&p->p.bls12_381.c, b + 144, 48, &e);
-    } else {
-        s = bn254_g1_decode_eth(&p->p.bn254.a, b, &e);
-        if (s == CUZK_OK)
-            what = "B", s = bn254_g2_decode_eth(&p->p.bn254.b, b + 64, &e);
-        if (s == CUZK_OK)
-            what = "C", s = bn254_g1_decode_eth(&p->p.bn254.c, b + 192, &e);
+    cuzk_status s = ci->proof_decode_raw(p, in->bytes, &e);
+    if (s != CUZK_OK) {
+        memset(p, 0, sizeof *p);
+        return cuzk_fail(err, s, "proof image, %s", e.msg);
     }
-    if (s != CUZK_OK)
-        return cuzk_fail(err, s, "proof image, point %s: %s", what, e.msg);
-    p->curve = in->curve;
     return CUZK_OK;
 }
 
@@ -154,9 +133,8 @@ cuzk_curve cuzk_vk_curve(const cuzk_vk *vk) {
 }
 
 size_t cuzk_vk_n_public(const cuzk_vk *vk) {
-    return vk->curve == CUZK_CURVE_BLS12_381 ? vk->vk.bls12_381.n_public
-           : vk->curve == CUZK_CURVE_BN254   ? vk->vk.bn254.n_public
-                                             : 0;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(vk->curve);
+    return ci ? ci->vk_n_public(vk) : 0;
 }
 
 cuzk_status cuzk_verify(const cuzk_vk *vk, const cuzk_proof_bytes *proof, const uint8_t *pub,

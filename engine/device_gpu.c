@@ -29,6 +29,7 @@
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
+#include "groth16/curve_impl.h"
 #include "groth16/prove_gpu.h"
 
 #define GPU_MAX_KEYS 32
@@ -149,6 +150,22 @@ static void gpu_close(engine_device *d) {
     d->state = NULL;
 }
 
+/* The device image of |key| (outside keys_lock: seconds at 2^24); under a
+ * device-memory cap no more provers than fit beside it from then on. */
+static cuzk_status key_upload(gpu_state *s, const cuzk_key *key, cuzk_gpu_key **gk,
+                              cuzk_error *err) {
+    cuzk_gpu_key_mode mode = s->key_pinned ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_AUTO;
+    cuzk_status st = cuzk_gpu_key_create(gk, s->ctx, key, mode, err);
+    unsigned fit = st == CUZK_OK ? cuzk_gpu_key_max_provers(*gk) : 0;
+    if (fit) {
+        pthread_mutex_lock(&s->provers_lock);
+        if (!s->prover_cap || fit < s->prover_cap)
+            s->prover_cap = fit;
+        pthread_mutex_unlock(&s->provers_lock);
+    }
+    return st;
+}
+
 /* The slot holding the device image of |key|, uploading it first if this
  * device does not hold it (into a free slot, else the least recently used
  * slot no partition is using).  The caller becomes one of the slot's users
@@ -193,18 +210,7 @@ static cuzk_status key_get(gpu_state *s, const cuzk_key *key, gpu_key_slot **out
 
     cuzk_gpu_key_free(old); /* no users: nothing runs with it */
     cuzk_gpu_key *gk = NULL;
-    cuzk_gpu_key_mode mode =
-        s->key_pinned ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_AUTO;
-    cuzk_status st = cuzk_gpu_key_create(&gk, s->ctx, key, mode, err);
-    if (st == CUZK_OK && cuzk_gpu_key_max_provers(gk)) {
-        /* under a cap: no more provers than fit beside this key */
-        unsigned fit = cuzk_gpu_key_max_provers(gk);
-        pthread_mutex_lock(&s->provers_lock);
-        if (!s->prover_cap || fit < s->prover_cap)
-            s->prover_cap = fit;
-        pthread_mutex_unlock(&s->provers_lock);
-    }
-
+    cuzk_status st = key_upload(s, key, &gk, err);
     pthread_mutex_lock(&s->keys_lock);
     victim->loading = 0;
     if (st == CUZK_OK) {
@@ -263,9 +269,6 @@ static cuzk_status prover_get(gpu_state *s, cuzk_gpu_prover **p, cuzk_error *err
                 break;
             }
         pthread_mutex_unlock(&s->provers_lock);
-        /* a, b, c come from synthesis or are evaluated on the GPU, as
-         * upload's |abc| says; the prover's own mode is for wtns input */
-        cuzk_gpu_prover_set_eval(*p, CUZK_GPU_EVAL_GPU);
         cuzk_gpu_prover_share_scratch(*p, s->scratch[0], s->scratch[1]);
     }
     return st;
@@ -343,6 +346,47 @@ static void gpu_release(void *arg) {
     }
 }
 
+/* The blinding scalars of each proof of a batch, fresh from the OS
+ * CSPRNG (CUZK_EIO without randomness: the batch fails as a whole). */
+static cuzk_status draw_blinding(cuzk_gpu_batch_item *b, size_t m, const cuzk_key *key,
+                                 cuzk_error *err) {
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(key->curve);
+    if (!ci)
+        return cuzk_fail(err, CUZK_ECURVE, "GPU run: a key of no known curve");
+    for (size_t j = 0; j < m; j++) {
+        cuzk_status st = ci->fr_random(&b[j].r, err);
+        if (st == CUZK_OK)
+            st = ci->fr_random(&b[j].s, err);
+        if (st != CUZK_OK)
+            return st;
+    }
+    return CUZK_OK;
+}
+
+/* The items' outcomes from a batch that ended with |st| / |err|, and their
+ * prover and key back. */
+static void batch_done(gpu_state *s, gpu_key_slot *slot, engine_dev_item **of,
+                       const cuzk_gpu_batch_item *b, size_t m, cuzk_status st,
+                       const cuzk_error *err, const cuzk_gpu_timing *t) {
+    for (size_t j = 0; j < m; j++) {
+        engine_dev_item *x = of[j];
+        if (st != CUZK_OK) {
+            x->status = st;
+            x->err = *err;
+        } else {
+            x->status = b[j].st;
+            if (b[j].st != CUZK_OK)
+                x->err = b[j].err;
+            else
+                gpu_steps(&x->steps, t);
+        }
+        prover_put(s, x->dev_prover);
+        key_put(s, slot);
+        x->dev_prover = NULL;
+        x->dev_key = NULL;
+    }
+}
+
 static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
     gpu_state *s = d->state;
     struct gpu_hold hold = {s, 0};
@@ -365,31 +409,17 @@ static void gpu_run(engine_device *d, engine_dev_item **items, size_t n) {
         }
         cuzk_gpu_timing t;
         cuzk_error err = {0};
+        cuzk_status st = draw_blinding(b, m, it->key, &err);
         /* The device is released as soon as the batch's results are on the
          * host: the proofs are assembled on the CPU (1.3 ms per partition
          * at BLS12-381) while the next worker's batch runs. */
-        pthread_mutex_lock(&s->gpu_lock);
-        hold.held = 1;
-        cuzk_status st =
-            cuzk_gpu_prove_run_batch_notify(b, m, slot->gk, &t, gpu_release, &hold, &err);
-        gpu_release(&hold); /* on failure: nothing called it */
-        for (size_t j = 0; j < m; j++) {
-            engine_dev_item *x = of[j];
-            if (st != CUZK_OK) {
-                x->status = st;
-                x->err = err;
-            } else {
-                x->status = b[j].st;
-                if (b[j].st != CUZK_OK)
-                    x->err = b[j].err;
-                else
-                    gpu_steps(&x->steps, &t);
-            }
-            prover_put(s, x->dev_prover);
-            key_put(s, slot);
-            x->dev_prover = NULL;
-            x->dev_key = NULL;
+        if (st == CUZK_OK) {
+            pthread_mutex_lock(&s->gpu_lock);
+            hold.held = 1;
+            st = cuzk_gpu_prove_run_batch_notify(b, m, slot->gk, &t, gpu_release, &hold, &err);
+            gpu_release(&hold); /* on failure: nothing called it */
         }
+        batch_done(s, slot, of, b, m, st, &err, &t);
     }
 }
 

@@ -279,103 +279,97 @@ static cuzk_status generate_one(engine_key *k, cuzk_key *key, cuzk_error *err) {
     return s;
 }
 
-static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
-    uint64_t t0 = cuzk_now_ns();
-    cuzk_error err = {0};
-    cuzk_key key;
-    cuzk_vk vk;
-    memset(&key, 0, sizeof key);
-    memset(&vk, 0, sizeof vk);
+/* A generated key into |key|, |vk|, charged at its exact size (*est). */
+static cuzk_status load_generated(cuzk_engine *e, engine_key *k, cuzk_key *key, cuzk_vk *vk,
+                                  uint64_t *est, cuzk_error *err) {
+    cuzk_status s = generate_one(k, key, err);
+    if (s == CUZK_OK)
+        s = cuzk_key_vk(key, vk, err);
+    if (s == CUZK_OK && !engine_mem_try_charge(&e->mem, MEM_KEYS, key->mem_bytes))
+        s = cuzk_fail(err, CUZK_ENOMEM, "key %s: %.1f MiB do not fit the memory budget",
+                      k->id, key->mem_bytes / 1048576.0);
+    else if (s == CUZK_OK)
+        *est = key->mem_bytes;
+    return s;
+}
+
+/* A key from its file into |key|, |vk|; *est: what is charged for it
+ * (also after a failure, which the caller then gives back). */
+static cuzk_status load_file(cuzk_engine *e, engine_key *k, cuzk_key *key, cuzk_vk *vk,
+                             uint64_t *est, cuzk_error *err) {
     struct stat st;
-    cuzk_status s;
-    uint64_t est = 0;
-    if (k->gen) { /* charged below at its exact size */
-        s = generate_one(k, &key, &err);
-        if (s == CUZK_OK)
-            s = cuzk_key_vk(&key, &vk, &err);
-        if (s == CUZK_OK && !engine_mem_try_charge(&e->mem, MEM_KEYS, key.mem_bytes))
-            s = cuzk_fail(&err, CUZK_ENOMEM, "key %s: %.1f MiB do not fit the memory budget",
-                          k->id, key.mem_bytes / 1048576.0);
-        else if (s == CUZK_OK)
-            est = key.mem_bytes;
-        goto done;
-    }
-    if (stat(k->path, &st) != 0) {
-        s = cuzk_fail(&err, CUZK_EIO, "key %s: cannot stat %s", k->id, k->path);
-        goto done;
-    }
+    if (stat(k->path, &st) != 0)
+        return cuzk_fail(err, CUZK_EIO, "key %s: cannot stat %s", k->id, k->path);
     /* An upper bound: the loaded arrays are at most the file's point
      * sections (A, B1, B2 lose their infinity points, for two bitmaps of
      * nVars bits) plus coefficients at 48 instead of 44 bytes each, plus
      * alignment.  The exact size replaces it after loading. */
-    est = (uint64_t)st.st_size + (uint64_t)st.st_size / 8 + 4096;
-    if ((s = reserve_for_load(e, k, est, &err)) != CUZK_OK) {
-        est = 0;
-        goto done;
+    uint64_t bound = (uint64_t)st.st_size + (uint64_t)st.st_size / 8 + 4096;
+    cuzk_status s = reserve_for_load(e, k, bound, err);
+    if (s != CUZK_OK)
+        return s;
+    *est = bound;
+    if ((s = cuzk_key_load(key, k->path, err)) == CUZK_OK)
+        s = cuzk_key_vk(key, vk, err);
+    if (s == CUZK_OK && key->mem_bytes > bound &&
+        !engine_mem_try_charge(&e->mem, MEM_KEYS, key->mem_bytes - bound))
+        s = cuzk_fail(err, CUZK_ENOMEM, "key %s is larger than estimated", k->id);
+    else if (s == CUZK_OK && key->mem_bytes < bound)
+        engine_mem_uncharge(&e->mem, MEM_KEYS, bound - key->mem_bytes);
+    return s;
+}
+
+/*
+ * A device with memory of its own (a GPU) takes its copy of a loaded key
+ * now, on this loader thread and before the key is announced, rather than
+ * in the first partition's upload step, where it would leave the device
+ * idle with work waiting.  Only one: the one with the most free memory;
+ * others copy the key when they take one of its partitions (ready_take
+ * prefers devices that hold the key, stages.c).  The key is not resident
+ * yet, so nothing else uses or evicts it meanwhile; k->key is its final
+ * address.
+ */
+static void key_to_devices(cuzk_engine *e, engine_key *k, const cuzk_key *key) {
+    pthread_mutex_lock(&e->keys_lock);
+    k->key = *key;
+    pthread_mutex_unlock(&e->keys_lock);
+    for (unsigned i = 0; i < e->n_devices; i++)
+        if (e->devices[i].ops->scratch_prepare)
+            e->devices[i].ops->scratch_prepare(&e->devices[i], &k->key);
+    engine_device *best = NULL;
+    uint64_t best_free = 0;
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        engine_device *d = &e->devices[i];
+        if (!d->ops->key_prepare || d->fallback_only)
+            continue;
+        uint64_t f = d->ops->free_bytes ? d->ops->free_bytes(d) : 0;
+        if (!best || f > best_free)
+            best = d, best_free = f;
     }
-    if ((s = cuzk_key_load(&key, k->path, &err)) == CUZK_OK)
-        s = cuzk_key_vk(&key, &vk, &err);
-    if (s == CUZK_OK && key.mem_bytes > est &&
-        !engine_mem_try_charge(&e->mem, MEM_KEYS, key.mem_bytes - est))
-        s = cuzk_fail(&err, CUZK_ENOMEM, "key %s is larger than estimated", k->id);
-    else if (s == CUZK_OK && key.mem_bytes < est)
-        engine_mem_uncharge(&e->mem, MEM_KEYS, est - key.mem_bytes);
-done:
-    if (s != CUZK_OK) {
-        cuzk_key_free(&key);
-        cuzk_vk_free(&vk);
-        engine_mem_uncharge(&e->mem, MEM_KEYS, est);
-    } else {
-        /* Before the key is announced: buffers held here are invisible to
-         * the scheduler's room accounting, so it must not see the key yet. */
-        prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr),
-                        e->synth_skips_eval
-                            ? 0
-                            : 3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr));
-    }
-    if (s == CUZK_OK) {
-        /* A device with memory of its own (a GPU) takes its copy now, on
-         * this loader thread and before the key is announced, rather than
-         * in the first partition's upload step, where it would leave the
-         * device idle with work waiting.  Only one: the one with the most
-         * free memory; others copy the key when they take one of its
-         * partitions (ready_take prefers devices that hold the key,
-         * stages.c).  The key is not resident yet, so nothing else uses or
-         * evicts it meanwhile; k->key is its final address. */
-        pthread_mutex_lock(&e->keys_lock);
-        k->key = key;
-        pthread_mutex_unlock(&e->keys_lock);
-        for (unsigned i = 0; i < e->n_devices; i++)
-            if (e->devices[i].ops->scratch_prepare)
-                e->devices[i].ops->scratch_prepare(&e->devices[i], &k->key);
-        engine_device *best = NULL;
-        uint64_t best_free = 0;
-        for (unsigned i = 0; i < e->n_devices; i++) {
-            engine_device *d = &e->devices[i];
-            if (!d->ops->key_prepare || d->fallback_only)
-                continue;
-            uint64_t f = d->ops->free_bytes ? d->ops->free_bytes(d) : 0;
-            if (!best || f > best_free)
-                best = d, best_free = f;
-        }
-        if (best) {
-            best->ops->key_prepare(best, &k->key);
-            char why[200];
-            int t = best->ops->key_tier ? best->ops->key_tier(best, &k->key, why, sizeof why) : -1;
-            if (t >= 0)
-                engine_log(e, CUZK_LOG_INFO, "key %s on %s: tier %s, %s", k->id, best->name,
-                           cuzk_key_tier_name((cuzk_key_tier)t), why);
-        }
-    }
+    if (!best)
+        return;
+    best->ops->key_prepare(best, &k->key);
+    char why[200];
+    int t = best->ops->key_tier ? best->ops->key_tier(best, &k->key, why, sizeof why) : -1;
+    if (t >= 0)
+        engine_log(e, CUZK_LOG_INFO, "key %s on %s: tier %s, %s", k->id, best->name,
+                   cuzk_key_tier_name((cuzk_key_tier)t), why);
+}
+
+/* The load's outcome |s| announced (the key resident or failed), the
+ * scheduler woken, the span and the log line written. */
+static void load_publish(cuzk_engine *e, engine_key *k, engine_ring *ring, uint64_t t0,
+                         cuzk_status s, const cuzk_key *key, const cuzk_vk *vk,
+                         const cuzk_error *err) {
     pthread_mutex_lock(&e->keys_lock);
     k->load_status = s;
-    snprintf(k->load_msg, sizeof k->load_msg, "%s", s == CUZK_OK ? "" : err.msg);
+    snprintf(k->load_msg, sizeof k->load_msg, "%s", s == CUZK_OK ? "" : err->msg);
     if (s == CUZK_OK) {
-        k->key = key;
-        k->vk = vk;
-        k->charged = key.mem_bytes;
-        k->log_n = cuzk_key_log_n(&key);
-        k->witness_bytes = cuzk_key_n_vars(&key) * sizeof(cuzk_fr);
+        k->key = *key;
+        k->vk = *vk;
+        k->charged = key->mem_bytes;
+        k->log_n = cuzk_key_log_n(key);
+        k->witness_bytes = cuzk_key_n_vars(key) * sizeof(cuzk_fr);
         k->abc_bytes = 3 * ((size_t)1 << k->log_n) * sizeof(cuzk_fr);
         k->last_used_ns = cuzk_now_ns();
         k->state = KEY_RESIDENT;
@@ -393,23 +387,50 @@ done:
     engine_event_kick(&e->sched_ev);
     uint64_t t1 = cuzk_now_ns();
     engine_ring_span(ring, SPAN_KEYLOAD, t0, t1, 0, 0, -1);
-    if (s == CUZK_OK) {
-        engine_log(e, CUZK_LOG_INFO, "key %s loaded: %s 2^%u, %.1f MiB in %.1f ms", k->id,
-                   cuzk_curve_snarkjs_name(key.curve), k->log_n, key.mem_bytes / 1048576.0,
-                   (t1 - t0) / 1e6);
-        /* A circuit registered before the key was ever loaded is checked
-         * now; jobs with inputs for it fail at admission with the same
-         * reason. */
-        pthread_mutex_lock(&e->keys_lock);
-        engine_circuit *c = k->circuit;
-        pthread_mutex_unlock(&e->keys_lock);
-        cuzk_error why = {0};
-        if (c && atomic_load(&c->state) == CIRC_READY &&
-            engine_circuit_check(c, k->id, key.curve, cuzk_key_n_vars(&key), &why) != CUZK_OK)
-            engine_log(e, CUZK_LOG_ERROR, "key %s: its registered %s", k->id, why.msg);
-    } else {
-        engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", id, err.msg);
+    if (s != CUZK_OK) {
+        engine_log(e, CUZK_LOG_ERROR, "key %s: load failed: %s", id, err->msg);
+        return;
     }
+    engine_log(e, CUZK_LOG_INFO, "key %s loaded: %s 2^%u, %.1f MiB in %.1f ms", k->id,
+               cuzk_curve_snarkjs_name(key->curve), k->log_n, key->mem_bytes / 1048576.0,
+               (t1 - t0) / 1e6);
+    /* A circuit registered before the key was ever loaded is checked
+     * now; jobs with inputs for it fail at admission with the same
+     * reason. */
+    pthread_mutex_lock(&e->keys_lock);
+    engine_circuit *c = k->circuit;
+    pthread_mutex_unlock(&e->keys_lock);
+    cuzk_error why = {0};
+    if (c && atomic_load(&c->state) == CIRC_READY &&
+        engine_circuit_check(c, k->id, key->curve, cuzk_key_n_vars(key), &why) != CUZK_OK)
+        engine_log(e, CUZK_LOG_ERROR, "key %s: its registered %s", k->id, why.msg);
+}
+
+/* One key loaded (or generated), handed to the devices and announced. */
+static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
+    uint64_t t0 = cuzk_now_ns();
+    cuzk_error err = {0};
+    cuzk_key key;
+    cuzk_vk vk;
+    memset(&key, 0, sizeof key);
+    memset(&vk, 0, sizeof vk);
+    uint64_t est = 0; /* charged to the budget for it */
+    cuzk_status s = k->gen ? load_generated(e, k, &key, &vk, &est, &err)
+                           : load_file(e, k, &key, &vk, &est, &err);
+    if (s != CUZK_OK)
+        goto unwind;
+    /* Before the key is announced: buffers held here are invisible to the
+     * scheduler's room accounting, so it must not see the key yet. */
+    size_t abc = 3 * ((size_t)1 << cuzk_key_log_n(&key)) * sizeof(cuzk_fr);
+    prefill_buffers(e, cuzk_key_n_vars(&key) * sizeof(cuzk_fr), e->synth_skips_eval ? 0 : abc);
+    key_to_devices(e, k, &key);
+    load_publish(e, k, ring, t0, s, &key, &vk, &err);
+    return;
+unwind:
+    cuzk_key_free(&key);
+    cuzk_vk_free(&vk);
+    engine_mem_uncharge(&e->mem, MEM_KEYS, est);
+    load_publish(e, k, ring, t0, s, &key, &vk, &err);
 }
 
 void *engine_housekeeper_main(void *arg) {

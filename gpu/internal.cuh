@@ -1,6 +1,6 @@
 /*
  * Internals shared by the GPU backend's translation units (gpu/device.cu,
- * ntt/gpu/ntt.cu, msm/gpu/msm.cu, gpu/selftest.cu): the object layouts
+ * ntt/gpu/ntt.cu, msm/gpu/msm_*.cu, gpu/selftest.cu): the object layouts
  * behind gpu/runtime.h's opaque handles, the CUDA status check macro, the stream
  * scratch arena and launch-size helpers.
  *
@@ -25,7 +25,7 @@
 #define CUZK_GPU_STACK_BYTES 4096
 
 #define CUZK_GPU_MAX_EVENTS 16
-/* MSM plans a stream remembers (msm.cu: planning costs ~ms of CUB size
+/* MSM plans a stream remembers (msm_plan.cu: planning costs ~ms of CUB size
  * queries; a prover repeats the same few shapes). */
 #define CUZK_GPU_PLAN_CACHE 8
 
@@ -84,7 +84,7 @@ struct cuzk_gpu_ctx {
     unsigned msm_window;
     bool msm_affine; /* batch-affine MSM accumulation (msm_affine.cuh) */
     bool msm_ones;   /* bit-scalar sums: ones skip Pippenger (msm_kernels.cuh) */
-    int msm_acc_minb; /* CUZK_GPU_MSM_ACC_MINB: level-1 register bound (msm.cu) */
+    int msm_acc_minb; /* CUZK_GPU_MSM_ACC_MINB: level-1 register bound (msm_run.cu) */
     unsigned ntt_log_radix;
     unsigned provers; /* cuzk_gpu_ctx_set_provers (0: 1) */
     int profile; /* print per-phase MSM times to stderr */
@@ -104,7 +104,7 @@ struct cuzk_gpu_alloc {
 
 struct cuzk_gpu_bases {
     cuzk_gpu_ctx *ctx;
-    cuzk_gpu_curve curve;
+    cuzk_curve curve;
     cuzk_gpu_group group;
     size_t n;
     size_t point_bytes;

@@ -1,7 +1,8 @@
 /*
  * cuzk GPU backend, MSM: multi-scalar multiplication over affine bases that
  * are resident in device memory (optionally with precomputed shifted copies)
- * or streamed from pinned host memory.  Implemented in msm/gpu/msm.cu.
+ * or streamed from pinned host memory.  Implemented in msm/gpu/msm_run.cu (the
+ * MSM), msm_plan.cu (planning, reservations) and msm_bases.cu (bases).
  * Contexts, streams, layouts and error conventions: gpu/runtime.h.
  */
 #ifndef CUZK_GPU_MSM_H
@@ -27,7 +28,7 @@ typedef struct cuzk_gpu_bases cuzk_gpu_bases;
  * Synchronous.  CUZK_EINVAL (bad curve/group, n = 0), CUZK_EGPU (incl. out
  * of device memory).
  */
-cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_curve curve,
                                   cuzk_gpu_group group,
                                   const void *affine_points, size_t n,
                                   cuzk_gpu_bases **bases, cuzk_error *err);
@@ -42,7 +43,7 @@ cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
  * n points).  For keys larger than device memory.  Holds no device memory
  * (bytes() is 0).
  */
-cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx, cuzk_curve curve,
                                 cuzk_gpu_group group,
                                 const void *affine_points, size_t n,
                                 cuzk_gpu_bases **bases, cuzk_error *err);
@@ -152,19 +153,19 @@ typedef struct cuzk_gpu_msm_info {
 /* The plan an MSM over resident bases without shifted copies (or over
  * |host_bases|) would use under |limit| (0: the default rule) with scalar
  * |flags|; the context's tuning applies.  For sizing decisions. */
-cuzk_status cuzk_gpu_msm_plan(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group group,
+cuzk_status cuzk_gpu_msm_plan(cuzk_gpu_ctx *ctx, cuzk_curve curve, cuzk_gpu_group group,
                               size_t n, size_t nvec, unsigned flags, int host_bases,
                               size_t limit, cuzk_gpu_msm_info *info, cuzk_error *err);
 
 /* Device scratch one MSM of n points of (curve, group) takes under the
  * default limit (one vector, scalars on the device). */
-cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_curve curve,
                                        cuzk_gpu_group group, size_t n, int host_bases,
                                        size_t *bytes, cuzk_error *err);
 
 /* Window size (bits) of that plan (bases without shifted copies; with them,
  * the copies' window is used); 0 on failure. */
-unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_ctx *ctx, cuzk_curve curve,
                                   cuzk_gpu_group group, size_t n);
 
 #ifdef __cplusplus

@@ -38,11 +38,11 @@ typedef enum cuzk_gpu_ntt_dir {
  * first use and cached in the context (16 * n bytes).
  * CUZK_EINVAL / CUZK_ERANGE / CUZK_EGPU.
  */
-cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_curve curve,
                          void *d_data, unsigned log_n, cuzk_gpu_ntt_dir dir,
                          const void *coset_gen, cuzk_error *err);
 /* Builds the twiddle table for (curve, log_n) now (optional). */
-cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx, cuzk_curve curve,
                                  unsigned log_n, cuzk_error *err);
 
 #ifdef __cplusplus

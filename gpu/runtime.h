@@ -53,12 +53,9 @@
 extern "C" {
 #endif
 
-/* Same numbering as cuzk_curve (groth16/curve_id.h), so values cast. */
-typedef enum cuzk_gpu_curve {
-    CUZK_GPU_BN254 = 1,
-    CUZK_GPU_BLS12_381 = 2
-} cuzk_gpu_curve;
-
+/* Curves are named by cuzk_curve (include/cuzk.h, through util/status.h);
+ * gpu/dispatch.cuh maps one to its device types.  A value that is no
+ * curve with GPU kernels fails with CUZK_EINVAL. */
 typedef enum cuzk_gpu_group { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 } cuzk_gpu_group;
 
 typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;

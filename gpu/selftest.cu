@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "curve/gpu/groups.cuh"
+#include "gpu/dispatch.cuh"
 #include "gpu/internal.cuh"
 #include "gpu/selftest.h"
 
@@ -259,7 +259,7 @@ static cuzk_status point_op(cuzk_gpu_stream *s, int op, const void *a,
 }
 
 extern "C" cuzk_status cuzk_gpu_point_op(cuzk_gpu_stream *s,
-                                         cuzk_gpu_curve curve,
+                                         cuzk_curve curve,
                                          cuzk_gpu_group group,
                                          cuzk_gpu_pop op, const void *a,
                                          const void *b, void *out, size_t n,
@@ -269,14 +269,7 @@ extern "C" cuzk_status cuzk_gpu_point_op(cuzk_gpu_stream *s,
     cuzk_status st = cuzk_gpu_enter(s, err);
     if (st != CUZK_OK || n == 0)
         return st;
-    if (curve == CUZK_GPU_BLS12_381 && group == CUZK_GPU_G1)
-        return point_op<gg_bls12_381_g1>(s, op, a, b, out, n, err);
-    if (curve == CUZK_GPU_BLS12_381 && group == CUZK_GPU_G2)
-        return point_op<gg_bls12_381_g2>(s, op, a, b, out, n, err);
-    if (curve == CUZK_GPU_BN254 && group == CUZK_GPU_G1)
-        return point_op<gg_bn254_g1>(s, op, a, b, out, n, err);
-    if (curve == CUZK_GPU_BN254 && group == CUZK_GPU_G2)
-        return point_op<gg_bn254_g2>(s, op, a, b, out, n, err);
-    return cuzk_gpu_fail(err, CUZK_EINVAL, "point op: curve %d group %d",
-                         (int)curve, (int)group);
+    return cuzk_gpu_group_dispatch(curve, group, err, "point op", [&](auto t) {
+        return point_op<typename decltype(t)::type>(s, op, a, b, out, n, err);
+    });
 }

@@ -97,7 +97,7 @@ typedef enum cuzk_gpu_pop {
 } cuzk_gpu_pop;
 
 /* d_out[i] (Jacobian) = op(d_a[i], d_b[i]) (affine inputs) for i < n. */
-cuzk_status cuzk_gpu_point_op(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+cuzk_status cuzk_gpu_point_op(cuzk_gpu_stream *s, cuzk_curve curve,
                               cuzk_gpu_group group, cuzk_gpu_pop op,
                               const void *d_a, const void *d_b, void *d_out,
                               size_t n, cuzk_error *err);

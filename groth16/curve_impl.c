@@ -2,7 +2,7 @@
  * The per-curve tables (curve_impl.h): the one place that lists the curves
  * above the arithmetic layers.  Each curve is one instantiation of
  * curve_impl_template.h with the few facts no prefix can derive (its
- * names, its raw proof encoding, its GPU id); a new curve is one more
+ * names, its raw proof encoding); a new curve is one more
  * block here and one more entry in |all| and |by_id|.
  */
 #include "groth16/curve_impl.h"
@@ -16,9 +16,6 @@
 #include "groth16/setup.h"
 #include "groth16/zkey.h"
 #include "msm/msm.h"
-#ifdef CUZK_HAVE_CUDA
-#include "gpu/runtime.h"
-#endif
 
 /* ---- the curves' raw proof encodings ------------------------------------------ */
 
@@ -39,6 +36,37 @@ static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
     return 256;
 }
 
+/* The decoders validate every point (curve/encode.h); a failure names the
+ * point (A, B or C) before the decoder's reason. */
+static cuzk_status proof_raw_fail(cuzk_error *err, cuzk_status s, const char *what,
+                                  const cuzk_error *e) {
+    return cuzk_fail(err, s, "point %s: %s", what, e->msg);
+}
+
+static cuzk_status bls12_381_proof_unraw(cuzk_proof *pr, const uint8_t *in, cuzk_error *err) {
+    cuzk_error e = {0};
+    cuzk_status s = bls12_381_g1_decode_zcash(&pr->p.bls12_381.a, in, 48, &e);
+    if (s != CUZK_OK)
+        return proof_raw_fail(err, s, "A", &e);
+    if ((s = bls12_381_g2_decode_zcash(&pr->p.bls12_381.b, in + 48, 96, &e)) != CUZK_OK)
+        return proof_raw_fail(err, s, "B", &e);
+    if ((s = bls12_381_g1_decode_zcash(&pr->p.bls12_381.c, in + 144, 48, &e)) != CUZK_OK)
+        return proof_raw_fail(err, s, "C", &e);
+    return CUZK_OK;
+}
+
+static cuzk_status bn254_proof_unraw(cuzk_proof *pr, const uint8_t *in, cuzk_error *err) {
+    cuzk_error e = {0};
+    cuzk_status s = bn254_g1_decode_eth(&pr->p.bn254.a, in, &e);
+    if (s != CUZK_OK)
+        return proof_raw_fail(err, s, "A", &e);
+    if ((s = bn254_g2_decode_eth(&pr->p.bn254.b, in + 64, &e)) != CUZK_OK)
+        return proof_raw_fail(err, s, "B", &e);
+    if ((s = bn254_g1_decode_eth(&pr->p.bn254.c, in + 192, &e)) != CUZK_OK)
+        return proof_raw_fail(err, s, "C", &e);
+    return CUZK_OK;
+}
+
 /* ---- one instantiation per curve ------------------------------------------------ */
 
 #define P bn254
@@ -48,12 +76,8 @@ static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
 #define P_FR_S BN254_FR_TWO_ADICITY
 #define P_Q_LIMBS 4
 #define P_PROOF_RAW bn254_proof_raw
+#define P_PROOF_UNRAW bn254_proof_unraw
 #define P_PROOF_RAW_BYTES 256
-#ifdef CUZK_HAVE_CUDA
-#define P_GPU_CURVE CUZK_GPU_BN254
-#else
-#define P_GPU_CURVE 0
-#endif
 #include "groth16/curve_impl_template.h"
 
 #define P bls12_381
@@ -63,12 +87,8 @@ static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
 #define P_FR_S BLS12_381_FR_TWO_ADICITY
 #define P_Q_LIMBS 6
 #define P_PROOF_RAW bls12_381_proof_raw
+#define P_PROOF_UNRAW bls12_381_proof_unraw
 #define P_PROOF_RAW_BYTES 192
-#ifdef CUZK_HAVE_CUDA
-#define P_GPU_CURVE CUZK_GPU_BLS12_381
-#else
-#define P_GPU_CURVE 0
-#endif
 #include "groth16/curve_impl_template.h"
 
 /* Lookup order: the order names and primes are tried in. */

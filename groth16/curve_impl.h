@@ -167,6 +167,7 @@ typedef struct cuzk_curve_impl {
     /* IC copied and checked on the curve; on failure nothing is left owned. */
     cuzk_status (*vk_from_zkey)(cuzk_vk *vk, const cuzk_zkey *z, cuzk_error *err);
     void (*vk_free)(cuzk_vk *vk);
+    size_t (*vk_n_public)(const cuzk_vk *vk);
     cuzk_status (*verify)(const cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub,
                           const cuzk_proof *proof, cuzk_error *err);
 
@@ -201,9 +202,11 @@ typedef struct cuzk_curve_impl {
      * BLS12-381 (bellperson), Ethereum EIP-197 for BN254.  Returns
      * proof_raw_bytes. */
     size_t (*proof_encode_raw)(uint8_t *out, const cuzk_proof *p);
+    /* Its inverse: |p| (curve set) from proof_raw_bytes bytes at |in|, every
+     * point checked on the curve and in its subgroup; a failure names the
+     * point and leaves |p| unusable (CUZK_EFORMAT, CUZK_ERANGE, ...). */
+    cuzk_status (*proof_decode_raw)(cuzk_proof *p, const uint8_t *in, cuzk_error *err);
 
-    /* ---- GPU prover ------------------------------------------------------ */
-    int gpu_curve; /* the cuzk_gpu_curve of gpu/runtime.h; 0 without CUDA */
 } cuzk_curve_impl;
 
 /* The table of |c|; NULL for CUZK_CURVE_NONE or any value not a curve. */

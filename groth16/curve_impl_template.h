@@ -10,7 +10,8 @@
  *   P_Q_LIMBS          limbs of the base field order
  *   P_PROOF_RAW        size_t f(uint8_t *out, const cuzk_proof *p): the
  *                      curve's raw proof encoding, P_PROOF_RAW_BYTES long
- *   P_GPU_CURVE        its cuzk_gpu_curve (0 without CUDA)
+ *   P_PROOF_UNRAW      cuzk_status f(cuzk_proof *p, const uint8_t *in,
+ *                      cuzk_error *err): its inverse, validating every point
  * and defines const cuzk_curve_impl cuzk_curve_impl_<P>.  It undefines
  * them at its end, so the next curve can be defined right after.
  *
@@ -242,6 +243,18 @@ static cuzk_status I(key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t s
     return CUZK_OK;
 }
 
+/* ---- raw proofs and verification keys ------------------------------------------ */
+
+static cuzk_status I(proof_decode_raw)(cuzk_proof *p, const uint8_t *in, cuzk_error *err) {
+    memset(p, 0, sizeof *p);
+    cuzk_status s = P_PROOF_UNRAW(p, in, err);
+    if (s == CUZK_OK)
+        p->curve = P_ID;
+    return s;
+}
+
+static size_t I(vk_n_public)(const cuzk_vk *vk) { return vk->vk.P.n_public; }
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const char *const I(aliases)[] = P_ALIASES;
@@ -304,6 +317,7 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .vk_from_key = I(vk_from_key),
     .vk_from_zkey = I(vk_from_zkey),
     .vk_free = I(vk_free),
+    .vk_n_public = I(vk_n_public),
     .verify = I(verify),
 
     .setup_dev = T(entry_setup_dev),
@@ -320,8 +334,7 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 #endif
 
     .proof_encode_raw = P_PROOF_RAW,
-
-    .gpu_curve = P_GPU_CURVE,
+    .proof_decode_raw = I(proof_decode_raw),
 };
 
 #undef T
@@ -333,5 +346,5 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 #undef P_FR_S
 #undef P_Q_LIMBS
 #undef P_PROOF_RAW
+#undef P_PROOF_UNRAW
 #undef P_PROOF_RAW_BYTES
-#undef P_GPU_CURVE

@@ -1,6 +1,17 @@
 /*
  * The GPU Groth16 prover (groth16/prove_gpu.h): the per-proof sequence of
  * device steps.  The keys' device images are made in prove_gpu_key.c.
+ *
+ * A batch runs as a table of steps (batch_steps: evaluate, H, the G1 MSMs,
+ * the range-check download), each followed by its CUDA event on stream 1,
+ * with the B2 MSM posted to the leading prover's G2 thread before them;
+ * any failure leaves the loop and the one unwind leaves both streams idle.
+ * The blinding scalars r, s come from the caller with each item (the
+ * engine draws them from the OS CSPRNG; tests fix them), so this file
+ * draws no randomness.
+ *
+ * Must not: evaluate on the CPU (a caller that did hands a, b, c to
+ * upload), or return with work of a failed batch still queued.
  */
 #ifdef CUZK_HAVE_CUDA
 
@@ -26,15 +37,14 @@ enum { EV_START, EV_UPLOADED, EV_EVALUATED, EV_NTT, EV_MSM_A, EV_MSM_B1,
 struct cuzk_gpu_prover {
     cuzk_gpu_ctx *ctx;
     cuzk_pool *pool;
-    cuzk_gpu_eval_mode eval;
     cuzk_gpu_stream *s1, *s2;
     cuzk_gpu_event *ev[EV_COUNT];
     /* device: plain witness, Montgomery witness, a, b, c; result word */
     void *d_w, *d_wm, *d_abc;
     uint32_t *d_bad;
     size_t cap_vars, cap_n;
-    /* pinned host: the witness staging copy (and a, b, c for the CPU
-     * evaluation path), the bad-index word */
+    /* pinned host: the staging copies of the witness and (when the caller
+     * evaluated them) of a, b, c; the bad-index word */
     void *h_w, *h_abc;
     uint32_t *h_bad;
     size_t h_cap_vars, h_cap_n;
@@ -42,9 +52,6 @@ struct cuzk_gpu_prover {
     const cuzk_gpu_key *uploaded;
     int have_abc;
     double staging_us;
-    /* r and s fixed by cuzk_gpu_prover_fix_rs (tests only) */
-    int fixed_rs;
-    cuzk_fr fix_r, fix_s;
     /* The G2 thread (b2_thread_main): created with the prover, it runs the
      * B2 MSMs of the batches this prover leads.  The mailbox is |b2_job|
      * under b2_lock: the prover posts a job and waits until the thread
@@ -154,16 +161,6 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
 
 void cuzk_gpu_prover_set_b2(cuzk_gpu_prover *p, int on_cpu) { p->b2_cpu = on_cpu != 0; }
 
-void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode) { p->eval = mode; }
-
-void cuzk_gpu_prover_fix_rs(cuzk_gpu_prover *p, const cuzk_fr *r, const cuzk_fr *s) {
-    p->fixed_rs = r && s;
-    if (p->fixed_rs) {
-        p->fix_r = *r;
-        p->fix_s = *s;
-    }
-}
-
 uint64_t cuzk_gpu_prover_host_bytes(const cuzk_gpu_prover *p) {
     return (uint64_t)FR_BYTES * (p->h_cap_vars + 3 * p->h_cap_n);
 }
@@ -181,8 +178,9 @@ uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p) {
            cuzk_gpu_stream_scratch_bytes(p->s1) + cuzk_gpu_stream_scratch_bytes(p->s2);
 }
 
-/* Grow the device and pinned buffers to a key's sizes (kept afterwards). */
-static cuzk_status reserve(cuzk_gpu_prover *p, size_t n_vars, size_t n, int cpu_eval,
+/* Grow the device and pinned buffers to a key's sizes (kept afterwards);
+ * |host_abc|: the pinned a, b, c staging buffer too. */
+static cuzk_status reserve(cuzk_gpu_prover *p, size_t n_vars, size_t n, int host_abc,
                            cuzk_error *err) {
     cuzk_status st;
     if (n_vars > p->cap_vars) {
@@ -212,7 +210,7 @@ static cuzk_status reserve(cuzk_gpu_prover *p, size_t n_vars, size_t n, int cpu_
             return st;
         p->h_cap_vars = n_vars;
     }
-    if (cpu_eval && n > p->h_cap_n) {
+    if (host_abc && n > p->h_cap_n) {
         if (p->h_abc)
             cuzk_gpu_host_free(p->ctx, p->h_abc);
         p->h_abc = NULL;
@@ -395,16 +393,6 @@ typedef union g2_result {
     bn254_g2 bn254;
 } g2_result;
 
-static cuzk_status evaluate_cpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
-    const cuzk_key *k = gk->key;
-    size_t n = gk->n;
-    uint8_t *abc = p->h_abc;
-    return cuzk_curve_impl_get(k->curve)->evaluate(k, p->h_w, (cuzk_fr *)abc,
-                                                   (cuzk_fr *)(abc + n * FR_BYTES),
-                                                   (cuzk_fr *)(abc + 2 * n * FR_BYTES), p->pool,
-                                                   err);
-}
-
 /* a = A·w, b = B·w, c = a∘b for prover |p|'s witness, queued on |s|. */
 static cuzk_status evaluate_gpu(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                 cuzk_error *err) {
@@ -446,14 +434,6 @@ static cuzk_status compute_h(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_
                                err);
 }
 
-static cuzk_status random_rs(cuzk_curve c, cuzk_fr *r, cuzk_fr *s, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
-    cuzk_status st;
-    if ((st = ci->fr_random(r, err)))
-        return st;
-    return ci->fr_random(s, err);
-}
-
 static double ev_us(cuzk_gpu_prover *p, int a, int b) {
     double us = 0;
     cuzk_error e;
@@ -466,37 +446,41 @@ cuzk_status cuzk_gpu_prove_upload(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                   const void *witness, const void *abc, cuzk_error *err) {
     size_t n = gk->n, nv = gk->n_vars;
     p->uploaded = NULL;
-    cuzk_status st = reserve(p, nv, n, abc != NULL && abc != p->h_abc, err);
+    cuzk_status st = reserve(p, nv, n, abc != NULL, err);
     if (st != CUZK_OK)
         return st;
     /* staging copies into pinned memory (parallel), then DMA */
     double t0 = now_us();
-    /* (the CPU-evaluation path hands in the pinned buffers themselves) */
-    if (witness != p->h_w) {
-        struct copy_ctx cc = {p->h_w, witness};
-        cuzk_pool_for(p->pool, nv, 1 << 16, copy_range, &cc);
-    }
-    if (abc && abc != p->h_abc) {
+    struct copy_ctx cc = {p->h_w, witness};
+    cuzk_pool_for(p->pool, nv, 1 << 16, copy_range, &cc);
+    if (abc) {
         struct copy_ctx ca = {p->h_abc, abc};
         cuzk_pool_for(p->pool, 3 * n, 1 << 16, copy_range, &ca);
     }
     p->staging_us = now_us() - t0;
     *p->h_bad = UINT32_MAX;
-    if ((st = cuzk_gpu_event_record(p->ev[EV_START], p->s1, err)) ||
-        (st = cuzk_gpu_copy_to_device(p->s1, p->d_w, p->h_w, nv * FR_BYTES, err)) ||
-        (st = cuzk_gpu_copy_to_device(p->s1, p->d_bad, p->h_bad, 4, err)) ||
-        (abc && (st = cuzk_gpu_copy_to_device(p->s1, p->d_abc, p->h_abc, 3 * n * FR_BYTES, err))) ||
-        (st = cuzk_gpu_event_record(p->ev[EV_UPLOADED], p->s1, err)) ||
-        (st = cuzk_gpu_stream_sync(p->s1, err)))
+    cuzk_gpu_stream *s1 = p->s1;
+    if ((st = cuzk_gpu_event_record(p->ev[EV_START], s1, err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_copy_to_device(s1, p->d_w, p->h_w, nv * FR_BYTES, err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_copy_to_device(s1, p->d_bad, p->h_bad, 4, err)) != CUZK_OK)
+        return st;
+    if (abc &&
+        (st = cuzk_gpu_copy_to_device(s1, p->d_abc, p->h_abc, 3 * n * FR_BYTES, err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_event_record(p->ev[EV_UPLOADED], s1, err)) != CUZK_OK ||
+        (st = cuzk_gpu_stream_sync(s1, err)) != CUZK_OK)
         return st;
     p->uploaded = gk;
     p->have_abc = abc != NULL;
     return CUZK_OK;
 }
 
-cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_proof *out,
-                               cuzk_gpu_timing *t, cuzk_error *err) {
-    cuzk_gpu_batch_item it = {.p = p, .out = out};
+cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const cuzk_fr *r,
+                               const cuzk_fr *s, cuzk_proof *out, cuzk_gpu_timing *t,
+                               cuzk_error *err) {
+    cuzk_gpu_batch_item it = {.p = p, .out = out, .r = *r, .s = *s};
     cuzk_status st = cuzk_gpu_prove_run_batch(&it, 1, gk, t, err);
     if (st == CUZK_OK && it.st != CUZK_OK) {
         if (err)
@@ -512,15 +496,29 @@ cuzk_status cuzk_gpu_prove_run_batch(cuzk_gpu_batch_item *items, size_t np,
     return cuzk_gpu_prove_run_batch_notify(items, np, gk, t, NULL, NULL, err);
 }
 
-cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t np,
-                                            const cuzk_gpu_key *gk, cuzk_gpu_timing *t,
-                                            void (*gpu_done)(void *ctx), void *ctx,
-                                            cuzk_error *err) {
-    cuzk_gpu_timing local;
-    if (!t)
-        t = &local;
-    memset(t, 0, sizeof *t);
-    double t_start = now_us();
+/* ---- one batch, step by step ------------------------------------------------------ */
+
+/* A batch in flight: its items and key, the leading prover whose streams
+ * and events run it, the scalar vectors of each MSM and the MSMs' results
+ * (|np| of them packed at the curve's point size, unpacked into the unions
+ * before assembly).  Lives on run_batch's stack. */
+struct batch {
+    cuzk_gpu_batch_item *items;
+    size_t np;
+    const cuzk_gpu_key *gk;
+    cuzk_gpu_prover *p;
+    const void *sw[CUZK_GPU_MSM_MAX_VECTORS]; /* witnesses (A, B1, B2) */
+    const void *sc[CUZK_GPU_MSM_MAX_VECTORS]; /* their private part (C) */
+    const void *sh[CUZK_GPU_MSM_MAX_VECTORS]; /* h */
+    g1_result pa[CUZK_GPU_MSM_MAX_VECTORS], pb1[CUZK_GPU_MSM_MAX_VECTORS],
+        pc[CUZK_GPU_MSM_MAX_VECTORS], ph[CUZK_GPU_MSM_MAX_VECTORS];
+    g2_result pb2[CUZK_GPU_MSM_MAX_VECTORS];
+    struct b2_job b2;
+};
+
+/* The batch's arguments as run_batch documents them. */
+static cuzk_status batch_check(cuzk_gpu_batch_item *items, size_t np, const cuzk_gpu_key *gk,
+                               cuzk_error *err) {
     if (np == 0 || np > CUZK_GPU_MSM_MAX_VECTORS)
         return cuzk_fail(err, CUZK_EINVAL, "GPU prove: a batch of %zu partitions (1..%d)", np,
                          CUZK_GPU_MSM_MAX_VECTORS);
@@ -537,131 +535,126 @@ cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t n
                          "GPU prove: a batch of %zu partitions; the device memory cap leaves "
                          "room for %u provers' buffers beside the key",
                          np, gk->max_provers);
-    /* streams and events of the first prover run the whole batch; every
-     * witness is already on the device (upload synchronises) */
-    cuzk_gpu_prover *p = items[0].p;
-    apply_limits(p, gk);
-    cuzk_gpu_stream *s1 = p->s1;
-    const cuzk_key *k = gk->key;
-    size_t n = gk->n, nv = gk->n_vars, first_private = gk->n_public + 1;
-    t->eval_on_gpu = !p->have_abc;
     for (size_t i = 0; i < np; i++)
         if (!items[i].p->have_abc && gk->no_csr)
             return cuzk_fail(err, CUZK_EUNSUPPORTED,
                              "GPU prove: the key's matrices stay in host memory under the "
                              "device-memory cap, so a, b, c must come evaluated from the host");
-    cuzk_fr r[CUZK_GPU_MSM_MAX_VECTORS], s[CUZK_GPU_MSM_MAX_VECTORS];
-    cuzk_status st = CUZK_OK;
-    for (size_t i = 0; i < np && st == CUZK_OK; i++) {
-        cuzk_gpu_prover *q = items[i].p;
-        q->uploaded = NULL;
-        if (q->fixed_rs)
-            r[i] = q->fix_r, s[i] = q->fix_s;
-        else
-            st = random_rs(k->curve, &r[i], &s[i], err);
-    }
-    if (st != CUZK_OK)
-        return st;
+    return CUZK_OK;
+}
 
-    /* the MSMs write their |np| results packed at the curve's point size;
-     * unpacked into the unions before assembly */
-    g1_result ra[CUZK_GPU_MSM_MAX_VECTORS], rb1[CUZK_GPU_MSM_MAX_VECTORS],
-        rc[CUZK_GPU_MSM_MAX_VECTORS], rh[CUZK_GPU_MSM_MAX_VECTORS];
-    g2_result rb2[CUZK_GPU_MSM_MAX_VECTORS];
-    g1_result pa[CUZK_GPU_MSM_MAX_VECTORS], pb1[CUZK_GPU_MSM_MAX_VECTORS],
-        pc[CUZK_GPU_MSM_MAX_VECTORS], ph[CUZK_GPU_MSM_MAX_VECTORS];
-    g2_result pb2[CUZK_GPU_MSM_MAX_VECTORS];
-    const void *sw[CUZK_GPU_MSM_MAX_VECTORS], *sc[CUZK_GPU_MSM_MAX_VECTORS],
-        *sh[CUZK_GPU_MSM_MAX_VECTORS];
-    struct b2_job b2 = {.p = p, .gk = gk, .np = np, .results = pb2};
+/* The scalar vectors of every MSM and the B2 job, from the items. */
+static void batch_init(struct batch *b, cuzk_gpu_batch_item *items, size_t np,
+                       const cuzk_gpu_key *gk) {
+    b->items = items, b->np = np, b->gk = gk, b->p = items[0].p;
+    b->b2 = (struct b2_job){.p = b->p, .gk = gk, .np = np, .results = b->pb2};
+    size_t first_private = gk->n_public + 1;
     for (size_t i = 0; i < np; i++) {
         const uint8_t *dw = items[i].p->d_w;
-        sw[i] = b2.scalars[i] = dw;
-        b2.host_w[i] = items[i].p->h_w;
-        sc[i] = dw + first_private * FR_BYTES;
-        sh[i] = items[i].p->d_abc;
+        b->sw[i] = b->b2.scalars[i] = dw;
+        b->b2.host_w[i] = items[i].p->h_w;
+        b->sc[i] = dw + first_private * FR_BYTES;
+        b->sh[i] = items[i].p->d_abc;
+        items[i].p->uploaded = NULL;
     }
-    /* B2 may start at once: every upload finished before this call */
-    if ((st = cuzk_gpu_event_record(p->ev[EV_RUN], s1, err)) != CUZK_OK)
-        return st;
-    int posted = b2_post(p, &b2);
+}
 
-    /* evaluate (the range check of the witness runs in every mode) */
-    for (size_t i = 0; i < np && !st; i++) {
-        cuzk_gpu_prover *q = items[i].p;
-        if (!(st = cuzk_gpu_fr_from_plain(s1, gk->curve, q->d_wm, q->d_w, nv, q->d_bad, err)) &&
-            !q->have_abc)
-            st = evaluate_gpu(s1, q, gk, err);
+/* Montgomery form of every witness (its range check runs in every mode),
+ * and a, b, c where the host did not evaluate them. */
+static cuzk_status step_evaluate(struct batch *b, cuzk_error *err) {
+    const cuzk_gpu_key *gk = b->gk;
+    for (size_t i = 0; i < b->np; i++) {
+        cuzk_gpu_prover *q = b->items[i].p;
+        cuzk_status st =
+            cuzk_gpu_fr_from_plain(b->p->s1, gk->curve, q->d_wm, q->d_w, gk->n_vars, q->d_bad, err);
+        if (st == CUZK_OK && !q->have_abc)
+            st = evaluate_gpu(b->p->s1, q, gk, err);
+        if (st != CUZK_OK)
+            return st;
     }
-    if (!st)
-        st = cuzk_gpu_event_record(p->ev[EV_EVALUATED], s1, err);
-    for (size_t i = 0; i < np && !st; i++)
-        st = compute_h(s1, items[i].p, gk, err);
-    if (!st)
-        st = cuzk_gpu_event_record(p->ev[EV_NTT], s1, err);
-    /* G1 MSMs: witness scalars are plain, h is Montgomery; all on device */
-    if (!st && !(st = query_msm(s1, gk, 0, gk->a, np, sw, pa, err)))
-        st = cuzk_gpu_event_record(p->ev[EV_MSM_A], s1, err);
-    if (!st && !(st = query_msm(s1, gk, 1, gk->b1, np, sw, pb1, err)))
-        st = cuzk_gpu_event_record(p->ev[EV_MSM_B1], s1, err);
-    if (!st) {
-        if (gk->c)
-            st = cuzk_gpu_msm_batch(s1, gk->c, 0, nv - first_private, np, sc,
-                                    CUZK_GPU_SCALARS_DEVICE, pc, err);
-        else
-            memset(pc, 0, sizeof pc); /* infinity: Z = 0 */
-        if (!st)
-            st = cuzk_gpu_event_record(p->ev[EV_MSM_C], s1, err);
-    }
-    if (!st && !(st = cuzk_gpu_msm_batch(s1, gk->h, 0, n, np, sh,
-                                         CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, ph,
-                                         err)))
-        st = cuzk_gpu_event_record(p->ev[EV_MSM_H], s1, err);
-    for (size_t i = 0; i < np && !st; i++)
-        st = cuzk_gpu_copy_to_host(s1, items[i].p->h_bad, items[i].p->d_bad, 4, err);
-    if (!st && !(st = cuzk_gpu_event_record(p->ev[EV_DOWN], s1, err)))
-        st = cuzk_gpu_stream_sync(s1, err);
+    return CUZK_OK;
+}
 
-    if (posted)
-        b2_wait(p); /* on every path: |b2| lives on this stack */
-    if (st == CUZK_OK && b2.st != CUZK_OK) {
-        if (err)
-            *err = b2.err;
-        st = b2.st;
+static cuzk_status step_h(struct batch *b, cuzk_error *err) {
+    for (size_t i = 0; i < b->np; i++) {
+        cuzk_status st = compute_h(b->p->s1, b->items[i].p, b->gk, err);
+        if (st != CUZK_OK)
+            return st;
     }
-    if (st != CUZK_OK) {
-        /* leave the streams idle for the next proof */
-        cuzk_error e2;
-        cuzk_gpu_stream_sync(s1, &e2);
-        cuzk_gpu_stream_sync(p->s2, &e2);
-        return st;
-    }
+    return CUZK_OK;
+}
 
-    /* the streams are idle and every result is on the host */
-    if (gpu_done)
-        gpu_done(ctx);
-    double t_asm = now_us();
+/* The G1 MSMs: witness scalars are plain, h is Montgomery; all on the
+ * device. */
+static cuzk_status step_msm_a(struct batch *b, cuzk_error *err) {
+    return query_msm(b->p->s1, b->gk, 0, b->gk->a, b->np, b->sw, b->pa, err);
+}
+
+static cuzk_status step_msm_b1(struct batch *b, cuzk_error *err) {
+    return query_msm(b->p->s1, b->gk, 1, b->gk->b1, b->np, b->sw, b->pb1, err);
+}
+
+static cuzk_status step_msm_c(struct batch *b, cuzk_error *err) {
+    const cuzk_gpu_key *gk = b->gk;
+    if (!gk->c) {
+        memset(b->pc, 0, sizeof b->pc); /* infinity: Z = 0 */
+        return CUZK_OK;
+    }
+    return cuzk_gpu_msm_batch(b->p->s1, gk->c, 0, gk->n_vars - (gk->n_public + 1), b->np, b->sc,
+                              CUZK_GPU_SCALARS_DEVICE, b->pc, err);
+}
+
+static cuzk_status step_msm_h(struct batch *b, cuzk_error *err) {
+    return cuzk_gpu_msm_batch(b->p->s1, b->gk->h, 0, b->gk->n, b->np, b->sh,
+                              CUZK_GPU_SCALARS_DEVICE | CUZK_GPU_SCALARS_MONT, b->ph, err);
+}
+
+/* Each witness's range-check word back to the host. */
+static cuzk_status step_download(struct batch *b, cuzk_error *err) {
+    for (size_t i = 0; i < b->np; i++) {
+        cuzk_gpu_prover *q = b->items[i].p;
+        cuzk_status st = cuzk_gpu_copy_to_host(b->p->s1, q->h_bad, q->d_bad, 4, err);
+        if (st != CUZK_OK)
+            return st;
+    }
+    return CUZK_OK;
+}
+
+/* The device steps on stream 1, in order, each followed by its event. */
+static const struct {
+    cuzk_status (*run)(struct batch *b, cuzk_error *err);
+    int ev;
+} batch_steps[] = {
+    {step_evaluate, EV_EVALUATED}, {step_h, EV_NTT},         {step_msm_a, EV_MSM_A},
+    {step_msm_b1, EV_MSM_B1},      {step_msm_c, EV_MSM_C},   {step_msm_h, EV_MSM_H},
+    {step_download, EV_DOWN},
+};
+
+/* Every proof of the batch from its results (streams idle, results on the
+ * host); a witness with a value out of range gets CUZK_ERANGE instead. */
+static void batch_assemble(struct batch *b) {
+    const cuzk_key *k = b->gk->key;
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
-    size_t g1b = ci->g1_jacobian_bytes;
-    size_t g2b = ci->g2_jacobian_bytes;
-    for (size_t i = 0; i < np; i++) {
-        memcpy(&ra[i], (const uint8_t *)pa + i * g1b, g1b);
-        memcpy(&rb1[i], (const uint8_t *)pb1 + i * g1b, g1b);
-        memcpy(&rc[i], (const uint8_t *)pc + i * g1b, g1b);
-        memcpy(&rh[i], (const uint8_t *)ph + i * g1b, g1b);
-        memcpy(&rb2[i], (const uint8_t *)pb2 + i * g2b, g2b);
-    }
-    for (size_t i = 0; i < np; i++) {
-        cuzk_gpu_batch_item *it = &items[i];
+    size_t g1b = ci->g1_jacobian_bytes, g2b = ci->g2_jacobian_bytes;
+    for (size_t i = 0; i < b->np; i++) {
+        cuzk_gpu_batch_item *it = &b->items[i];
         if (*it->p->h_bad != UINT32_MAX) {
             it->st = cuzk_fail(&it->err, CUZK_ERANGE,
                                "witness value %u is not below the field order", *it->p->h_bad);
             continue;
         }
-        ci->assemble(it->out, k, &ra[i], &rb1[i], &rb2[i], &rc[i], &rh[i], &r[i], &s[i]);
+        g1_result ra, rb1, rc, rh;
+        g2_result rb2;
+        memcpy(&ra, (const uint8_t *)b->pa + i * g1b, g1b);
+        memcpy(&rb1, (const uint8_t *)b->pb1 + i * g1b, g1b);
+        memcpy(&rc, (const uint8_t *)b->pc + i * g1b, g1b);
+        memcpy(&rh, (const uint8_t *)b->ph + i * g1b, g1b);
+        memcpy(&rb2, (const uint8_t *)b->pb2 + i * g2b, g2b);
+        ci->assemble(it->out, k, &ra, &rb1, &rb2, &rc, &rh, &it->r, &it->s);
     }
-    t->assemble_us = now_us() - t_asm;
+}
 
+static void batch_timing(cuzk_gpu_prover *p, cuzk_gpu_timing *t) {
     t->upload_us = p->staging_us + ev_us(p, EV_START, EV_UPLOADED);
     t->evaluate_us = ev_us(p, EV_RUN, EV_EVALUATED);
     t->ntt_us = ev_us(p, EV_EVALUATED, EV_NTT);
@@ -671,51 +664,63 @@ cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t n
     t->msm_h_us = ev_us(p, EV_MSM_C, EV_MSM_H);
     t->download_us = ev_us(p, EV_MSM_H, EV_DOWN);
     t->msm_b2_us = ev_us(p, EV_B2_START, EV_B2_END);
-    t->total_us = now_us() - t_start;
-    return CUZK_OK;
 }
 
-cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const cuzk_wtns *w,
-                           cuzk_proof *out, cuzk_gpu_timing *t, cuzk_error *err) {
-    double t0 = now_us();
-    const cuzk_key *k = gk->key;
-    if (w->curve != k->curve)
-        return cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
-                         cuzk_curve_snarkjs_name(w->curve), cuzk_curve_snarkjs_name(k->curve));
-    if (w->n_witness != gk->n_vars)
-        return cuzk_fail(err, CUZK_EMISMATCH,
-                         "witness has %u values, the key expects %zu (different circuits?)",
-                         w->n_witness, gk->n_vars);
-    size_t n = gk->n;
-    int gpu_eval = !gk->no_csr && (p->eval == CUZK_GPU_EVAL_GPU ||
-                   (p->eval == CUZK_GPU_EVAL_AUTO && n >= ((size_t)1 << CUZK_GPU_EVAL_MIN_LOG)));
-    cuzk_status st;
-    double eval_cpu_us = 0;
-    if (gpu_eval) {
-        st = cuzk_gpu_prove_upload(p, gk, w->values, NULL, err);
-    } else {
-        /* a, b, c on the CPU into the pinned buffer, from an aligned copy
-         * of the witness (the pinned witness buffer) */
-        if ((st = reserve(p, gk->n_vars, n, 1, err)) != CUZK_OK)
-            return st;
-        struct copy_ctx cc = {p->h_w, w->values};
-        cuzk_pool_for(p->pool, gk->n_vars, 1 << 16, copy_range, &cc);
-        double te = now_us();
-        if ((st = evaluate_cpu(p, gk, err)) != CUZK_OK)
-            return st;
-        eval_cpu_us = now_us() - te;
-        st = cuzk_gpu_prove_upload(p, gk, p->h_w, p->h_abc, err);
-    }
+cuzk_status cuzk_gpu_prove_run_batch_notify(cuzk_gpu_batch_item *items, size_t np,
+                                            const cuzk_gpu_key *gk, cuzk_gpu_timing *t,
+                                            void (*gpu_done)(void *ctx), void *ctx,
+                                            cuzk_error *err) {
+    cuzk_gpu_timing local;
+    if (!t)
+        t = &local;
+    memset(t, 0, sizeof *t);
+    double t_start = now_us();
+    cuzk_status st = batch_check(items, np, gk, err);
     if (st != CUZK_OK)
         return st;
-    double up_wall = now_us() - t0;
-    st = cuzk_gpu_prove_run(p, gk, out, t, err);
-    if (st == CUZK_OK && t) {
-        if (!gpu_eval)
-            t->evaluate_us += eval_cpu_us;
-        t->total_us += up_wall;
+    /* streams and events of the first prover run the whole batch; every
+     * witness is already on the device (upload synchronises) */
+    struct batch b;
+    batch_init(&b, items, np, gk);
+    cuzk_gpu_prover *p = b.p;
+    apply_limits(p, gk);
+    t->eval_on_gpu = !p->have_abc;
+    /* B2 may start at once: every upload finished before this call */
+    if ((st = cuzk_gpu_event_record(p->ev[EV_RUN], p->s1, err)) != CUZK_OK)
+        return st;
+    int posted = b2_post(p, &b.b2);
+    for (size_t i = 0; i < sizeof batch_steps / sizeof batch_steps[0]; i++)
+        if ((st = batch_steps[i].run(&b, err)) != CUZK_OK ||
+            (st = cuzk_gpu_event_record(p->ev[batch_steps[i].ev], p->s1, err)) != CUZK_OK)
+            break;
+    if (st == CUZK_OK)
+        st = cuzk_gpu_stream_sync(p->s1, err);
+    if (posted)
+        b2_wait(p); /* on every path: |b.b2| lives on this stack */
+    if (st == CUZK_OK && b.b2.st != CUZK_OK) {
+        if (err)
+            *err = b.b2.err;
+        st = b.b2.st;
     }
+    if (st != CUZK_OK)
+        goto unwind;
+    /* the streams are idle and every result is on the host */
+    if (gpu_done)
+        gpu_done(ctx);
+    double t_asm = now_us();
+    batch_assemble(&b);
+    t->assemble_us = now_us() - t_asm;
+    batch_timing(p, t);
+    t->total_us = now_us() - t_start;
+    return CUZK_OK;
+
+unwind: {
+    /* leave the streams idle for the next proof */
+    cuzk_error e2;
+    cuzk_gpu_stream_sync(p->s1, &e2);
+    cuzk_gpu_stream_sync(p->s2, &e2);
     return st;
+}
 }
 
 #endif /* CUZK_HAVE_CUDA */

@@ -16,15 +16,15 @@
  *                    to the largest key seen and are kept (no allocation in
  *                    steady state).
  *
- * One proof (cuzk_gpu_prove):
+ * One proof (cuzk_gpu_prove_upload, then cuzk_gpu_prove_run_batch):
  *   stream 1: witness upload -> Montgomery form -> a = A·w, b = B·w (CSR
- *             products; or on the CPU below a size, see eval mode) -> c = a∘b
- *             -> 3 inverse + 3 odd-coset NTTs -> h = a'b' - c' -> MSMs A, B1,
- *             C, H
+ *             products; or a, b, c evaluated by the caller on the CPU and
+ *             uploaded with the witness) -> c = a∘b -> 3 inverse + 3
+ *             odd-coset NTTs -> h = a'b' - c' -> MSMs A, B1, C, H
  *   stream 2: MSM B2 (G2), started as soon as the witness is on the device,
  *             on a thread of its own, overlapping everything on stream 1
- * then the CPU assembles A, B, C with fresh r, s.  Stage times come from
- * CUDA events (cuzk_gpu_timing).
+ * then the CPU assembles A, B, C with the caller's r, s.  Stage times come
+ * from CUDA events (cuzk_gpu_timing).
  *
  * These functions exist only in builds with CUDA (CUZK_HAVE_CUDA); the
  * header is usable everywhere.
@@ -51,13 +51,6 @@ typedef enum cuzk_gpu_key_mode {
     CUZK_GPU_KEY_HOST = 2    /* page-locked host memory, streamed per MSM */
 } cuzk_gpu_key_mode;
 
-/* Where a/b are evaluated. */
-typedef enum cuzk_gpu_eval_mode {
-    CUZK_GPU_EVAL_AUTO = 0, /* GPU at or above the crossover size, else CPU */
-    CUZK_GPU_EVAL_GPU = 1,
-    CUZK_GPU_EVAL_CPU = 2
-} cuzk_gpu_eval_mode;
-
 /* Per-proof stage times in microseconds (GPU time between CUDA events,
  * except assemble and total, which are host wall time).  msm_b2_us runs on
  * the second stream, concurrently with evaluate..msm_h. */
@@ -68,7 +61,8 @@ typedef struct cuzk_gpu_timing {
     double msm_a_us, msm_b1_us, msm_b2_us, msm_c_us, msm_h_us;
     double download_us; /* results and checks back to the host */
     double assemble_us; /* CPU: the proof from the five MSM points */
-    double total_us;    /* wall time of cuzk_gpu_prove */
+    double total_us;    /* wall time of the run (and of upload where the
+                           caller adds it) */
     int eval_on_gpu;    /* 1 if a, b were evaluated on the GPU */
 } cuzk_gpu_timing;
 
@@ -95,12 +89,11 @@ uint64_t cuzk_gpu_key_device_bytes(const cuzk_gpu_key *gk);
 int cuzk_gpu_key_host_streamed(const cuzk_gpu_key *gk);
 const cuzk_key *cuzk_gpu_key_host(const cuzk_gpu_key *gk);
 
-/* |pool| (may be NULL) serves the CPU evaluation path and the staging copy
- * of the witness; it must outlive the prover. */
+/* |pool| (may be NULL) serves the staging copies of the witness and a, b,
+ * c and B2 on the CPU; it must outlive the prover. */
 cuzk_status cuzk_gpu_prover_create(cuzk_gpu_prover **p, cuzk_gpu_ctx *ctx,
                                    cuzk_pool *pool, cuzk_error *err);
 void cuzk_gpu_prover_free(cuzk_gpu_prover *p);
-void cuzk_gpu_prover_set_eval(cuzk_gpu_prover *p, cuzk_gpu_eval_mode mode);
 /* Where the B2 (G2) MSM runs: |on_cpu| 0 (the default) on the device's
  * second stream beside the G1 work, 1 on the prover's pool of host threads
  * (from the witness's staging copy), which leaves the device to the G1
@@ -128,31 +121,13 @@ void cuzk_gpu_prover_share_scratch(cuzk_gpu_prover *p, cuzk_gpu_shared_scratch *
  * shared arena counts in full for every prover sharing it). */
 uint64_t cuzk_gpu_prover_device_bytes(const cuzk_gpu_prover *p);
 /* Page-locked host bytes held by the prover's staging buffers (the
- * witness copy; a, b, c when it evaluates on the CPU).  The engine charges
+ * witness copy; a, b, c when the caller evaluated them).  The engine charges
  * them to its memory budget. */
 uint64_t cuzk_gpu_prover_host_bytes(const cuzk_gpu_prover *p);
 
-/* Domain sizes from 2^CUZK_GPU_EVAL_MIN_LOG on evaluate on the GPU in
- * CUZK_GPU_EVAL_AUTO.  Measured on an H200 with 16 host cores (PERFORMANCE.md):
- * the GPU wins at every size tried, 0.15 ms against 0.40 ms at 2^10 and
- * 0.17 ms against 18 ms at 2^18, so AUTO always picks it; the CPU path
- * stays for callers that evaluate during synthesis (the engine). */
-#define CUZK_GPU_EVAL_MIN_LOG 0
-
 /*
- * Prove with |gk| for witness |w| (checked: curve, length, values < r) with
- * fresh r, s from the OS CSPRNG.  |t| may be NULL.
- * Returns CUZK_OK; CUZK_ECURVE; CUZK_EMISMATCH; CUZK_ERANGE; CUZK_EIO
- *   (randomness); CUZK_ENOMEM; CUZK_EGPU (the context may be unusable
- *   afterwards: see gpu/runtime.h).
- */
-cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
-                           const cuzk_wtns *w, cuzk_proof *out,
-                           cuzk_gpu_timing *t, cuzk_error *err);
-
-/*
- * The same proof in two steps, for a pipeline that overlaps one prover's
- * transfers with another's compute (the engine's GPU device):
+ * A proof in two steps, so that a pipeline overlaps one prover's transfers
+ * with another's compute (the engine's GPU device):
  *   upload  |witness| (n_vars plain 32-byte values, any alignment) and,
  *           when the caller evaluated them, |abc| (a | b | c, 3n Montgomery
  *           values; NULL: evaluated on the GPU by run) to the device;
@@ -163,9 +138,12 @@ cuzk_status cuzk_gpu_prove(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
 cuzk_status cuzk_gpu_prove_upload(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
                                   const void *witness, const void *abc,
                                   cuzk_error *err);
+/* |r|, |s|: the proof's blinding scalars (Montgomery, below r), which the
+ * caller draws from the OS CSPRNG (the curve table's fr_random); fixed
+ * ones make the proof a function of key and witness (tests). */
 cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
-                               cuzk_proof *out, cuzk_gpu_timing *t,
-                               cuzk_error *err);
+                               const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
+                               cuzk_gpu_timing *t, cuzk_error *err);
 
 /*
  * Several partitions of one key in one pass (as Filecoin provers prove the
@@ -176,12 +154,13 @@ cuzk_status cuzk_gpu_prove_run(cuzk_gpu_prover *p, const cuzk_gpu_key *gk,
  * first item's streams run the batch.  Returns CUZK_OK when the batch ran
  * (then each item's |st|/|err| says whether its witness was in range and
  * its proof written) or the error that stopped it all (CUZK_EINVAL,
- * CUZK_EGPU, CUZK_EIO).  |t| covers the batch.  1 <= np <=
+ * CUZK_ENOMEM, CUZK_EUNSUPPORTED, CUZK_EGPU).  |t| covers the batch.  1 <= np <=
  * CUZK_GPU_MSM_MAX_VECTORS, each prover at most once.
  */
 typedef struct cuzk_gpu_batch_item {
     cuzk_gpu_prover *p;
     cuzk_proof *out;
+    cuzk_fr r, s; /* the proof's blinding scalars, as for cuzk_gpu_prove_run */
     cuzk_status st;
     cuzk_error err;
 } cuzk_gpu_batch_item;
@@ -216,11 +195,5 @@ cuzk_status cuzk_gpu_key_precompute(cuzk_gpu_key *gk, size_t max_bytes, size_t *
 /* Why the key's bases live where they do (for logs and status), e.g.
  * "pinned host memory: bases 37.1 GiB + working set ... exceed ...". */
 const char *cuzk_gpu_key_why(const cuzk_gpu_key *gk);
-
-/* Tests only: fix the proof's r and s (NULL, NULL: fresh ones again), so
- * that a proof is a function of key and witness and different tiers and
- * batch sizes can be compared byte for byte. */
-void cuzk_gpu_prover_fix_rs(cuzk_gpu_prover *p, const cuzk_fr *r,
-                            const cuzk_fr *s);
 
 #endif

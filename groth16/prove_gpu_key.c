@@ -29,14 +29,26 @@ static void view_of(key_view *v, const cuzk_key *k) {
     cuzk_curve_impl_get(k->curve)->key_arrays(k, v);
 }
 
-/* Upload the A and B matrices as CSR (rows = constraints of the domain). */
-static cuzk_status upload_csr(cuzk_gpu_key *gk, const key_view *v,
-                              cuzk_error *err) {
-    size_t n = gk->n;
-    uint32_t *rp[2] = {NULL, NULL}, *cols[2] = {NULL, NULL};
-    uint8_t *vals[2] = {NULL, NULL};
-    cuzk_status st = CUZK_OK;
-    size_t cnt[2] = {0, 0};
+/* The A and B matrices in CSR form on the host: row pointers, columns and
+ * values of matrix m (cnt[m] entries). */
+typedef struct host_csr {
+    uint32_t *rp[2], *cols[2];
+    uint8_t *vals[2];
+    size_t cnt[2];
+} host_csr;
+
+static void host_csr_free(host_csr *h) {
+    for (int m = 0; m < 2; m++) {
+        free(h->rp[m]);
+        free(h->cols[m]);
+        free(h->vals[m]);
+    }
+}
+
+/* |h| from the key's coefficient list (n rows): every coefficient checked
+ * against the key's rows and signals, then a counting sort by row, stable
+ * within a row. */
+static cuzk_status host_csr_make(host_csr *h, const key_view *v, size_t n, cuzk_error *err) {
     for (size_t i = 0; i < v->n_coefs; i++) {
         const cuzk_zkey_coef *e = &v->coefs[i];
         if (e->matrix > 1 || e->row >= n || e->signal >= v->n_vars)
@@ -44,68 +56,78 @@ static cuzk_status upload_csr(cuzk_gpu_key *gk, const key_view *v,
                              "coefficient %zu (matrix %u, row %u, signal %u) is outside "
                              "the key's %zu rows and %zu signals",
                              i, e->matrix, e->row, e->signal, n, v->n_vars);
-        cnt[e->matrix]++;
+        h->cnt[e->matrix]++;
     }
-    if (cnt[0] >= UINT32_MAX || cnt[1] >= UINT32_MAX)
+    if (h->cnt[0] >= UINT32_MAX || h->cnt[1] >= UINT32_MAX)
         return cuzk_fail(err, CUZK_ERANGE, "more than 2^32 coefficients in one matrix");
-    for (int m = 0; m < 2 && st == CUZK_OK; m++) {
-        rp[m] = calloc(n + 1, sizeof(uint32_t));
-        cols[m] = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
-        vals[m] = malloc((cnt[m] ? cnt[m] : 1) * FR_BYTES);
-        if (!rp[m] || !cols[m] || !vals[m])
-            st = cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
-    }
-    if (st == CUZK_OK) {
-        /* counting sort by row, stable within a row */
-        for (size_t i = 0; i < v->n_coefs; i++)
-            rp[v->coefs[i].matrix][v->coefs[i].row + 1]++;
-        for (int m = 0; m < 2; m++)
-            for (size_t r = 0; r < n; r++)
-                rp[m][r + 1] += rp[m][r];
-        uint32_t *fill[2];
-        for (int m = 0; m < 2 && st == CUZK_OK; m++) {
-            fill[m] = malloc(n * sizeof(uint32_t));
-            if (!fill[m])
-                st = cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
-            else
-                memcpy(fill[m], rp[m], n * sizeof(uint32_t));
-        }
-        if (st == CUZK_OK)
-            for (size_t i = 0; i < v->n_coefs; i++) {
-                const cuzk_zkey_coef *e = &v->coefs[i];
-                uint32_t at = fill[e->matrix][e->row]++;
-                cols[e->matrix][at] = e->signal;
-                memcpy(vals[e->matrix] + (size_t)at * FR_BYTES, &e->value, FR_BYTES);
-            }
-        free(fill[0]);
-        free(fill[1]);
-    }
-    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
-    for (int m = 0; m < 2 && st == CUZK_OK; m++) {
-        size_t nz = cnt[m] ? cnt[m] : 1;
-        gk->nnz[m] = cnt[m];
-        if ((st = cuzk_gpu_malloc(gk->ctx, (n + 1) * 4, (void **)&gk->d_row_ptr[m], err)) ||
-            (st = cuzk_gpu_malloc(gk->ctx, nz * 4, (void **)&gk->d_cols[m], err)) ||
-            (st = cuzk_gpu_malloc(gk->ctx, nz * FR_BYTES, &gk->d_vals[m], err)))
-            break;
-        gk->device_bytes += (n + 1) * 4 + nz * (4 + FR_BYTES);
-        if ((st = cuzk_gpu_copy_to_device(s, gk->d_row_ptr[m], rp[m], (n + 1) * 4, err)) ||
-            (st = cuzk_gpu_copy_to_device(s, gk->d_cols[m], cols[m], nz * 4, err)) ||
-            (st = cuzk_gpu_copy_to_device(s, gk->d_vals[m], vals[m], nz * FR_BYTES, err)) ||
-            (st = cuzk_gpu_stream_sync(s, err)))
-            break;
-    }
+    uint32_t *fill[2] = {NULL, NULL};
     for (int m = 0; m < 2; m++) {
-        free(rp[m]);
-        free(cols[m]);
-        free(vals[m]);
+        h->rp[m] = calloc(n + 1, sizeof(uint32_t));
+        h->cols[m] = malloc((h->cnt[m] ? h->cnt[m] : 1) * sizeof(uint32_t));
+        h->vals[m] = malloc((h->cnt[m] ? h->cnt[m] : 1) * FR_BYTES);
+        fill[m] = malloc(n * sizeof(uint32_t));
+        if (!h->rp[m] || !h->cols[m] || !h->vals[m] || !fill[m]) {
+            free(fill[0]);
+            free(fill[1]);
+            return cuzk_fail(err, CUZK_ENOMEM, "no host memory for the CSR matrices");
+        }
     }
+    for (size_t i = 0; i < v->n_coefs; i++)
+        h->rp[v->coefs[i].matrix][v->coefs[i].row + 1]++;
+    for (int m = 0; m < 2; m++) {
+        for (size_t r = 0; r < n; r++)
+            h->rp[m][r + 1] += h->rp[m][r];
+        memcpy(fill[m], h->rp[m], n * sizeof(uint32_t));
+    }
+    for (size_t i = 0; i < v->n_coefs; i++) {
+        const cuzk_zkey_coef *e = &v->coefs[i];
+        uint32_t at = fill[e->matrix][e->row]++;
+        h->cols[e->matrix][at] = e->signal;
+        memcpy(h->vals[e->matrix] + (size_t)at * FR_BYTES, &e->value, FR_BYTES);
+    }
+    free(fill[0]);
+    free(fill[1]);
+    return CUZK_OK;
+}
+
+/* Matrix |m| of |h| to the device (n rows). */
+static cuzk_status csr_upload(cuzk_gpu_key *gk, const host_csr *h, int m, size_t n,
+                              cuzk_error *err) {
+    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
+    size_t nz = h->cnt[m] ? h->cnt[m] : 1;
+    gk->nnz[m] = h->cnt[m];
+    cuzk_status st;
+    if ((st = cuzk_gpu_malloc(gk->ctx, (n + 1) * 4, (void **)&gk->d_row_ptr[m], err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_malloc(gk->ctx, nz * 4, (void **)&gk->d_cols[m], err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_malloc(gk->ctx, nz * FR_BYTES, &gk->d_vals[m], err)) != CUZK_OK)
+        return st;
+    gk->device_bytes += (n + 1) * 4 + nz * (4 + FR_BYTES);
+    if ((st = cuzk_gpu_copy_to_device(s, gk->d_row_ptr[m], h->rp[m], (n + 1) * 4, err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_copy_to_device(s, gk->d_cols[m], h->cols[m], nz * 4, err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk_gpu_copy_to_device(s, gk->d_vals[m], h->vals[m], nz * FR_BYTES, err)) !=
+        CUZK_OK)
+        return st;
+    return cuzk_gpu_stream_sync(s, err);
+}
+
+/* Upload the A and B matrices as CSR (rows = constraints of the domain). */
+static cuzk_status upload_csr(cuzk_gpu_key *gk, const key_view *v, cuzk_error *err) {
+    host_csr h;
+    memset(&h, 0, sizeof h);
+    cuzk_status st = host_csr_make(&h, v, gk->n, err);
+    for (int m = 0; m < 2 && st == CUZK_OK; m++)
+        st = csr_upload(gk, &h, m, gk->n, err);
+    host_csr_free(&h);
     return st;
 }
 
 static cuzk_status make_bases(cuzk_gpu_key *gk, const key_view *v, int host,
                               cuzk_error *err) {
-    cuzk_gpu_curve c = gk->curve;
+    cuzk_curve c = gk->curve;
     size_t nc = v->n_vars - v->n_public - 1;
     struct {
         cuzk_gpu_bases **out;
@@ -147,18 +169,21 @@ static cuzk_status upload_index(cuzk_gpu_key *gk, int q, const uint64_t *bits, s
                 break;
             h[m++] = (uint32_t)i;
         }
-    cuzk_status st = CUZK_OK;
-    if (m != count)
+    cuzk_status st;
+    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
+    if (m != count) {
         st = cuzk_fail(err, CUZK_EFORMAT,
                        "key's %s density bitmap has %zu bits set for %zu points",
                        q ? "B" : "A", m, count);
-    cuzk_gpu_stream *s = cuzk_gpu_ctx_stream(gk->ctx);
-    if (!st && !(st = cuzk_gpu_malloc(gk->ctx, (count ? count : 1) * 4, (void **)&gk->d_idx[q],
-                                      err))) {
-        gk->device_bytes += (count ? count : 1) * 4;
-        if (!(st = cuzk_gpu_copy_to_device(s, gk->d_idx[q], h, count * 4, err)))
-            st = cuzk_gpu_stream_sync(s, err);
+        goto out;
     }
+    st = cuzk_gpu_malloc(gk->ctx, (count ? count : 1) * 4, (void **)&gk->d_idx[q], err);
+    if (st != CUZK_OK)
+        goto out;
+    gk->device_bytes += (count ? count : 1) * 4;
+    if ((st = cuzk_gpu_copy_to_device(s, gk->d_idx[q], h, count * 4, err)) == CUZK_OK)
+        st = cuzk_gpu_stream_sync(s, err);
+out:
     free(h);
     return st;
 }
@@ -188,7 +213,7 @@ static uint64_t csr_bytes(const key_view *v, size_t n) {
 /* Scratch of one MSM plan (one vector, scalars on the device) under
  * |limit| (0: the default rule); with |limit| 1, the smallest plan that
  * exists. */
-static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g, size_t n,
+static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_curve c, cuzk_gpu_group g, size_t n,
                            int host, size_t limit) {
     cuzk_gpu_msm_info info;
     cuzk_error e;
@@ -237,6 +262,35 @@ static void split_limits(cuzk_gpu_key *gk, double left, uint64_t d1, uint64_t d2
     double extra = left - (double)(m1 + m2);
     gk->msm_limit[0] = m1 + (size_t)(extra * (double)d1 / (double)(d1 + d2));
     gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+}
+
+/* gk->why: where the key went and why, with its MSM scratch limits. */
+static void place_why(cuzk_gpu_key *gk, const key_need *k, const cuzk_gpu_mem_info *mi,
+                      cuzk_gpu_key_mode mode, int host, const char *cap) {
+    const double G = 1073741824.0;
+    double l1 = gk->msm_limit[0] ? gk->msm_limit[0] : (host ? k->h1 : k->s1);
+    double l2 = gk->msm_limit[1] ? gk->msm_limit[1] : (host ? k->h2 : k->s2);
+    if (!host)
+        snprintf(gk->why, sizeof gk->why,
+                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB "
+                 "free%s; MSM scratch %.2f + %.2f GiB",
+                 (k->bases + k->csr + k->work + l1 + l2) / G, k->bases / G,
+                 mi->free_bytes / G, cap, l1 / G, l2 / G);
+    else if (mode == CUZK_GPU_KEY_HOST)
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s", l1 / G, l2 / G,
+                 cap);
+    else
+        snprintf(gk->why, sizeof gk->why,
+                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
+                 "of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
+                 (k->bases + k->csr + k->work + k->s1 + k->s2) / G, k->bases / G,
+                 mi->free_bytes / G, cap, l1 / G, l2 / G);
+    if (gk->no_csr) {
+        size_t w = strlen(gk->why);
+        snprintf(gk->why + w, sizeof gk->why - w,
+                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", k->csr / G);
+    }
 }
 
 /*
@@ -296,28 +350,7 @@ static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_m
         if (g1 > (double)k.s1)
             gk->msm_limit[0] = (size_t)g1;
     }
-    double l1 = gk->msm_limit[0] ? gk->msm_limit[0] : (host ? k.h1 : k.s1);
-    double l2 = gk->msm_limit[1] ? gk->msm_limit[1] : (host ? k.h2 : k.s2);
-    if (!host)
-        snprintf(gk->why, sizeof gk->why,
-                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB "
-                 "free%s; MSM scratch %.2f + %.2f GiB",
-                 (k.bases + k.csr + k.work + l1 + l2) / G, k.bases / G, mi.free_bytes / G, cap,
-                 l1 / G, l2 / G);
-    else if (mode == CUZK_GPU_KEY_HOST)
-        snprintf(gk->why, sizeof gk->why,
-                 "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s", l1 / G, l2 / G,
-                 cap);
-    else
-        snprintf(gk->why, sizeof gk->why,
-                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
-                 "of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
-                 need_dev / G, k.bases / G, mi.free_bytes / G, cap, l1 / G, l2 / G);
-    if (gk->no_csr) {
-        size_t w = strlen(gk->why);
-        snprintf(gk->why + w, sizeof gk->why - w,
-                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", k.csr / G);
-    }
+    place_why(gk, &k, &mi, mode, host, cap);
     gk->host_streamed = host;
     if (capped) { /* provers whose buffers fit beside the rest */
         double spare = left - (double)(gk->msm_limit[0] + gk->msm_limit[1]) + (double)k.work;
@@ -338,7 +371,7 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
     view_of(&v, key);
     gk->ctx = ctx;
     gk->key = key;
-    gk->curve = (cuzk_gpu_curve)cuzk_curve_impl_get(key->curve)->gpu_curve;
+    gk->curve = key->curve;
     gk->n_vars = v.n_vars;
     gk->n_public = v.n_public;
     gk->n = (size_t)1 << v.log_n;

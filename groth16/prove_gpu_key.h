@@ -19,7 +19,7 @@
 struct cuzk_gpu_key {
     cuzk_gpu_ctx *ctx;
     const cuzk_key *key;
-    cuzk_gpu_curve curve;
+    cuzk_curve curve;
     size_t n_vars, n_public, n; /* n = domain size */
     cuzk_gpu_bases *a, *b1, *b2, *c, *h;
     /* density keys (groth16.h): the wire of each point of A ([0]) and of

@@ -123,7 +123,7 @@ for st in $STAGES; do
         run msm-accum 400 "$B/bench_gpu" --skip-field --skip-ntt --no-shifted \
             --msm-accum "${CUZK_SESSION_MSM_ACCUM:-xyzz}" --msm-max-log 24 --reps 3
         grep -E "^bench_gpu: msm .* 2\^(20|24): " "$OUTDIR/msm-accum.log" | cut -c1-110 | tail -24 | sed 's/^/    /' >>"$sum"
-        # level 1 of G1 built for 3 blocks per multiprocessor (msm.cu, MB)
+        # level 1 of G1 built for 3 blocks per multiprocessor (msm_run.cu, MB)
         export CUZK_GPU_MSM_ACC_MINB=3
         run msm-minb3 200 "$B/bench_gpu" --skip-field --skip-ntt \
             --no-shifted --msm-only G1 --msm-max-log 24 --reps 3

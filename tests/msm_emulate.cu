@@ -1,7 +1,7 @@
 /*
  * Host emulation of the GPU MSM (msm/gpu/msm_kernels.cuh) against the CPU
  * MSM (msm/msm.h), without a GPU.  The per-thread bodies are __host__
- * __device__; this program runs the launch sequence of msm_run (msm.cu)
+ * __device__; this program runs the launch sequence of msm_run (msm_run.cu)
  * thread by thread: digits, a sort standing in for CUB's radix sort (by the
  * same low key bits, stable), level-1 accumulation and the further levels
  * over the partial lists until one thread is left, bucket reduction, the
@@ -195,7 +195,7 @@ static void rand_below(uint64_t *x, const uint64_t *r) {
 /* ---- the emulated pipeline ------------------------------------------------ */
 
 /*
- * Shifted copies as shift_build (msm.cu) makes them: copy j = 2^c copy
+ * Shifted copies as shift_build (msm_bases.cu) makes them: copy j = 2^c copy
  * j-1, j = 1..W-1, W - 1 copies of all N points in |dst|.
  */
 template <class G>

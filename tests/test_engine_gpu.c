@@ -232,13 +232,13 @@ int main(int argc, char **argv) {
             cuzk_gpu_ctx_create(0, &tmp, &err) == CUZK_OK) {
             size_t n = (size_t)1 << 20, s1, s2;
             cuzk_gpu_msm_info h1, h2;
-            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_GPU_BN254, CUZK_GPU_G1, n, 0, &s1, &err);
-            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_GPU_BN254, CUZK_GPU_G2, n, 0, &s2, &err);
+            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_CURVE_BN254, CUZK_GPU_G1, n, 0, &s1, &err);
+            cuzk_gpu_msm_scratch_bytes(tmp, CUZK_CURVE_BN254, CUZK_GPU_G2, n, 0, &s2, &err);
             /* streamed, the MSMs plan within what the cap leaves: the
              * least any plan takes */
-            cuzk_gpu_msm_plan(tmp, CUZK_GPU_BN254, CUZK_GPU_G1, n, 1, CUZK_GPU_SCALARS_DEVICE, 1,
+            cuzk_gpu_msm_plan(tmp, CUZK_CURVE_BN254, CUZK_GPU_G1, n, 1, CUZK_GPU_SCALARS_DEVICE, 1,
                               1, &h1, &err);
-            cuzk_gpu_msm_plan(tmp, CUZK_GPU_BN254, CUZK_GPU_G2, n, 1, CUZK_GPU_SCALARS_DEVICE, 1,
+            cuzk_gpu_msm_plan(tmp, CUZK_CURVE_BN254, CUZK_GPU_G2, n, 1, CUZK_GPU_SCALARS_DEVICE, 1,
                               1, &h2, &err);
             cuzk_gpu_ctx_destroy(tmp);
             /* as prove_gpu.c reckons: bases (G1 64 B, G2 128 B), a prover's

@@ -63,7 +63,7 @@ static int run_field_op(cuzk_gpu_field f, cuzk_gpu_fop op, const void *a,
 }
 
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #define TEST_GPU_FP CUZK_GPU_BLS12_381_FP
 #define TEST_GPU_FR CUZK_GPU_BLS12_381_FR
 #include __FILE__
@@ -72,7 +72,7 @@ static int run_field_op(cuzk_gpu_field f, cuzk_gpu_fop op, const void *a,
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #define TEST_GPU_FP CUZK_GPU_BN254_FP
 #define TEST_GPU_FR CUZK_GPU_BN254_FR
 #include __FILE__
@@ -86,19 +86,9 @@ static const tu_curve curves[] = {
     {"bn254", CUZK_CURVE_BN254, bn254_tests},
 };
 
-#endif /* CUZK_HAVE_CUDA */
-
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_field");
-    if (!tu_gpu_present())
-        return 77;
-#ifdef CUZK_HAVE_CUDA
+/* Errors are reported, not fatal. */
+static void errors_reported(void) {
     cuzk_error err = {0};
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
-    st = cuzk_gpu_ctx_stream(ctx);
-    tu_run_curves(curves, TU_COUNT(curves));
-    /* errors are reported, not fatal */
     CHECK(cuzk_gpu_field_op(st, CUZK_GPU_BN254_FR, (cuzk_gpu_fop)99, NULL,
                             NULL, NULL, 1, &err) == CUZK_EINVAL &&
               err.msg[0] != '\0',
@@ -108,9 +98,19 @@ int main(int argc, char **argv) {
               strstr(err.msg, "cudaMalloc") != NULL,
           "1 PiB allocation fails with CUZK_EGPU naming the call: %s",
           err.msg);
-    cuzk_gpu_ctx_destroy(ctx);
-    return tu_finish();
+}
+
+#endif /* CUZK_HAVE_CUDA */
+
+int main(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    const tu_gpu_test t = {.name = "test_gpu_field", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx, .stream = &st,
+                           .teardown = errors_reported};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_field"};
 #endif
+    return tu_gpu_main(argc, argv, &t);
 }
 
 #elif !defined(TEST_FIELD) && !defined(TEST_GROUP) /* ---- per curve ------ */

@@ -117,14 +117,14 @@ static void run_group(const char *name, void (*test)(unsigned), unsigned log, in
 
 /* TEST_R_BITS: the bit length of the scalar field's modulus r */
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #define TEST_R_BITS 255
 #include __FILE__
 #undef TEST_R_BITS
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #define TEST_R_BITS 254
 #include __FILE__
 #undef TEST_R_BITS
@@ -136,21 +136,12 @@ static const tu_curve curves[] = {
     {"bn254", CUZK_CURVE_BN254, bn254_tests},
 };
 
-#endif /* CUZK_HAVE_CUDA */
-
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_msm");
-    if (!tu_gpu_present())
-        return 77;
-#ifdef CUZK_HAVE_CUDA
+/* The pool and the environment's other choices (see the top of this
+ * file); max_log is tu_gpu_main's. */
+static int setup(void) {
     cuzk_error err = {0};
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
-    st = cuzk_gpu_ctx_stream(ctx);
     pool = cuzk_pool_create(0, &err);
-    const char *e = getenv("CUZK_GPU_MSM_MAX_LOG");
-    if (e)
-        max_log = (unsigned)atoi(e);
+    const char *e;
     if ((e = getenv("CUZK_GPU_MSM_CPU_MAX")) != NULL)
         cpu_max = (size_t)strtoull(e, NULL, 0);
     g2_max_log = max_log;
@@ -158,11 +149,23 @@ int main(int argc, char **argv) {
         g2_max_log = (unsigned)atoi(e);
     only = getenv("CUZK_GPU_MSM_ONLY"); /* e.g. "bn254_g1" */
     accum = getenv("CUZK_GPU_MSM_ACCUM");
-    tu_run_curves(curves, TU_COUNT(curves));
-    cuzk_pool_destroy(pool);
-    cuzk_gpu_ctx_destroy(ctx);
-    return tu_finish();
+    return 1;
+}
+
+static void teardown(void) { cuzk_pool_destroy(pool); }
+
+#endif /* CUZK_HAVE_CUDA */
+
+int main(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    const tu_gpu_test t = {.name = "test_gpu_msm", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx, .stream = &st,
+                           .max_log_env = "CUZK_GPU_MSM_MAX_LOG", .max_log = &max_log,
+                           .setup = setup, .teardown = teardown};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_msm"};
 #endif
+    return tu_gpu_main(argc, argv, &t);
 }
 
 #elif !defined(TEST_GROUP) /* ---- per curve (TEST_CURVE): its groups ------- */
@@ -599,7 +602,7 @@ static void GF(bits)(cuzk_gpu_bases *gb, const TS *k,
         }
     /* measured as bit-heavy, planned for few digits a point, but dense at
      * the start: under a small limit the first chunks hold more digits
-     * than planned and are split (msm.cu) */
+     * than planned and are split (msm_run.cu) */
     {
         size_t n = (size_t)1 << 17;
         if (n <= nmax) {

@@ -68,7 +68,7 @@ static void fill(fe *x, size_t n, const uint64_t *r) {
     }
 }
 
-static int gpu_ntt(cuzk_gpu_curve curve, void *d, fe *h, unsigned log_n,
+static int gpu_ntt(cuzk_curve curve, void *d, fe *h, unsigned log_n,
                    cuzk_gpu_ntt_dir dir, const fe *g) {
     cuzk_error err = {0};
     size_t bytes = sizeof(fe) << log_n;
@@ -95,12 +95,12 @@ static size_t first_diff(const fe *a, const fe *b, size_t n) {
 #define EVAL_BLOCKS 512
 
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #include __FILE__
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #include __FILE__
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
@@ -110,39 +110,43 @@ static const tu_curve curves[] = {
     {"bn254", CUZK_CURVE_BN254, bn254_tests},
 };
 
-#endif /* CUZK_HAVE_CUDA */
-
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_ntt");
-    if (!tu_gpu_present())
-        return 77;
-#ifdef CUZK_HAVE_CUDA
+static int setup(void) {
     cuzk_error err = {0};
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
-    st = cuzk_gpu_ctx_stream(ctx);
     pool = cuzk_pool_create(0, &err);
-    const char *e = getenv("CUZK_GPU_NTT_MAX_LOG");
-    if (e)
-        rt_max = (unsigned)atoi(e);
     if (cpu_max > rt_max)
         cpu_max = rt_max;
-    tu_run_curves(curves, TU_COUNT(curves));
+    return 1;
+}
+
+/* Bad arguments are refused; the twiddle cache's size. */
+static void teardown(void) {
+    cuzk_error err = {0};
     uint64_t g[4] = {1, 0, 0, 0};
-    CHECK(cuzk_gpu_ntt(st, CUZK_GPU_BN254, g, 0, CUZK_GPU_NTT_FORWARD, NULL,
+    CHECK(cuzk_gpu_ntt(st, CUZK_CURVE_BN254, g, 0, CUZK_GPU_NTT_FORWARD, NULL,
                        &err) == CUZK_ERANGE,
           "log_n 0 rejected");
-    CHECK(cuzk_gpu_ntt(st, CUZK_GPU_BN254, g, 29, CUZK_GPU_NTT_FORWARD, NULL,
+    CHECK(cuzk_gpu_ntt(st, CUZK_CURVE_BN254, g, 29, CUZK_GPU_NTT_FORWARD, NULL,
                        &err) == CUZK_ERANGE,
           "log_n 29 rejected");
-    CHECK(cuzk_gpu_ntt(st, CUZK_GPU_BN254, g, 4, CUZK_GPU_NTT_COSET_FORWARD,
+    CHECK(cuzk_gpu_ntt(st, CUZK_CURVE_BN254, g, 4, CUZK_GPU_NTT_COSET_FORWARD,
                        NULL, &err) == CUZK_EINVAL,
           "coset without generator rejected");
     printf("twiddle cache: %.1f MB\n", cuzk_gpu_ctx_cached_bytes(ctx) / 1e6);
     cuzk_pool_destroy(pool);
-    cuzk_gpu_ctx_destroy(ctx);
-    return tu_finish();
+}
+
+#endif /* CUZK_HAVE_CUDA */
+
+int main(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    const tu_gpu_test t = {.name = "test_gpu_ntt", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx, .stream = &st,
+                           .max_log_env = "CUZK_GPU_NTT_MAX_LOG", .max_log = &rt_max,
+                           .setup = setup, .teardown = teardown};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_ntt"};
 #endif
+    return tu_gpu_main(argc, argv, &t);
 }
 
 #else /* ---- per curve (TEST_CURVE, TEST_GPU_CURVE): its scalar field ----- */

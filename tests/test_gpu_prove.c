@@ -8,7 +8,8 @@
  * - Generated circuits with development keys at several sizes (default 2^10,
  *   2^12, 2^14, 2^16; CUZK_GPU_PROVE_LOGS="10,14,18,20" overrides): two GPU
  *   proofs and one CPU proof of the same witness are three different valid
- *   proofs; the CPU evaluation path, host-streamed bases and a key evicted
+ *   proofs; a, b, c evaluated on the CPU and uploaded (the engine's path
+ *   for a synthesised witness), host-streamed bases and a key evicted
  *   and uploaded again also give valid proofs; an unsatisfying witness gives
  *   a proof that fails; a value >= r, a wrong length and a wrong curve are
  *   refused with their status.
@@ -18,6 +19,7 @@
  * - Keys with zero columns (test_density): compact A/B queries gathered on
  *   the device; the same bytes streamed, with B2 on the CPU and with the
  *   bit-scalar sums off.
+ * One proof from a .wtns is tests/gpu_prove_util.c's gpu_prove_one.
  * Every check is curve-generic (through cuzk_curve), run per row of the
  * curve table (tests/testutil.h); CUZK_TEST_CURVE=<name> runs one curve.
  * Skipped (77) without CUDA or without a device.
@@ -37,6 +39,7 @@
 #include "gpu/runtime.h"
 #include "gpu/selftest.h"
 #include "groth16/curve_impl.h"
+#include "gpu_prove_util.h"
 #endif
 
 #ifdef CUZK_HAVE_CUDA
@@ -99,7 +102,7 @@ static void test_fixture(const char *curve, const char *circ) {
     cuzk_proof p;
     cuzk_gpu_timing t;
     int ok = cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
-             cuzk_gpu_prove(prover, gk, &w, &p, &t, &err) == CUZK_OK;
+             gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &p, &t, &err) == CUZK_OK;
     CHECK(ok, "%s/%s: GPU proof: %s", curve, circ, err.msg);
     if (ok) {
         CHECK(cuzk_vk_verify(&vk, pub, n_pub, &p, &err) == CUZK_OK,
@@ -176,10 +179,10 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     /* two GPU proofs and a CPU proof of one witness */
     cuzk_proof g1, g2, c1;
     cuzk_gpu_timing t;
-    CHECK(cuzk_gpu_prove(prover, gk, &w, &g1, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof: %s",
+    CHECK(gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g1, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof: %s",
           cname, log2, err.msg);
     print_timing("first", &t);
-    CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof 2: %s",
+    CHECK(gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof 2: %s",
           cname, log2, err.msg);
     print_timing("second (warm)", &t);
     CHECK(cuzk_key_prove(&key, &w, &c1, pool, NULL, &err) == CUZK_OK, "%s 2^%u: CPU proof: %s",
@@ -193,24 +196,23 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     CHECK(!proofs_equal(&g1, &g2) && !proofs_equal(&g1, &c1),
           "%s 2^%u: fresh blinding gives different proofs", cname, log2);
 
-    /* evaluation on the CPU, then on the GPU forced */
-    cuzk_gpu_prover_set_eval(prover, CUZK_GPU_EVAL_CPU);
-    CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK && !t.eval_on_gpu &&
+    /* evaluation on the CPU, then on the GPU */
+    CHECK(gpu_prove_one(prover, gk, &w, 1, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK &&
+              !t.eval_on_gpu &&
               cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
           "%s 2^%u: CPU-evaluated GPU proof verifies: %s", cname, log2, err.msg);
     print_timing("eval on cpu", &t);
-    cuzk_gpu_prover_set_eval(prover, CUZK_GPU_EVAL_GPU);
-    CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK && t.eval_on_gpu &&
+    CHECK(gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK &&
+              t.eval_on_gpu &&
               cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
           "%s 2^%u: GPU-evaluated proof verifies: %s", cname, log2, err.msg);
     print_timing("eval on gpu", &t);
-    cuzk_gpu_prover_set_eval(prover, CUZK_GPU_EVAL_AUTO);
 
     /* evict and upload again */
     cuzk_gpu_key_free(gk);
     gk = NULL;
     CHECK(cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
-              cuzk_gpu_prove(prover, gk, &w, &g2, &t, &err) == CUZK_OK &&
+              gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK &&
               cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
           "%s 2^%u: reloaded key proves again: %s", cname, log2, err.msg);
 
@@ -218,7 +220,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     cuzk_gpu_key *hk = NULL;
     CHECK(cuzk_gpu_key_create(&hk, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
               cuzk_gpu_key_host_streamed(hk) &&
-              cuzk_gpu_prove(prover, hk, &w, &g2, &t, &err) == CUZK_OK &&
+              gpu_prove_one(prover, hk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK &&
               cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
           "%s 2^%u: host-streamed bases give a valid proof: %s", cname, log2, err.msg);
     print_timing("host-streamed bases", &t);
@@ -235,7 +237,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
         cuzk_wtns bw;
         if (cuzk_wtns_write_mem(curve, bad, r1cs.n_wires, &bbuf, &bsize, &err) == CUZK_OK &&
             cuzk_wtns_from_mem(&bw, bbuf, bsize, &err) == CUZK_OK) {
-            CHECK(cuzk_gpu_prove(prover, gk, &bw, &g2, NULL, &err) == CUZK_OK &&
+            CHECK(gpu_prove_one(prover, gk, &bw, 0, NULL, NULL, pool, &g2, NULL, &err) == CUZK_OK &&
                       cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_EVERIFY,
                   "%s 2^%u: proof of an unsatisfying witness fails", cname, log2);
             cuzk_wtns_close(&bw);
@@ -249,14 +251,14 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
         cuzk_wtns bw;
         cuzk_status st = CUZK_EINTERNAL;
         if (cuzk_wtns_from_mem(&bw, bbuf, wsize, &err) == CUZK_OK) {
-            st = cuzk_gpu_prove(prover, gk, &bw, &g2, NULL, &err);
+            st = gpu_prove_one(prover, gk, &bw, 0, NULL, NULL, pool, &g2, NULL, &err);
             cuzk_wtns_close(&bw);
         }
         CHECK(st == CUZK_ERANGE, "%s 2^%u: value >= r refused (got %s: %s)", cname, log2,
               cuzk_status_name(st), err.msg);
         free(bbuf);
         /* the prover still works after a refused witness */
-        CHECK(cuzk_gpu_prove(prover, gk, &w, &g2, NULL, &err) == CUZK_OK &&
+        CHECK(gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g2, NULL, &err) == CUZK_OK &&
                   cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
               "%s 2^%u: valid proof after a refused witness: %s", cname, log2, err.msg);
     }
@@ -264,11 +266,11 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     {
         cuzk_wtns short_w = w;
         short_w.n_witness--;
-        CHECK(cuzk_gpu_prove(prover, gk, &short_w, &g2, NULL, &err) == CUZK_EMISMATCH,
+        CHECK(gpu_prove_one(prover, gk, &short_w, 0, NULL, NULL, pool, &g2, NULL, &err) == CUZK_EMISMATCH,
               "%s 2^%u: short witness refused", cname, log2);
         cuzk_wtns other = w;
         other.curve = curve == CUZK_CURVE_BN254 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254;
-        CHECK(cuzk_gpu_prove(prover, gk, &other, &g2, NULL, &err) == CUZK_ECURVE,
+        CHECK(gpu_prove_one(prover, gk, &other, 0, NULL, NULL, pool, &g2, NULL, &err) == CUZK_ECURVE,
               "%s 2^%u: witness of the other curve refused", cname, log2);
     }
 out:
@@ -286,10 +288,7 @@ out:
 static cuzk_status prove_fixed(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, const cuzk_wtns *w,
                                const cuzk_fr *r, const cuzk_fr *s, cuzk_proof *out,
                                cuzk_error *err) {
-    cuzk_gpu_prover_fix_rs(p, r, s);
-    cuzk_status st = cuzk_gpu_prove(p, gk, w, out, NULL, err);
-    cuzk_gpu_prover_fix_rs(p, NULL, NULL);
-    return st;
+    return gpu_prove_one(p, gk, w, 0, r, s, pool, out, NULL, err);
 }
 
 /*
@@ -355,9 +354,7 @@ static void test_density(cuzk_curve curve, unsigned log2) {
           "%s 2^%u: density key streamed from host memory: same proof (%s)", cname, log2,
           err.msg);
     cuzk_gpu_prover_set_b2(prover, 1);
-    cuzk_gpu_prover_fix_rs(prover, r, s);
-    st = cuzk_gpu_prove(prover, gd, &w, &got, &t, &err);
-    cuzk_gpu_prover_fix_rs(prover, NULL, NULL);
+    st = gpu_prove_one(prover, gd, &w, 0, r, s, pool, &got, &t, &err);
     cuzk_gpu_prover_set_b2(prover, 0);
     CHECK(st == CUZK_OK && proofs_equal(&got, &ref),
           "%s 2^%u: B2 on the CPU gives the same proof (%s)", cname, log2, err.msg);
@@ -468,9 +465,9 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             cuzk_gpu_batch_item items[NB];
             cuzk_status st = CUZK_OK;
             for (int i = 0; i < nb && st == CUZK_OK; i++) {
-                cuzk_gpu_prover_fix_rs(ps[i], &r[i], &s[i]);
                 st = cuzk_gpu_prove_upload(ps[i], gk, of[i]->values, NULL, &err);
-                items[i] = (cuzk_gpu_batch_item){.p = ps[i], .out = &got[i]};
+                items[i] = (cuzk_gpu_batch_item){.p = ps[i], .out = &got[i], .r = r[i],
+                                                 .s = s[i]};
             }
             cuzk_gpu_timing t;
             if (st == CUZK_OK)
@@ -482,8 +479,6 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
                   log2, nb, tier ? "host-streamed" : "device", err.msg);
             if (nb == NB)
                 print_timing(tier ? "batch 4, host-streamed" : "batch 4, device", &t);
-            for (int i = 0; i < NB; i++)
-                cuzk_gpu_prover_fix_rs(ps[i], NULL, NULL);
         }
         CHECK(cuzk_gpu_prover_device_bytes(ps[0]) == held,
               "%s 2^%u: %s batches grew the reserved prover from %llu to %llu bytes", cname,
@@ -495,9 +490,9 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         uint8_t *rbuf = wtns_with_bad_last(wbuf, wsize, &w[0]);
         cuzk_wtns rw;
         if (cuzk_wtns_from_mem(&rw, rbuf, wsize, &err) == CUZK_OK) {
-            cuzk_gpu_batch_item items[2] = {{.p = ps[0], .out = &got[0]},
-                                            {.p = ps[1], .out = &got[1]}};
-            cuzk_gpu_prover_fix_rs(ps[0], &r[0], &s[0]);
+            cuzk_gpu_batch_item items[2] = {
+                {.p = ps[0], .out = &got[0], .r = r[0], .s = s[0]},
+                {.p = ps[1], .out = &got[1], .r = r[1], .s = s[1]}};
             cuzk_status st = cuzk_gpu_prove_upload(ps[0], gd, w[0].values, NULL, &err);
             if (st == CUZK_OK)
                 st = cuzk_gpu_prove_upload(ps[1], gd, rw.values, NULL, &err);
@@ -507,7 +502,6 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
                       items[1].st == CUZK_ERANGE,
                   "%s 2^%u: a value >= r fails only its own batch item (%s / %s)", cname, log2,
                   cuzk_status_name(items[0].st), cuzk_status_name(items[1].st));
-            cuzk_gpu_prover_fix_rs(ps[0], NULL, NULL);
             cuzk_wtns_close(&rw);
         }
         free(rbuf);
@@ -531,14 +525,12 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         for (int round = 0; round < 3 && same; round++) {
             cuzk_gpu_prover *qp = q[round % 2];
             int i = round % NB;
-            cuzk_gpu_prover_fix_rs(qp, &r[i], &s[i]);
-            cuzk_gpu_batch_item it = {.p = qp, .out = &got[i]};
+            cuzk_gpu_batch_item it = {.p = qp, .out = &got[i], .r = r[i], .s = s[i]};
             cuzk_status st = cuzk_gpu_prove_upload(qp, gd, of[i]->values, NULL, &err);
             if (st == CUZK_OK)
                 st = cuzk_gpu_prove_run_batch_notify(&it, 1, gd, NULL, count_notice, &notices,
                                                      &err);
             same = st == CUZK_OK && it.st == CUZK_OK && proofs_equal(&got[i], &ref[i]);
-            cuzk_gpu_prover_fix_rs(qp, NULL, NULL);
         }
         CHECK(same && notices == 3,
               "%s 2^%u: provers sharing scratch give the same proofs, one notice per batch "
@@ -608,7 +600,7 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             cuzk_key_arrays kv;
             ci->key_arrays(&key, &kv);
             size_t n = (size_t)1 << kv.log_n, nv = kv.n_vars;
-            cuzk_gpu_curve gc_curve = (cuzk_gpu_curve)ci->gpu_curve;
+            cuzk_curve gc_curve = key.curve;
             cuzk_gpu_msm_info m1, m2;
             cuzk_gpu_msm_plan(cc, gc_curve, CUZK_GPU_G1, n > nv ? n : nv, 1,
                               CUZK_GPU_SCALARS_DEVICE, 1, 1, &m1, &err);
@@ -707,28 +699,34 @@ static const tu_curve curves[] = {
     {"bls12_381", CUZK_CURVE_BLS12_381, run_curve},
     {"bn254", CUZK_CURVE_BN254, run_curve},
 };
-#endif
-
-int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_prove");
-    if (!tu_gpu_present())
-        return 77;
-#ifdef CUZK_HAVE_CUDA
+/* The pool, the shared prover and CUZK_GPU_PROVE_LOGS. */
+static int setup(void) {
     cuzk_error err = {0};
     pool = cuzk_pool_create(0, &err);
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
     if (cuzk_gpu_prover_create(&prover, ctx, pool, &err) != CUZK_OK) {
         CHECK(0, "GPU prover: %s", err.msg);
-        return tu_finish();
+        return 0;
     }
     logs = getenv("CUZK_GPU_PROVE_LOGS");
     if (!logs || !*logs)
         logs = "10,12,14,16";
-    tu_run_curves(curves, TU_COUNT(curves));
+    return 1;
+}
+
+static void teardown(void) {
     cuzk_gpu_prover_free(prover);
-    cuzk_gpu_ctx_destroy(ctx);
     cuzk_pool_destroy(pool);
-    return tu_finish();
+}
+
 #endif
+
+int main(int argc, char **argv) {
+#ifdef CUZK_HAVE_CUDA
+    const tu_gpu_test t = {.name = "test_gpu_prove", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx,
+                           .setup = setup, .teardown = teardown};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_prove"};
+#endif
+    return tu_gpu_main(argc, argv, &t);
 }

@@ -104,12 +104,12 @@ static size_t rand_csr(uint32_t *row_ptr, uint32_t **col_out, size_t rows, size_
 }
 
 #define TEST_CURVE bls12_381
-#define TEST_GPU_CURVE CUZK_GPU_BLS12_381
+#define TEST_GPU_CURVE CUZK_CURVE_BLS12_381
 #include __FILE__
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
 #define TEST_CURVE bn254
-#define TEST_GPU_CURVE CUZK_GPU_BN254
+#define TEST_GPU_CURVE CUZK_CURVE_BN254
 #include __FILE__
 #undef TEST_GPU_CURVE
 #undef TEST_CURVE
@@ -122,20 +122,14 @@ static const tu_curve curves[] = {
 #endif /* CUZK_HAVE_CUDA */
 
 int main(int argc, char **argv) {
-    tu_init(argc, argv, "test_gpu_steps");
-    if (!tu_gpu_present())
-        return 77;
 #ifdef CUZK_HAVE_CUDA
-    if (!(ctx = tu_gpu_ctx()))
-        return tu_finish();
-    st = cuzk_gpu_ctx_stream(ctx);
-    const char *e = getenv("CUZK_GPU_STEPS_MAX_LOG");
-    if (e)
-        max_log = (unsigned)atoi(e);
-    tu_run_curves(curves, TU_COUNT(curves));
-    cuzk_gpu_ctx_destroy(ctx);
-    return tu_finish();
+    const tu_gpu_test t = {.name = "test_gpu_steps", .curves = curves,
+                           .n_curves = TU_COUNT(curves), .ctx = &ctx, .stream = &st,
+                           .max_log_env = "CUZK_GPU_STEPS_MAX_LOG", .max_log = &max_log};
+#else
+    const tu_gpu_test t = {.name = "test_gpu_steps"};
 #endif
+    return tu_gpu_main(argc, argv, &t);
 }
 
 #else /* ---- per curve (TEST_CURVE, TEST_GPU_CURVE): its scalar field ----- */

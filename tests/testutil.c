@@ -261,6 +261,29 @@ cuzk_gpu_ctx *tu_gpu_ctx(void) {
 }
 #endif
 
+int tu_gpu_main(int argc, char **argv, const tu_gpu_test *t) {
+    tu_init(argc, argv, t->name);
+    if (!tu_gpu_present())
+        return 77;
+#ifdef CUZK_HAVE_CUDA
+    if (!(*t->ctx = tu_gpu_ctx()))
+        return tu_finish();
+    if (t->stream)
+        *t->stream = cuzk_gpu_ctx_stream(*t->ctx);
+    const char *e = t->max_log_env ? getenv(t->max_log_env) : NULL;
+    if (e && *e)
+        *t->max_log = (unsigned)atoi(e);
+    if (!t->setup || t->setup()) {
+        tu_run_curves(t->curves, t->n_curves);
+        if (t->teardown)
+            t->teardown();
+    }
+    cuzk_gpu_ctx_destroy(*t->ctx);
+    *t->ctx = NULL;
+#endif
+    return tu_finish();
+}
+
 void tu_run_curves(const tu_curve *curves, size_t n) {
     const char *only = getenv("CUZK_TEST_CURVE");
     size_t ran = 0;

@@ -17,6 +17,7 @@
  *           {"bn254", CUZK_CURVE_BN254, bn254_tests},
  *       };
  *       tu_run_curves(curves, TU_COUNT(curves));
+ *   The GPU tests hand that table to tu_gpu_main, their one main.
  *   Adding a curve to the tests is adding its row (and, for typed code,
  *   its instantiation below).  CUZK_TEST_CURVE=<name> runs one curve only
  *   (a name that matches no row is a failure).
@@ -103,6 +104,31 @@ typedef struct tu_curve {
 } tu_curve;
 /* Runs every row (or the one CUZK_TEST_CURVE names), in table order. */
 void tu_run_curves(const tu_curve *curves, size_t n);
+
+/*
+ * The main of a GPU test (tests/test_gpu_*.c), which they all share:
+ * tu_init; skipped (77) without CUDA or a device (tu_gpu_present); a
+ * context on device 0 into *ctx and its default stream into *stream;
+ * $max_log_env (when named and set) into *max_log; |setup| (NULL: none;
+ * returning 0 records nothing more and ends the run); every curve of
+ * |curves| (tu_run_curves); |teardown| (NULL: none) while the context is
+ * still there; the context destroyed.  Returns the exit status
+ * (tu_finish).  Without CUDA only |name| is read.
+ */
+struct cuzk_gpu_ctx;
+struct cuzk_gpu_stream;
+typedef struct tu_gpu_test {
+    const char *name;
+    const tu_curve *curves;
+    size_t n_curves;
+    struct cuzk_gpu_ctx **ctx;
+    struct cuzk_gpu_stream **stream;
+    const char *max_log_env; /* e.g. "CUZK_GPU_NTT_MAX_LOG" */
+    unsigned *max_log;
+    int (*setup)(void);
+    void (*teardown)(void);
+} tu_gpu_test;
+int tu_gpu_main(int argc, char **argv, const tu_gpu_test *t);
 #define TU_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* For per-curve templates: expand where TEST_CURVE is defined. */

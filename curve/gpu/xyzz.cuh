@@ -1,7 +1,7 @@
 /*
  * Point arithmetic for CUDA kernels: affine and XYZZ coordinates on
  * y^2 = x^3 + b (a = 0), written once over the coordinate field F (fp_t for
- * G1, fp2_t for G2) and used by the MSM buckets (msm/gpu/msm.cu).
+ * G1, fp2_t for G2) and used by the MSM buckets (msm/gpu/msm_run.cu).
  *
  * Layouts equal curve/curve_types.h: affine_t {x, y} with infinity x = y = 0
  * (the snarkjs/zkey convention), xyzz_t {X, Y, ZZ, ZZZ} with x = X/ZZ,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "field/gpu/mont.cuh"
+#include "gpu/dispatch.cuh"
 #include "gpu/internal.cuh"
 #include "gpu/prove.h"
 
@@ -78,7 +79,7 @@ __global__ void k_fr_mul_sub(fp_t<C> *out, const fp_t<C> *a,
 }
 
 extern "C" cuzk_status cuzk_gpu_fr_from_plain(cuzk_gpu_stream *s,
-                                              cuzk_gpu_curve curve,
+                                              cuzk_curve curve,
                                               void *d_out, const void *d_in,
                                               size_t n, uint32_t *d_bad,
                                               cuzk_error *err) {
@@ -88,20 +89,16 @@ extern "C" cuzk_status cuzk_gpu_fr_from_plain(cuzk_gpu_stream *s,
     if (n > UINT32_MAX)
         return cuzk_gpu_fail(err, CUZK_ERANGE, "fr_from_plain: n = %zu", n);
     unsigned blocks = cuzk_gpu_blocks(n, FR_THREADS);
-    if (curve == CUZK_GPU_BLS12_381)
-        k_fr_from_plain<gpu_bls12_381_fr_cfg><<<blocks, FR_THREADS, 0, s->s>>>(
-            (const g_bls12_381_fr *)d_in, (g_bls12_381_fr *)d_out, n, d_bad);
-    else if (curve == CUZK_GPU_BN254)
-        k_fr_from_plain<gpu_bn254_fr_cfg><<<blocks, FR_THREADS, 0, s->s>>>(
-            (const g_bn254_fr *)d_in, (g_bn254_fr *)d_out, n, d_bad);
-    else
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "fr_from_plain: curve %d",
-                             (int)curve);
-    CUZK_LAUNCHED(err);
-    return CUZK_OK;
+    return cuzk_gpu_dispatch(curve, err, "fr_from_plain", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        k_fr_from_plain<C><<<blocks, FR_THREADS, 0, s->s>>>(
+            (const fp_t<C> *)d_in, (fp_t<C> *)d_out, n, d_bad);
+        CUZK_LAUNCHED(err);
+        return CUZK_OK;
+    });
 }
 
-extern "C" cuzk_status cuzk_gpu_spmv(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+extern "C" cuzk_status cuzk_gpu_spmv(cuzk_gpu_stream *s, cuzk_curve curve,
                                      const uint32_t *d_row_ptr,
                                      const uint32_t *d_cols,
                                      const void *d_vals, size_t rows,
@@ -111,22 +108,18 @@ extern "C" cuzk_status cuzk_gpu_spmv(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
     if (st != CUZK_OK || rows == 0)
         return st;
     unsigned blocks = cuzk_gpu_blocks(rows, FR_THREADS);
-    if (curve == CUZK_GPU_BLS12_381)
-        k_spmv<gpu_bls12_381_fr_cfg><<<blocks, FR_THREADS, 0, s->s>>>(
-            d_row_ptr, d_cols, (const g_bls12_381_fr *)d_vals,
-            (const g_bls12_381_fr *)d_x, (g_bls12_381_fr *)d_y, rows);
-    else if (curve == CUZK_GPU_BN254)
-        k_spmv<gpu_bn254_fr_cfg><<<blocks, FR_THREADS, 0, s->s>>>(
-            d_row_ptr, d_cols, (const g_bn254_fr *)d_vals,
-            (const g_bn254_fr *)d_x, (g_bn254_fr *)d_y, rows);
-    else
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "spmv: curve %d", (int)curve);
-    CUZK_LAUNCHED(err);
-    return CUZK_OK;
+    return cuzk_gpu_dispatch(curve, err, "spmv", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        k_spmv<C><<<blocks, FR_THREADS, 0, s->s>>>(
+            d_row_ptr, d_cols, (const fp_t<C> *)d_vals, (const fp_t<C> *)d_x,
+            (fp_t<C> *)d_y, rows);
+        CUZK_LAUNCHED(err);
+        return CUZK_OK;
+    });
 }
 
 extern "C" cuzk_status cuzk_gpu_fr_mul_sub(cuzk_gpu_stream *s,
-                                           cuzk_gpu_curve curve, void *d_out,
+                                           cuzk_curve curve, void *d_out,
                                            const void *d_a, const void *d_b,
                                            const void *d_c, size_t n,
                                            cuzk_error *err) {
@@ -134,19 +127,14 @@ extern "C" cuzk_status cuzk_gpu_fr_mul_sub(cuzk_gpu_stream *s,
     if (st != CUZK_OK || n == 0)
         return st;
     unsigned blocks = cuzk_gpu_blocks(n, FR_THREADS);
-    if (curve == CUZK_GPU_BLS12_381)
-        k_fr_mul_sub<gpu_bls12_381_fr_cfg><<<blocks, FR_THREADS, 0, s->s>>>(
-            (g_bls12_381_fr *)d_out, (const g_bls12_381_fr *)d_a,
-            (const g_bls12_381_fr *)d_b, (const g_bls12_381_fr *)d_c, n);
-    else if (curve == CUZK_GPU_BN254)
-        k_fr_mul_sub<gpu_bn254_fr_cfg><<<blocks, FR_THREADS, 0, s->s>>>(
-            (g_bn254_fr *)d_out, (const g_bn254_fr *)d_a,
-            (const g_bn254_fr *)d_b, (const g_bn254_fr *)d_c, n);
-    else
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "fr_mul_sub: curve %d",
-                             (int)curve);
-    CUZK_LAUNCHED(err);
-    return CUZK_OK;
+    return cuzk_gpu_dispatch(curve, err, "fr_mul_sub", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        k_fr_mul_sub<C><<<blocks, FR_THREADS, 0, s->s>>>(
+            (fp_t<C> *)d_out, (const fp_t<C> *)d_a, (const fp_t<C> *)d_b,
+            (const fp_t<C> *)d_c, n);
+        CUZK_LAUNCHED(err);
+        return CUZK_OK;
+    });
 }
 
 /* ---- events ------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /*
  * GPU MSM bases (gpu/msm.h: cuzk_gpu_bases_*): affine points uploaded to
- * the device or left in page-locked host memory (msm.cu streams those),
+ * the device or left in page-locked host memory (msm_run.cu streams those),
  * and precomputed shifted copies of device bases (copy j = 2^(c j) P, so
  * that every window's digits share one bucket set), built on the device
  * by doublings and a batched conversion to affine (msm_kernels.cuh).
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/dispatch.cuh"
 #include "gpu/internal.cuh"
 #include "msm/gpu/msm_kernels.cuh"
 #include "msm/gpu/msm_plan.h"
@@ -59,16 +60,19 @@ static unsigned msm_choose_shift_c(unsigned r_bits, size_t n, size_t pb,
     return best_c;
 }
 
-static size_t affine_bytes(cuzk_gpu_curve curve, cuzk_gpu_group group) {
-    size_t fp = curve == CUZK_GPU_BLS12_381 ? 48 : curve == CUZK_GPU_BN254 ? 32 : 0;
-    if (group != CUZK_GPU_G1 && group != CUZK_GPU_G2)
-        return 0;
-    return 2 * fp * (group == CUZK_GPU_G2 ? 2 : 1);
+/* Bytes of one affine point of (curve, group); 0 for neither. */
+static size_t affine_bytes(cuzk_curve curve, cuzk_gpu_group group) {
+    size_t pb = 0;
+    cuzk_gpu_group_dispatch(curve, group, NULL, "bases", [&](auto t) {
+        pb = sizeof(typename decltype(t)::type::affine);
+        return CUZK_OK;
+    });
+    return pb;
 }
 
 /* A bases object for n points of (curve, group), checked, with no storage
  * yet; |what| names the caller in messages. */
-static cuzk_status bases_new(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
+static cuzk_status bases_new(cuzk_gpu_ctx *ctx, cuzk_curve curve,
                              cuzk_gpu_group group, const void *points,
                              size_t n, const char *what, cuzk_gpu_bases **out,
                              cuzk_error *err) {
@@ -94,7 +98,7 @@ static cuzk_status bases_new(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
 }
 
 extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
-                                             cuzk_gpu_curve curve,
+                                             cuzk_curve curve,
                                              cuzk_gpu_group group,
                                              const void *points, size_t n,
                                              cuzk_gpu_bases **out,
@@ -122,7 +126,7 @@ extern "C" cuzk_status cuzk_gpu_bases_upload(cuzk_gpu_ctx *ctx,
 }
 
 extern "C" cuzk_status cuzk_gpu_bases_host(cuzk_gpu_ctx *ctx,
-                                           cuzk_gpu_curve curve,
+                                           cuzk_curve curve,
                                            cuzk_gpu_group group,
                                            const void *points, size_t n,
                                            cuzk_gpu_bases **out,
@@ -181,6 +185,82 @@ static cuzk_status shift_build(const cuzk_gpu_bases *b, unsigned c,
     return CUZK_OK;
 }
 
+/* The window |*c| (chosen when 0) and copy count |*w| of shifted copies
+ * of |b| within |limit| bytes; |reserve|: leave an MSM's default scratch
+ * too (the limit is what the device has free). */
+static cuzk_status shift_plan(const cuzk_gpu_bases *b, unsigned r_bits, size_t limit,
+                              bool reserve, unsigned *c, unsigned *w, cuzk_error *err) {
+    size_t pb = b->point_bytes;
+    if (*c == 0) {
+        *c = msm_choose_shift_c(r_bits, b->n, pb, limit, reserve);
+        if (*c == 0)
+            return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                                 "bases precompute: shifted copies of %zu "
+                                 "points do not fit in %zu MB",
+                                 b->n, limit >> 20);
+    }
+    *w = msm_nwin(r_bits, *c);
+    if ((double)*w * (double)b->n >= (double)((size_t)1 << 31))
+        return cuzk_gpu_fail(err, CUZK_ERANGE,
+                             "bases precompute: %u windows x %zu points >= "
+                             "2^31",
+                             *w, b->n);
+    size_t bytes = (size_t)(*w - 1) * b->n * pb;
+    if (bytes > limit)
+        return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                             "bases precompute: %u copies need %zu MB, limit "
+                             "%zu MB",
+                             *w - 1, bytes >> 20, limit >> 20);
+    return CUZK_OK;
+}
+
+/* Allocates the w - 1 copies and builds them (shift_build of G) on a
+ * stream of their own, with |tmp_bytes| of temporary memory; on success
+ * they become |b|'s, on failure nothing is left allocated. */
+template <class G>
+static cuzk_status shift_make(cuzk_gpu_bases *b, unsigned c, unsigned w, size_t tmp_bytes,
+                              cuzk_error *err) {
+    size_t bytes = (size_t)(w - 1) * b->n * b->point_bytes;
+    void *dst = NULL, *tmp = NULL;
+    cudaStream_t cs = NULL;
+    cuzk_status st = CUZK_OK;
+    cudaError_t e = cuzk_gpu_dmalloc(b->ctx, &dst, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return cuzk_gpu_fail(err, CUZK_ENOMEM,
+                             "bases precompute: out of device memory for "
+                             "%zu MB of copies",
+                             bytes >> 20);
+    }
+    if (e == cudaSuccess)
+        e = cuzk_gpu_dmalloc(b->ctx, &tmp, tmp_bytes);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        st = cuzk_gpu_cuda_fail(err, e, "bases precompute (allocation)",
+                                __FILE__, __LINE__);
+    } else {
+        st = shift_build<G>(b, c, w, dst, tmp, cs, err);
+        e = cudaStreamSynchronize(cs);
+        if (st == CUZK_OK && e != cudaSuccess)
+            st = cuzk_gpu_cuda_fail(err, e, "bases precompute (kernels)",
+                                    __FILE__, __LINE__);
+    }
+    if (cs)
+        cudaStreamDestroy(cs);
+    if (tmp)
+        cuzk_gpu_dfree(b->ctx, tmp);
+    if (st != CUZK_OK) {
+        if (dst)
+            cuzk_gpu_dfree(b->ctx, dst);
+        return st;
+    }
+    b->d_shift = dst;
+    b->shift_c = c;
+    b->shift_w = w;
+    return CUZK_OK;
+}
+
 extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
                                                  unsigned c, size_t max_bytes,
                                                  cuzk_error *err) {
@@ -193,8 +273,6 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
         return cuzk_gpu_fail(err, CUZK_EINVAL,
                              "bases precompute: window %u outside %d..%d", c,
                              MSM_SHIFT_MIN_C, MSM_SHIFT_MAX_C);
-    bool g2 = b->group == CUZK_GPU_G2;
-    unsigned r_bits = b->curve == CUZK_GPU_BLS12_381 ? 255 : 254;
     size_t pb = b->point_bytes, xb = 2 * pb; /* XYZZ = 2 x affine */
     size_t fb = pb / 2;                      /* one coordinate */
     cudaError_t e = cudaSetDevice(b->ctx->device);
@@ -215,70 +293,12 @@ extern "C" cuzk_status cuzk_gpu_bases_precompute(cuzk_gpu_bases *b,
         limit = fr > tmp_bytes ? fr - tmp_bytes : 0;
         reserve = true;
     }
-    unsigned w;
-    if (c == 0) {
-        c = msm_choose_shift_c(r_bits, b->n, pb, limit, reserve);
-        if (c == 0)
-            return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                                 "bases precompute: shifted copies of %zu "
-                                 "points do not fit in %zu MB",
-                                 b->n, limit >> 20);
-    }
-    w = msm_nwin(r_bits, c);
-    if ((double)w * (double)b->n >= (double)((size_t)1 << 31))
-        return cuzk_gpu_fail(err, CUZK_ERANGE,
-                             "bases precompute: %u windows x %zu points >= "
-                             "2^31",
-                             w, b->n);
-    size_t bytes = (size_t)(w - 1) * b->n * pb;
-    if (bytes > limit)
-        return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                             "bases precompute: %u copies need %zu MB, limit "
-                             "%zu MB",
-                             w - 1, bytes >> 20, limit >> 20);
-    void *dst = NULL, *tmp = NULL;
-    cudaStream_t cs = NULL;
-    cuzk_status st = CUZK_OK;
-    e = cuzk_gpu_dmalloc(b->ctx, &dst, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                             "bases precompute: out of device memory for "
-                             "%zu MB of copies",
-                             bytes >> 20);
-    }
-    if (e == cudaSuccess)
-        e = cuzk_gpu_dmalloc(b->ctx, &tmp, tmp_bytes);
-    if (e == cudaSuccess)
-        e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
-    if (e != cudaSuccess) {
-        st = cuzk_gpu_cuda_fail(err, e, "bases precompute (allocation)",
-                                __FILE__, __LINE__);
-    } else {
-        if (b->curve == CUZK_GPU_BLS12_381)
-            st = g2 ? shift_build<gg_bls12_381_g2>(b, c, w, dst, tmp, cs, err)
-                    : shift_build<gg_bls12_381_g1>(b, c, w, dst, tmp, cs, err);
-        else
-            st = g2 ? shift_build<gg_bn254_g2>(b, c, w, dst, tmp, cs, err)
-                    : shift_build<gg_bn254_g1>(b, c, w, dst, tmp, cs, err);
-        e = cudaStreamSynchronize(cs);
-        if (st == CUZK_OK && e != cudaSuccess)
-            st = cuzk_gpu_cuda_fail(err, e, "bases precompute (kernels)",
-                                    __FILE__, __LINE__);
-    }
-    if (cs)
-        cudaStreamDestroy(cs);
-    if (tmp)
-        cuzk_gpu_dfree(b->ctx, tmp);
-    if (st != CUZK_OK) {
-        if (dst)
-            cuzk_gpu_dfree(b->ctx, dst);
-        return st;
-    }
-    b->d_shift = dst;
-    b->shift_c = c;
-    b->shift_w = w;
-    return CUZK_OK;
+    return cuzk_gpu_group_dispatch(b->curve, b->group, err, "bases precompute", [&](auto t) {
+        typedef typename decltype(t)::type G;
+        unsigned w;
+        cuzk_status st = shift_plan(b, G::R_BITS, limit, reserve, &c, &w, err);
+        return st != CUZK_OK ? st : shift_make<G>(b, c, w, tmp_bytes, err);
+    });
 }
 
 extern "C" unsigned cuzk_gpu_bases_shift_bits(const cuzk_gpu_bases *b) {

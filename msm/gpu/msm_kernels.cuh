@@ -1,6 +1,6 @@
 /*
  * Per-thread bodies of the GPU MSM (Pippenger with signed digits, bucket
- * sorting and load-balanced bucket accumulation).  msm.cu wraps each body in
+ * sorting and load-balanced bucket accumulation).  msm_run.cu wraps each body in
  * a __global__ kernel; keeping the bodies __host__ __device__ lets a host
  * program run the whole pipeline thread by thread (emulation):
  * tests/msm_emulate.cu does that against the CPU MSM, with a host sort in
@@ -19,7 +19,7 @@
  *      other (batched affine additions when the context uses them, then
  *      mixed additions), spread over many threads, and the host adds the
  *      bucket to the result with weight 1.
- *   2. radix sort of the digit pairs by key (cub, in msm.cu): a bucket's
+ *   2. radix sort of the digit pairs by key (cub, in msm_run.cu): a bucket's
  *      entries become one run.
  *   3. msm_acc_one, level 1: thread t sums the entries [tL, tL+L) run by
  *      run with mixed additions.  A run that lies wholly inside the segment
@@ -55,7 +55,7 @@
 
 #define MSM_INVALID 0xFFFFFFFFu
 
-/* Threads per block of the launches (msm.cu, msm_bases.cu).  The
+/* Threads per block of the launches (msm_run.cu, msm_bases.cu).  The
  * accumulation kernels hold an XYZZ accumulator and a point in registers
  * (~130-200 registers), so 128-thread blocks keep several blocks per
  * multiprocessor. */

@@ -1,9 +1,9 @@
 /*
- * Planning of one GPU MSM call (msm/gpu/msm.cu): the window, the chunks the
+ * Planning of one GPU MSM call (msm/gpu/msm_plan.cu, run by msm_run.cu): the window, the chunks the
  * points are processed in, and the layout of the stream's device scratch,
  * all within a byte limit.  Host code only, no CUDA calls: the radix sort's
  * and the scan's temporary storage come from the caller (CUB's size queries
- * in msm.cu, an estimate in the host emulation, tests/msm_emulate.cu, which
+ * in msm_plan.cu, an estimate in the host emulation, tests/msm_emulate.cu, which
  * checks every plan against its limit over the sizes the engine uses).
  *
  * One MSM of n points and V scalar vectors runs chunk by chunk: for each
@@ -58,7 +58,7 @@ struct msm_plan_req {
     int sm_count;
     unsigned force_c; /* window forced by tuning, 0: chosen here */
     size_t limit;     /* device scratch allowed (bytes), 0: the default */
-    /* The scalars, measured before planning (msm.cu) in 64ths, rounded
+    /* The scalars, measured before planning (msm_run.cu) in 64ths, rounded
      * up: the share that are neither 0 nor 1 (dense; 64: all, the
      * assumption when nothing was measured) and the share equal to 1
      * (ones).  A witness of bits has few digits a point: a window and a
@@ -177,7 +177,7 @@ static inline size_t msm_take(size_t *used, size_t bytes) {
 /* Pairs a chunk is sized for, a point: every window's digit for full
  * scalars; for measured ones the expected count with a quarter more and
  * one to spare (a chunk that still overflows is split by the run,
- * msm.cu).  Never more than nwin, which always suffices. */
+ * msm_run.cu).  Never more than nwin, which always suffices. */
 static inline unsigned msm_pairs_per_point(const msm_plan_req &rq, unsigned nwin) {
     unsigned dq = rq.dense_q ? rq.dense_q : 64, oq = rq.ones_q;
     if (dq >= 64)

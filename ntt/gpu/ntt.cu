@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/dispatch.cuh"
 #include "gpu/internal.cuh"
 #include "gpu/ntt.h"
 #include "ntt/gpu/ntt_kernels.cuh"
@@ -259,6 +260,31 @@ static cuzk_status ntt_twiddles(cuzk_gpu_stream *s, int curve, unsigned log_n,
     return st;
 }
 
+/* The coset's power tables at |lo| (NTT_POW_LO entries) and |hi| (hc):
+ * powers of the generator g (forward), of g^-1 (inverse; times 1/n), or
+ * of g times 1/n (the inverse into the coset). */
+template <class C>
+static cuzk_status ntt_coset_tables(cuzk_gpu_stream *s, const void *coset_gen, bool to_coset,
+                                    bool inverse, uint32_t n, uint32_t hc, const fp_t<C> &ninv,
+                                    fp_t<C> *lo, fp_t<C> *hi, cuzk_error *err) {
+    typedef fp_t<C> E;
+    E g;
+    memcpy(g.v, coset_gen, sizeof g.v);
+    if (f_is_zero(g))
+        return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: coset generator 0");
+    E one;
+    f_set_one(one);
+    uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
+    if (to_coset)
+        return ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, ninv, err);
+    if (inverse) {
+        E ginv;
+        f_inv(ginv, g);
+        return ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
+    }
+    return ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, one, err);
+}
+
 template <class C>
 static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
                            unsigned log_n, cuzk_gpu_ntt_dir dir,
@@ -298,24 +324,9 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     E ninv;
     ntt_inv_n(ninv, log_n);
     if (coset) {
-        E g;
-        memcpy(g.v, coset_gen, sizeof g.v);
-        if (f_is_zero(g))
-            return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: coset generator 0");
         lo = (E *)(scr + off_pow);
         hi = lo + NTT_POW_LO;
-        E one;
-        f_set_one(one);
-        uint32_t lc = n < NTT_POW_LO ? n : NTT_POW_LO;
-        if (to_coset) {
-            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, ninv, err);
-        } else if (inverse) {
-            E ginv;
-            f_inv(ginv, g);
-            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, ginv, ninv, err);
-        } else {
-            st = ntt_power_tables<C>(s->s, lo, hi, lc, hc, g, one, err);
-        }
+        st = ntt_coset_tables<C>(s, coset_gen, to_coset, inverse, n, hc, ninv, lo, hi, err);
         if (st != CUZK_OK)
             return st;
     }
@@ -334,9 +345,11 @@ static cuzk_status ntt_run(cuzk_gpu_stream *s, int curve, fp_t<C> *x,
     return CUZK_OK;
 }
 
-static cuzk_status ntt_check(cuzk_gpu_curve curve, unsigned log_n,
+static cuzk_status ntt_check(cuzk_curve curve, unsigned log_n,
                              cuzk_error *err) {
-    if (curve != CUZK_GPU_BLS12_381 && curve != CUZK_GPU_BN254)
+    /* the twiddle cache is indexed by the curve (internal.cuh) */
+    if ((unsigned)curve >= sizeof ((cuzk_gpu_ctx *)0)->d_twiddles /
+                               sizeof ((cuzk_gpu_ctx *)0)->d_twiddles[0])
         return cuzk_gpu_fail(err, CUZK_EINVAL, "ntt: unknown curve %d",
                              (int)curve);
     if (log_n < 1 || log_n > CUZK_GPU_MAX_LOG_NTT)
@@ -346,7 +359,7 @@ static cuzk_status ntt_check(cuzk_gpu_curve curve, unsigned log_n,
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
+extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_curve curve,
                                     void *d_data, unsigned log_n,
                                     cuzk_gpu_ntt_dir dir,
                                     const void *coset_gen, cuzk_error *err) {
@@ -361,16 +374,14 @@ extern "C" cuzk_status cuzk_gpu_ntt(cuzk_gpu_stream *s, cuzk_gpu_curve curve,
     st = cuzk_gpu_enter(s, err);
     if (st != CUZK_OK)
         return st;
-    if (curve == CUZK_GPU_BLS12_381)
-        return ntt_run<gpu_bls12_381_fr_cfg>(
-            s, (int)curve, (g_bls12_381_fr *)d_data, log_n, dir, coset_gen,
-            err);
-    return ntt_run<gpu_bn254_fr_cfg>(s, (int)curve, (g_bn254_fr *)d_data,
-                                     log_n, dir, coset_gen, err);
+    return cuzk_gpu_dispatch(curve, err, "ntt", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        return ntt_run<C>(s, (int)curve, (fp_t<C> *)d_data, log_n, dir, coset_gen, err);
+    });
 }
 
 extern "C" cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx,
-                                            cuzk_gpu_curve curve,
+                                            cuzk_curve curve,
                                             unsigned log_n, cuzk_error *err) {
     cuzk_status st = ntt_check(curve, log_n, err);
     if (st != CUZK_OK)
@@ -379,11 +390,9 @@ extern "C" cuzk_status cuzk_gpu_ntt_prepare(cuzk_gpu_ctx *ctx,
     st = cuzk_gpu_enter(s, err);
     if (st != CUZK_OK)
         return st;
-    if (curve == CUZK_GPU_BLS12_381) {
-        const g_bls12_381_fr *tw;
-        return ntt_twiddles<gpu_bls12_381_fr_cfg>(s, (int)curve, log_n, &tw,
-                                                  err);
-    }
-    const g_bn254_fr *tw;
-    return ntt_twiddles<gpu_bn254_fr_cfg>(s, (int)curve, log_n, &tw, err);
+    return cuzk_gpu_dispatch(curve, err, "ntt prepare", [&](auto t) {
+        typedef typename decltype(t)::fr C;
+        const fp_t<C> *tw;
+        return ntt_twiddles<C>(s, (int)curve, log_n, &tw, err);
+    });
 }

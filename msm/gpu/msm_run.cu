@@ -1,12 +1,12 @@
 /*
  * GPU multi-scalar multiplication for G1 and G2 of BLS12-381 and BN254
- * (gpu/msm.h: cuzk_gpu_bases_*, cuzk_gpu_msm).  The algorithm and the
- * per-thread bodies are in msm_kernels.cuh, the plan (window, chunks,
- * scratch layout within a byte limit) in msm_plan.h; this file runs a plan:
- * it stages bases and scalars from host memory on the stream's copy stream,
- * launches the kernels, sorts with CUB and combines the window sums on the
- * host.  The bases objects (upload, host, shifted copies) are in
- * msm_bases.cu.
+ * (gpu/msm.h: cuzk_gpu_msm, cuzk_gpu_msm_batch, _batch_gather).  The
+ * algorithm and the per-thread bodies are in msm_kernels.cuh, the plan
+ * (window, chunks, scratch layout within a byte limit) in msm_plan.h and
+ * msm_plan.cu; this file runs a plan: it stages bases and scalars from
+ * host memory on the stream's copy stream, launches the kernels, sorts with
+ * CUB and combines the window sums on the host.  The bases objects
+ * (upload, host, shifted copies) are in msm_bases.cu.
  *
  * Every MSM runs in chunks of points whose digits are added into buckets
  * that stay on the device for the whole call, so the scratch is bounded by
@@ -27,10 +27,10 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "gpu/internal.cuh"
+#include "gpu/dispatch.cuh"
 #include "msm/gpu/msm_affine.cuh"
+#include "msm/gpu/msm_int.cuh"
 #include "msm/gpu/msm_kernels.cuh"
-#include "msm/gpu/msm_plan.h"
 
 template <class G>
 __global__ void k_msm_count(const uint32_t *scalars, const uint32_t *sidx,
@@ -136,107 +136,7 @@ __global__ void __launch_bounds__(MSM_ACC_THREADS)
         msm_tree_one<G>(t, in, half, out);
 }
 
-/* ---- planning (msm_plan.h) --------------------------------------------- */
-
-/* CUB's temporary storage, queried (host-only computations). */
-static size_t cub_sort_bytes(size_t M, unsigned key_bits) {
-    size_t bytes = 0;
-    cub::DoubleBuffer<uint32_t> k((uint32_t *)NULL, (uint32_t *)NULL);
-    cub::DoubleBuffer<uint32_t> v((uint32_t *)NULL, (uint32_t *)NULL);
-    if (cub::DeviceRadixSort::SortPairs((void *)NULL, bytes, k, v, (int)M, 0,
-                                        (int)key_bits,
-                                        (cudaStream_t)0) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return (size_t)1 << 40; /* unknown: no plan fits */
-    }
-    return bytes;
-}
-
-static size_t cub_scan_bytes(size_t k) {
-    size_t bytes = 0;
-    if (cub::DeviceScan::ExclusiveSum((void *)NULL, bytes,
-                                      (const unsigned long long *)NULL,
-                                      (unsigned long long *)NULL, (int)k,
-                                      (cudaStream_t)0) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return (size_t)1 << 40;
-    }
-    return bytes;
-}
-
-static const msm_cub_sizes cub_sizes = {cub_sort_bytes, cub_scan_bytes};
-
-template <class G> static msm_group_sizes group_sizes(void) {
-    msm_group_sizes gs;
-    gs.r_bits = G::R_BITS;
-    gs.affine = sizeof(typename G::affine);
-    gs.xyzz = sizeof(typename G::xyzz);
-    gs.field = sizeof(typename G::F);
-    return gs;
-}
-
-static bool req_equal(const msm_plan_req &a, const msm_plan_req &b) {
-    return a.n == b.n && a.nvec == b.nvec && a.host_scalars == b.host_scalars &&
-           a.dense_q == b.dense_q && a.ones_q == b.ones_q &&
-           a.host_bases == b.host_bases && a.affine == b.affine &&
-           a.shift_c == b.shift_c && a.sm_count == b.sm_count &&
-           a.force_c == b.force_c && a.limit == b.limit;
-}
-
-/* The plan for |rq| on stream |s|, from the stream's cache when the same
- * request was planned before (planning queries CUB a few hundred times:
- * ~ms, too slow to repeat for every small MSM).  CUZK_ENOMEM, naming the
- * numbers, when no plan fits the limit. */
-template <class G>
-static cuzk_status plan_for(cuzk_gpu_stream *s, const msm_plan_req &rq,
-                            msm_plan &pl, cuzk_error *err) {
-    msm_group_sizes gs = group_sizes<G>();
-    int gk = (int)(G::R_BITS * 1000 + gs.affine);
-    for (int i = 0; i < CUZK_GPU_PLAN_CACHE; i++) {
-        const cuzk_gpu_plan_slot &e = s->plans[i];
-        if (e.used && e.group == gk && req_equal(e.rq, rq)) {
-            pl = e.pl;
-            return e.fits ? CUZK_OK
-                          : cuzk_gpu_fail(err, CUZK_ENOMEM,
-                                          "msm: %zu points x %zu vectors need "
-                                          "%.2f GiB of scratch at least, the "
-                                          "limit is %.2f GiB",
-                                          rq.n, rq.nvec, pl.total / 1073741824.0,
-                                          pl.limit / 1073741824.0);
-        }
-    }
-    bool fits = msm_make_plan(pl, rq, gs, cub_sizes);
-    cuzk_gpu_plan_slot &e = s->plans[s->plan_next];
-    s->plan_next = (s->plan_next + 1) % CUZK_GPU_PLAN_CACHE;
-    e.used = true;
-    e.group = gk;
-    e.rq = rq;
-    e.pl = pl;
-    e.fits = fits;
-    if (!fits)
-        return cuzk_gpu_fail(err, CUZK_ENOMEM,
-                             "msm: %zu points x %zu vectors need %.2f GiB of "
-                             "scratch at least, the limit is %.2f GiB",
-                             rq.n, rq.nvec, pl.total / 1073741824.0,
-                             pl.limit / 1073741824.0);
-    return CUZK_OK;
-}
-
-static msm_plan_req request_of(const cuzk_gpu_stream *s,
-                               const cuzk_gpu_bases *bases, size_t n,
-                               size_t nvec, unsigned flags) {
-    msm_plan_req rq = {};
-    rq.n = n;
-    rq.nvec = nvec;
-    rq.host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
-    rq.host_bases = bases->h_points != NULL;
-    rq.affine = s->ctx->msm_affine;
-    rq.shift_c = bases->d_shift ? bases->shift_c : 0;
-    rq.sm_count = s->ctx->sm_count;
-    rq.force_c = s->ctx->msm_window;
-    rq.limit = s->msm_limit;
-    return rq;
-}
+/* ---- measuring the scalars (msm_plan.h: dense_q, ones_q) -------------------- */
 
 /* Scalars of device vectors below this many are planned as full ones
  * without measuring (the count costs a launch and a synchronisation). */
@@ -393,70 +293,37 @@ static cuzk_status stage_scalars(cuzk_gpu_stream *s, uint32_t *dst,
     return CUZK_OK;
 }
 
-/* One vector's digits of one chunk added into its buckets: count, scan and
- * scatter the non-zero digits (the ones after them, unsorted), sort the
- * digits by bucket, level 1 and the further levels.  |d_sc|: the chunk's
- * scalars on the device, or with |sidx| the whole vector gathered through
- * the chunk's sidx; |l1_bases|: the chunk's points (or all points with
- * shifted copies); |fold|: not the first chunk, so level 1 folds the
- * stored buckets in. */
+/* Step 1 of a chunk: count, scan and read back its digits.  |*Md|: the
+ * non-zero digits to sort, |*M1|: the scalars equal to one (unsorted,
+ * after them).  The read-back is the one host round trip of a chunk: the
+ * sort's size is known before anything is written. */
 template <class G>
-static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
-                             msm_views<G> &v, typename G::xyzz *vb,
-                             const uint32_t *d_sc, const uint32_t *sidx,
-                             size_t nb, bool mont, uint32_t vstride,
-                             uint32_t vbase,
-                             const typename G::affine *l1_bases,
-                             const typename G::affine *l1_shift,
-                             uint32_t l1_nfirst, bool fold, cuzk_error *err) {
-    typedef typename G::xyzz P;
-    typedef typename G::affine A;
-    typedef typename G::F F;
+static cuzk_status msm_count_digits(cuzk_gpu_stream *s, const msm_plan &pl, msm_views<G> &v,
+                                    const uint32_t *d_sc, const uint32_t *sidx, size_t nb,
+                                    bool mont, size_t *Md, size_t *M1, cuzk_error *err) {
     cudaStream_t cs = s->s;
-    int sm = s->ctx->sm_count;
-    bool ones = s->ctx->msm_ones;
-    uint32_t ones_key = (uint32_t)pl.nwb << pl.log_b;
-    /* 1. digits, packed: count, scan, scatter */
     k_msm_count<G><<<cuzk_gpu_blocks(nb + 1, MSM_SMALL_THREADS),
-                     MSM_SMALL_THREADS, 0, cs>>>(d_sc, sidx, nb, mont, ones,
+                     MSM_SMALL_THREADS, 0, cs>>>(d_sc, sidx, nb, mont, s->ctx->msm_ones,
                                                  pl.c, pl.nwin, v.cnt);
     CUZK_LAUNCHED(err);
     size_t scan_bytes = pl.scan_bytes;
     CUZK_CUDA(err, cub::DeviceScan::ExclusiveSum(v.scan, scan_bytes, v.cnt,
                                                  v.off, (int)(nb + 1), cs));
-    /* the sort's size: the packed count (a host round trip a chunk),
-     * known before anything is written */
     CUZK_CUDA(err, cudaMemcpyAsync(v.h_tot, v.off + nb, 8,
                                    cudaMemcpyDeviceToHost, cs));
     CUZK_CUDA(err, cudaStreamSynchronize(cs));
-    size_t Md = (size_t)(*v.h_tot & 0xFFFFFFFFull); /* digits */
-    size_t M1 = (size_t)(*v.h_tot >> 32);           /* ones */
-    size_t M = Md + M1;
-    if (M > pl.M) {
-        /* more pairs than the measured scalars planned for (a dense
-         * stretch): the two halves one after the other, into the same
-         * buckets (the second folds them) */
-        if (nb < 2)
-            return cuzk_gpu_fail(err, CUZK_EINTERNAL,
-                                 "msm: %zu digits of one point, %zu planned", M, pl.M);
-        size_t h = nb / 2;
-        cuzk_status st = msm_chunk<G>(s, pl, v, vb, d_sc, sidx, h, mont, vstride, vbase,
-                                      l1_bases, l1_shift, l1_nfirst, fold, err);
-        if (st != CUZK_OK)
-            return st;
-        bool shifted = vstride != 0;
-        return msm_chunk<G>(s, pl, v, vb, sidx ? d_sc : d_sc + 8 * h, sidx ? sidx + h : NULL,
-                            nb - h, mont, vstride, shifted ? vbase + (uint32_t)h : vbase,
-                            shifted ? l1_bases : l1_bases + h, l1_shift, l1_nfirst, true, err);
-    }
-    k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
-                       MSM_SMALL_THREADS, 0, cs>>>(
-        d_sc, sidx, nb, mont, ones, ones_key, pl.c, pl.nwin, vstride, vbase,
-        v.off, v.keys[0], v.vals[0]);
-    CUZK_LAUNCHED(err);
-    prof_mark(s, "digits");
-    if (M == 0)
-        return CUZK_OK;
+    *Md = (size_t)(*v.h_tot & 0xFFFFFFFFull); /* digits */
+    *M1 = (size_t)(*v.h_tot >> 32);           /* ones */
+    return CUZK_OK;
+}
+
+/* Step 3: the scattered digits sorted by bucket (the ones follow them
+ * unsorted); |*keys|, |*vals| receive the buffers that hold the result. */
+template <class G>
+static cuzk_status msm_sort(cuzk_gpu_stream *s, const msm_plan &pl, msm_views<G> &v,
+                            size_t Md, size_t M1, uint32_t **keys, uint32_t **vals,
+                            cuzk_error *err) {
+    cudaStream_t cs = s->s;
     size_t cub_bytes = pl.cub_bytes;
     cub::DoubleBuffer<uint32_t> dk(v.keys[0], v.keys[1]);
     cub::DoubleBuffer<uint32_t> dv(v.vals[0], v.vals[1]);
@@ -471,18 +338,36 @@ static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
         CUZK_CUDA(err, cudaMemcpyAsync(dv.Current() + Md, v.vals[0] + Md,
                                        4 * M1, cudaMemcpyDeviceToDevice, cs));
     }
-    const uint32_t *keys = dk.Current(), *vals = dv.Current();
+    *keys = dk.Current();
+    *vals = dv.Current();
     prof_mark(s, "sort");
-    /* level 1: sorted pairs -> buckets + partial list pk[0]/pp[0] */
+    return CUZK_OK;
+}
+
+/* Step 4: level 1 over the |M| sorted pairs into the buckets |vb| and the
+ * partial list pk[0]/pp[0] (batch-affine levels in place first when the
+ * context asks for them: level 1 then reads their points with the same
+ * segments, msm_affine.cuh); then the further levels over the partial
+ * lists.  Those complete buckets whose old value level 1 already folded
+ * in, so they never fold. */
+template <class G>
+static cuzk_status msm_levels(cuzk_gpu_stream *s, msm_views<G> &v, typename G::xyzz *vb,
+                              uint32_t *keys, uint32_t *vals, size_t M,
+                              const typename G::affine *l1_bases,
+                              const typename G::affine *l1_shift, uint32_t l1_nfirst,
+                              bool fold, cuzk_error *err) {
+    typedef typename G::xyzz P;
+    typedef typename G::affine A;
+    typedef typename G::F F;
+    cudaStream_t cs = s->s;
+    int sm = s->ctx->sm_count;
     size_t L = msm_seg_len(M, sm, 256);
     size_t T = (M + L - 1) / L;
     if (s->ctx->msm_affine) {
-        /* batch-affine levels in place; level 1 then reads their points
-         * with the same segments (msm_affine.cuh) */
         L = msm_aff_len(M, sm);
         T = (M + L - 1) / L;
         k_msm_aff<G><<<cuzk_gpu_blocks(T, MSM_ACC_THREADS), MSM_ACC_THREADS,
-                       0, cs>>>(dk.Current(), M, L, T, dv.Current(), l1_bases,
+                       0, cs>>>(keys, M, L, T, vals, l1_bases,
                                 l1_shift, l1_nfirst, msm_aff_min_pairs<G>(),
                                 v.work, (F *)v.pre);
         CUZK_LAUNCHED(err);
@@ -503,8 +388,6 @@ static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
             (const P *)NULL, vb, fold, v.pk[0], v.pp[0]);
     CUZK_LAUNCHED(err);
     prof_mark(s, "accumulate");
-    /* further levels over the partial lists; they complete buckets whose
-     * old value level 1 already folded in, so they never fold */
     int cur = 0;
     while (T > 1) {
         size_t Mk = 2 * T;
@@ -520,6 +403,60 @@ static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
     }
     prof_mark(s, "levels");
     return CUZK_OK;
+}
+
+/* One vector's digits of one chunk added into its buckets: count, scan and
+ * scatter the non-zero digits (the ones after them, unsorted), sort the
+ * digits by bucket, level 1 and the further levels.  |d_sc|: the chunk's
+ * scalars on the device, or with |sidx| the whole vector gathered through
+ * the chunk's sidx; |l1_bases|: the chunk's points (or all points with
+ * shifted copies); |fold|: not the first chunk, so level 1 folds the
+ * stored buckets in. */
+template <class G>
+static cuzk_status msm_chunk(cuzk_gpu_stream *s, const msm_plan &pl,
+                             msm_views<G> &v, typename G::xyzz *vb,
+                             const uint32_t *d_sc, const uint32_t *sidx,
+                             size_t nb, bool mont, uint32_t vstride,
+                             uint32_t vbase,
+                             const typename G::affine *l1_bases,
+                             const typename G::affine *l1_shift,
+                             uint32_t l1_nfirst, bool fold, cuzk_error *err) {
+    size_t Md = 0, M1 = 0;
+    cuzk_status st = msm_count_digits<G>(s, pl, v, d_sc, sidx, nb, mont, &Md, &M1, err);
+    if (st != CUZK_OK)
+        return st;
+    size_t M = Md + M1;
+    if (M > pl.M) {
+        /* more pairs than the measured scalars planned for (a dense
+         * stretch): the two halves one after the other, into the same
+         * buckets (the second folds them) */
+        if (nb < 2)
+            return cuzk_gpu_fail(err, CUZK_EINTERNAL,
+                                 "msm: %zu digits of one point, %zu planned", M, pl.M);
+        size_t h = nb / 2;
+        st = msm_chunk<G>(s, pl, v, vb, d_sc, sidx, h, mont, vstride, vbase,
+                          l1_bases, l1_shift, l1_nfirst, fold, err);
+        if (st != CUZK_OK)
+            return st;
+        bool shifted = vstride != 0;
+        return msm_chunk<G>(s, pl, v, vb, sidx ? d_sc : d_sc + 8 * h, sidx ? sidx + h : NULL,
+                            nb - h, mont, vstride, shifted ? vbase + (uint32_t)h : vbase,
+                            shifted ? l1_bases : l1_bases + h, l1_shift, l1_nfirst, true, err);
+    }
+    /* step 2: the digits, packed */
+    uint32_t ones_key = (uint32_t)pl.nwb << pl.log_b;
+    k_msm_scatter<G><<<cuzk_gpu_blocks(nb, MSM_SMALL_THREADS),
+                       MSM_SMALL_THREADS, 0, s->s>>>(
+        d_sc, sidx, nb, mont, s->ctx->msm_ones, ones_key, pl.c, pl.nwin, vstride, vbase,
+        v.off, v.keys[0], v.vals[0]);
+    CUZK_LAUNCHED(err);
+    prof_mark(s, "digits");
+    if (M == 0)
+        return CUZK_OK;
+    uint32_t *keys = NULL, *vals = NULL;
+    if ((st = msm_sort<G>(s, pl, v, Md, M1, &keys, &vals, err)) != CUZK_OK)
+        return st;
+    return msm_levels<G>(s, v, vb, keys, vals, M, l1_bases, l1_shift, l1_nfirst, fold, err);
 }
 
 /* Bucket reduction of vector |vi|, then pairwise sums down to one point per
@@ -555,6 +492,166 @@ static cuzk_status msm_reduce(cuzk_gpu_stream *s, const msm_plan &pl,
     return CUZK_OK;
 }
 
+/* One call of msm_run: its arguments, request, plan and carved scratch. */
+template <class G> struct msm_call {
+    cuzk_gpu_stream *s;
+    const cuzk_gpu_bases *bases;
+    size_t offset, n, nvec;
+    const void *const *scalars;
+    const uint32_t *sidx;
+    bool mont, shifted, staged;
+    msm_plan_req rq;
+    msm_plan pl;
+    msm_views<G> v;
+    size_t set_bk; /* buckets per vector, the ones' too */
+    const typename G::affine *d_bases, *h_bases;
+};
+
+/* Measures the scalars, plans and makes sure the stream holds what the
+ * plan needs (copy stream, device and host scratch), then carves it. */
+template <class G> static cuzk_status msm_prepare(msm_call<G> &m, unsigned flags, cuzk_error *err) {
+    typedef typename G::affine A;
+    cuzk_gpu_stream *s = m.s;
+    m.rq = msm_request_of(s, m.bases, m.n, m.nvec, flags);
+    m.mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    cuzk_status st = msm_measure<G>(s, m.rq, m.n, m.nvec, m.scalars, m.sidx, m.mont, err);
+    if (st == CUZK_OK)
+        st = msm_plan_for(s, m.rq, msm_sizes_of<G>(), m.pl, err);
+    m.staged = m.rq.host_bases || m.rq.host_scalars;
+    if (st == CUZK_OK && m.staged)
+        st = cuzk_gpu_copy_stream(s, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_scratch(s, m.pl.total, err);
+    if (st == CUZK_OK)
+        st = cuzk_gpu_host_scratch(s, sizeof(typename G::xyzz) * (m.pl.nwb + 1) * m.nvec + 64,
+                                   err);
+    if (st != CUZK_OK)
+        return st;
+    msm_carve<G>(m.v, m.pl, s);
+    m.shifted = m.rq.shift_c != 0;
+    m.set_bk = msm_set_stride(m.pl);
+    m.d_bases = (const A *)m.bases->d_points + m.offset;
+    m.h_bases = (const A *)m.bases->h_points + m.offset;
+    return CUZK_OK;
+}
+
+/* Clears the buckets and queues the first step's copies: the copy stream
+ * starts after earlier work on the stream. */
+template <class G> static cuzk_status msm_start(msm_call<G> &m, cuzk_error *err) {
+    cuzk_gpu_stream *s = m.s;
+    s->nev = 0;
+    prof_mark(s, "start");
+    CUZK_CUDA(err, cudaMemsetAsync(m.v.buckets, 0,
+                                   m.nvec * m.set_bk * sizeof(typename G::xyzz), s->s));
+    if (m.staged)
+        CUZK_CUDA(err, cudaEventRecord(s->stage_free[0], s->s));
+    if (m.staged)
+        CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[0], 0));
+    size_t nb0 = msm_chunk_at(m.pl, 0);
+    cuzk_status st;
+    if (m.rq.host_bases && (st = stage_bases<G>(s, m.v, m.h_bases, 0, 0, nb0, err)))
+        return st;
+    if (m.rq.host_scalars && (st = stage_scalars(s, m.v.sc[0], m.scalars[0], 0, nb0, err)))
+        return st;
+    return CUZK_OK;
+}
+
+/* Every vector's step of chunk |ci| (points [b0, b0 + nb), read from
+ * |chunk_bases|); |nb1| points start at b1 in the next chunk (0: none).
+ * Each step first queues the next step's scalars; |*si| counts steps. */
+template <class G>
+static cuzk_status msm_chunk_steps(msm_call<G> &m, size_t ci, size_t b0, size_t nb, size_t b1,
+                                   size_t nb1, const typename G::affine *chunk_bases,
+                                   size_t *si, cuzk_error *err) {
+    typedef typename G::affine A;
+    cuzk_gpu_stream *s = m.s;
+    for (size_t vi = 0; vi < m.nvec; vi++, (*si)++) {
+        bool last = vi + 1 == m.nvec;
+        if (m.rq.host_scalars && (!last || nb1)) {
+            size_t nvi = last ? 0 : vi + 1, nbn = last ? nb1 : nb;
+            size_t bn = last ? b1 : b0;
+            cuzk_status st = stage_scalars(s, m.v.sc[(*si + 1) & 1],
+                                           (const char *)m.scalars[nvi] + 32 * bn, *si + 1,
+                                           nbn, err);
+            if (st != CUZK_OK)
+                return st;
+        }
+        /* gathered scalars are read whole through the chunk's list */
+        const uint32_t *d_sc = (const uint32_t *)m.scalars[vi] + (m.sidx ? 0 : 8 * b0);
+        if (m.rq.host_scalars) {
+            CUZK_CUDA(err, cudaStreamWaitEvent(s->s, s->sc_full[*si & 1], 0));
+            d_sc = m.v.sc[*si & 1];
+        }
+        cuzk_status st = msm_chunk<G>(
+            s, m.pl, m.v, m.v.buckets + vi * m.set_bk, d_sc, m.sidx ? m.sidx + b0 : NULL, nb,
+            m.mont, m.shifted ? (uint32_t)m.bases->n : 0u,
+            m.shifted ? (uint32_t)(m.offset + b0) : 0u,
+            m.shifted ? (const A *)m.bases->d_points : chunk_bases,
+            (const A *)m.bases->d_shift, m.shifted ? (uint32_t)m.bases->n : MSM_INVALID, ci > 0,
+            err);
+        if (st != CUZK_OK)
+            return st;
+        if (m.rq.host_scalars)
+            CUZK_CUDA(err, cudaEventRecord(s->sc_free[*si & 1], s->s));
+    }
+    return CUZK_OK;
+}
+
+/* The chunks in order; the next chunk's bases cross while this one
+ * computes. */
+template <class G> static cuzk_status msm_chunks(msm_call<G> &m, cuzk_error *err) {
+    cuzk_gpu_stream *s = m.s;
+    size_t si = 0, n = m.n;
+    for (size_t b0 = 0, ci = 0; b0 < n; ci++) {
+        size_t nb = msm_chunk_at(m.pl, ci);
+        if (nb > n - b0)
+            nb = n - b0;
+        size_t b1 = b0 + nb, nb1 = 0;
+        if (b1 < n) {
+            nb1 = msm_chunk_at(m.pl, ci + 1);
+            if (nb1 > n - b1)
+                nb1 = n - b1;
+        }
+        cuzk_status st;
+        if (m.rq.host_bases && nb1 &&
+            (st = stage_bases<G>(s, m.v, m.h_bases, ci + 1, b1, nb1, err)))
+            return st;
+        const typename G::affine *chunk_bases = m.d_bases + b0;
+        if (m.rq.host_bases) {
+            CUZK_CUDA(err, cudaStreamWaitEvent(s->s, s->stage_full[ci & 1], 0));
+            chunk_bases = m.v.stage[ci & 1];
+        }
+        if ((st = msm_chunk_steps<G>(m, ci, b0, nb, b1, nb1, chunk_bases, &si, err)))
+            return st;
+        if (m.rq.host_bases)
+            CUZK_CUDA(err, cudaEventRecord(s->stage_free[ci & 1], s->s));
+        b0 = b1;
+    }
+    return CUZK_OK;
+}
+
+/* Every vector's reduction, then (after the stream's work is done) its
+ * window sums combined on the host into a Jacobian point of |results|. */
+template <class G> static cuzk_status msm_finish(msm_call<G> &m, void *results, cuzk_error *err) {
+    typedef typename G::xyzz P;
+    typedef typename G::F F;
+    cuzk_status st;
+    for (size_t vi = 0; vi < m.nvec; vi++)
+        if ((st = msm_reduce<G>(m.s, m.pl, m.v, vi, err)) != CUZK_OK)
+            return st;
+    CUZK_CUDA(err, cudaStreamSynchronize(m.s->s));
+    F *out = (F *)results;
+    for (size_t vi = 0; vi < m.nvec; vi++) {
+        P res;
+        const P *win = m.v.h_res + vi * (m.pl.nwb + 1);
+        msm_combine_host<G>(res, win, m.pl.nwb, m.pl.c);
+        pt_add(res, win[m.pl.nwb]); /* the ones' sum */
+        pt_to_jacobian(out + 3 * vi, res);
+    }
+    prof_report(m.s, m.pl);
+    return CUZK_OK;
+}
+
 /*
  * The MSM, chunk by chunk (msm_plan.h): for each chunk its bases (staged
  * from host memory when they live there: the copy of chunk i + 1 runs on
@@ -568,191 +665,24 @@ static cuzk_status msm_run(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
                            size_t offset, size_t n, size_t nvec,
                            const void *const *scalars, const uint32_t *sidx,
                            unsigned flags, void *results, cuzk_error *err) {
-    typedef typename G::xyzz P;
-    typedef typename G::affine A;
-    typedef typename G::F F;
     if (n == 0) {
-        F *out = (F *)results;
+        typename G::F *out = (typename G::F *)results;
         for (size_t v = 0; v < 3 * nvec; v++)
             f_set_zero(out[v]);
         return CUZK_OK;
     }
-    msm_plan_req rq = request_of(s, bases, n, nvec, flags);
-    msm_plan pl;
-    bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
-    cuzk_status st = msm_measure<G>(s, rq, n, nvec, scalars, sidx, mont, err);
+    msm_call<G> m;
+    m.s = s, m.bases = bases, m.offset = offset, m.n = n, m.nvec = nvec;
+    m.scalars = scalars, m.sidx = sidx;
+    cuzk_status st = msm_prepare<G>(m, flags, err);
     if (st == CUZK_OK)
-        st = plan_for<G>(s, rq, pl, err);
-    bool staged = rq.host_bases || rq.host_scalars;
-    if (st == CUZK_OK && staged)
-        st = cuzk_gpu_copy_stream(s, err);
+        st = msm_start<G>(m, err);
     if (st == CUZK_OK)
-        st = cuzk_gpu_scratch(s, pl.total, err);
-    if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, sizeof(P) * (pl.nwb + 1) * nvec + 64, err);
-    if (st != CUZK_OK)
-        return st;
-    msm_views<G> v;
-    msm_carve<G>(v, pl, s);
-    bool shifted = rq.shift_c != 0;
-    size_t set_bk = msm_set_stride(pl); /* buckets per vector, the ones' too */
-    const A *d_bases = (const A *)bases->d_points + offset;
-    const A *h_bases = (const A *)bases->h_points + offset;
-    cudaStream_t cs = s->s;
-
-    s->nev = 0;
-    prof_mark(s, "start");
-    CUZK_CUDA(err, cudaMemsetAsync(v.buckets, 0, nvec * set_bk * sizeof(P), cs));
-    if (staged) /* the copy stream starts after earlier work on |cs| */
-        CUZK_CUDA(err, cudaEventRecord(s->stage_free[0], cs));
-    if (staged)
-        CUZK_CUDA(err, cudaStreamWaitEvent(s->copy_s, s->stage_free[0], 0));
-    /* steps (chunk, vector) in order; copies are queued one step ahead */
-    size_t nb0 = msm_chunk_at(pl, 0);
-    if (rq.host_bases && (st = stage_bases<G>(s, v, h_bases, 0, 0, nb0, err)))
-        return st;
-    if (rq.host_scalars &&
-        (st = stage_scalars(s, v.sc[0], scalars[0], 0, nb0, err)))
-        return st;
-    size_t si = 0;
-    for (size_t b0 = 0, ci = 0; b0 < n; ci++) {
-        size_t nb = msm_chunk_at(pl, ci);
-        if (nb > n - b0)
-            nb = n - b0;
-        size_t b1 = b0 + nb, nb1 = 0;
-        if (b1 < n) {
-            nb1 = msm_chunk_at(pl, ci + 1);
-            if (nb1 > n - b1)
-                nb1 = n - b1;
-        }
-        /* the next chunk's bases cross while this one computes */
-        if (rq.host_bases && nb1 &&
-            (st = stage_bases<G>(s, v, h_bases, ci + 1, b1, nb1, err)))
-            return st;
-        const A *chunk_bases = d_bases + b0;
-        if (rq.host_bases) {
-            CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->stage_full[ci & 1], 0));
-            chunk_bases = v.stage[ci & 1];
-        }
-        for (size_t vi = 0; vi < nvec; vi++, si++) {
-            /* the next step's scalars */
-            bool last = vi + 1 == nvec;
-            if (rq.host_scalars && (!last || nb1)) {
-                size_t nvi = last ? 0 : vi + 1, nbn = last ? nb1 : nb;
-                size_t bn = last ? b1 : b0;
-                st = stage_scalars(s, v.sc[(si + 1) & 1],
-                                   (const char *)scalars[nvi] + 32 * bn,
-                                   si + 1, nbn, err);
-                if (st != CUZK_OK)
-                    return st;
-            }
-            /* gathered scalars are read whole through the chunk's list */
-            const uint32_t *d_sc =
-                (const uint32_t *)scalars[vi] + (sidx ? 0 : 8 * b0);
-            if (rq.host_scalars) {
-                CUZK_CUDA(err, cudaStreamWaitEvent(cs, s->sc_full[si & 1], 0));
-                d_sc = v.sc[si & 1];
-            }
-            st = msm_chunk<G>(
-                s, pl, v, v.buckets + vi * set_bk, d_sc,
-                sidx ? sidx + b0 : NULL, nb, mont,
-                shifted ? (uint32_t)bases->n : 0u,
-                shifted ? (uint32_t)(offset + b0) : 0u,
-                shifted ? (const A *)bases->d_points : chunk_bases,
-                (const A *)bases->d_shift,
-                shifted ? (uint32_t)bases->n : MSM_INVALID, ci > 0, err);
-            if (st != CUZK_OK)
-                return st;
-            if (rq.host_scalars)
-                CUZK_CUDA(err, cudaEventRecord(s->sc_free[si & 1], cs));
-        }
-        if (rq.host_bases)
-            CUZK_CUDA(err, cudaEventRecord(s->stage_free[ci & 1], cs));
-        b0 = b1;
-    }
-    for (size_t vi = 0; vi < nvec; vi++)
-        if ((st = msm_reduce<G>(s, pl, v, vi, err)) != CUZK_OK)
-            return st;
-    CUZK_CUDA(err, cudaStreamSynchronize(cs));
-    F *out = (F *)results;
-    for (size_t vi = 0; vi < nvec; vi++) {
-        P res;
-        const P *win = v.h_res + vi * (pl.nwb + 1);
-        msm_combine_host<G>(res, win, pl.nwb, pl.c);
-        pt_add(res, win[pl.nwb]); /* the ones' sum */
-        pt_to_jacobian(out + 3 * vi, res);
-    }
-    prof_report(s, pl);
-    return CUZK_OK;
+        st = msm_chunks<G>(m, err);
+    return st == CUZK_OK ? msm_finish<G>(m, results, err) : st;
 }
 
 /* ---- C interface ----------------------------------------------------------- */
-
-template <class G>
-static cuzk_status plan_of(cuzk_gpu_ctx *ctx, size_t n, size_t nvec, unsigned flags,
-                           int host_bases, size_t limit, cuzk_gpu_msm_info *info) {
-    msm_plan_req rq = {}; /* full scalars: the largest plan */
-    rq.n = n;
-    rq.nvec = nvec;
-    rq.host_scalars = !(flags & CUZK_GPU_SCALARS_DEVICE);
-    rq.host_bases = host_bases != 0;
-    rq.affine = ctx->msm_affine;
-    rq.shift_c = 0;
-    rq.sm_count = ctx->sm_count;
-    rq.force_c = ctx->msm_window;
-    rq.limit = limit;
-    msm_plan pl;
-    bool fits = msm_make_plan(pl, rq, group_sizes<G>(), cub_sizes);
-    info->scratch_bytes = pl.total;
-    info->limit_bytes = pl.limit;
-    info->window_bits = pl.c;
-    info->chunk_points = pl.chunk;
-    info->chunks = pl.nchunks;
-    info->fits = fits;
-    return CUZK_OK;
-}
-
-extern "C" cuzk_status cuzk_gpu_msm_plan(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
-                                         cuzk_gpu_group group, size_t n, size_t nvec,
-                                         unsigned flags, int host_bases, size_t limit,
-                                         cuzk_gpu_msm_info *info, cuzk_error *err) {
-    memset(info, 0, sizeof *info);
-    if (ctx == NULL || nvec == 0 || nvec > CUZK_GPU_MSM_MAX_VECTORS)
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm plan: no context or %zu vectors", nvec);
-    if (n == 0) {
-        info->fits = 1;
-        return CUZK_OK;
-    }
-    bool g2 = group == CUZK_GPU_G2;
-    if (curve == CUZK_GPU_BLS12_381)
-        return g2 ? plan_of<gg_bls12_381_g2>(ctx, n, nvec, flags, host_bases, limit, info)
-                  : plan_of<gg_bls12_381_g1>(ctx, n, nvec, flags, host_bases, limit, info);
-    if (curve == CUZK_GPU_BN254)
-        return g2 ? plan_of<gg_bn254_g2>(ctx, n, nvec, flags, host_bases, limit, info)
-                  : plan_of<gg_bn254_g1>(ctx, n, nvec, flags, host_bases, limit, info);
-    return cuzk_gpu_fail(err, CUZK_EINVAL, "msm plan: bad curve %d", (int)curve);
-}
-
-extern "C" cuzk_status cuzk_gpu_msm_scratch_bytes(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
-                                                  cuzk_gpu_group group, size_t n,
-                                                  int host_bases, size_t *bytes,
-                                                  cuzk_error *err) {
-    cuzk_gpu_msm_info info;
-    cuzk_status st = cuzk_gpu_msm_plan(ctx, curve, group, n, 1, CUZK_GPU_SCALARS_DEVICE,
-                                       host_bases, 0, &info, err);
-    *bytes = st == CUZK_OK ? info.scratch_bytes : 0;
-    return st;
-}
-
-extern "C" unsigned cuzk_gpu_msm_window_bits(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve,
-                                             cuzk_gpu_group group, size_t n) {
-    cuzk_gpu_msm_info info;
-    cuzk_error e;
-    if (cuzk_gpu_msm_plan(ctx, curve, group, n, 1, CUZK_GPU_SCALARS_DEVICE, 0, 0, &info,
-                          &e) != CUZK_OK)
-        return 0;
-    return info.window_bits;
-}
 
 /* The checks and the dispatch of both batch entry points. */
 static cuzk_status msm_batch_any(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
@@ -774,17 +704,10 @@ static cuzk_status msm_batch_any(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases
     cuzk_status st = cuzk_gpu_enter(s, err);
     if (st != CUZK_OK)
         return st;
-    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G1)
-        return msm_run<gg_bls12_381_g1>(s, bases, offset, n, nvec, scalars,
-                                        sidx, flags, results, err);
-    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G2)
-        return msm_run<gg_bls12_381_g2>(s, bases, offset, n, nvec, scalars,
-                                        sidx, flags, results, err);
-    if (bases->curve == CUZK_GPU_BN254 && bases->group == CUZK_GPU_G1)
-        return msm_run<gg_bn254_g1>(s, bases, offset, n, nvec, scalars, sidx,
-                                    flags, results, err);
-    return msm_run<gg_bn254_g2>(s, bases, offset, n, nvec, scalars, sidx, flags,
-                                results, err);
+    return cuzk_gpu_group_dispatch(bases->curve, bases->group, err, "msm", [&](auto t) {
+        return msm_run<typename decltype(t)::type>(s, bases, offset, n, nvec, scalars, sidx,
+                                                   flags, results, err);
+    });
 }
 
 extern "C" cuzk_status cuzk_gpu_msm_batch(cuzk_gpu_stream *s,
@@ -810,43 +733,6 @@ extern "C" cuzk_status cuzk_gpu_msm_batch_gather(cuzk_gpu_stream *s,
                              "scalars on the device");
     return msm_batch_any(s, bases, offset, n, nvec, scalars, d_index, flags,
                          results, err);
-}
-
-/* What msm_run allocates for the same call, allocated now. */
-template <class G>
-static cuzk_status msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases, size_t n,
-                               size_t nvec, unsigned flags, cuzk_error *err) {
-    typedef typename G::xyzz P;
-    msm_plan_req rq = request_of(s, bases, n, nvec, flags);
-    msm_plan pl;
-    cuzk_status st = plan_for<G>(s, rq, pl, err);
-    if (st == CUZK_OK && (rq.host_bases || rq.host_scalars))
-        st = cuzk_gpu_copy_stream(s, err);
-    if (st == CUZK_OK)
-        st = cuzk_gpu_scratch(s, pl.total, err);
-    if (st == CUZK_OK)
-        st = cuzk_gpu_host_scratch(s, sizeof(P) * (pl.nwb + 1) * nvec + 64, err);
-    return st;
-}
-
-extern "C" cuzk_status cuzk_gpu_msm_reserve(cuzk_gpu_stream *s, const cuzk_gpu_bases *bases,
-                                            size_t n, size_t nvec, unsigned flags,
-                                            cuzk_error *err) {
-    if (bases == NULL || nvec == 0 || nvec > CUZK_GPU_MSM_MAX_VECTORS || n > bases->n)
-        return cuzk_gpu_fail(err, CUZK_EINVAL, "msm reserve: %zu of %zu points, %zu vectors",
-                             n, bases ? bases->n : 0, nvec);
-    if (n == 0)
-        return CUZK_OK;
-    cuzk_status st = cuzk_gpu_enter(s, err);
-    if (st != CUZK_OK)
-        return st;
-    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G1)
-        return msm_reserve<gg_bls12_381_g1>(s, bases, n, nvec, flags, err);
-    if (bases->curve == CUZK_GPU_BLS12_381 && bases->group == CUZK_GPU_G2)
-        return msm_reserve<gg_bls12_381_g2>(s, bases, n, nvec, flags, err);
-    if (bases->curve == CUZK_GPU_BN254 && bases->group == CUZK_GPU_G1)
-        return msm_reserve<gg_bn254_g1>(s, bases, n, nvec, flags, err);
-    return msm_reserve<gg_bn254_g2>(s, bases, n, nvec, flags, err);
 }
 
 extern "C" cuzk_status cuzk_gpu_msm(cuzk_gpu_stream *s,
