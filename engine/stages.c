@@ -786,14 +786,12 @@ static cuzk_status publish_prep(cuzk_engine *e, engine_part *p) {
     if (e->cfg.self_verify &&
         (s = cuzk_vk_verify(&j->key->vk, p->pub, p->n_pub, &p->proof, &why)) != CUZK_OK)
         return cuzk_fail(&p->err, s, "self-verification failed: %s", why.msg);
-#ifdef CUZK_HAVE_JANSSON
     if (e->cfg.json) {
         if ((s = cuzk_proof_write_json(&p->proof, &p->proof_json, &p->err)) != CUZK_OK ||
             (s = cuzk_public_write_json(j->key->key.curve, p->pub, p->n_pub, &p->public_json,
                                         &p->err)) != CUZK_OK)
             return s;
     }
-#endif
     return CUZK_OK;
 }
 

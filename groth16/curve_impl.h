@@ -184,7 +184,7 @@ typedef struct cuzk_curve_impl {
     cuzk_status (*key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed, int timing,
                                 cuzk_pool *pool, cuzk_error *err);
 
-    /* ---- snarkjs JSON (json.h); NULL without jansson ---------------------- */
+    /* ---- snarkjs JSON (json.h) ------------------------------------------- */
     cuzk_status (*json_vk_read)(cuzk_vk *vk, struct json_t *root, const char *src,
                                 cuzk_error *err);
     struct json_t *(*json_vk_write)(const cuzk_vk *vk);

@@ -310,14 +310,12 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .setup_timing_write = I(setup_timing_write),
     .key_generate = I(key_generate),
 
-#ifdef CUZK_HAVE_JANSSON
     .json_vk_read = T(entry_json_vk_read),
     .json_vk_write = T(entry_json_vk_write),
     .json_proof_read = T(entry_json_proof_read),
     .json_proof_write = T(entry_json_proof_write),
     .json_public_read = T(entry_json_public_read),
     .json_public_write = T(entry_json_public_write),
-#endif
 
     .proof_encode_raw = P_PROOF_RAW,
 

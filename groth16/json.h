@@ -20,8 +20,6 @@
  * The types cuzk_vk and cuzk_proof are defined in groth16/key.h.  A vk read
  * here owns its IC array: release it with cuzk_vk_free.  Strings returned by
  * writers are malloc'd (free() them).  All functions are reentrant.
- * Without jansson (CUZK_HAVE_JANSSON undefined) every function returns
- * CUZK_EUNSUPPORTED.
  */
 #ifndef CUZK_GROTH16_JSON_H
 #define CUZK_GROTH16_JSON_H

@@ -26,9 +26,7 @@
 #include "testutil.h"
 #include "util/paste.h"
 
-#ifdef CUZK_HAVE_JANSSON
 #include <jansson.h>
-#endif
 
 typedef struct circuit_info {
     const char *name;

@@ -235,7 +235,6 @@ static void one_curve(cuzk_curve curve) {
     CHECK(cuzk_file_inspect(&info, p, &err) == CUZK_EFORMAT, "%s: junk is no file kind", cn);
     snprintf(p, sizeof p, "%s/none", f.dir);
     CHECK(cuzk_vk_load(&bad, p, &err) == CUZK_ENOTFOUND, "%s: missing key file", cn);
-#ifdef CUZK_HAVE_JANSSON
     char vkp[256], pp[256], pubp[256];
     snprintf(vkp, sizeof vkp, "%s/vk.json", f.dir);
     snprintf(pp, sizeof pp, "%s/proof.json", f.dir);
@@ -264,7 +263,6 @@ static void one_curve(cuzk_curve curve) {
           "%s: a signal >= r is not written", cn);
     free(pub2);
     cuzk_vk_release(vk2);
-#endif
     engine_images(&f, vk, pub, n_pub);
     free(pub);
     cuzk_vk_release(vk);

@@ -70,14 +70,12 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(setup_dev);
     MUST(setup_timing_write);
     MUST(proof_encode_raw);
-#ifdef CUZK_HAVE_JANSSON
     MUST(json_vk_read);
     MUST(json_vk_write);
     MUST(json_proof_read);
     MUST(json_proof_write);
     MUST(json_public_read);
     MUST(json_public_write);
-#endif
 #ifdef CUZK_HAVE_CUDA
     CHECK(ci->gpu_curve != 0, "%s: GPU curve id is set", nm);
 #else
@@ -261,7 +259,6 @@ static void test_prove_verify(const cuzk_curve_impl *ci, unsigned log2) {
     CHECK(ci->proof_raw_bytes <= sizeof raw &&
               ci->proof_encode_raw(raw, &p1) == ci->proof_raw_bytes,
           "%s: raw proof is %zu bytes", ci->name, ci->proof_raw_bytes);
-#ifdef CUZK_HAVE_JANSSON
     /* JSON through the table: proof.json written and read back. */
     char *text = NULL;
     cuzk_proof back;
@@ -271,7 +268,6 @@ static void test_prove_verify(const cuzk_curve_impl *ci, unsigned log2) {
               back.curve == ci->id && ci->verify(&vk, wit + 1, n_pub, &back, &err) == CUZK_OK,
           "%s: proof.json round-trips and still verifies: %s", ci->name, err.msg);
     free(text);
-#endif
     /* A timing key of the same shape has the same counts. */
     char path[64];
     snprintf(path, sizeof path, "/tmp/cuzk_test_curve_impl_%d.zkey", (int)getpid());

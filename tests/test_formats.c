@@ -446,9 +446,7 @@ int main(int argc, char **argv) {
             check_headers(L, ci, &circuits[i]);
             check_consistency(L, &circuits[i]);
             check_round_trips(L, ci, &circuits[i]);
-#ifdef CUZK_HAVE_JANSSON
             check_json(L, ci, &circuits[i]);
-#endif
         }
         /* The fresh-setup key: sections physically out of id order. */
         cuzk_zkey z0;
@@ -469,4 +467,3 @@ int main(int argc, char **argv) {
             unload(&all[ci][i]);
     return tu_finish();
 }
-
