@@ -623,11 +623,12 @@ CUZK_API cuzk_status cuzk_job_public_bytes(const cuzk_job *job, cuzk_curve *curv
 
 /* ---- keys ------------------------------------------------------------------------- */
 
-/* Where a key lives, best first.  A CPU-only engine uses HOST and DISK;
- * PINNED and DEVICE are the GPU tiers, MMAP the native key format's. */
+/* Where a key lives, from the slowest to the fastest.  A CPU-only engine
+ * uses HOST and DISK; PINNED and DEVICE are the GPU tiers.  The values are
+ * part of the ABI (cuzk_key_info.tier, cuzk_device_config.gpu_key_tier):
+ * 1 names no tier. */
 typedef enum cuzk_key_tier {
     CUZK_TIER_DISK = 0,
-    CUZK_TIER_MMAP = 1,
     CUZK_TIER_HOST = 2,
     CUZK_TIER_PINNED = 3,
     CUZK_TIER_DEVICE = 4
