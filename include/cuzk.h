@@ -168,8 +168,7 @@ typedef struct cuzk_vk cuzk_vk;
  * Returns: CUZK_OK; CUZK_ENOTFOUND / CUZK_EIO (path); CUZK_EFORMAT (neither
  *   a .zkey nor a verification key); CUZK_ECURVE (a curve of neither
  *   kind); the point errors of a bad key (CUZK_ERANGE, CUZK_ENOTONCURVE,
- *   CUZK_ENOTINSUBGROUP); CUZK_EUNSUPPORTED (JSON in a build without
- *   jansson); CUZK_ENOMEM.
+ *   CUZK_ENOTINSUBGROUP); CUZK_ENOMEM.
  * Out: |*vk| (free with cuzk_vk_release); NULL on failure.
  */
 CUZK_API cuzk_status cuzk_vk_load(cuzk_vk **vk, const char *path, cuzk_error *err);
