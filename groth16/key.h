@@ -78,6 +78,9 @@ cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w,
 
 /* The verification key of |k| (free with cuzk_vk_free). */
 cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err);
+/* Frees what |vk| owns (its IC array), not |vk| itself: for a key held by
+ * value.  The public cuzk_vk_release (include/cuzk.h) is the other half of
+ * cuzk_vk_load: it frees a heap key, struct included, and calls this. */
 void cuzk_vk_free(cuzk_vk *vk);
 
 /*
