@@ -208,6 +208,39 @@ void engine_mem_scratch(engine_mem *m, int64_t delta) {
     pthread_mutex_unlock(&m->lock);
 }
 
+cuzk_status engine_scratch_get(engine_mem *m, engine_buf **out, size_t bytes, const char *what,
+                               cuzk_error *err) {
+    cuzk_error e2;
+    cuzk_status st = engine_buf_get(m, out, bytes, &e2);
+    if (st == CUZK_EBUSY) {
+        /* Idle buffers of other sizes are the cheapest room there is. */
+        unsigned cls;
+        uint64_t size = engine_buf_class_bytes(bytes, &cls), room = engine_mem_room(m);
+        if (size > room && engine_mem_trim(m, size - room) > 0)
+            st = engine_buf_get(m, out, bytes, &e2);
+    }
+    if (st == CUZK_EBUSY) {
+        pthread_mutex_lock(&m->lock);
+        uint64_t budget = m->budget, used = m->used;
+        pthread_mutex_unlock(&m->lock);
+        return cuzk_fail(err, CUZK_ENOMEM,
+                         "no room in the memory budget for %s: %zu bytes needed, %llu of "
+                         "%llu in use",
+                         what, bytes, (unsigned long long)used, (unsigned long long)budget);
+    }
+    if (st != CUZK_OK)
+        return cuzk_fail(err, st, "%s: %s", what, e2.msg);
+    engine_mem_scratch(m, (int64_t)(*out)->bytes);
+    return CUZK_OK;
+}
+
+void engine_scratch_put(engine_mem *m, engine_buf *b) {
+    if (!b)
+        return;
+    engine_mem_scratch(m, -(int64_t)b->bytes);
+    engine_buf_put(m, b);
+}
+
 uint64_t engine_mem_trim(engine_mem *m, uint64_t want) {
     uint64_t freed = 0;
     while (freed < want) {

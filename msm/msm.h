@@ -49,11 +49,11 @@
  *                                  void *scratch, size_t scratch_bytes,
  *                                  cuzk_pool *pool)
  *     G_msm_window computing in the caller's |scratch| (any alignment; at
- *     least G_msm_scratch_bytes(n, c, cuzk_pool_threads(pool)) bytes, else
- *     CUZK_EINVAL): it allocates nothing, so a prover that sizes its
- *     scratch once per key makes no allocation per proof (blst's
- *     Pippenger takes its scratch the same way).  scratch = NULL is
- *     G_msm_window: scratch allocated inside, for tools and tests.
+ *     least G_msm_scratch_bytes(n, c, cuzk_pool_threads(pool)) bytes; a
+ *     NULL or shorter buffer is CUZK_EINVAL, never an allocation): it
+ *     allocates nothing, so a prover that sizes its scratch once per key
+ *     makes no allocation per proof (blst's Pippenger takes its scratch
+ *     the same way).  n = 0 needs no buffer.
  *     The caller's buffer must not be shared by two calls at once.
  *
  * Thread safety: pure functions of their inputs; any number may run at

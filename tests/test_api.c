@@ -19,6 +19,7 @@
 #include "engine/api.h"
 #include "groth16/key.h"
 #include "groth16/wtns.h"
+#include "cpu_prove.h"
 #include "testutil.h"
 #include "util/threadpool.h"
 
@@ -72,7 +73,7 @@ static int prove_image(const fixture *f, cuzk_proof_bytes *pb) {
     if (ok) {
         ok = cuzk_wtns_open(&w, f->wtns, &err) == CUZK_OK;
         if (ok) {
-            ok = cuzk_key_prove(&k, &w, &p, pool, NULL, &err) == CUZK_OK;
+            ok = tu_key_prove(&k, &w, &p, pool, NULL, &err) == CUZK_OK;
             cuzk_wtns_close(&w);
         }
         cuzk_key_free(&k);
