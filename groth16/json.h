@@ -13,7 +13,7 @@
  *
  * Writers produce byte-for-byte what snarkjs writes (JSON.stringify with a
  * one-space indent, keys in snarkjs's order, decimal strings, affine points
- * with z = "1", no trailing newline); tests/test_formats.c compares with
+ * with z = "1", no trailing newline); tests/test_formats_json.c compares with
  * files snarkjs made.  verification_key.json includes vk_alphabeta_12 =
  * e(alpha, beta) when the pairing is available (see json.c).
  *

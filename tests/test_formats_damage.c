@@ -6,7 +6,8 @@
  * field by field damage of the r1cs, wtns and zkey headers and sections,
  * points off the curve and off the subgroup, random byte flips, and
  * damaged snarkjs JSON (verification keys, proofs, public signals).
- * Fixtures of both curves; the well-formed files are tests/test_formats.c's.
+ * Fixtures of both curves; the well-formed files are checked by
+ * tests/test_formats_r1cs.c, _wtns.c, _zkey.c and _json.c.
  */
 #include "formats_util.h"
 
