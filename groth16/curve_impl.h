@@ -141,9 +141,12 @@ typedef struct cuzk_curve_impl {
                      const void *msm_h, const cuzk_fr *r, const cuzk_fr *s);
     /* Σ w·B2 on the CPU into |out| (a P_g2), |w| the n_vars plain witness
      * values; for a key with a B density bitmap the values of its wires are
-     * gathered into |gather| (n_b values) first.  CUZK_ENOMEM. */
+     * gathered into |gather| (n_b values) first.  The MSM works in
+     * |scratch| of at least b2_msm_scratch_bytes (CUZK_EINVAL if NULL or
+     * short). */
+    size_t (*b2_msm_scratch_bytes)(const cuzk_key *k, unsigned threads);
     cuzk_status (*b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *gather, void *out,
-                              cuzk_pool *pool);
+                              void *scratch, size_t scratch_bytes, cuzk_pool *pool);
     /* All steps with fresh blinding; |w| holds |n_w| aligned plain values. */
     size_t (*prove_scratch_bytes)(const cuzk_key *k, unsigned threads);
     cuzk_status (*prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, void *scratch,

@@ -121,8 +121,13 @@ static void I(assemble)(cuzk_proof *out, const cuzk_key *k, const void *msm_a,
     T(groth16_assemble)(&out->p.P, &k->pk.P, msm_a, msm_b1, msm_b2, msm_c, msm_h, &r->P, &s->P);
 }
 
+static size_t I(b2_msm_scratch_bytes)(const cuzk_key *k, unsigned threads) {
+    return T(g2_msm_scratch_bytes)(k->pk.P.n_b, 0, threads);
+}
+
 static cuzk_status I(b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *gather,
-                                 void *out, cuzk_pool *pool) {
+                                 void *out, void *scratch, size_t scratch_bytes,
+                                 cuzk_pool *pool) {
     const T(groth16_pk) *pk = &k->pk.P;
     const T(fr) *sc = &w->P;
     size_t n = pk->n_vars;
@@ -134,7 +139,7 @@ static cuzk_status I(b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *g
         sc = &gather->P;
         n = m;
     }
-    return T(g2_msm)(out, pk->b2, sc, n, 0, pool);
+    return T(g2_msm_with_scratch)(out, pk->b2, sc, n, 0, 0, scratch, scratch_bytes, pool);
 }
 
 static size_t I(prove_scratch_bytes)(const cuzk_key *k, unsigned threads) {
@@ -288,6 +293,7 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .msms_scratch_bytes = I(msms_scratch_bytes),
     .msms_assemble_with_scratch = I(msms_assemble_with_scratch),
     .assemble = I(assemble),
+    .b2_msm_scratch_bytes = I(b2_msm_scratch_bytes),
     .b2_msm_cpu = I(b2_msm_cpu),
     .prove_scratch_bytes = I(prove_scratch_bytes),
     .prove = I(prove),

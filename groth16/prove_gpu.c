@@ -58,6 +58,10 @@ struct cuzk_gpu_prover {
     int b2_cpu;
     void *h_gather;
     size_t h_gather_cap;
+    /* the CPU evaluation's and the CPU B2 MSM's scratch (groth16.h: the
+     * caller's), kept and grown like h_gather */
+    void *h_eval, *h_b2;
+    size_t h_eval_cap, h_b2_cap;
     struct b2_job *b2_job;
     int b2_sync, b2_started, b2_quit;
     pthread_t b2_thread;
@@ -149,6 +153,8 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
     if (p->h_bad)
         cuzk_gpu_host_free(p->ctx, p->h_bad);
     free(p->h_gather);
+    free(p->h_eval);
+    free(p->h_b2);
     free(p);
 }
 
@@ -313,13 +319,22 @@ static cuzk_status b2_cpu(struct b2_job *j) {
         p->h_gather = g;
         p->h_gather_cap = need;
     }
+    size_t sneed = ci->b2_msm_scratch_bytes(k, cuzk_pool_threads(p->pool));
+    if (sneed > p->h_b2_cap) {
+        void *g = realloc(p->h_b2, sneed);
+        if (!g)
+            return cuzk_fail(&j->err, CUZK_ENOMEM, "GPU prove: no host memory for B2's MSM "
+                                                   "scratch (%zu bytes)", sneed);
+        p->h_b2 = g;
+        p->h_b2_cap = sneed;
+    }
     for (size_t i = 0; i < j->np; i++) {
         cuzk_status st = ci->b2_msm_cpu(k, (const cuzk_fr *)j->host_w[i],
                                         (cuzk_fr *)p->h_gather,
                                         (uint8_t *)j->results + i * ci->g2_jacobian_bytes,
-                                        p->pool);
+                                        p->h_b2, p->h_b2_cap, p->pool);
         if (st != CUZK_OK)
-            return cuzk_fail(&j->err, st, "GPU prove: B2 on the CPU: out of memory");
+            return cuzk_fail(&j->err, st, "GPU prove: B2 on the CPU: %s", cuzk_status_text(st));
     }
     return CUZK_OK;
 }
@@ -397,12 +412,20 @@ typedef union g2_result {
 
 static cuzk_status evaluate_cpu(cuzk_gpu_prover *p, const cuzk_gpu_key *gk, cuzk_error *err) {
     const cuzk_key *k = gk->key;
-    size_t n = gk->n;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    size_t n = gk->n, need = ci->evaluate_scratch_bytes(k);
     uint8_t *abc = p->h_abc;
-    return cuzk_curve_impl_get(k->curve)->evaluate(k, p->h_w, (cuzk_fr *)abc,
-                                                   (cuzk_fr *)(abc + n * FR_BYTES),
-                                                   (cuzk_fr *)(abc + 2 * n * FR_BYTES), p->pool,
-                                                   err);
+    if (need > p->h_eval_cap) {
+        void *s = realloc(p->h_eval, need);
+        if (!s)
+            return cuzk_fail(err, CUZK_ENOMEM, "GPU prove: no host memory for the CPU "
+                                               "evaluation's scratch (%zu bytes)", need);
+        p->h_eval = s;
+        p->h_eval_cap = need;
+    }
+    return ci->evaluate_with_scratch(k, p->h_w, (cuzk_fr *)abc, (cuzk_fr *)(abc + n * FR_BYTES),
+                                     (cuzk_fr *)(abc + 2 * n * FR_BYTES), p->h_eval,
+                                     p->h_eval_cap, p->pool, err);
 }
 
 /* a = A·w, b = B·w, c = a∘b for prover |p|'s witness, queued on |s|. */

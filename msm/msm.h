@@ -23,6 +23,9 @@
  *     Returns CUZK_OK; CUZK_ENOMEM if scratch memory (about 40 bytes per
  *     non-trivial scalar plus the buckets) cannot be allocated, or
  *     CUZK_ERANGE if n >= 2^32; on failure r is set to infinity.
+ *     It allocates its scratch per call, as tests and benchmarks want:
+ *     nothing in the library calls it or G_msm_window (the provers use
+ *     G_msm_with_scratch with the caller's buffer).
  *     Variable time: time and memory accesses depend on the scalars (their
  *     zeros, ones and digits), as in every Groth16 prover in use (snarkjs,
  *     rapidsnark, bellperson); do not use it where that must not leak.

@@ -50,6 +50,7 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(key_n_vars);
     MUST(key_log_n);
     MUST(key_arrays);
+    MUST(b2_msm_scratch_bytes);
     MUST(b2_msm_cpu);
     MUST(key_generate);
     MUST(compute_h);
