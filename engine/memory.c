@@ -13,7 +13,11 @@
  * made under a lock on a 400 GiB heap, is what stalled GPUs in the daemon
  * this project replaces).  In steady state buffers cycle through free lists
  * and no mapping is made or removed at all; trimming idle buffers happens
- * only when the budget needs room, on a background thread.
+ * only when the budget needs room: for admission and key loads on the
+ * scheduler and housekeeper threads, for a witness copy on the submitting
+ * thread, and for prover scratch that must grow for a larger key on the
+ * synthesis or device thread that needs it (engine_scratch_get: once per
+ * key, not per partition).
  *
  * Must not: do a system call while holding mem.lock.
  */
