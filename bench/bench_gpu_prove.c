@@ -241,11 +241,20 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     if (g_input_abc) {
         size_t n = (size_t)1 << log2;
         double te = bench_now_s();
+        const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
+        size_t sb = ci->evaluate_scratch_bytes(&key);
+        void *scratch = malloc(sb);
         abc = malloc(3 * n * sizeof *abc);
-        if (!abc || cuzk_curve_impl_get(curve)->evaluate(&key, (const cuzk_fr *)w.values, abc,
-                                                         abc + n, abc + 2 * n, pool,
-                                                         &err) != CUZK_OK) {
-            fprintf(stderr, "a, b, c: %s\n", abc ? err.msg : "out of memory");
+        if (!abc || !scratch)
+            cuzk_fail(&err, CUZK_ENOMEM, "out of memory");
+        cuzk_status st = abc && scratch
+                             ? ci->evaluate_with_scratch(&key, (const cuzk_fr *)w.values, abc,
+                                                         abc + n, abc + 2 * n, scratch, sb, pool,
+                                                         &err)
+                             : CUZK_ENOMEM;
+        free(scratch);
+        if (st != CUZK_OK) {
+            fprintf(stderr, "a, b, c: %s\n", err.msg);
             return -1;
         }
         printf("  a, b, c evaluated on the host in %.1f s (the input of every proof)\n",

@@ -1,7 +1,9 @@
 /*
  * The one home of what every load generator of cuzk shares: the bench
  * programs (bench/bench_*.c) and the `cuzk bench` subcommands
- * (bench/cmd_bench_engine.c, bench/cmd_bench_daemon.c, cli/cmd_bench.c).
+ * (bench/cmd_bench_prove.c, which also dispatches them,
+ * bench/cmd_bench_engine.c, and bench/cmd_bench_daemon.c with its report
+ * through bench/bench_daemon.h).
  *
  *   - synthetic circuits: a generated circuit (cuzk gen's generator) with
  *     its witness and an INSECURE development or timing key, as files;

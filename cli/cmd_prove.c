@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cuzk.h"
+#include "cuzk_tools.h"
 
 /* "prove", or "fullprove" when cmd_fullprove calls: the name in messages */
 const char *cli_prove_cmd = "prove";
@@ -78,26 +79,13 @@ static void log_line(void *ctx, cuzk_log_level level, const char *line) {
         fprintf(stderr, "cuzk %s: engine: %s\n", prove_cmd, line);
 }
 
-/* Write |text| to |path| through a temporary file and a rename, so that a
- * failed write leaves an existing file as it was. */
+/* Write |text| to |path| with the library's atomic writer (a temporary
+ * file and a rename), so that a failed write leaves an existing file as
+ * it was. */
 static int write_file(const char *path, const char *text) {
-    size_t n = strlen(path) + 24;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "cuzk %s: %s: no memory for a file name\n", prove_cmd, path);
-        return 1;
-    }
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(text, 1, strlen(text), f) == strlen(text);
-    ok = f && fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "cuzk %s: cannot write %s: %s\n", prove_cmd, path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return 1;
-    }
-    free(tmp);
+    cuzk_error err = {0};
+    if (cuzk_file_write_atomic(path, text, strlen(text), &err) != CUZK_OK)
+        return cli_fail(prove_cmd, path, &err);
     return 0;
 }
 
@@ -296,7 +284,7 @@ static int prove(const prove_opts *o) {
     const char *proof_json = cuzk_job_proof_json(job, 0),
                *public_json = cuzk_job_public_json(job, 0);
     if (!proof_json || !public_json) {
-        fprintf(stderr, "cuzk %s: this build writes no JSON (jansson is missing)\n", prove_cmd);
+        fprintf(stderr, "cuzk %s: the engine returned no proof.json\n", prove_cmd);
         goto out;
     }
     uint64_t t4 = cli_now_ns();

@@ -15,9 +15,11 @@
  * needed; close gives back all.  A partition then allocates nothing: a
  * slot is grown on the worker only when a larger key was prepared while
  * the slot was busy, once.  The CPU fallback of GPU devices, which runs
- * only retries, takes its scratch from the pool per step instead.  A budget with no room for the scratch (sized
- * for keys and buffer sets alone) does not fail partitions: the prover
- * then allocates per call, uncharged, as it does outside the engine.
+ * only retries, takes its scratch from the pool per step instead.  The
+ * prover allocates nothing itself (groth16.h: scratch is mandatory), so
+ * a budget with no room for a worker's scratch fails the partition with
+ * CUZK_ENOMEM naming the bytes, like any other allocation the budget
+ * refuses; there is no uncharged path.
  *
  * Must not: take engine locks other than mem.lock through the buffer
  * pool, log, or allocate large memory other than from the pool.
@@ -83,11 +85,8 @@ static cuzk_status cpu_open(engine_device *d, cuzk_error *err) {
 }
 
 static void slot_drop(cpu_state *s, cpu_slot *sl) {
-    if (sl->buf) {
-        engine_mem_scratch(s->mem, -(int64_t)sl->buf->bytes);
-        engine_buf_put(s->mem, sl->buf);
-        sl->buf = NULL;
-    }
+    engine_scratch_put(s->mem, sl->buf);
+    sl->buf = NULL;
 }
 
 /* Make |sl| (owned by the caller: busy) hold at least |bytes|. */
@@ -97,13 +96,10 @@ static cuzk_status slot_fit(cpu_state *s, cpu_slot *sl, size_t bytes, cuzk_error
     slot_drop(s, sl);
     if (!s->mem)
         return cuzk_fail(err, CUZK_EINTERNAL, "device has no memory pool");
-    cuzk_status st = engine_buf_get(s->mem, &sl->buf, bytes, err);
-    if (st != CUZK_OK) {
+    cuzk_status st = engine_scratch_get(s->mem, &sl->buf, bytes, "the CPU prover's scratch", err);
+    if (st != CUZK_OK)
         sl->buf = NULL;
-        return st;
-    }
-    engine_mem_scratch(s->mem, (int64_t)sl->buf->bytes);
-    return CUZK_OK;
+    return st;
 }
 
 static void cpu_close(engine_device *d) {
@@ -154,7 +150,7 @@ static void resize_idle(cpu_state *s, size_t bytes, int shrink) {
         if (shrink && sl->buf && (!bytes || sl->buf->bytes > engine_buf_class_bytes(bytes, &cls)))
             slot_drop(s, sl);
         if (bytes)
-            (void)slot_fit(s, sl, bytes, NULL); /* out of budget: grows on use */
+            (void)slot_fit(s, sl, bytes, NULL); /* out of budget: tried again on use */
     }
     pthread_mutex_lock(&s->lock);
     for (unsigned i = 0; i < n; i++)
@@ -241,7 +237,7 @@ static cuzk_status cpu_prove(const cuzk_curve_impl *ci, engine_dev_item *it, cuz
         return st;
     /* a retry of a partition meant for a device that evaluates itself */
     if (!it->abc_ready &&
-        (st = ci->evaluate_with_scratch(k, it->witness, abc, abc + n, abc + 2 * n, sp, pool,
+        (st = ci->evaluate_with_scratch(k, it->witness, abc, abc + n, abc + 2 * n, sp, sb, pool,
                                         &it->err)) != CUZK_OK)
         return st;
     t->evaluate_ns = it->abc_ready ? 0 : cuzk_now_ns() - t0;
@@ -272,19 +268,13 @@ static void cpu_run(engine_device *d, engine_dev_item **items, size_t n) {
         engine_dev_item *it = items[i];
         const cuzk_curve_impl *ci = cuzk_curve_impl_get(it->key->curve);
         cuzk_groth16_timing t = {0};
-        void *sp = NULL;
-        size_t sb = 0;
-        cuzk_error e2;
         if (!ci) {
             it->status = cuzk_fail(&it->err, CUZK_ECURVE, "key of unknown curve");
             continue;
         }
-        /* No room in the budget for the scratch (a budget sized for keys
-         * and buffer sets only): the prover allocates per call, as it
-         * does outside the engine, rather than fail the partition. */
-        if (slot_fit(s, sl, cpu_scratch_bytes(ci, it->key, threads), &e2) == CUZK_OK)
-            sp = sl->buf->p, sb = sl->buf->bytes;
-        it->status = cpu_prove(ci, it, s->pool, sp, sb, &t);
+        it->status = slot_fit(s, sl, cpu_scratch_bytes(ci, it->key, threads), &it->err);
+        if (it->status == CUZK_OK)
+            it->status = cpu_prove(ci, it, s->pool, sl->buf->p, sl->buf->bytes, &t);
         if (it->status == CUZK_OK)
             cpu_steps(&it->steps, &t);
     }

@@ -133,6 +133,15 @@ void engine_buf_put(engine_mem *m, engine_buf *b);
 /* A device took (+) or gave back (-) |delta| bytes of pool buffers as its
  * workers' scratch: status only (the buffers are charged as buffers). */
 void engine_mem_scratch(engine_mem *m, int64_t delta);
+/* A pool buffer of at least |bytes| held as prover scratch (|what| names
+ * it in the error), charged like any buffer and counted in scratch_bytes;
+ * when the budget has no room, idle buffers are unmapped first.
+ * CUZK_ENOMEM naming the sizes when it still does not fit: the caller's
+ * step fails, nothing is allocated outside the budget.  Give it back with
+ * engine_scratch_put. */
+cuzk_status engine_scratch_get(engine_mem *m, engine_buf **out, size_t bytes, const char *what,
+                               cuzk_error *err);
+void engine_scratch_put(engine_mem *m, engine_buf *b);
 /* Unmap idle buffers until |want| bytes were released (all if want is
  * UINT64_MAX); returns the bytes released.  Slow: never on the hot path. */
 uint64_t engine_mem_trim(engine_mem *m, uint64_t want);

@@ -31,8 +31,8 @@
 #include "groth16/wtns.h"
 
 const char *cuzk_key_tier_name(cuzk_key_tier t) {
-    static const char *const names[] = {"disk", "mmap", "host", "pinned", "device"};
-    return (unsigned)t < 5 ? names[t] : "unknown";
+    static const char *const names[] = {"disk", NULL, "host", "pinned", "device"};
+    return (unsigned)t < 5 && names[t] ? names[t] : "unknown";
 }
 
 static engine_key *find_locked(cuzk_engine *e, const char *id, const char *path) {

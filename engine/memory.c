@@ -13,7 +13,11 @@
  * made under a lock on a 400 GiB heap, is what stalled GPUs in the daemon
  * this project replaces).  In steady state buffers cycle through free lists
  * and no mapping is made or removed at all; trimming idle buffers happens
- * only when the budget needs room, on a background thread.
+ * only when the budget needs room: for admission and key loads on the
+ * scheduler and housekeeper threads, for a witness copy on the submitting
+ * thread, and for prover scratch that must grow for a larger key on the
+ * synthesis or device thread that needs it (engine_scratch_get: once per
+ * key, not per partition).
  *
  * Must not: do a system call while holding mem.lock.
  */
@@ -206,6 +210,39 @@ void engine_mem_scratch(engine_mem *m, int64_t delta) {
     pthread_mutex_lock(&m->lock);
     m->scratch_bytes += (uint64_t)delta;
     pthread_mutex_unlock(&m->lock);
+}
+
+cuzk_status engine_scratch_get(engine_mem *m, engine_buf **out, size_t bytes, const char *what,
+                               cuzk_error *err) {
+    cuzk_error e2;
+    cuzk_status st = engine_buf_get(m, out, bytes, &e2);
+    if (st == CUZK_EBUSY) {
+        /* Idle buffers of other sizes are the cheapest room there is. */
+        unsigned cls;
+        uint64_t size = engine_buf_class_bytes(bytes, &cls), room = engine_mem_room(m);
+        if (size > room && engine_mem_trim(m, size - room) > 0)
+            st = engine_buf_get(m, out, bytes, &e2);
+    }
+    if (st == CUZK_EBUSY) {
+        pthread_mutex_lock(&m->lock);
+        uint64_t budget = m->budget, used = m->used;
+        pthread_mutex_unlock(&m->lock);
+        return cuzk_fail(err, CUZK_ENOMEM,
+                         "no room in the memory budget for %s: %zu bytes needed, %llu of "
+                         "%llu in use",
+                         what, bytes, (unsigned long long)used, (unsigned long long)budget);
+    }
+    if (st != CUZK_OK)
+        return cuzk_fail(err, st, "%s: %s", what, e2.msg);
+    engine_mem_scratch(m, (int64_t)(*out)->bytes);
+    return CUZK_OK;
+}
+
+void engine_scratch_put(engine_mem *m, engine_buf *b) {
+    if (!b)
+        return;
+    engine_mem_scratch(m, -(int64_t)b->bytes);
+    engine_buf_put(m, b);
 }
 
 uint64_t engine_mem_trim(engine_mem *m, uint64_t want) {

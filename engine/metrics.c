@@ -111,11 +111,14 @@ static void key_metrics(engine_sbuf *b, cuzk_engine *e) {
         header(b, series[s].name, series[s].type, series[s].help);
         for (size_t i = 0; i < n; i++) {
             if (s == 4) {
-                for (int t = 0; t <= CUZK_TIER_DEVICE; t++) {
+                static const cuzk_key_tier tiers[] = {CUZK_TIER_DISK, CUZK_TIER_HOST,
+                                                      CUZK_TIER_PINNED, CUZK_TIER_DEVICE};
+                for (size_t j = 0; j < sizeof tiers / sizeof tiers[0]; j++) {
+                    cuzk_key_tier t = tiers[j];
                     engine_sbuf_printf(b, "cuzk_key_tier{key=\"");
                     engine_sbuf_prom_label(b, ki[i].id);
-                    engine_sbuf_printf(b, "\",tier=\"%s\"} %d\n", cuzk_key_tier_name((cuzk_key_tier)t),
-                                       (int)ki[i].tier == t);
+                    engine_sbuf_printf(b, "\",tier=\"%s\"} %d\n", cuzk_key_tier_name(t),
+                                       ki[i].tier == t);
                 }
                 continue;
             }

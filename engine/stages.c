@@ -426,23 +426,27 @@ static cuzk_status load_abc(cuzk_engine *e, engine_part *p, const cuzk_key *k, c
 /* a, b, c of one partition.  Its working memory (a Montgomery copy of the
  * witness: gigabytes at 2^27) is the synthesis thread's own pool buffer,
  * kept between partitions and grown only for a larger key, so synthesis
- * maps nothing per partition; with no room in the budget for it, evaluate
- * allocates it itself (uncharged) rather than fail. */
+ * maps nothing per partition.  With no room in the budget for it the
+ * partition fails with CUZK_ENOMEM (engine_scratch_get): evaluate
+ * allocates nothing itself. */
 static cuzk_status evaluate(cuzk_engine *e, engine_thread *th, const cuzk_key *k, engine_part *p,
                             cuzk_pool *pool, cuzk_error *err) {
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
     size_t n = (size_t)1 << ci->key_log_n(k), need = ci->evaluate_scratch_bytes(k);
     cuzk_fr *abc = p->abcbuf->p;
+    cuzk_status st;
     if (th->eval_scratch && th->eval_scratch->bytes < need) {
-        engine_mem_scratch(&e->mem, -(int64_t)th->eval_scratch->bytes);
-        engine_buf_put(&e->mem, th->eval_scratch);
+        engine_scratch_put(&e->mem, th->eval_scratch);
         th->eval_scratch = NULL;
     }
-    cuzk_error e2;
-    if (!th->eval_scratch && engine_buf_get(&e->mem, &th->eval_scratch, need, &e2) == CUZK_OK)
-        engine_mem_scratch(&e->mem, (int64_t)th->eval_scratch->bytes);
+    if (!th->eval_scratch &&
+        (st = engine_scratch_get(&e->mem, &th->eval_scratch, need, "evaluate's scratch", err)) !=
+            CUZK_OK) {
+        th->eval_scratch = NULL;
+        return st;
+    }
     return ci->evaluate_with_scratch(k, p->wbuf->p, abc, abc + n, abc + 2 * n,
-                                     th->eval_scratch ? th->eval_scratch->p : NULL, pool, err);
+                                     th->eval_scratch->p, th->eval_scratch->bytes, pool, err);
 }
 
 /* Every witness value below r (what evaluate checks when it runs). */
@@ -542,8 +546,7 @@ void *engine_synth_main(void *arg) {
         pthread_mutex_unlock(&e->synq.lock);
         if (!p) {
             if (th->eval_scratch) {
-                engine_mem_scratch(&e->mem, -(int64_t)th->eval_scratch->bytes);
-                engine_buf_put(&e->mem, th->eval_scratch);
+                engine_scratch_put(&e->mem, th->eval_scratch);
                 th->eval_scratch = NULL;
             }
             return NULL;
@@ -783,14 +786,12 @@ static cuzk_status publish_prep(cuzk_engine *e, engine_part *p) {
     if (e->cfg.self_verify &&
         (s = cuzk_vk_verify(&j->key->vk, p->pub, p->n_pub, &p->proof, &why)) != CUZK_OK)
         return cuzk_fail(&p->err, s, "self-verification failed: %s", why.msg);
-#ifdef CUZK_HAVE_JANSSON
     if (e->cfg.json) {
         if ((s = cuzk_proof_write_json(&p->proof, &p->proof_json, &p->err)) != CUZK_OK ||
             (s = cuzk_public_write_json(j->key->key.curve, p->pub, p->n_pub, &p->public_json,
                                         &p->err)) != CUZK_OK)
             return s;
     }
-#endif
     return CUZK_OK;
 }
 

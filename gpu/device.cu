@@ -8,10 +8,8 @@
  * engine that runs the same proof shapes again allocates nothing after the
  * first proof (docs/ENGINE.md).
  *
- * Must not: launch kernels (they live in ntt/gpu, msm/gpu, gpu/selftest.cu)
- * or depend on libcuzk (see internal.cuh).
+ * Must not: launch kernels (they live in ntt/gpu, msm/gpu, gpu/selftest.cu).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,26 +22,13 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
-cuzk_status cuzk_gpu_fail(cuzk_error *err, cuzk_status s, const char *fmt,
-                          ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->status = s;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
-
 cuzk_status cuzk_gpu_cuda_fail(cuzk_error *err, cudaError_t e,
                                const char *expr, const char *file, int line) {
     /* Clear a non-sticky error (e.g. out of memory) so that the launch check
      * after the next kernel does not report it again. */
     (void)cudaGetLastError();
-    return cuzk_gpu_fail(err, CUZK_EGPU, "%s:%d: %s: %s (%s)", base_name(file),
-                         line, expr, cudaGetErrorString(e),
-                         cudaGetErrorName(e));
+    return cuzk_fail(err, CUZK_EGPU, "%s:%d: %s: %s (%s)", base_name(file),
+                     line, expr, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 extern "C" cuzk_status cuzk_gpu_device_probe(int *count, cuzk_error *err) {

@@ -5,8 +5,8 @@
  * scratch arena and launch-size helpers.
  *
  * Must not: be included from C code; hold kernels (they live with their
- * layer); call into libcuzk (cuzk_gpu is linked after libcuzk, so it must
- * be self-contained: errors are written here, not through cuzk_fail).
+ * layer).  Errors are formatted by util/status.h's cuzk_fail, like the
+ * rest of the library's (the kernels are compiled into libcuzk).
  */
 #ifndef CUZK_GPU_INTERNAL_CUH
 #define CUZK_GPU_INTERNAL_CUH
@@ -119,9 +119,9 @@ struct cuzk_gpu_bases {
 /* Records a CUDA failure: CUZK_EGPU, "file:line: expr: text". */
 cuzk_status cuzk_gpu_cuda_fail(cuzk_error *err, cudaError_t e,
                                const char *expr, const char *file, int line);
-/* Records any other failure (printf-style reason). */
-cuzk_status cuzk_gpu_fail(cuzk_error *err, cuzk_status s, const char *fmt,
-                          ...) __attribute__((format(printf, 3, 4)));
+/* Records any other failure (printf-style reason): the library's one
+ * formatter, under the name the GPU sources use. */
+#define cuzk_gpu_fail cuzk_fail
 
 #define CUZK_CUDA(err, expr)                                                  \
     do {                                                                      \

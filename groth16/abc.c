@@ -189,27 +189,6 @@ void cuzk_abc_witness_plain(const cuzk_abc *x, cuzk_fr *w) {
     memcpy(w, x->w, x->n_vars * sizeof *w);
 }
 
-cuzk_status cuzk_abc_prove(const cuzk_key *k, const cuzk_abc *x, const cuzk_fr *r,
-                           const cuzk_fr *s, cuzk_proof *out, cuzk_pool *pool,
-                           cuzk_groth16_timing *t, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
-    if (ci == NULL)
-        return cuzk_fail(err, CUZK_ECURVE, "proving key of unknown curve");
-    cuzk_status st = cuzk_abc_check_key(x, k->curve, ci->key_n_vars(k), ci->key_log_n(k), err);
-    if (st != CUZK_OK)
-        return st;
-    /* The prover wants aligned values; the image's are not. */
-    size_t m = (size_t)x->m, nv = (size_t)x->n_vars;
-    cuzk_fr *buf = malloc((3 * m + nv) * sizeof *buf);
-    if (buf == NULL)
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a copy of the a, b, c image");
-    memcpy(buf, x->a, (3 * m + nv) * sizeof *buf); /* a, b, c, w lie end to end */
-    st = ci->prove_abc(k, buf + 3 * m, nv, buf, buf + m, buf + 2 * m, m, r, s, NULL, 0, out, pool,
-                       t, err);
-    free(buf);
-    return st;
-}
-
 cuzk_status cuzk_abc_write_mem(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
                                const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
                                uint8_t **out, size_t *size, cuzk_error *err) {
@@ -276,10 +255,14 @@ cuzk_status cuzk_abc_from_witness(const cuzk_key *k, const cuzk_fr *w, size_t n_
     for (size_t i = 0; i < v.n_coefs; i++)
         if (v.coefs[i].row + (size_t)1 > m)
             m = v.coefs[i].row + (size_t)1;
-    cuzk_fr *abc = malloc((3 * n + v.n_vars) * sizeof *abc), *mw = abc + 3 * n;
+    /* a, b, c, the Montgomery witness, then evaluate's scratch: one block,
+     * sized here, as the evaluation takes no allocation of its own. */
+    size_t sb = ci->evaluate_scratch_bytes(k), vb = (3 * n + v.n_vars) * sizeof(cuzk_fr);
+    cuzk_fr *abc = malloc(vb + sb), *mw = abc + 3 * n;
     if (abc == NULL)
         return cuzk_fail(err, CUZK_ENOMEM, "no memory to evaluate a, b, c");
-    cuzk_status st = ci->evaluate(k, w, abc, abc + n, abc + 2 * n, pool, err);
+    cuzk_status st =
+        ci->evaluate_with_scratch(k, w, abc, abc + n, abc + 2 * n, (char *)abc + vb, sb, pool, err);
     for (size_t i = 0; st == CUZK_OK && i < v.n_vars; i++)
         ci->fr_to_mont(&mw[i], w[i].l);
     if (st == CUZK_OK)

@@ -25,7 +25,7 @@
  * What this file must not do: prove, or know a key's internals beyond its
  * curve, witness count and domain (the prover is groth16.h's
  * P_groth16_prove_abc_with_scratch, reached through the curve table by
- * cuzk_abc_prove).
+ * the engine's devices; the tests prove an image with tests/cpu_prove.h).
  *
  * Thread safety: an open image is read-only; any number of threads may
  * convert from it at once.
@@ -95,16 +95,6 @@ static inline const uint8_t *cuzk_abc_value(const cuzk_abc *x, unsigned which, s
 void cuzk_abc_to_mont(const cuzk_abc *x, cuzk_fr *abc, size_t n, cuzk_pool *pool);
 /* The witness as aligned plain values (what the provers take). */
 void cuzk_abc_witness_plain(const cuzk_abc *x, cuzk_fr *w);
-
-/*
- * Prove the image with |k| on the CPU (checked against the key first):
- * the public signals are w[1..nPublic].  |r| and |s| are the blinding
- * scalars (Montgomery); NULL: fresh from the OS CSPRNG.  |t| may be NULL.
- * The key's coefficient list is not used (it may be empty).
- */
-cuzk_status cuzk_abc_prove(const cuzk_key *k, const cuzk_abc *x, const cuzk_fr *r,
-                           const cuzk_fr *s, cuzk_proof *out, cuzk_pool *pool,
-                           cuzk_groth16_timing *t, cuzk_error *err);
 
 /*
  * Serialize an image: a, b, c (|m| values each) and the witness (|n_vars|

@@ -4,7 +4,7 @@
  *
  * Design: the arithmetic layers (field/, curve/, pairing/, ntt/, msm/, the
  * CUDA kernels) are written once as templates and stamped out per curve
- * with typed names (bn254_fr_mul, bls12_381_groth16_prove, ...).  Above
+ * with typed names (bn254_fr_mul, bls12_381_groth16_verify, ...).  Above
  * them, files, keys, proofs and witnesses carry a cuzk_curve beside
  * curve-agnostic storage (cuzk_fr, the unions of key.h).  This table is the
  * one bridge: groth16/curve_impl_template.h fills a cuzk_curve_impl from a
@@ -117,21 +117,18 @@ typedef struct cuzk_curve_impl {
     void (*key_arrays)(const cuzk_key *k, cuzk_key_arrays *out);
 
     /* ---- CPU prover (groth16.h steps on a cuzk_key) --------------------- */
+    /* Every step works in the caller's |scratch| of at least the matching
+     * *_scratch_bytes (groth16.h, *_with_scratch): NULL or short is
+     * CUZK_EINVAL, nothing is allocated; |threads| is cuzk_pool_threads of
+     * the pool they run on. */
     /* a, b, c (n = 2^log_n each) from n_vars plain witness values. */
-    cuzk_status (*evaluate)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b,
-                            cuzk_fr *c, cuzk_pool *pool, cuzk_error *err);
-    cuzk_status (*compute_h)(const cuzk_key *k, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
-                             cuzk_pool *pool, cuzk_error *err);
-    cuzk_status (*msms_assemble)(cuzk_proof *out, const cuzk_key *k, const cuzk_fr *w,
-                                 const cuzk_fr *h, const cuzk_fr *r, const cuzk_fr *s,
-                                 cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);
-    /* evaluate and msms_assemble in the caller's |scratch| of at least the
-     * matching *_scratch_bytes (groth16.h, *_with_scratch; NULL: allocated
-     * per call); |threads| is cuzk_pool_threads of the pool they run on. */
     size_t (*evaluate_scratch_bytes)(const cuzk_key *k);
     cuzk_status (*evaluate_with_scratch)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *a,
                                          cuzk_fr *b, cuzk_fr *c, void *scratch,
-                                         cuzk_pool *pool, cuzk_error *err);
+                                         size_t scratch_bytes, cuzk_pool *pool,
+                                         cuzk_error *err);
+    cuzk_status (*compute_h)(const cuzk_key *k, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
+                             cuzk_pool *pool, cuzk_error *err);
     size_t (*msms_scratch_bytes)(const cuzk_key *k, unsigned threads);
     cuzk_status (*msms_assemble_with_scratch)(cuzk_proof *out, const cuzk_key *k,
                                               const cuzk_fr *w, const cuzk_fr *h,
@@ -144,17 +141,21 @@ typedef struct cuzk_curve_impl {
                      const void *msm_h, const cuzk_fr *r, const cuzk_fr *s);
     /* Σ w·B2 on the CPU into |out| (a P_g2), |w| the n_vars plain witness
      * values; for a key with a B density bitmap the values of its wires are
-     * gathered into |gather| (n_b values) first.  CUZK_ENOMEM. */
+     * gathered into |gather| (n_b values) first.  The MSM works in
+     * |scratch| of at least b2_msm_scratch_bytes (CUZK_EINVAL if NULL or
+     * short). */
+    size_t (*b2_msm_scratch_bytes)(const cuzk_key *k, unsigned threads);
     cuzk_status (*b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *gather, void *out,
-                              cuzk_pool *pool);
+                              void *scratch, size_t scratch_bytes, cuzk_pool *pool);
     /* All steps with fresh blinding; |w| holds |n_w| aligned plain values. */
-    cuzk_status (*prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, cuzk_proof *out,
-                         cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);
+    size_t (*prove_scratch_bytes)(const cuzk_key *k, unsigned threads);
+    cuzk_status (*prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, void *scratch,
+                         size_t scratch_bytes, cuzk_proof *out, cuzk_pool *pool,
+                         cuzk_groth16_timing *t, cuzk_error *err);
 
     /* All steps but evaluate, from a, b, c (|m| rows each) and the witness,
      * all plain aligned values (groth16.h, P_groth16_prove_abc_with_scratch:
-     * no coefficient list needed); |r|, |s| NULL: fresh blinding;
-     * |scratch| NULL: allocated per call. */
+     * no coefficient list needed); |r|, |s| NULL: fresh blinding. */
     size_t (*prove_abc_scratch_bytes)(const cuzk_key *k, unsigned threads);
     cuzk_status (*prove_abc)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, const cuzk_fr *a,
                              const cuzk_fr *b, const cuzk_fr *c, size_t m, const cuzk_fr *r,
@@ -185,7 +186,7 @@ typedef struct cuzk_curve_impl {
     cuzk_status (*key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed, int timing,
                                 cuzk_pool *pool, cuzk_error *err);
 
-    /* ---- snarkjs JSON (json.h); NULL without jansson ---------------------- */
+    /* ---- snarkjs JSON (json.h) ------------------------------------------- */
     cuzk_status (*json_vk_read)(cuzk_vk *vk, struct json_t *root, const char *src,
                                 cuzk_error *err);
     struct json_t *(*json_vk_write)(const cuzk_vk *vk);

@@ -83,22 +83,9 @@ static void I(key_arrays)(const cuzk_key *k, cuzk_key_arrays *v) {
     v->n_b = pk->b_density ? pk->n_b : pk->n_vars;
 }
 
-static cuzk_status I(evaluate)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *a, cuzk_fr *b,
-                               cuzk_fr *c, cuzk_pool *pool, cuzk_error *err) {
-    return T(groth16_evaluate)(&k->pk.P, &w->P, &a->P, &b->P, &c->P, pool, err);
-}
-
 static cuzk_status I(compute_h)(const cuzk_key *k, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
                                 cuzk_pool *pool, cuzk_error *err) {
     return T(groth16_compute_h)(&k->pk.P, &a->P, &b->P, &c->P, pool, err);
-}
-
-static cuzk_status I(msms_assemble)(cuzk_proof *out, const cuzk_key *k, const cuzk_fr *w,
-                                    const cuzk_fr *h, const cuzk_fr *r, const cuzk_fr *s,
-                                    cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err) {
-    out->curve = P_ID;
-    return T(groth16_msms_assemble)(&out->p.P, &k->pk.P, &w->P, &h->P, &r->P, &s->P, pool, t,
-                                    err);
 }
 
 static size_t I(evaluate_scratch_bytes)(const cuzk_key *k) {
@@ -107,9 +94,10 @@ static size_t I(evaluate_scratch_bytes)(const cuzk_key *k) {
 
 static cuzk_status I(evaluate_with_scratch)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *a,
                                             cuzk_fr *b, cuzk_fr *c, void *scratch,
-                                            cuzk_pool *pool, cuzk_error *err) {
-    return T(groth16_evaluate_with_scratch)(&k->pk.P, &w->P, &a->P, &b->P, &c->P, scratch, pool,
-                                            err);
+                                            size_t scratch_bytes, cuzk_pool *pool,
+                                            cuzk_error *err) {
+    return T(groth16_evaluate_with_scratch)(&k->pk.P, &w->P, &a->P, &b->P, &c->P, scratch,
+                                            scratch_bytes, pool, err);
 }
 
 static size_t I(msms_scratch_bytes)(const cuzk_key *k, unsigned threads) {
@@ -134,8 +122,13 @@ static void I(assemble)(cuzk_proof *out, const cuzk_key *k, const void *msm_a,
     T(groth16_assemble)(&out->p.P, &k->pk.P, msm_a, msm_b1, msm_b2, msm_c, msm_h, &r->P, &s->P);
 }
 
+static size_t I(b2_msm_scratch_bytes)(const cuzk_key *k, unsigned threads) {
+    return T(g2_msm_scratch_bytes)(k->pk.P.n_b, 0, threads);
+}
+
 static cuzk_status I(b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *gather,
-                                 void *out, cuzk_pool *pool) {
+                                 void *out, void *scratch, size_t scratch_bytes,
+                                 cuzk_pool *pool) {
     const T(groth16_pk) *pk = &k->pk.P;
     const T(fr) *sc = &w->P;
     size_t n = pk->n_vars;
@@ -147,13 +140,19 @@ static cuzk_status I(b2_msm_cpu)(const cuzk_key *k, const cuzk_fr *w, cuzk_fr *g
         sc = &gather->P;
         n = m;
     }
-    return T(g2_msm)(out, pk->b2, sc, n, 0, pool);
+    return T(g2_msm_with_scratch)(out, pk->b2, sc, n, 0, 0, scratch, scratch_bytes, pool);
 }
 
-static cuzk_status I(prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, cuzk_proof *out,
-                            cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err) {
+static size_t I(prove_scratch_bytes)(const cuzk_key *k, unsigned threads) {
+    return T(groth16_prove_scratch_bytes)(&k->pk.P, threads);
+}
+
+static cuzk_status I(prove)(const cuzk_key *k, const cuzk_fr *w, size_t n_w, void *scratch,
+                            size_t scratch_bytes, cuzk_proof *out, cuzk_pool *pool,
+                            cuzk_groth16_timing *t, cuzk_error *err) {
     out->curve = P_ID;
-    return T(groth16_prove)(&out->p.P, &k->pk.P, &w->P, n_w, NULL, NULL, pool, t, err);
+    return T(groth16_prove_with_scratch)(&out->p.P, &k->pk.P, &w->P, n_w, NULL, NULL, scratch,
+                                         scratch_bytes, pool, t, err);
 }
 
 static size_t I(prove_abc_scratch_bytes)(const cuzk_key *k, unsigned threads) {
@@ -301,15 +300,15 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .key_log_n = I(key_log_n),
     .key_arrays = I(key_arrays),
 
-    .evaluate = I(evaluate),
     .compute_h = I(compute_h),
-    .msms_assemble = I(msms_assemble),
     .evaluate_scratch_bytes = I(evaluate_scratch_bytes),
     .evaluate_with_scratch = I(evaluate_with_scratch),
     .msms_scratch_bytes = I(msms_scratch_bytes),
     .msms_assemble_with_scratch = I(msms_assemble_with_scratch),
     .assemble = I(assemble),
+    .b2_msm_scratch_bytes = I(b2_msm_scratch_bytes),
     .b2_msm_cpu = I(b2_msm_cpu),
+    .prove_scratch_bytes = I(prove_scratch_bytes),
     .prove = I(prove),
     .prove_abc_scratch_bytes = I(prove_abc_scratch_bytes),
     .prove_abc = I(prove_abc),
@@ -324,14 +323,12 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .setup_timing_write = I(setup_timing_write),
     .key_generate = I(key_generate),
 
-#ifdef CUZK_HAVE_JANSSON
     .json_vk_read = T(entry_json_vk_read),
     .json_vk_write = T(entry_json_vk_write),
     .json_proof_read = T(entry_json_proof_read),
     .json_proof_write = T(entry_json_proof_write),
     .json_public_read = T(entry_json_public_read),
     .json_public_write = T(entry_json_public_write),
-#endif
 
     .proof_encode_raw = P_PROOF_RAW,
     .proof_decode_raw = I(proof_decode_raw),

@@ -11,7 +11,7 @@
  *   3. msms       Σ w·A, Σ w·B1, Σ w·B2 (G2), Σ w·C (private signals),
  *                 Σ h·H
  *   4. assemble   add α, β, δ terms with the blinding scalars r, s
- * P_groth16_prove runs all four; P_groth16_prove_abc_with_scratch runs 2-4
+ * P_groth16_prove_with_scratch runs all four; P_groth16_prove_abc_with_scratch runs 2-4
  * from a, b, c evaluated elsewhere (a synthesis without an R1CS, groth16/
  * abc.h), so it needs no coefficient list.  For each curve P in
  * {bls12_381, bn254}:
@@ -40,10 +40,12 @@
  * *_with_scratch form taking a buffer of at least that size (any
  * alignment; one proof at a time per buffer), so a prover that sizes its
  * scratch once per key allocates nothing per proof (the engine's devices
- * take theirs from its charged buffer pool, docs/ENGINE.md).  The forms
- * without a buffer, and a NULL buffer, allocate inside as one-off tools
- * and tests want.  |threads| is cuzk_pool_threads of the pool the step
- * will run on.
+ * take theirs from its charged buffer pool, docs/ENGINE.md).  There is no
+ * form that allocates: a NULL or short buffer is CUZK_EINVAL naming the
+ * step and the bytes it needs.  Callers outside the engine size and
+ * allocate the buffer themselves from these figures (cuzk_abc_from_witness
+ * does; the tests' helpers in tests/cpu_prove.h).  |threads| is
+ * cuzk_pool_threads of the pool the step will run on.
  */
 #ifndef CUZK_GROTH16_H
 #define CUZK_GROTH16_H
@@ -102,35 +104,23 @@ typedef struct cuzk_groth16_timing {
         P##_g1_affine c;                                                      \
     } P##_groth16_proof;                                                      \
     /* Step 1: a, b, c (n elements each, Montgomery) from the witness        \
-     * (n_vars plain values).  CUZK_ERANGE if a witness value >= r. */       \
-    cuzk_status P##_groth16_evaluate(const P##_groth16_pk *pk,                \
-                                     const P##_fr *witness, P##_fr *a,        \
-                                     P##_fr *b, P##_fr *c, cuzk_pool *pool,   \
-                                     cuzk_error *err);                        \
-    /* Step 1 in the caller's |scratch| (NULL: allocated here) of at least  \
-     * _evaluate_scratch_bytes (the witness in Montgomery form). */          \
+     * (n_vars plain values), in the caller's |scratch| of |scratch_bytes|  \
+     * >= _evaluate_scratch_bytes (the witness in Montgomery form).         \
+     * CUZK_ERANGE if a witness value >= r. */                              \
     size_t P##_groth16_evaluate_scratch_bytes(const P##_groth16_pk *pk);      \
     cuzk_status P##_groth16_evaluate_with_scratch(                            \
         const P##_groth16_pk *pk, const P##_fr *witness, P##_fr *a,           \
-        P##_fr *b, P##_fr *c, void *scratch, cuzk_pool *pool,                 \
-        cuzk_error *err);                                                     \
+        P##_fr *b, P##_fr *c, void *scratch, size_t scratch_bytes,            \
+        cuzk_pool *pool, cuzk_error *err);                                    \
     /* Step 2: h (n elements, Montgomery) into |a|; b and c are clobbered. */ \
     cuzk_status P##_groth16_compute_h(const P##_groth16_pk *pk, P##_fr *a,    \
                                       P##_fr *b, P##_fr *c, cuzk_pool *pool,  \
                                       cuzk_error *err);                       \
     /* Steps 3 and 4 from the witness and h; |r| and |s| are the blinding    \
-     * scalars (Montgomery; zero gives a deterministic valid proof). */      \
-    cuzk_status P##_groth16_msms_assemble(P##_groth16_proof *proof,           \
-                                          const P##_groth16_pk *pk,           \
-                                          const P##_fr *witness,              \
-                                          const P##_fr *h, const P##_fr *r,   \
-                                          const P##_fr *s, cuzk_pool *pool,   \
-                                          cuzk_groth16_timing *t,             \
-                                          cuzk_error *err);                   \
-    /* Steps 3 and 4 in the caller's |scratch| of |scratch_bytes| >=       \
-     * _msms_scratch_bytes (the MSMs' buckets, one MSM at a time, and for a  \
-     * key with a density bitmap the compact witness of its set bits);      \
-     * NULL: allocated per MSM.  CUZK_EINVAL if the buffer is too small. */  \
+     * scalars (Montgomery; zero gives a deterministic valid proof), in the \
+     * caller's |scratch| of |scratch_bytes| >= _msms_scratch_bytes (the    \
+     * MSMs' buckets, one MSM at a time, and for a key with a density       \
+     * bitmap the compact witness of its set bits). */                      \
     size_t P##_groth16_msms_scratch_bytes(const P##_groth16_pk *pk,           \
                                           unsigned threads);                  \
     cuzk_status P##_groth16_msms_assemble_with_scratch(                       \
@@ -146,17 +136,10 @@ typedef struct cuzk_groth16_timing {
                               const P##_g1 *msm_c, const P##_g1 *msm_h,       \
                               const P##_fr *r, const P##_fr *s);              \
     /* All steps, with fresh r and s from the OS CSPRNG (or the given ones   \
-     * when |r| and |s| are non-NULL).  |t| may be NULL. */                  \
-    cuzk_status P##_groth16_prove(P##_groth16_proof *proof,                   \
-                                  const P##_groth16_pk *pk,                   \
-                                  const P##_fr *witness, size_t n_witness,    \
-                                  const P##_fr *r, const P##_fr *s,           \
-                                  cuzk_pool *pool, cuzk_groth16_timing *t,    \
-                                  cuzk_error *err);                           \
-    /* All steps in the caller's |scratch| of |scratch_bytes| >=           \
-     * _prove_scratch_bytes: a, b, c (3n values, h in a) and, after them,   \
-     * the larger of evaluate's and the MSMs' scratch.  NULL: one block     \
-     * allocated for the proof (what _prove does). */                        \
+     * when |r| and |s| are non-NULL), in the caller's |scratch| of         \
+     * |scratch_bytes| >= _prove_scratch_bytes: a, b, c (3n values, h in a) \
+     * and, after them, the larger of evaluate's and the MSMs' scratch.     \
+     * |t| may be NULL. */                                                   \
     size_t P##_groth16_prove_scratch_bytes(const P##_groth16_pk *pk,          \
                                            unsigned threads);                 \
     cuzk_status P##_groth16_prove_with_scratch(                               \
@@ -167,8 +150,8 @@ typedef struct cuzk_groth16_timing {
     /* All steps but the first from a, b, c as a synthesis without an R1CS \
      * hands them over: |m| <= n rows each (rows m..n-1 are zero), plain    \
      * values like the witness; converted to Montgomery and zero-padded in  \
-     * |scratch| of |scratch_bytes| >= _prove_abc_scratch_bytes (NULL:     \
-     * allocated here).  The key's coefficient list is not read (n_coefs    \
+     * |scratch| of |scratch_bytes| >= _prove_abc_scratch_bytes.  The key's \
+     * coefficient list is not read (n_coefs                                \
      * may be 0).  CUZK_EMISMATCH (witness length, m > n), CUZK_ERANGE      \
      * naming the first value >= r ("b[17]").  |r|, |s| NULL: fresh.  The   \
      * a, b, c must come from a witness that satisfies the constraints:    \

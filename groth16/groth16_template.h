@@ -75,16 +75,28 @@ static void *G(align64)(void *p) {
     return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
 }
 
-cuzk_status G(groth16_evaluate)(const G(groth16_pk) *pk, const FR *witness,
-                                FR *a, FR *b, FR *c, cuzk_pool *pool,
-                                cuzk_error *err) {
-    return G(groth16_evaluate_with_scratch)(pk, witness, a, b, c, NULL, pool, err);
+/* The caller's scratch, checked: NULL or short is the caller's mistake
+ * (every step takes its working memory from the caller, groth16.h). */
+static cuzk_status G(scratch_check)(const void *scratch, size_t bytes, size_t need,
+                                    const char *step, cuzk_error *err) {
+    if (!scratch)
+        return cuzk_fail(err, CUZK_EINVAL, "%s: no scratch buffer (%zu bytes needed)", step,
+                         need);
+    if (bytes < need)
+        return cuzk_fail(err, CUZK_EINVAL, "%s: scratch of %zu bytes, %zu needed", step, bytes,
+                         need);
+    return CUZK_OK;
 }
 
 cuzk_status G(groth16_evaluate_with_scratch)(const G(groth16_pk) *pk, const FR *witness,
                                              FR *a, FR *b, FR *c, void *scratch,
-                                             cuzk_pool *pool, cuzk_error *err) {
+                                             size_t scratch_bytes, cuzk_pool *pool,
+                                             cuzk_error *err) {
     size_t n = (size_t)1 << pk->log_n;
+    cuzk_status st = G(scratch_check)(scratch, scratch_bytes,
+                                      G(groth16_evaluate_scratch_bytes)(pk), "evaluate", err);
+    if (st != CUZK_OK)
+        return st;
     for (size_t i = 0; i < pk->n_vars; i++) {
         cuzk_error e2;
         FR tmp;
@@ -92,9 +104,7 @@ cuzk_status G(groth16_evaluate_with_scratch)(const G(groth16_pk) *pk, const FR *
             return cuzk_fail(err, CUZK_ERANGE,
                              "witness value %zu is not below the field order", i);
     }
-    FR *own = NULL, *w = scratch ? G(align64)(scratch) : NULL;
-    if (!w && !(w = own = malloc(sizeof(FR) * pk->n_vars)))
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory for the witness");
+    FR *w = G(align64)(scratch);
     struct G(witness_ctx) wc = {witness, w};
     cuzk_pool_for(pool, pk->n_vars, 4096, G(witness_to_mont_range), &wc);
     memset(a, 0, sizeof(FR) * n);
@@ -128,7 +138,6 @@ cuzk_status G(groth16_evaluate_with_scratch)(const G(groth16_pk) *pk, const FR *
     cuts[nchunks] = pk->n_coefs;
     struct G(eval_ctx) ec = {pk->coefs, cuts, w, {a, b}};
     cuzk_pool_for(pool, nchunks, 1, G(eval_range), &ec);
-    free(own);
     struct G(hadamard_ctx) hc = {a, b, c};
     cuzk_pool_for(pool, n, 4096, G(hadamard_range), &hc);
     return CUZK_OK;
@@ -318,15 +327,6 @@ size_t G(groth16_msms_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads) 
     return G(gather_bytes)(pk) + most;
 }
 
-cuzk_status G(groth16_msms_assemble)(G(groth16_proof) *proof,
-                                     const G(groth16_pk) *pk, const FR *witness,
-                                     const FR *h, const FR *r, const FR *s,
-                                     cuzk_pool *pool, cuzk_groth16_timing *t,
-                                     cuzk_error *err) {
-    return G(groth16_msms_assemble_with_scratch)(proof, pk, witness, h, r, s, NULL, 0, pool,
-                                                 t, err);
-}
-
 /* One MSM's failure: a short buffer is the caller's mistake, anything
  * else is memory. */
 static cuzk_status G(msm_fail)(cuzk_status st, const char *which, cuzk_error *err) {
@@ -347,7 +347,7 @@ cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
     G2J sb2;
     cuzk_status st = CUZK_OK;
     uint64_t t0 = G(now_ns)(), t1;
-    void *sp = scratch, *own = NULL;
+    void *sp = scratch;
     size_t sn = scratch_bytes;
 
     /* Counts that do not match the bitmaps would read past the points. */
@@ -355,25 +355,21 @@ cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
         pk->n_a > pk->n_vars || pk->n_b > pk->n_vars)
         return cuzk_fail(err, CUZK_EINVAL, "key holds %u A and %u B points for %u wires",
                          pk->n_a, pk->n_b, pk->n_vars);
+    if ((st = G(scratch_check)(scratch, scratch_bytes,
+                               G(groth16_msms_scratch_bytes)(pk, cuzk_pool_threads(pool)),
+                               "MSMs", err)) != CUZK_OK)
+        return st;
     /* A key with a bitmap: its compact witness (and the gather's block
      * offsets) first, the MSMs' buckets after them. */
     size_t gb = G(gather_bytes)(pk);
     uint64_t *offs = NULL;
     FR *compact = NULL;
     if (gb) {
-        if (!scratch) {
-            if (!(own = malloc(gb)))
-                return cuzk_fail(err, CUZK_ENOMEM, "no memory for the compact witness");
-            sp = own;
-        } else if (scratch_bytes < gb) {
-            return cuzk_fail(err, CUZK_EINVAL, "MSM scratch of %zu bytes, %zu needed",
-                             scratch_bytes, gb);
-        }
         size_t ob = (G(gather_blocks)(pk->n_vars) + 1) * sizeof(uint64_t);
         offs = G(align64)(sp);
         compact = (FR *)((char *)offs + ((ob + 63) & ~(size_t)63));
-        sp = scratch ? (char *)scratch + gb : NULL;
-        sn = scratch ? scratch_bytes - gb : 0;
+        sp = (char *)scratch + gb;
+        sn = scratch_bytes - gb;
     }
     const FR *wa = witness, *wb = witness;
     if (pk->a_density) {
@@ -400,7 +396,6 @@ cuzk_status G(groth16_msms_assemble_with_scratch)(G(groth16_proof) *proof,
         (st = G(g2_msm_with_scratch)(&sb2, pk->b2, wb, pk->n_b, 0, 0, sp, sn, pool)) != CUZK_OK)
         st = G(msm_fail)(st, "B2", err);
     t1 = G(now_ns)(), t->msm_b2_ns = t1 - t0, t0 = t1;
-    free(own);
     if (st != CUZK_OK)
         return st;
     if ((st = G(g1_msm_with_scratch)(&sc, pk->c, witness + first_private,
@@ -440,38 +435,21 @@ size_t G(groth16_prove_scratch_bytes)(const G(groth16_pk) *pk, unsigned threads)
     return abc + (ev > ms ? ev : ms);
 }
 
-/* What both whole-proof forms do first: the scratch (the caller's, at
- * least |need| bytes, or allocated here into *own), and fresh r, s into
- * *rr, *ss unless the caller fixed them.  On failure nothing is held. */
-static cuzk_status G(prove_begin)(void **scratch, size_t scratch_bytes, size_t need, void **own,
+/* What both whole-proof forms do first: check the caller's scratch (at
+ * least |need| bytes), and draw fresh r, s into *rr, *ss unless the caller
+ * fixed them. */
+static cuzk_status G(prove_begin)(const void *scratch, size_t scratch_bytes, size_t need,
                                   const FR **r, const FR **s, FR *rr, FR *ss, cuzk_error *err) {
-    cuzk_status st;
-    if (!*scratch) {
-        if (!(*scratch = *own = malloc(need)))
-            return cuzk_fail(err, CUZK_ENOMEM, "no memory for the prover's %zu bytes of scratch",
-                             need);
-    } else if (scratch_bytes < need) {
-        return cuzk_fail(err, CUZK_EINVAL, "prover scratch of %zu bytes, %zu needed",
-                         scratch_bytes, need);
-    }
+    cuzk_status st = G(scratch_check)(scratch, scratch_bytes, need, "prover", err);
+    if (st != CUZK_OK)
+        return st;
     if (!*r) {
-        if ((st = G(fr_random)(rr, err)) != CUZK_OK || (st = G(fr_random)(ss, err)) != CUZK_OK) {
-            free(*own);
-            *own = NULL;
+        if ((st = G(fr_random)(rr, err)) != CUZK_OK || (st = G(fr_random)(ss, err)) != CUZK_OK)
             return st;
-        }
         *r = rr;
         *s = ss;
     }
     return CUZK_OK;
-}
-
-cuzk_status G(groth16_prove)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
-                             const FR *witness, size_t n_witness, const FR *r,
-                             const FR *s, cuzk_pool *pool,
-                             cuzk_groth16_timing *t, cuzk_error *err) {
-    return G(groth16_prove_with_scratch)(proof, pk, witness, n_witness, r, s, NULL, 0, pool, t,
-                                         err);
 }
 
 cuzk_status G(groth16_prove_with_scratch)(G(groth16_proof) *proof, const G(groth16_pk) *pk,
@@ -490,17 +468,15 @@ cuzk_status G(groth16_prove_with_scratch)(G(groth16_proof) *proof, const G(groth
         return cuzk_fail(err, CUZK_EMISMATCH,
                          "witness has %zu values, the key expects %u", n_witness, pk->n_vars);
     size_t need = G(groth16_prove_scratch_bytes)(pk, cuzk_pool_threads(pool));
-    void *own = NULL;
-    if ((st = G(prove_begin)(&scratch, scratch_bytes, need, &own, &r, &s, &rr, &ss, err)) !=
-        CUZK_OK)
+    if ((st = G(prove_begin)(scratch, scratch_bytes, need, &r, &s, &rr, &ss, err)) != CUZK_OK)
         return st;
     size_t n = (size_t)1 << pk->log_n;
     FR *abc = G(align64)(scratch);
     char *rest = (char *)(abc + 3 * n);
     size_t rest_bytes = need - (size_t)(rest - (char *)scratch);
     t0 = G(now_ns)();
-    st = G(groth16_evaluate_with_scratch)(pk, witness, abc, abc + n, abc + 2 * n, rest, pool,
-                                          err);
+    st = G(groth16_evaluate_with_scratch)(pk, witness, abc, abc + n, abc + 2 * n, rest,
+                                          rest_bytes, pool, err);
     t->evaluate_ns = G(now_ns)() - t0;
     if (st == CUZK_OK) {
         t0 = G(now_ns)();
@@ -510,7 +486,6 @@ cuzk_status G(groth16_prove_with_scratch)(G(groth16_proof) *proof, const G(groth
     if (st == CUZK_OK)
         st = G(groth16_msms_assemble_with_scratch)(proof, pk, witness, abc, r, s, rest,
                                                    rest_bytes, pool, t, err);
-    free(own);
     t->total_ns = G(now_ns)() - start;
     return st;
 }
@@ -581,9 +556,7 @@ cuzk_status G(groth16_prove_abc_with_scratch)(G(groth16_proof) *proof, const G(g
                 return cuzk_fail(err, CUZK_ERANGE, "%c[%zu] is not below the field order",
                                  "abc"[v], i);
     size_t need = G(groth16_prove_abc_scratch_bytes)(pk, cuzk_pool_threads(pool));
-    void *own = NULL;
-    if ((st = G(prove_begin)(&scratch, scratch_bytes, need, &own, &r, &s, &rr, &ss, err)) !=
-        CUZK_OK)
+    if ((st = G(prove_begin)(scratch, scratch_bytes, need, &r, &s, &rr, &ss, err)) != CUZK_OK)
         return st;
     FR *abc = G(align64)(scratch);
     char *rest = (char *)(abc + 3 * n);
@@ -596,7 +569,6 @@ cuzk_status G(groth16_prove_abc_with_scratch)(G(groth16_proof) *proof, const G(g
     if (st == CUZK_OK)
         st = G(groth16_msms_assemble_with_scratch)(proof, pk, witness, abc, r, s, rest,
                                                    rest_bytes, pool, t, err);
-    free(own);
     t->total_ns = G(now_ns)() - start;
     return st;
 }

@@ -29,7 +29,6 @@ cuzk_status cuzk_vk_from_zkey(cuzk_vk *vk, const cuzk_zkey *z, cuzk_error *err) 
     return st;
 }
 
-#ifdef CUZK_HAVE_JANSSON
 #include <jansson.h>
 
 /* ---- helpers shared by both curves ----------------------------------------- */
@@ -382,65 +381,3 @@ cuzk_status cuzk_public_write_json_file(cuzk_curve curve, const cuzk_fr *pub, si
     cuzk_status st = cuzk_public_write_json(curve, pub, n, &s, err);
     return st != CUZK_OK ? st : write_text(path, s, err);
 }
-
-#else /* !CUZK_HAVE_JANSSON */
-
-#define NO_JSON(err) \
-    cuzk_fail(err, CUZK_EUNSUPPORTED, "built without jansson: JSON files are not supported")
-
-cuzk_status cuzk_vk_read_json(cuzk_vk *vk, const char *t, size_t l, cuzk_error *err) {
-    (void)vk, (void)t, (void)l;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_vk_read_json_file(cuzk_vk *vk, const char *p, cuzk_error *err) {
-    (void)vk, (void)p;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_vk_write_json(const cuzk_vk *vk, char **o, cuzk_error *err) {
-    (void)vk, (void)o;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *p, cuzk_error *err) {
-    (void)vk, (void)p;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_proof_read_json(cuzk_proof *pr, cuzk_curve c, const char *t, size_t l,
-                                 cuzk_error *err) {
-    (void)pr, (void)c, (void)t, (void)l;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_proof_read_json_file(cuzk_proof *pr, cuzk_curve c, const char *p,
-                                      cuzk_error *err) {
-    (void)pr, (void)c, (void)p;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_proof_write_json(const cuzk_proof *pr, char **o, cuzk_error *err) {
-    (void)pr, (void)o;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_proof_write_json_file(const cuzk_proof *pr, const char *p, cuzk_error *err) {
-    (void)pr, (void)p;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_public_read_json(cuzk_curve c, cuzk_fr **o, size_t *n, const char *t,
-                                  size_t l, cuzk_error *err) {
-    (void)c, (void)o, (void)n, (void)t, (void)l;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_public_read_json_file(cuzk_curve c, cuzk_fr **o, size_t *n, const char *p,
-                                       cuzk_error *err) {
-    (void)c, (void)o, (void)n, (void)p;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_public_write_json(cuzk_curve c, const cuzk_fr *v, size_t n, char **o,
-                                   cuzk_error *err) {
-    (void)c, (void)v, (void)n, (void)o;
-    return NO_JSON(err);
-}
-cuzk_status cuzk_public_write_json_file(cuzk_curve c, const cuzk_fr *v, size_t n,
-                                        const char *p, cuzk_error *err) {
-    (void)c, (void)v, (void)n, (void)p;
-    return NO_JSON(err);
-}
-
-#endif

@@ -13,15 +13,13 @@
  *
  * Writers produce byte-for-byte what snarkjs writes (JSON.stringify with a
  * one-space indent, keys in snarkjs's order, decimal strings, affine points
- * with z = "1", no trailing newline); tests/test_formats.c compares with
+ * with z = "1", no trailing newline); tests/test_formats_json.c compares with
  * files snarkjs made.  verification_key.json includes vk_alphabeta_12 =
  * e(alpha, beta) when the pairing is available (see json.c).
  *
  * The types cuzk_vk and cuzk_proof are defined in groth16/key.h.  A vk read
  * here owns its IC array: release it with cuzk_vk_free.  Strings returned by
  * writers are malloc'd (free() them).  All functions are reentrant.
- * Without jansson (CUZK_HAVE_JANSSON undefined) every function returns
- * CUZK_EUNSUPPORTED.
  */
 #ifndef CUZK_GROTH16_JSON_H
 #define CUZK_GROTH16_JSON_H

@@ -133,33 +133,6 @@ unsigned cuzk_key_log_n(const cuzk_key *k) {
     return ci ? ci->key_log_n(k) : 0;
 }
 
-cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w, cuzk_proof *out,
-                           cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err) {
-    const cuzk_curve_impl *ci = impl_of(k->curve, "proving key", err);
-    if (ci == NULL)
-        return CUZK_ECURVE;
-    if (w->curve != k->curve)
-        return cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
-                         cuzk_curve_snarkjs_name(w->curve), cuzk_curve_snarkjs_name(k->curve));
-    if (cuzk_key_n_coefs(k) == 0)
-        return cuzk_fail(err, CUZK_EUNSUPPORTED,
-                         "the key has no A and B coefficients (section 4 is empty): it proves "
-                         "only a, b, c inputs, not witnesses");
-    size_t nv = ci->key_n_vars(k);
-    if (w->n_witness != nv)
-        return cuzk_fail(err, CUZK_EMISMATCH,
-                         "witness has %u values, the key expects %zu (different circuits?)",
-                         w->n_witness, nv);
-    /* The prover wants aligned plain values; the mapping is not aligned. */
-    cuzk_fr *plain = malloc(nv * sizeof *plain);
-    if (!plain)
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory for the witness");
-    memcpy(plain, w->values, nv * sizeof *plain);
-    cuzk_status st = ci->prove(k, plain, nv, out, pool, t, err);
-    free(plain);
-    return st;
-}
-
 size_t cuzk_key_n_coefs(const cuzk_key *k) {
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
     cuzk_key_arrays v;

@@ -68,16 +68,15 @@ unsigned cuzk_key_log_n(const cuzk_key *k);
  * without them proves only inputs that carry a, b, c (groth16/abc.h). */
 size_t cuzk_key_n_coefs(const cuzk_key *k);
 
-/*
- * Prove with |k| for the witness |w| (checked: same curve, same length,
- * values < r; CUZK_EUNSUPPORTED for a key without coefficients).  Fresh blinding from the OS CSPRNG.  |t| may be NULL.
- */
-cuzk_status cuzk_key_prove(const cuzk_key *k, const cuzk_wtns *w,
-                           cuzk_proof *out, cuzk_pool *pool,
-                           cuzk_groth16_timing *t, cuzk_error *err);
+/* Proving with a key goes through the engine (its devices hold the
+ * prover's scratch in the charged buffer pool) or, in the tests, through
+ * tests/cpu_prove.h. */
 
 /* The verification key of |k| (free with cuzk_vk_free). */
 cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err);
+/* Frees what |vk| owns (its IC array), not |vk| itself: for a key held by
+ * value.  The public cuzk_vk_release (include/cuzk.h) is the other half of
+ * cuzk_vk_load: it frees a heap key, struct included, and calls this. */
 void cuzk_vk_free(cuzk_vk *vk);
 
 /*

@@ -65,6 +65,10 @@ struct cuzk_gpu_prover {
     int b2_cpu;
     void *h_gather;
     size_t h_gather_cap;
+    /* the CPU B2 MSM's scratch (groth16.h: the caller's), kept and grown
+     * like h_gather */
+    void *h_b2;
+    size_t h_b2_cap;
     struct b2_job *b2_job;
     int b2_sync, b2_started, b2_quit;
     pthread_t b2_thread;
@@ -156,6 +160,7 @@ void cuzk_gpu_prover_free(cuzk_gpu_prover *p) {
     if (p->h_bad)
         cuzk_gpu_host_free(p->ctx, p->h_bad);
     free(p->h_gather);
+    free(p->h_b2);
     free(p);
 }
 
@@ -311,13 +316,22 @@ static cuzk_status b2_cpu(struct b2_job *j) {
         p->h_gather = g;
         p->h_gather_cap = need;
     }
+    size_t sneed = ci->b2_msm_scratch_bytes(k, cuzk_pool_threads(p->pool));
+    if (sneed > p->h_b2_cap) {
+        void *g = realloc(p->h_b2, sneed);
+        if (!g)
+            return cuzk_fail(&j->err, CUZK_ENOMEM, "GPU prove: no host memory for B2's MSM "
+                                                   "scratch (%zu bytes)", sneed);
+        p->h_b2 = g;
+        p->h_b2_cap = sneed;
+    }
     for (size_t i = 0; i < j->np; i++) {
         cuzk_status st = ci->b2_msm_cpu(k, (const cuzk_fr *)j->host_w[i],
                                         (cuzk_fr *)p->h_gather,
                                         (uint8_t *)j->results + i * ci->g2_jacobian_bytes,
-                                        p->pool);
+                                        p->h_b2, p->h_b2_cap, p->pool);
         if (st != CUZK_OK)
-            return cuzk_fail(&j->err, st, "GPU prove: B2 on the CPU: out of memory");
+            return cuzk_fail(&j->err, st, "GPU prove: B2 on the CPU: %s", cuzk_status_text(st));
     }
     return CUZK_OK;
 }

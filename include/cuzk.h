@@ -169,8 +169,7 @@ typedef struct cuzk_vk cuzk_vk;
  * Returns: CUZK_OK; CUZK_ENOTFOUND / CUZK_EIO (path); CUZK_EFORMAT (neither
  *   a .zkey nor a verification key); CUZK_ECURVE (a curve of neither
  *   kind); the point errors of a bad key (CUZK_ERANGE, CUZK_ENOTONCURVE,
- *   CUZK_ENOTINSUBGROUP); CUZK_EUNSUPPORTED (JSON in a build without
- *   jansson); CUZK_ENOMEM.
+ *   CUZK_ENOTINSUBGROUP); CUZK_ENOMEM.
  * Out: |*vk| (free with cuzk_vk_release); NULL on failure.
  */
 CUZK_API cuzk_status cuzk_vk_load(cuzk_vk **vk, const char *path, cuzk_error *err);
@@ -679,11 +678,12 @@ CUZK_API cuzk_status cuzk_job_public_bytes(const cuzk_job *job, cuzk_curve *curv
 
 /* ---- keys ------------------------------------------------------------------------- */
 
-/* Where a key lives, best first.  A CPU-only engine uses HOST and DISK;
- * PINNED and DEVICE are the GPU tiers, MMAP the native key format's. */
+/* Where a key lives, from the slowest to the fastest.  A CPU-only engine
+ * uses HOST and DISK; PINNED and DEVICE are the GPU tiers.  The values are
+ * part of the ABI (cuzk_key_info.tier, cuzk_device_config.gpu_key_tier):
+ * 1 names no tier. */
 typedef enum cuzk_key_tier {
     CUZK_TIER_DISK = 0,
-    CUZK_TIER_MMAP = 1,
     CUZK_TIER_HOST = 2,
     CUZK_TIER_PINNED = 3,
     CUZK_TIER_DEVICE = 4

@@ -23,6 +23,9 @@
  *     Returns CUZK_OK; CUZK_ENOMEM if scratch memory (about 40 bytes per
  *     non-trivial scalar plus the buckets) cannot be allocated, or
  *     CUZK_ERANGE if n >= 2^32; on failure r is set to infinity.
+ *     It allocates its scratch per call, as tests and benchmarks want:
+ *     nothing in the library calls it or G_msm_window (the provers use
+ *     G_msm_with_scratch with the caller's buffer).
  *     Variable time: time and memory accesses depend on the scalars (their
  *     zeros, ones and digits), as in every Groth16 prover in use (snarkjs,
  *     rapidsnark, bellperson); do not use it where that must not leak.
@@ -49,11 +52,11 @@
  *                                  void *scratch, size_t scratch_bytes,
  *                                  cuzk_pool *pool)
  *     G_msm_window computing in the caller's |scratch| (any alignment; at
- *     least G_msm_scratch_bytes(n, c, cuzk_pool_threads(pool)) bytes, else
- *     CUZK_EINVAL): it allocates nothing, so a prover that sizes its
- *     scratch once per key makes no allocation per proof (blst's
- *     Pippenger takes its scratch the same way).  scratch = NULL is
- *     G_msm_window: scratch allocated inside, for tools and tests.
+ *     least G_msm_scratch_bytes(n, c, cuzk_pool_threads(pool)) bytes; a
+ *     NULL or shorter buffer is CUZK_EINVAL, never an allocation): it
+ *     allocates nothing, so a prover that sizes its scratch once per key
+ *     makes no allocation per proof (blst's Pippenger takes its scratch
+ *     the same way).  n = 0 needs no buffer.
  *     The caller's buffer must not be shared by two calls at once.
  *
  * Thread safety: pure functions of their inputs; any number may run at

@@ -633,10 +633,10 @@ cuzk_status GN(msm_window)(MSM_G *r, const G_AFF *bases,
 cuzk_status GN(msm_with_scratch)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
                                  size_t n, int scalars_are_mont, unsigned win,
                                  void *scratch, size_t scratch_bytes, cuzk_pool *pool) {
-    if (scratch == NULL)
-        return MN(run)(r, bases, scalars, n, scalars_are_mont, win, NULL, pool);
     GN(set_inf)(r);
-    if (scratch_bytes < GN(msm_scratch_bytes)(n, win, cuzk_pool_threads(pool)))
+    if (n == 0)
+        return CUZK_OK;
+    if (scratch == NULL || scratch_bytes < GN(msm_scratch_bytes)(n, win, cuzk_pool_threads(pool)))
         return CUZK_EINVAL;
     char *mem = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     return MN(run)(r, bases, scalars, n, scalars_are_mont, win, mem, pool);

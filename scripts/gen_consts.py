@@ -6,7 +6,10 @@ Writes field/consts_gen.h.  Inputs are only the defining parameters:
   BN254:     u = 0x44e992b44a6909f1, p = 36u^4+36u^3+24u^2+6u+1, r = 36u^4+36u^3+18u^2+6u+1
 Everything else (Montgomery constants, roots of unity, curve coefficients,
 generators' Montgomery images, Frobenius coefficients) is computed here and
-re-checked independently by tests/test_consts.c with GMP.
+checked independently: tests/test_field.c re-derives the field constants and
+roots of unity from the moduli with GMP, tests/test_tower.c checks every
+Frobenius map against a^(p^k), and tests/test_curve.c checks the curve
+constants (generators, cofactors, endomorphisms) on points.
 Run: python3 scripts/gen_consts.py > field/consts_gen.h
 """
 

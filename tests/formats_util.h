@@ -1,5 +1,7 @@
 /*
- * What the format tests share (tests/test_formats.c, tests/test_formats_damage.c):
+ * What the format tests share (one program per reader:
+ * tests/test_formats_r1cs.c, _wtns.c, _zkey.c, _json.c, and the damaged
+ * files of tests/test_formats_damage.c):
  * the committed interop fixtures of both curves (tests/interop/fixtures,
  * made by tests/interop/build_fixtures.sh with circom 2.2.3 and snarkjs
  * 0.7.6) with the counts `snarkjs r1cs info` printed for them, a tiny
@@ -26,9 +28,7 @@
 #include "testutil.h"
 #include "util/paste.h"
 
-#ifdef CUZK_HAVE_JANSSON
 #include <jansson.h>
-#endif
 
 typedef struct circuit_info {
     const char *name;
@@ -146,6 +146,49 @@ static inline void resize_sec(container *c, uint32_t id, size_t n) {
     s->n = n;
 }
 
+/* Every section of |orig| with an id in |ids| has the same payload in
+ * |mine| (physical order may differ). */
+static inline int same_payloads(const uint8_t *orig, size_t olen, const uint8_t *mine,
+                                size_t mlen, const uint32_t *ids, int n_ids) {
+    container a, b;
+    int ok = split(&a, orig, olen) & split(&b, mine, mlen);
+    for (int i = 0; ok && i < n_ids; i++) {
+        sec *x = find_sec(&a, ids[i]), *y = find_sec(&b, ids[i]);
+        ok = x && y && x->n == y->n && !memcmp(x->p, y->p, x->n);
+    }
+    container_free(&a);
+    container_free(&b);
+    return ok;
+}
+
+/* With CUZK_FORMATS_OUT=<dir>: |b| as <dir>/<sub>/<name>, for
+ * tests/interop/run.sh to hand to snarkjs. */
+static inline void write_out(const char *sub, const char *name, const uint8_t *b, size_t n) {
+    const char *dir = getenv("CUZK_FORMATS_OUT");
+    char path[1024];
+    if (!dir)
+        return;
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    mkdir(dir, 0755);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, name);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(b, 1, n, f);
+        fclose(f);
+    }
+}
+
+/* A uniformly random element of |c|'s Fr. */
+static inline void random_fr(cuzk_curve c, cuzk_fr *out) {
+    uint64_t l[4];
+    tu_rand_below(l, cuzk_curve_r_limbs(c), 4);
+    uint8_t b[32];
+    for (int i = 0; i < 4; i++)
+        cuzk_wr_u64(b + 8 * i, l[i]);
+    cuzk_fr_from_le(c, out, b, NULL);
+}
+
 typedef enum { K_R1CS, K_WTNS, K_ZKEY } kind;
 
 /* Parse |len| bytes with the reader of |k| from an exact-size heap copy (so
@@ -223,6 +266,24 @@ static inline void unload(loaded *L) {
     cuzk_wtns_close(&L->wtns);
     cuzk_zkey_close(&L->zkey);
     free(L->w);
+}
+
+/* Every fixture of both curves loaded into |all|, |fn| run on each that
+ * loaded; unload_all frees them. */
+static inline void load_all(loaded all[2][N_CIRCUITS],
+                            void (*fn)(loaded *L, int ci, const circuit_info *in)) {
+    for (int ci = 0; ci < 2; ci++)
+        for (size_t i = 0; i < N_CIRCUITS; i++) {
+            load_fixture(&all[ci][i], ci, &circuits[i]);
+            if (all[ci][i].ok && fn)
+                fn(&all[ci][i], ci, &circuits[i]);
+        }
+}
+
+static inline void unload_all(loaded all[2][N_CIRCUITS]) {
+    for (int ci = 0; ci < 2; ci++)
+        for (size_t i = 0; i < N_CIRCUITS; i++)
+            unload(&all[ci][i]);
 }
 
 #endif

@@ -24,19 +24,23 @@ static double now_us(void) {
 static cuzk_status evaluate_cpu(const cuzk_gpu_key *gk, const cuzk_wtns *w, cuzk_pool *pool,
                                 cuzk_fr **abc, cuzk_error *err) {
     const cuzk_key *k = gk->key;
-    size_t n = gk->n, nv = gk->n_vars;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    size_t n = gk->n, nv = gk->n_vars, sb = ci->evaluate_scratch_bytes(k);
     cuzk_fr *wit = malloc(nv * sizeof *wit);
+    void *scratch = malloc(sb ? sb : 1);
     *abc = malloc(3 * n * sizeof **abc);
-    if (!wit || !*abc) {
+    if (!wit || !*abc || !scratch) {
         free(wit);
+        free(scratch);
         free(*abc);
         *abc = NULL;
         return cuzk_fail(err, CUZK_ENOMEM, "no memory to evaluate a, b, c");
     }
     memcpy(wit, w->values, nv * sizeof *wit);
-    cuzk_status st = cuzk_curve_impl_get(k->curve)->evaluate(k, wit, *abc, *abc + n,
-                                                             *abc + 2 * n, pool, err);
+    cuzk_status st = ci->evaluate_with_scratch(k, wit, *abc, *abc + n, *abc + 2 * n, scratch, sb,
+                                               pool, err);
     free(wit);
+    free(scratch);
     if (st != CUZK_OK) {
         free(*abc);
         *abc = NULL;

@@ -29,6 +29,7 @@
 #include "groth16/synth.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
+#include "cpu_prove.h"
 #include "testutil.h"
 
 static cuzk_pool *pool;
@@ -162,7 +163,7 @@ static void bad_images(const cuzk_curve_impl *ci, const cuzk_key *k, const uint8
         cuzk_proof p;
         memset(&p, 0xa5, sizeof p);
         cuzk_status s1 = cuzk_abc_check_key(&x, ci->id, ci->key_n_vars(k), ci->key_log_n(k), &e1);
-        cuzk_status s2 = cuzk_abc_prove(k, &x, &one, &one, &p, pool, NULL, &e2);
+        cuzk_status s2 = tu_abc_prove(k, &x, &one, &one, &p, pool, NULL, &e2);
         uint8_t pat[sizeof p];
         memset(pat, 0xa5, sizeof pat);
         CHECK(s1 == CUZK_EMISMATCH && s2 == CUZK_EMISMATCH && strstr(e1.msg, lens[i].says) &&
@@ -191,7 +192,7 @@ static void bad_images(const cuzk_curve_impl *ci, const cuzk_key *k, const uint8
         memset(&p, 0xa5, sizeof p);
         uint8_t pat[sizeof p];
         memset(pat, 0xa5, sizeof pat);
-        cuzk_status s1 = cuzk_abc_prove(k, &x, &one, &one, &p, pool, NULL, &e1);
+        cuzk_status s1 = tu_abc_prove(k, &x, &one, &one, &p, pool, NULL, &e1);
         CHECK(s1 == CUZK_ECURVE && strstr(e1.msg, "the image is for") &&
                   !memcmp(&p, pat, sizeof p),
               "a %s image for a %s key: %d \"%s\"", o->name, ci->name, (int)s1, e1.msg);
@@ -252,10 +253,17 @@ static void one_size(const cuzk_curve_impl *ci, unsigned log2, uint32_t n_constr
     /* the R1CS path, steps by hand with the fixed r, s */
     cuzk_proof p1, p2, p3;
     cuzk_groth16_timing tm;
-    CHECK(ci->evaluate(&key, plain, abc, abc + n, abc + 2 * n, pool, &err) == CUZK_OK &&
+    unsigned threads = cuzk_pool_threads(pool);
+    size_t eb = ci->evaluate_scratch_bytes(&key), mb = ci->msms_scratch_bytes(&key, threads);
+    void *scratch = malloc(eb > mb ? eb : mb);
+    CHECK(scratch &&
+              ci->evaluate_with_scratch(&key, plain, abc, abc + n, abc + 2 * n, scratch, eb, pool,
+                                        &err) == CUZK_OK &&
               ci->compute_h(&key, abc, abc + n, abc + 2 * n, pool, &err) == CUZK_OK &&
-              ci->msms_assemble(&p1, &key, plain, abc, &r, &s, pool, &tm, &err) == CUZK_OK,
+              ci->msms_assemble_with_scratch(&p1, &key, plain, abc, &r, &s, scratch, mb, pool, &tm,
+                                             &err) == CUZK_OK,
           "%s 2^%u: R1CS path proves: %s", ci->name, log2, err.msg);
+    free(scratch);
     CHECK(cuzk_vk_verify(&vk, wit + 1, n_pub, &p1, &err) == CUZK_OK,
           "%s 2^%u: R1CS proof verifies: %s", ci->name, log2, err.msg);
 
@@ -269,7 +277,7 @@ static void one_size(const cuzk_curve_impl *ci, unsigned log2, uint32_t n_constr
           "%s 2^%u: header: curve %d, m %llu (domain %zu), n_vars %llu", ci->name, log2,
           (int)x.curve, (unsigned long long)x.m, n, (unsigned long long)x.n_vars);
     memset(&p2, 0, sizeof p2);
-    CHECK(cuzk_abc_prove(&key, &x, &r, &s, &p2, pool, NULL, &err) == CUZK_OK,
+    CHECK(tu_abc_prove(&key, &x, &r, &s, &p2, pool, NULL, &err) == CUZK_OK,
           "%s 2^%u: image path proves: %s", ci->name, log2, err.msg);
     CHECK(proof_bytes_equal(ci, &p1, &p2), "%s 2^%u: both paths give the same proof bytes",
           ci->name, log2);
@@ -288,7 +296,7 @@ static void one_size(const cuzk_curve_impl *ci, unsigned log2, uint32_t n_constr
         CHECK(cuzk_key_n_coefs(&key0) == 0 && cuzk_key_n_coefs(&key) > 0,
               "%s 2^%u: coefficient counts", ci->name, log2);
         memset(&p3, 0, sizeof p3);
-        CHECK(cuzk_abc_prove(&key0, &x, &r, &s, &p3, pool, NULL, &err) == CUZK_OK &&
+        CHECK(tu_abc_prove(&key0, &x, &r, &s, &p3, pool, NULL, &err) == CUZK_OK &&
                   proof_bytes_equal(ci, &p1, &p3),
               "%s 2^%u: the key without coefficients proves the image alike: %s", ci->name, log2,
               err.msg);
@@ -299,7 +307,7 @@ static void one_size(const cuzk_curve_impl *ci, unsigned log2, uint32_t n_constr
         CHECK(cuzk_wtns_write_mem(ci->id, wit, nv, &wbuf, &wsize, &err) == CUZK_OK &&
                   cuzk_wtns_from_mem(&wt, wbuf, wsize, &err) == CUZK_OK,
               "%s 2^%u: witness image: %s", ci->name, log2, err.msg);
-        cuzk_status st = cuzk_key_prove(&key0, &wt, &p3, pool, NULL, &e2);
+        cuzk_status st = tu_key_prove(&key0, &wt, &p3, pool, NULL, &e2);
         CHECK(st == CUZK_EUNSUPPORTED && strstr(e2.msg, "no A and B coefficients"),
               "%s 2^%u: a witness for the key without coefficients: %d \"%s\"", ci->name, log2,
               (int)st, e2.msg);

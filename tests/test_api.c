@@ -19,6 +19,7 @@
 #include "engine/api.h"
 #include "groth16/key.h"
 #include "groth16/wtns.h"
+#include "cpu_prove.h"
 #include "testutil.h"
 #include "util/threadpool.h"
 
@@ -72,7 +73,7 @@ static int prove_image(const fixture *f, cuzk_proof_bytes *pb) {
     if (ok) {
         ok = cuzk_wtns_open(&w, f->wtns, &err) == CUZK_OK;
         if (ok) {
-            ok = cuzk_key_prove(&k, &w, &p, pool, NULL, &err) == CUZK_OK;
+            ok = tu_key_prove(&k, &w, &p, pool, NULL, &err) == CUZK_OK;
             cuzk_wtns_close(&w);
         }
         cuzk_key_free(&k);
@@ -235,7 +236,6 @@ static void one_curve(cuzk_curve curve) {
     CHECK(cuzk_file_inspect(&info, p, &err) == CUZK_EFORMAT, "%s: junk is no file kind", cn);
     snprintf(p, sizeof p, "%s/none", f.dir);
     CHECK(cuzk_vk_load(&bad, p, &err) == CUZK_ENOTFOUND, "%s: missing key file", cn);
-#ifdef CUZK_HAVE_JANSSON
     char vkp[256], pp[256], pubp[256];
     snprintf(vkp, sizeof vkp, "%s/vk.json", f.dir);
     snprintf(pp, sizeof pp, "%s/proof.json", f.dir);
@@ -264,7 +264,6 @@ static void one_curve(cuzk_curve curve) {
           "%s: a signal >= r is not written", cn);
     free(pub2);
     cuzk_vk_release(vk2);
-#endif
     engine_images(&f, vk, pub, n_pub);
     free(pub);
     cuzk_vk_release(vk);

@@ -37,8 +37,12 @@
 #include "groth16/synth.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
+#include "cpu_prove.h"
 #include "testutil.h"
 #include "util/threadpool.h"
+
+TU_GROTH16_PROVE_DEFINE(bls12_381)
+TU_GROTH16_PROVE_DEFINE(bn254)
 
 static cuzk_pool *g_pool;
 
@@ -153,7 +157,7 @@ static T(groth16_proof) T(prove)(const T(groth16_pk) *pk, const FR *plain, const
     T(groth16_proof) p;
     cuzk_error err = {0};
     memset(&p, 0, sizeof p);
-    *st = T(groth16_prove)(&p, pk, plain, pk->n_vars, r, s, g_pool, NULL, &err);
+    *st = T(tu_groth16_prove)(&p, pk, plain, pk->n_vars, r, s, g_pool, NULL, &err);
     CHECK(*st == CUZK_OK, "%s: prove: %s", PN, err.msg);
     return p;
 }
@@ -226,7 +230,7 @@ static void T(test_generated)(unsigned log2) {
     T(rand_fr)(&ss);
     CHECK(T(groth16_prove_with_scratch)(&p1, pk, plain, nv, &rr, &ss, sc, need, g_pool, NULL,
                                         &err) == CUZK_OK &&
-              T(groth16_prove)(&p2, pk, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_OK &&
+              T(tu_groth16_prove)(&p2, pk, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_OK &&
               !memcmp(&p1, &p2, sizeof p1),
           "%s: prove in a scratch of exactly %zu bytes: %s", what, need, err.msg);
     CHECK(T(groth16_prove_with_scratch)(&p1, pk, plain, nv, &rr, &ss, sc, need - 1, g_pool, NULL,
@@ -237,15 +241,15 @@ static void T(test_generated)(unsigned log2) {
     /* counts that disagree with the bitmaps read past the points: refused */
     T(groth16_pk) bad = *pk;
     bad.n_a = pk->n_a + 1;
-    CHECK(T(groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
+    CHECK(T(tu_groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
           "%s: n_a one above the bitmap accepted", what);
     bad = *pk;
     bad.n_b = pk->n_b - 1; /* a gather by the bitmap would overrun its n_b */
-    CHECK(T(groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
+    CHECK(T(tu_groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
           "%s: n_b one below the bitmap accepted", what);
     bad = *pk;
     bad.b_density = NULL;
-    CHECK(T(groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
+    CHECK(T(tu_groth16_prove)(&p1, &bad, plain, nv, &rr, &ss, g_pool, NULL, &err) == CUZK_EINVAL,
           "%s: no B bitmap with n_b < n_vars accepted", what);
     free(plain), free(pub);
 out:
@@ -502,7 +506,7 @@ static void T(test_timing)(void) {
               "%s timing key: an array outside its one block", PN);
         FR *plain = T(plain_of)(wm, nv);
         T(groth16_proof) p;
-        CHECK(T(groth16_prove)(&p, pk, plain, nv, NULL, NULL, g_pool, NULL, &err) == CUZK_OK,
+        CHECK(T(tu_groth16_prove)(&p, pk, plain, nv, NULL, NULL, g_pool, NULL, &err) == CUZK_OK,
               "%s timing key: prove: %s", PN, err.msg);
         free(plain);
         free(ia), free(ib);

@@ -64,6 +64,21 @@ static unsigned max_overlap(cuzk_partition_info *pi, size_t n) {
     return best;
 }
 
+/* What a CPU device's worker holds as prover scratch for key |c| (a pool
+ * buffer: at least 64 KiB, at most 1.25 times the need). */
+static uint64_t scratch_charge(const eu_circuit *c) {
+    cuzk_key key;
+    cuzk_error err = {0};
+    uint64_t need = 0;
+    if (cuzk_key_load(&key, c->zkey, &err) != CUZK_OK)
+        return 0;
+    const cuzk_curve_impl *ci = cuzk_curve_impl_get(key.curve);
+    if (ci)
+        need = ci->msms_scratch_bytes(&key, 1);
+    cuzk_key_free(&key);
+    return need < (64 << 10) ? (64 << 10) : need + need / 4;
+}
+
 static void many_jobs_small_budget(const eu_circuit *c) {
     enum { JOBS = 8, PARTS = 2 };
     cuzk_engine_config cfg;
@@ -71,7 +86,9 @@ static void many_jobs_small_budget(const eu_circuit *c) {
     cfg.log_level = CUZK_LOG_WARN;
     cfg.trace_events = 64;
     eu_cpu_device(&cfg, 1);
-    uint64_t base = base_charge(&cfg);
+    /* The worker's prover scratch is charged like any buffer: part of the
+     * base, not room for buffer sets. */
+    uint64_t base = base_charge(&cfg) + scratch_charge(c);
     /* One buffer set: the witness (n_vars scalars) and a|b|c (3n scalars)
      * buffers, each at least the pool's 64 KiB class. */
     uint64_t set = 2 * (64 << 10), est = file_size(c->zkey) * 6 / 5 + 8192;
@@ -129,21 +146,6 @@ static void expect_tiers(cuzk_engine *e, cuzk_key_tier a, cuzk_key_tier b, cuzk_
     CHECK(ta == a && tb == b && tc == c, "%s: tiers A %s B %s C %s, want %s %s %s", when,
           cuzk_key_tier_name(ta), cuzk_key_tier_name(tb), cuzk_key_tier_name(tc),
           cuzk_key_tier_name(a), cuzk_key_tier_name(b), cuzk_key_tier_name(c));
-}
-
-/* What a CPU device's worker holds as prover scratch for key |c| (a pool
- * buffer: at least 64 KiB, at most 1.25 times the need). */
-static uint64_t scratch_charge(const eu_circuit *c) {
-    cuzk_key key;
-    cuzk_error err = {0};
-    uint64_t need = 0;
-    if (cuzk_key_load(&key, c->zkey, &err) != CUZK_OK)
-        return 0;
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(key.curve);
-    if (ci)
-        need = ci->msms_scratch_bytes(&key, 1);
-    cuzk_key_free(&key);
-    return need < (64 << 10) ? (64 << 10) : need + need / 4;
 }
 
 /* |cpu|: the device is a CPU one, whose worker holds prover scratch (a

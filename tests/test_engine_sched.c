@@ -30,9 +30,7 @@
 #include <regex.h>
 
 #include "test_engine_util.h"
-#ifdef CUZK_HAVE_JANSSON
 #include <jansson.h>
-#endif
 
 typedef struct gate {
     _Atomic int blocked, released;
@@ -242,7 +240,6 @@ static void request_ids(cuzk_engine *e, gate *g, const eu_circuit *c, unsigned *
 }
 
 static void trace(cuzk_engine *e) {
-#ifdef CUZK_HAVE_JANSSON
     cuzk_error err = {0};
     char *text;
     size_t len;
@@ -288,10 +285,6 @@ static void trace(cuzk_engine *e) {
           "a 1 ms window should hold fewer events");
     json_decref(root);
     free(text);
-#else
-    (void)e;
-    printf("  trace: jansson missing, not checked\n");
-#endif
 }
 
 /* The value of the sample line that starts with |prefix|, or -1. */

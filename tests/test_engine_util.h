@@ -116,10 +116,8 @@ static size_t eu_verify_job(cuzk_job *j, const cuzk_vk *vk) {
                     err.msg);
             continue;
         }
-#ifdef CUZK_HAVE_JANSSON
         if (!cuzk_job_proof_json(j, i) || !cuzk_job_public_json(j, i))
             continue;
-#endif
         ok++;
     }
     return ok;

@@ -6,7 +6,8 @@
  * field by field damage of the r1cs, wtns and zkey headers and sections,
  * points off the curve and off the subgroup, random byte flips, and
  * damaged snarkjs JSON (verification keys, proofs, public signals).
- * Fixtures of both curves; the well-formed files are tests/test_formats.c's.
+ * Fixtures of both curves; the well-formed files are checked by
+ * tests/test_formats_r1cs.c, _wtns.c, _zkey.c and _json.c.
  */
 #include "formats_util.h"
 
@@ -430,7 +431,6 @@ static void check_random_damage(kind k, const uint8_t *b, size_t len, const char
 
 /* ---- JSON damage ------------------------------------------------------------ */
 
-#ifdef CUZK_HAVE_JANSSON
 typedef enum { J_VK, J_PROOF, J_PUBLIC } jkind;
 
 static cuzk_status parse_json(jkind k, cuzk_curve c, const char *text, cuzk_error *err) {
@@ -675,7 +675,6 @@ static void check_json_jacobian(int ci, const char *proof_text) {
               "infinity written as (0, 1, 0)");
     free(out);
 }
-#endif
 
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_formats_damage");
@@ -721,7 +720,6 @@ int main(int argc, char **argv) {
         b = tu_read_file(fixture_path(ci, "poseidon_chain", "r1cs"), &len);
         check_truncations(K_R1CS, b, len, "poseidon_chain.r1cs");
         free(b);
-#ifdef CUZK_HAVE_JANSSON
         char *vk = (char *)tu_read_file(fixture_path(ci, "many_public", "vk.json"), &len);
         char *pr = (char *)tu_read_file(fixture_path(ci, "many_public", "proof.json"), &len);
         char *pub = (char *)tu_read_file(fixture_path(ci, "many_public", "public.json"), &len);
@@ -730,7 +728,6 @@ int main(int argc, char **argv) {
         free(vk);
         free(pr);
         free(pub);
-#endif
     }
     for (int ci = 0; ci < 2; ci++)
         for (size_t i = 0; i < N_CIRCUITS; i += 3)

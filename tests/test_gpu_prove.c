@@ -33,6 +33,7 @@
 #include "groth16/prove_gpu.h"
 #include "groth16/setup.h"
 #include "groth16/synth.h"
+#include "cpu_prove.h"
 #include "testutil.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/msm.h"
@@ -185,7 +186,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     CHECK(gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK, "%s 2^%u: GPU proof 2: %s",
           cname, log2, err.msg);
     print_timing("second (warm)", &t);
-    CHECK(cuzk_key_prove(&key, &w, &c1, pool, NULL, &err) == CUZK_OK, "%s 2^%u: CPU proof: %s",
+    CHECK(tu_key_prove(&key, &w, &c1, pool, NULL, &err) == CUZK_OK, "%s 2^%u: CPU proof: %s",
           cname, log2, err.msg);
     CHECK(cuzk_vk_verify(&vk, pub, n_pub, &g1, &err) == CUZK_OK, "%s 2^%u: GPU proof verifies: %s",
           cname, log2, err.msg);

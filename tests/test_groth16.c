@@ -21,7 +21,11 @@
 #include "groth16/key.h"
 #include "groth16/setup.h"
 #include "groth16/synth.h"
+#include "cpu_prove.h"
 #include "testutil.h"
+
+TU_GROTH16_PROVE_DEFINE(bls12_381)
+TU_GROTH16_PROVE_DEFINE(bn254)
 
 static cuzk_pool *pool;
 
@@ -278,7 +282,7 @@ static void test_fixture(const char *curve, const char *circ) {
     /* Two proofs of the same witness: both valid, different (fresh r, s). */
     cuzk_proof p[4];
     for (int i = 0; i < 4; i++)
-        CHECK(cuzk_key_prove(&key, &w, &p[i], pool, NULL, &err) == CUZK_OK, "%s/%s prove: %s",
+        CHECK(tu_key_prove(&key, &w, &p[i], pool, NULL, &err) == CUZK_OK, "%s/%s prove: %s",
               curve, circ, err.msg);
     CHECK(cuzk_vk_verify(&vk, pub, n_pub, &p[0], &err) == CUZK_OK, "%s/%s: proof verifies: %s",
           curve, circ, err.msg);
@@ -353,12 +357,12 @@ static void test_mismatch(void) {
         return;
     }
     if (cuzk_wtns_open(&w, wt_other, &err) == CUZK_OK) {
-        CHECK(cuzk_key_prove(&key, &w, &p, pool, NULL, &err) == CUZK_EMISMATCH && err.msg[0],
+        CHECK(tu_key_prove(&key, &w, &p, pool, NULL, &err) == CUZK_EMISMATCH && err.msg[0],
               "witness of another circuit rejected");
         cuzk_wtns_close(&w);
     }
     if (cuzk_wtns_open(&w, wt_curve, &err) == CUZK_OK) {
-        CHECK(cuzk_key_prove(&key, &w, &p, pool, NULL, &err) == CUZK_ECURVE,
+        CHECK(tu_key_prove(&key, &w, &p, pool, NULL, &err) == CUZK_ECURVE,
               "witness of another curve rejected");
         cuzk_wtns_close(&w);
     }
@@ -369,7 +373,7 @@ static void test_mismatch(void) {
     if (buf) {
         memset(buf + size - 32, 0xff, 32);
         if (cuzk_wtns_from_mem(&w, buf, size, &err) == CUZK_OK) {
-            CHECK(cuzk_key_prove(&key, &w, &p, pool, NULL, &err) == CUZK_ERANGE,
+            CHECK(tu_key_prove(&key, &w, &p, pool, NULL, &err) == CUZK_ERANGE,
                   "witness value above r rejected");
             cuzk_wtns_close(&w);
         } else
@@ -412,18 +416,18 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     if (curve == CUZK_CURVE_BN254) {
         bn254_fr zero;
         bn254_fr_set_zero(&zero);
-        CHECK(bn254_groth16_prove(&p1.p.bn254, &key.pk.bn254, (bn254_fr *)plain, nv, &zero,
+        CHECK(bn254_tu_groth16_prove(&p1.p.bn254, &key.pk.bn254, (bn254_fr *)plain, nv, &zero,
                                   &zero, pool, NULL, &err) == CUZK_OK &&
-                  bn254_groth16_prove(&p2.p.bn254, &key.pk.bn254, (bn254_fr *)plain, nv, &zero,
+                  bn254_tu_groth16_prove(&p2.p.bn254, &key.pk.bn254, (bn254_fr *)plain, nv, &zero,
                                       &zero, pool, NULL, &err) == CUZK_OK,
               "bn254 deterministic proofs: %s", err.msg);
     } else {
         bls12_381_fr zero;
         bls12_381_fr_set_zero(&zero);
-        CHECK(bls12_381_groth16_prove(&p1.p.bls12_381, &key.pk.bls12_381,
+        CHECK(bls12_381_tu_groth16_prove(&p1.p.bls12_381, &key.pk.bls12_381,
                                       (bls12_381_fr *)plain, nv, &zero, &zero, pool, NULL,
                                       &err) == CUZK_OK &&
-                  bls12_381_groth16_prove(&p2.p.bls12_381, &key.pk.bls12_381,
+                  bls12_381_tu_groth16_prove(&p2.p.bls12_381, &key.pk.bls12_381,
                                           (bls12_381_fr *)plain, nv, &zero, &zero, pool, NULL,
                                           &err) == CUZK_OK,
               "bls12_381 deterministic proofs: %s", err.msg);
@@ -436,10 +440,10 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     cuzk_proof p3;
     p3.curve = curve;
     if (curve == CUZK_CURVE_BN254)
-        bn254_groth16_prove(&p3.p.bn254, &key.pk.bn254, (bn254_fr *)plain, nv, NULL, NULL, pool,
+        bn254_tu_groth16_prove(&p3.p.bn254, &key.pk.bn254, (bn254_fr *)plain, nv, NULL, NULL, pool,
                             NULL, &err);
     else
-        bls12_381_groth16_prove(&p3.p.bls12_381, &key.pk.bls12_381, (bls12_381_fr *)plain, nv,
+        bls12_381_tu_groth16_prove(&p3.p.bls12_381, &key.pk.bls12_381, (bls12_381_fr *)plain, nv,
                                 NULL, NULL, pool, NULL, &err);
     CHECK(cuzk_vk_verify(&vk, wit + 1, n_pub, &p3, &err) == CUZK_EVERIFY,
           "2^%u: proof from an unsatisfying witness fails", log2);

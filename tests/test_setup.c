@@ -41,8 +41,12 @@
 #include "groth16/setup.h"
 #include "groth16/synth.h"
 #include "groth16/zkey.h"
+#include "cpu_prove.h"
 #include "testutil.h"
 #include "util/threadpool.h"
+
+TU_GROTH16_PROVE_DEFINE(bls12_381)
+TU_GROTH16_PROVE_DEFINE(bn254)
 
 static cuzk_pool *g_pool;
 
@@ -180,7 +184,7 @@ static void test_fixtures(void) {
                     size_t np = cuzk_key_n_public(&k);
                     cuzk_fr *pub = malloc((np + 1) * sizeof *pub);
                     cuzk_wtns_to_mont(&w, pub, 1, np, &err);
-                    int proved = cuzk_key_prove(&k, &w, &pr, g_pool, NULL, &err) == CUZK_OK &&
+                    int proved = tu_key_prove(&k, &w, &pr, g_pool, NULL, &err) == CUZK_OK &&
                                  cuzk_key_vk(&k, &vk, &err) == CUZK_OK;
                     CHECK(proved, "%s: prove: %s", base, err.msg);
                     if (proved) {
@@ -569,7 +573,7 @@ static void T(prove_verify)(const T(groth16_pk) *pk, const cuzk_fr *wm, const ch
         pub[i] = wm[1 + i].TEST_CURVE;
     T(groth16_proof) pr;
     T(groth16_vk) vk = {0};
-    cuzk_status st = T(groth16_prove)(&pr, pk, plain, nv, NULL, NULL, g_pool, NULL, &err);
+    cuzk_status st = T(tu_groth16_prove)(&pr, pk, plain, nv, NULL, NULL, g_pool, NULL, &err);
     CHECK(st == CUZK_OK, "%s: prove: %s", what, err.msg);
     if (st == CUZK_OK && T(groth16_vk_from_pk)(&vk, pk, &err) == CUZK_OK) {
         st = T(groth16_verify)(&vk, pub, pk->n_public, &pr, &err);

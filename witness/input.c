@@ -27,9 +27,7 @@
 
 #include "witness/internal.h"
 
-#ifdef CUZK_HAVE_JANSSON
 #include <jansson.h>
-#endif
 
 void wc_fnv1a(const char *name, uint32_t *hi, uint32_t *lo) {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -185,8 +183,6 @@ void cuzk_wc_input_free(cuzk_wc_input *in) {
 
 size_t cuzk_wc_input_count(const cuzk_wc_input *in) { return in->n_values; }
 
-#ifdef CUZK_HAVE_JANSSON
-
 static void flatten_count(json_t *v, size_t *n) {
     if (json_is_array(v)) {
         size_t i;
@@ -306,14 +302,3 @@ done:
     *out = in;
     return CUZK_OK;
 }
-
-#else
-
-cuzk_status cuzk_wc_input_parse(cuzk_wc_input **out, const cuzk_wc_circuit *c, const char *text,
-                                size_t len, cuzk_error *err) {
-    (void)c, (void)text, (void)len;
-    *out = NULL;
-    return cuzk_fail(err, CUZK_EUNSUPPORTED, "reading input.json needs jansson");
-}
-
-#endif

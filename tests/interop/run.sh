@@ -16,18 +16,20 @@
 #                       tampered variants.
 #   writers -> snarkjs  zkeys re-serialized by cuzk's zkey writer and
 #                       verification keys written by cuzk's JSON writer (made
-#                       by the test_formats program with CUZK_FORMATS_OUT)
+#                       by the test_formats_zkey and test_formats_json
+#                       programs with CUZK_FORMATS_OUT)
 #                       are accepted by snarkjs: it proves with the zkey, its
 #                       exported vk equals the original, and it verifies
 #                       with our vk.json.
 #
-# Usage: tests/interop/run.sh [CUZK_BIN] [TEST_FORMATS_BIN]
+# Usage: tests/interop/run.sh [CUZK_BIN] [TEST_FORMATS_DIR]
 #   CUZK_BIN          the built `cuzk` (CLI contract: `cuzk prove <zkey>
 #                     <wtns> <proof.json> <public.json>`, `cuzk verify
 #                     <vk.json> <public.json> <proof.json>`: exit 0 and "OK"
 #                     on success, non-zero otherwise).  Without it only the
 #                     snarkjs parts run.
-#   TEST_FORMATS_BIN  defaults to test_formats next to CUZK_BIN, if present.
+#   TEST_FORMATS_DIR  the folder of test_formats_zkey and test_formats_json;
+#                     defaults to CUZK_BIN's, if they are there.
 # Needs node/npm; runs `npm ci` here when node_modules is missing.  Ends with
 # "interop: N passed, N failed" and exits non-zero on any failure.
 set -uo pipefail
@@ -36,8 +38,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$HERE/fixtures
 CUZK=${1:-}
 TF=${2:-}
-if [ -n "$CUZK" ] && [ -z "$TF" ] && [ -x "$(dirname "$CUZK")/test_formats" ]; then
-    TF=$(dirname "$CUZK")/test_formats
+if [ -n "$CUZK" ] && [ -z "$TF" ] && [ -x "$(dirname "$CUZK")/test_formats_zkey" ]; then
+    TF=$(dirname "$CUZK")
 fi
 CURVES=(bn128 bls12381)
 CIRCUITS=(multiplier poseidon_chain merkle many_public)
@@ -164,11 +166,14 @@ done
 
 if [ -n "$TF" ]; then
     out=$WORK/rewritten
-    if CUZK_FORMATS_OUT=$out CUZK_SOURCE_DIR=$(cd "$HERE/../.." && pwd) "$TF" >"$WORK/tf.log" 2>&1; then
-        ok "test_formats wrote the rewritten keys"
-    else
-        bad "test_formats failed: $(tail -n 2 "$WORK/tf.log" | tr '\n' ' ')"
-    fi
+    for prog in test_formats_zkey test_formats_json; do
+        if CUZK_FORMATS_OUT=$out CUZK_SOURCE_DIR=$(cd "$HERE/../.." && pwd) "$TF/$prog" \
+            >"$WORK/$prog.log" 2>&1; then
+            ok "$prog wrote the rewritten files"
+        else
+            bad "$prog failed: $(tail -n 2 "$WORK/$prog.log" | tr '\n' ' ')"
+        fi
+    done
     for curve in "${CURVES[@]}"; do
         for c in "${CIRCUITS[@]}"; do
             f=$FIX/$curve/$c
@@ -190,7 +195,7 @@ if [ -n "$TF" ]; then
         done
     done
 else
-    echo "interop: no test_formats binary: writer checks skipped"
+    echo "interop: no test_formats_zkey / test_formats_json: writer checks skipped"
     [ "${CUZK_REQUIRE_ALL:-0}" = 1 ] && bad "CUZK_REQUIRE_ALL=1: the writer checks may not be skipped"
 fi
 [ -n "$CUZK" ] || echo "interop: no cuzk binary given: ran the snarkjs checks only"
