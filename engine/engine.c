@@ -538,14 +538,14 @@ static int attachable(const engine_job *j) {
 }
 
 /* jobs_lock held: hand out |x| for a duplicate request id whose content
- * digest is |digest|. */
+ * digest is |digest| (NULL: not compared). */
 static cuzk_status attach_locked(engine_job *x, engine_key *k, size_t n, const uint8_t *digest,
                                  cuzk_job **job, int *attached, cuzk_error *err) {
     if (x->key != k || x->n_parts != n)
         return cuzk_fail(err, CUZK_EMISMATCH,
                          "request id %s belongs to a job with key %s and %u partitions",
                          x->request_id, x->key_id, x->n_parts);
-    if (x->has_digest && memcmp(x->digest, digest, sizeof x->digest))
+    if (x->has_digest && digest && memcmp(x->digest, digest, sizeof x->digest))
         return cuzk_fail(err, CUZK_ECONFLICT,
                          "request id '%s' belongs to a job with other content (key, circuit or "
                          "witnesses differ): use a new request id",
@@ -582,16 +582,11 @@ cuzk_status cuzk_submit(cuzk_engine *e, cuzk_job **job, int *attached, const cuz
 static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job, int *attached,
                                    const cuzk_submit_opts *o, cuzk_error *err) {
     cuzk_status s;
-    uint8_t digest[32] = {0};
     if (o->request_id) { /* attach without building anything */
-        if (o->digest)
-            memcpy(digest, o->digest, sizeof digest);
-        else
-            cuzk_submit_digest(o, digest);
         pthread_mutex_lock(&e->jobs_lock);
         engine_job *x = table_find(e, o->request_id);
         if (x && attachable(x)) {
-            s = attach_locked(x, k, o->n_witnesses, digest, job, attached, err);
+            s = attach_locked(x, k, o->n_witnesses, o->digest, job, attached, err);
             pthread_mutex_unlock(&e->jobs_lock);
             return s;
         }
@@ -611,7 +606,7 @@ static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job
     engine_job *x = table_find(e, j->request_id);
     if (atomic_load(&e->closing) || (x && attachable(x))) {
         s = atomic_load(&e->closing) ? cuzk_fail(err, CUZK_ECANCELLED, "engine is shutting down")
-                                     : attach_locked(x, k, o->n_witnesses, digest, job, attached,
+                                     : attach_locked(x, k, o->n_witnesses, o->digest, job, attached,
                                                      err);
         pthread_mutex_unlock(&e->jobs_lock);
         job_discard(e, j);
@@ -621,8 +616,8 @@ static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job
         table_unlink(e, x);
         replaced = x;
     }
-    if (o->request_id) {
-        memcpy(j->digest, digest, sizeof digest);
+    if (o->request_id && o->digest) {
+        memcpy(j->digest, o->digest, sizeof j->digest);
         j->has_digest = 1;
     }
     j->on_end = o->on_end;

@@ -484,8 +484,9 @@ struct cuzk_job {
     engine_circuit *circuit;
     int prio;
     uint64_t submit_ns, deadline_ns;
-    /* cuzk_submit_digest of what the job proves, when it has a caller's
-     * request id: a submit attaching to it must carry the same. */
+    /* The caller's digest of what the job proves (cuzk_submit_opts.digest),
+     * when it gave one with its request id: a submit attaching with a
+     * digest must carry the same. */
     uint8_t digest[32];
     int has_digest;
     /* cuzk_submit_opts.on_end: called once, by engine_job_end */

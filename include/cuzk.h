@@ -439,10 +439,12 @@ typedef struct cuzk_submit_opts {
      * caller learns of the end with cuzk_job_await or cuzk_job_status. */
     void (*on_end)(void *ctx, cuzk_job *job);
     void *on_end_ctx;
-    /* With |request_id|: 32 bytes that identify what the job proves, when
-     * the caller knows them already (hashing a 2^27 witness takes
-     * seconds); NULL: cuzk_submit computes cuzk_submit_digest.  A submit
-     * attaching to the job must carry the same. */
+    /* With |request_id|: 32 bytes that identify what the job proves
+     * (cuzk_submit_digest, or the caller's own when it knows them without
+     * hashing gigabytes), recorded with the id.  A later submit of the id
+     * that carries a digest attaches only if it is the same (else
+     * CUZK_ECONFLICT); NULL: no content is recorded or compared, only the
+     * key and the number of partitions. */
     const uint8_t *digest;
 } cuzk_submit_opts;
 
@@ -457,10 +459,10 @@ typedef struct cuzk_submit_opts {
  * job before submitting it call cuzk_submit_check first: the same checks,
  * in the same words.
  *
- * A request id is recorded with the job's content digest
- * (cuzk_submit_digest).  A submit of an id whose job is queued, running
- * or done attaches to it: nothing is checked or proved again, and the
- * content must be the same.
+ * A submit of a request id whose job is queued, running or done attaches
+ * to it: nothing is checked or proved again.  The key and the number of
+ * partitions must be the job's, and, where both submits carry a content
+ * digest (cuzk_submit_opts.digest), the content too.
  *
  * Returns: CUZK_OK; CUZK_EINVAL (no witnesses, id too long, a witness with
  *   none or more than one of path, data and inputs, empty data or inputs,

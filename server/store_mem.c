@@ -397,6 +397,12 @@ static int mem_submit(cuzkd_server *srv, const cuzkd_job_req *q, json_t **doc,
      * to the pool when the request ends. */
     size_t handed = hand_uploads(q, w);
     o.witnesses = w;
+    /* the request id's content, compared by the engine on an attach */
+    uint8_t digest[32];
+    if (o.request_id) {
+        cuzk_submit_digest(&o, digest);
+        o.digest = digest;
+    }
     cuzk_job *job = NULL;
     int attached = 0;
     cuzk_error err = {0};

@@ -6,9 +6,10 @@
  *   final (DONE with a proof, CANCELLED, FAILED with the failing check's
  *   words, cancelled by engine shutdown), never for a submit that
  *   attached or failed;
- * - a request id attaches only to the same content: other witness bytes
- *   are CUZK_ECONFLICT, another number of partitions CUZK_EMISMATCH, and
- *   a caller's own digest replaces the engine's;
+ * - a request id attaches only to the same content where both submits
+ *   carry a digest (cuzk_submit_digest): other witness bytes are
+ *   CUZK_ECONFLICT, another number of partitions CUZK_EMISMATCH; without
+ *   one only the key and partitions are compared;
  * - cuzk_submit_digest changes with any byte of a witness, the circuit
  *   named and the number of partitions, and not with the key string;
  * - cuzk_submit_check refuses a witness of another curve, of another size
@@ -34,10 +35,16 @@ static void on_end(void *ctx, cuzk_job *job) {
     atomic_fetch_add(&n->calls, 1);
 }
 
+/* A submit with the content digest of its witnesses when it has an id. */
 static cuzk_status submit(cuzk_engine *e, const char *key, const char *rid, cuzk_witness *w,
                           size_t n, ends *cb, cuzk_job **j, int *attached, cuzk_error *err) {
     cuzk_submit_opts o = {.key = key, .request_id = rid, .witnesses = w, .n_witnesses = n,
                           .on_end = cb ? on_end : NULL, .on_end_ctx = cb};
+    uint8_t d[32];
+    if (rid && n) {
+        cuzk_submit_digest(&o, d);
+        o.digest = d;
+    }
     return cuzk_submit(e, j, attached, &o, err);
 }
 
@@ -128,6 +135,13 @@ static void conflicts(cuzk_engine *e, const eu_circuit *c, const eu_circuit *oth
     int attached = 0;
     s = submit(e, "k", "rid-c", &w, 1, NULL, &j2, &attached, &err);
     CHECK(s == CUZK_OK && attached, "same bytes, same id: %s (%s)", cuzk_status_name(s), err.msg);
+    cuzk_job_release(j2);
+    /* no digest: only the key and the partitions are compared */
+    cuzk_submit_opts plain = {.key = "k", .request_id = "rid-c", .witnesses = &w2,
+                              .n_witnesses = 1};
+    s = cuzk_submit(e, &j2, &attached, &plain, &err);
+    CHECK(s == CUZK_OK && attached, "other bytes without a digest attach: %s (%s)",
+          cuzk_status_name(s), err.msg);
     cuzk_job_release(j2);
     /* a caller's digest stands for the content */
     uint8_t d[32] = {7};
