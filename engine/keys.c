@@ -268,7 +268,7 @@ static cuzk_status generate_one(engine_key *k, cuzk_key *key, cuzk_error *err) {
         return err ? err->status : CUZK_ENOMEM;
     cuzk_status s = cuzk_synth_circuit(k->gen, &r1cs, &wit, err);
     if (s == CUZK_OK) {
-        s = ci->key_generate(key, &r1cs, k->gen->seed, k->gen_timing, pool, err);
+        s = ci->setup->key_generate(key, &r1cs, k->gen->seed, k->gen_timing, pool, err);
         if (s == CUZK_OK && !k->gen_wtns)
             s = cuzk_wtns_write_mem(k->gen->curve, wit, r1cs.n_wires, &k->gen_wtns,
                                     &k->gen_wtns_size, err);

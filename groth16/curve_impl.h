@@ -35,8 +35,10 @@
 #include <stdint.h>
 
 #include "groth16/curve_id.h"
+#include "groth16/json.h"
 #include "groth16/key.h"
 #include "groth16/r1cs.h"
+#include "groth16/setup.h"
 #include "util/paste.h"
 #include "util/status.h"
 #include "util/threadpool.h"
@@ -172,31 +174,9 @@ typedef struct cuzk_curve_impl {
     cuzk_status (*verify)(const cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub,
                           const cuzk_proof *proof, cuzk_error *err);
 
-    /* ---- development setup (setup.h) ------------------------------------ */
-    /* Key of |r| with fresh toxic waste: to |path|, or (path NULL) into a
-     * malloc'd buffer *out of *size bytes. */
-    cuzk_status (*setup_dev)(const cuzk_r1cs *r, const uint64_t *seed, cuzk_pool *pool,
-                             const char *path, uint8_t **out, size_t *size, cuzk_error *err);
-    /* A timing key of |r|'s shape (proofs do not verify) to |path|. */
-    cuzk_status (*setup_timing_write)(const cuzk_r1cs *r, uint64_t seed, cuzk_pool *pool,
-                                      const char *path, cuzk_error *err);
-    /* A key of |r| made in memory into |out| (free with cuzk_key_free): a
-     * timing key (proofs do not verify) or an INSECURE development key
-     * from |seed|. */
-    cuzk_status (*key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed, int timing,
-                                cuzk_pool *pool, cuzk_error *err);
-
-    /* ---- snarkjs JSON (json.h) ------------------------------------------- */
-    cuzk_status (*json_vk_read)(cuzk_vk *vk, struct json_t *root, const char *src,
-                                cuzk_error *err);
-    struct json_t *(*json_vk_write)(const cuzk_vk *vk);
-    cuzk_status (*json_proof_read)(cuzk_proof *p, struct json_t *root, const char *src,
-                                   cuzk_error *err);
-    struct json_t *(*json_proof_write)(const cuzk_proof *p);
-    /* |out| has room for every element of the array |root|. */
-    cuzk_status (*json_public_read)(cuzk_fr *out, struct json_t *root, const char *src,
-                                    cuzk_error *err);
-    struct json_t *(*json_public_write)(const cuzk_fr *pub, size_t n);
+    /* ---- the layers' own tables ------------------------------------------ */
+    const cuzk_setup_table *setup; /* development setup (setup.h) */
+    const cuzk_json_table *json;   /* snarkjs JSON (json.h) */
 
     /* ---- raw proof bytes (curve/encode.h) ------------------------------- */
     /* The curve's customary binary proof: zcash compressed points for
@@ -215,30 +195,5 @@ const cuzk_curve_impl *cuzk_curve_impl_get(cuzk_curve c);
 
 /* Every curve's table, in a fixed order; *n receives the count. */
 const cuzk_curve_impl *const *cuzk_curve_impl_all(size_t *n);
-
-/*
- * Entry points that layers keep private to their own template
- * instantiation and export for the table only (curve_impl_template.h takes
- * their addresses).  Each layer defines them next to its per-curve
- * instantiation; nothing else may call them.
- */
-#define CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                               \
-    cuzk_status CUZK_PASTE(P, entry_key_from_zkey)(cuzk_key * k, const cuzk_zkey *z,  \
-                                                   cuzk_error *err);                  \
-    cuzk_status CUZK_PASTE(P, entry_setup_dev)(const cuzk_r1cs *r, const uint64_t *seed, \
-                                               cuzk_pool *pool, const char *path,     \
-                                               uint8_t **out, size_t *size,           \
-                                               cuzk_error *err);                      \
-    cuzk_status CUZK_PASTE(P, entry_json_vk_read)(cuzk_vk * vk, struct json_t * root, \
-                                                  const char *src, cuzk_error *err);  \
-    struct json_t *CUZK_PASTE(P, entry_json_vk_write)(const cuzk_vk *vk);             \
-    cuzk_status CUZK_PASTE(P, entry_json_proof_read)(cuzk_proof * p,                  \
-                                                     struct json_t * root,            \
-                                                     const char *src, cuzk_error *err); \
-    struct json_t *CUZK_PASTE(P, entry_json_proof_write)(const cuzk_proof *p);        \
-    cuzk_status CUZK_PASTE(P, entry_json_public_read)(cuzk_fr * out,                  \
-                                                      struct json_t * root,           \
-                                                      const char *src, cuzk_error *err); \
-    struct json_t *CUZK_PASTE(P, entry_json_public_write)(const cuzk_fr *pub, size_t n);
 
 #endif

@@ -17,14 +17,14 @@
  *
  * The adapters only convert between the curve-agnostic types and P's
  * typed ones (a cuzk_fr is read through its P member, a key through
- * k->pk.P); they must not compute anything of their own.  Entries private
- * to a layer's template (key_template.h, json_template.h, setup_template.h) come in
- * through CUZK_CURVE_IMPL_LAYER_ENTRIES.
+ * k->pk.P); they must not compute anything of their own.  Layers whose
+ * per-curve code lives in their own template (json_template.h,
+ * setup_template.h) keep a small table of their own per curve (json.h,
+ * setup.h), which this one points to; the key loader is a typed function
+ * of key.h.  No layer declares anything for this table's sake.
  */
 #define T(x) CUZK_PASTE(P, x)            /* T(fr) -> bn254_fr */
 #define I(x) CUZK_PASTE(P, CUZK_PASTE(impl, x)) /* I(fr_mul) -> bn254_impl_fr_mul */
-
-CUZK_CURVE_IMPL_LAYER_ENTRIES(P)
 
 _Static_assert(sizeof(T(g1_affine)) <= CUZK_AFFINE_MAX_BYTES &&
                    sizeof(T(g2_affine)) <= CUZK_AFFINE_MAX_BYTES,
@@ -206,42 +206,6 @@ static cuzk_status I(verify)(const cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub
     return T(groth16_verify)(&vk->vk.P, n_pub ? &pub->P : NULL, n_pub, &proof->p.P, err);
 }
 
-/* ---- development setup -------------------------------------------------------- */
-
-static cuzk_status I(setup_timing_write)(const cuzk_r1cs *r, uint64_t seed, cuzk_pool *pool,
-                                         const char *path, cuzk_error *err) {
-    T(dev_key) k;
-    cuzk_status st = T(setup_timing)(&k, r, seed, pool, err);
-    if (st != CUZK_OK)
-        return st;
-    st = T(dev_key_write_file)(&k, path, err);
-    T(dev_key_free)(&k);
-    return st;
-}
-
-static cuzk_status I(key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed,
-                                   int timing, cuzk_pool *pool, cuzk_error *err) {
-    T(dev_key) k;
-    cuzk_status st;
-    if (timing) {
-        st = T(setup_timing)(&k, r, seed, pool, err);
-    } else {
-        T(setup_toxic) t;
-        st = T(setup_toxic_draw)(&t, &seed, err);
-        if (st == CUZK_OK)
-            st = T(setup_dev)(&k, r, &t, pool, err);
-    }
-    if (st != CUZK_OK)
-        return st;
-    /* the key's one block passes to |out| (cuzk_key_free frees it) */
-    memset(out, 0, sizeof *out);
-    out->curve = P_ID;
-    out->pk.P = k.pk;
-    out->mem = k.mem;
-    out->mem_bytes = k.mem_bytes;
-    return CUZK_OK;
-}
-
 /* ---- raw proofs and verification keys ------------------------------------------ */
 
 static cuzk_status I(proof_decode_raw)(cuzk_proof *p, const uint8_t *in, cuzk_error *err) {
@@ -294,7 +258,7 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
 
     .zkey_header_slots = I(zkey_header_slots),
 
-    .key_from_zkey = T(entry_key_from_zkey),
+    .key_from_zkey = T(key_from_zkey),
     .key_n_public = I(key_n_public),
     .key_n_vars = I(key_n_vars),
     .key_log_n = I(key_log_n),
@@ -319,16 +283,8 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .vk_n_public = I(vk_n_public),
     .verify = I(verify),
 
-    .setup_dev = T(entry_setup_dev),
-    .setup_timing_write = I(setup_timing_write),
-    .key_generate = I(key_generate),
-
-    .json_vk_read = T(entry_json_vk_read),
-    .json_vk_write = T(entry_json_vk_write),
-    .json_proof_read = T(entry_json_proof_read),
-    .json_proof_write = T(entry_json_proof_write),
-    .json_public_read = T(entry_json_public_read),
-    .json_public_write = T(entry_json_public_write),
+    .setup = &T(setup_table),
+    .json = &T(json_table),
 
     .proof_encode_raw = P_PROOF_RAW,
     .proof_decode_raw = I(proof_decode_raw),

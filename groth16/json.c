@@ -81,36 +81,38 @@ static int bls12_381_json_alphabeta(bls12_381_fp12 *e, const bls12_381_g1_affine
 #include "groth16/json_template.h"
 #undef P
 
-/* The JSON formats' entries in the curve table (curve_impl.h), per curve:
- * the typed readers and writers above on the curve-agnostic types. */
-#define JSON_ENTRY(P)                                                                    \
-    CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                                     \
-    cuzk_status P##_entry_json_vk_read(cuzk_vk *vk, json_t *root, const char *src,       \
+/* This layer's table per curve (json.h): the typed readers and writers
+ * above on the curve-agnostic types. */
+#define JSON_TABLE(P)                                                                    \
+    static cuzk_status P##_vk_read_any(cuzk_vk *vk, json_t *root, const char *src,       \
                                        cuzk_error *err) {                                \
         return P##_json_vk_read(&vk->vk.P, root, src, err);                              \
     }                                                                                    \
-    json_t *P##_entry_json_vk_write(const cuzk_vk *vk) {                                 \
+    static json_t *P##_vk_write_any(const cuzk_vk *vk) {                                 \
         return P##_json_vk_json(&vk->vk.P, cuzk_curve_snarkjs_name(vk->curve));          \
     }                                                                                    \
-    cuzk_status P##_entry_json_proof_read(cuzk_proof *p, json_t *root, const char *src,  \
+    static cuzk_status P##_proof_read_any(cuzk_proof *p, json_t *root, const char *src,  \
                                           cuzk_error *err) {                             \
         return P##_json_proof_read(&p->p.P, root, src, err);                             \
     }                                                                                    \
-    json_t *P##_entry_json_proof_write(const cuzk_proof *p) {                            \
+    static json_t *P##_proof_write_any(const cuzk_proof *p) {                            \
         return P##_json_proof_json(&p->p.P, cuzk_curve_snarkjs_name(p->curve));          \
     }                                                                                    \
-    cuzk_status P##_entry_json_public_read(cuzk_fr *out, json_t *root, const char *src,  \
+    static cuzk_status P##_public_read_any(cuzk_fr *out, json_t *root, const char *src,  \
                                            cuzk_error *err) {                            \
         return P##_json_public_read(&out->P, root, src, err);                            \
     }                                                                                    \
-    json_t *P##_entry_json_public_write(const cuzk_fr *pub, size_t n) {                  \
+    static json_t *P##_public_write_any(const cuzk_fr *pub, size_t n) {                  \
         /* cuzk_fr and P_fr share one layout (curve_id.h): the union array is   */      \
         /* read as the curve's scalar array through its member.                 */      \
         return P##_json_public_json(n ? &pub->P : NULL, n);                              \
-    }
-JSON_ENTRY(bn254)
-JSON_ENTRY(bls12_381)
-#undef JSON_ENTRY
+    }                                                                                    \
+    const cuzk_json_table P##_json_table = {P##_vk_read_any,    P##_vk_write_any,        \
+                                            P##_proof_read_any, P##_proof_write_any,     \
+                                            P##_public_read_any, P##_public_write_any};
+JSON_TABLE(bn254)
+JSON_TABLE(bls12_381)
+#undef JSON_TABLE
 
 static cuzk_status load(json_t **root, const char *text, size_t len,
                         const char *src, cuzk_error *err) {
@@ -211,7 +213,7 @@ static cuzk_status vk_read(cuzk_vk *vk, const char *text, size_t len,
     if (st == CUZK_OK && c == CUZK_CURVE_NONE)
         st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing");
     if (st == CUZK_OK)
-        st = cuzk_curve_impl_get(c)->json_vk_read(vk, root, src, err);
+        st = cuzk_curve_impl_get(c)->json->vk_read(vk, root, src, err);
     json_decref(root);
     if (st == CUZK_OK)
         vk->curve = c;
@@ -239,7 +241,7 @@ cuzk_status cuzk_vk_write_json(const cuzk_vk *vk, char **out, cuzk_error *err) {
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(vk->curve);
     if (ci == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "verification key has no curve");
-    return dump(ci->json_vk_write(vk), out, err);
+    return dump(ci->json->vk_write(vk), out, err);
 }
 
 cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *path,
@@ -275,7 +277,7 @@ static cuzk_status proof_read(cuzk_proof *p, cuzk_curve want, const char *text,
     if (st == CUZK_OK && cuzk_curve_impl_get(c) == NULL)
         st = cuzk_fail(err, CUZK_ECURVE, "%s: expected curve %d is not one of ours", src, (int)c);
     if (st == CUZK_OK)
-        st = cuzk_curve_impl_get(c)->json_proof_read(p, root, src, err);
+        st = cuzk_curve_impl_get(c)->json->proof_read(p, root, src, err);
     json_decref(root);
     if (st == CUZK_OK)
         p->curve = c;
@@ -306,7 +308,7 @@ cuzk_status cuzk_proof_write_json(const cuzk_proof *p, char **out, cuzk_error *e
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(p->curve);
     if (ci == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "proof has no curve");
-    return dump(ci->json_proof_write(p), out, err);
+    return dump(ci->json->proof_write(p), out, err);
 }
 
 cuzk_status cuzk_proof_write_json_file(const cuzk_proof *p, const char *path,
@@ -337,7 +339,7 @@ static cuzk_status public_read(cuzk_curve curve, cuzk_fr **out, size_t *n,
     else if (cnt && (v = malloc(cnt * sizeof *v)) == NULL)
         st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", src);
     if (st == CUZK_OK && cnt)
-        st = ci->json_public_read(v, root, src, err);
+        st = ci->json->public_read(v, root, src, err);
     json_decref(root);
     if (st != CUZK_OK) {
         free(v);
@@ -372,7 +374,7 @@ cuzk_status cuzk_public_write_json(cuzk_curve curve, const cuzk_fr *pub, size_t 
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
     if (ci == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "public signals have no curve");
-    return dump(ci->json_public_write(pub, n), out, err);
+    return dump(ci->json->public_write(pub, n), out, err);
 }
 
 cuzk_status cuzk_public_write_json_file(cuzk_curve curve, const cuzk_fr *pub, size_t n,

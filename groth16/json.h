@@ -27,8 +27,29 @@
 #include <stddef.h>
 
 #include "groth16/curve_id.h"
+#include "groth16/key.h"
 #include "groth16/zkey.h"
 #include "util/status.h"
+
+struct json_t; /* <jansson.h> */
+
+/*
+ * This layer's table, one per curve (json.c): the snarkjs JSON formats of
+ * the curve on the curve-agnostic types, which the curve table points to
+ * (curve_impl.h, ci->json) and the front ends below call through it.
+ * |out| of public_read has room for every element of the array |root|.
+ */
+typedef struct cuzk_json_table {
+    cuzk_status (*vk_read)(cuzk_vk *vk, struct json_t *root, const char *src, cuzk_error *err);
+    struct json_t *(*vk_write)(const cuzk_vk *vk);
+    cuzk_status (*proof_read)(cuzk_proof *p, struct json_t *root, const char *src,
+                              cuzk_error *err);
+    struct json_t *(*proof_write)(const cuzk_proof *p);
+    cuzk_status (*public_read)(cuzk_fr *out, struct json_t *root, const char *src,
+                               cuzk_error *err);
+    struct json_t *(*public_write)(const cuzk_fr *pub, size_t n);
+} cuzk_json_table;
+extern const cuzk_json_table bn254_json_table, bls12_381_json_table;
 
 typedef struct cuzk_vk cuzk_vk;       /* groth16/key.h */
 typedef struct cuzk_proof cuzk_proof; /* groth16/key.h */

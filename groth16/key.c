@@ -76,15 +76,6 @@ static cuzk_status copy_kept(const cuzk_zkey_points *v, const cuzk_zkey_points *
 #include "groth16/key_template.h"
 #undef P
 
-/* The loader's entry in the curve table (curve_impl.h), per curve. */
-#define KEY_ENTRY(P)                                                                  \
-    CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                                  \
-    cuzk_status P##_entry_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err) { \
-        return P##_key_from_zkey(k, z, err);                                          \
-    }
-KEY_ENTRY(bls12_381)
-KEY_ENTRY(bn254)
-#undef KEY_ENTRY
 
 /* The table of the key's curve; NULL (and |err| set) for none of ours. */
 static const cuzk_curve_impl *impl_of(cuzk_curve c, const char *what, cuzk_error *err) {

@@ -55,6 +55,10 @@ typedef struct cuzk_vk {
  * Free with cuzk_key_free (also after a failure).
  */
 cuzk_status cuzk_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err);
+/* The typed loaders (key_template.h) behind it, which the curve table
+ * adapts (curve_impl.h, ci->key_from_zkey): k->curve set by the caller. */
+cuzk_status bls12_381_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err);
+cuzk_status bn254_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err);
 /* Open |path| and load it (the file is closed again before returning). */
 cuzk_status cuzk_key_load(cuzk_key *k, const char *path, cuzk_error *err);
 void cuzk_key_free(cuzk_key *k);

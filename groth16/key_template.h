@@ -14,8 +14,7 @@
 #include "util/paste.h"
 #define K(x) CUZK_PASTE(P, x)
 
-static cuzk_status K(key_from_zkey)(cuzk_key *k, const cuzk_zkey *z,
-                                     cuzk_error *err) {
+cuzk_status K(key_from_zkey)(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err) {
     K(groth16_pk) *pk = &k->pk.P;
     size_t n = z->domain_size, nv = z->n_vars;
     size_t n_c = z->c.count, n_ic = z->ic.count;

@@ -62,17 +62,53 @@
 #undef P_CURVE
 #undef P_FR_S
 
-/* The setup's entry in the curve table (curve_impl.h), per curve. */
-#define SETUP_ENTRY(P)                                                                  \
-    CUZK_CURVE_IMPL_LAYER_ENTRIES(P)                                                    \
-    cuzk_status P##_entry_setup_dev(const cuzk_r1cs *r, const uint64_t *seed,           \
-                                    cuzk_pool *pool, const char *path, uint8_t **out,   \
-                                    size_t *size, cuzk_error *err) {                    \
+/* This layer's table per curve (setup.h): the typed setup above on the
+ * curve-agnostic key and files. */
+#define SETUP_TABLE(P, ID)                                                              \
+    static cuzk_status P##_dev_any(const cuzk_r1cs *r, const uint64_t *seed,            \
+                                   cuzk_pool *pool, const char *path, uint8_t **out,    \
+                                   size_t *size, cuzk_error *err) {                     \
         return P##_setup_and_write(r, seed, pool, path, out, size, err);                \
-    }
-SETUP_ENTRY(bls12_381)
-SETUP_ENTRY(bn254)
-#undef SETUP_ENTRY
+    }                                                                                   \
+    static cuzk_status P##_timing_write_any(const cuzk_r1cs *r, uint64_t seed,          \
+                                            cuzk_pool *pool, const char *path,          \
+                                            cuzk_error *err) {                          \
+        P##_dev_key k;                                                                  \
+        cuzk_status st = P##_setup_timing(&k, r, seed, pool, err);                      \
+        if (st != CUZK_OK)                                                              \
+            return st;                                                                  \
+        st = P##_dev_key_write_file(&k, path, err);                                     \
+        P##_dev_key_free(&k);                                                           \
+        return st;                                                                      \
+    }                                                                                   \
+    static cuzk_status P##_key_generate_any(cuzk_key *out, const cuzk_r1cs *r,          \
+                                            uint64_t seed, int timing, cuzk_pool *pool, \
+                                            cuzk_error *err) {                          \
+        P##_dev_key k;                                                                  \
+        cuzk_status st;                                                                 \
+        if (timing) {                                                                   \
+            st = P##_setup_timing(&k, r, seed, pool, err);                              \
+        } else {                                                                        \
+            P##_setup_toxic t;                                                          \
+            st = P##_setup_toxic_draw(&t, &seed, err);                                  \
+            if (st == CUZK_OK)                                                          \
+                st = P##_setup_dev(&k, r, &t, pool, err);                               \
+        }                                                                               \
+        if (st != CUZK_OK)                                                              \
+            return st;                                                                  \
+        /* the key's one block passes to |out| (cuzk_key_free frees it) */              \
+        memset(out, 0, sizeof *out);                                                    \
+        out->curve = ID;                                                                \
+        out->pk.P = k.pk;                                                               \
+        out->mem = k.mem;                                                               \
+        out->mem_bytes = k.mem_bytes;                                                   \
+        return CUZK_OK;                                                                 \
+    }                                                                                   \
+    const cuzk_setup_table P##_setup_table = {P##_dev_any, P##_timing_write_any,        \
+                                              P##_key_generate_any};
+SETUP_TABLE(bls12_381, CUZK_CURVE_BLS12_381)
+SETUP_TABLE(bn254, CUZK_CURVE_BN254)
+#undef SETUP_TABLE
 
 static cuzk_status setup_dispatch(const cuzk_r1cs *r, const uint64_t *seed,
                                   cuzk_pool *pool, const char *path,
@@ -80,7 +116,7 @@ static cuzk_status setup_dispatch(const cuzk_r1cs *r, const uint64_t *seed,
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(r->curve);
     if (ci == NULL)
         return cuzk_fail(err, CUZK_ECURVE, "setup: the r1cs has no known curve");
-    return ci->setup_dev(r, seed, pool, path, out, size, err);
+    return ci->setup->dev(r, seed, pool, path, out, size, err);
 }
 
 cuzk_status cuzk_setup_dev_zkey_mem(const cuzk_r1cs *r1cs, const uint64_t *seed,
@@ -96,7 +132,7 @@ cuzk_status cuzk_setup_timing_write(const char *r1cs_path, const char *zkey_path
     if (st != CUZK_OK)
         return st;
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(r.curve);
-    st = ci ? ci->setup_timing_write(&r, seed, pool, zkey_path, err)
+    st = ci ? ci->setup->timing_write(&r, seed, pool, zkey_path, err)
             : cuzk_fail(err, CUZK_ECURVE, "timing key: the r1cs has no known curve");
     cuzk_r1cs_free(&r);
     return st;

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "groth16/groth16.h"
+#include "groth16/key.h"
 #include "groth16/r1cs.h"
 #include "util/status.h"
 #include "util/threadpool.h"
@@ -122,6 +123,28 @@
 
 CUZK_SETUP_DECLARE(bls12_381)
 CUZK_SETUP_DECLARE(bn254)
+
+/*
+ * This layer's table, one per curve (setup.c), which the curve table
+ * points to (curve_impl.h, ci->setup):
+ *   dev          the key of |r| with fresh toxic waste (or from |seed|):
+ *                to |path|, or (path NULL) into a malloc'd *out of *size
+ *                bytes;
+ *   timing_write a timing key of |r|'s shape (proofs do not verify) to
+ *                |path|;
+ *   key_generate a key of |r| made in memory into |out| (free with
+ *                cuzk_key_free): a timing key, or an INSECURE development
+ *                key from |seed|.
+ */
+typedef struct cuzk_setup_table {
+    cuzk_status (*dev)(const cuzk_r1cs *r, const uint64_t *seed, cuzk_pool *pool,
+                       const char *path, uint8_t **out, size_t *size, cuzk_error *err);
+    cuzk_status (*timing_write)(const cuzk_r1cs *r, uint64_t seed, cuzk_pool *pool,
+                                const char *path, cuzk_error *err);
+    cuzk_status (*key_generate)(cuzk_key *out, const cuzk_r1cs *r, uint64_t seed, int timing,
+                                cuzk_pool *pool, cuzk_error *err);
+} cuzk_setup_table;
+extern const cuzk_setup_table bls12_381_setup_table, bn254_setup_table;
 
 /*
  * Curve-generic entry points (the curve is the r1cs's).  |seed| NULL: toxic
