@@ -41,10 +41,10 @@
 
 #include "bench/load.h"
 #include "groth16/curve_impl.h"
-#include "groth16/key.h"
-#include "groth16/prove_gpu.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
+#include "groth16/prover/key.h"
+#include "groth16/prover/prove_gpu.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/msm.h"
 #include "gpu/runtime.h"

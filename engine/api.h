@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "groth16/key.h"
+#include "groth16/prover/key.h"
 
 /* The image of |p| (its curve must be a real one). */
 void cuzk_proof_to_bytes(cuzk_proof_bytes *out, const cuzk_proof *p);

@@ -16,11 +16,11 @@
 
 #include "cuzk_files.h"
 #include "engine/api.h"
-#include "groth16/abc.h"
-#include "groth16/json.h"
-#include "groth16/r1cs.h"
-#include "groth16/wtns.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/abc.h"
+#include "groth16/formats/json.h"
+#include "groth16/formats/r1cs.h"
+#include "groth16/formats/wtns.h"
+#include "groth16/formats/zkey.h"
 
 static cuzk_status inspect_r1cs(cuzk_file_info *info, const char *path, cuzk_error *err) {
     cuzk_r1cs r;

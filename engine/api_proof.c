@@ -4,7 +4,7 @@
  * of images, and a job's results as images.
  *
  * Why images: the public header stays free of the curve unions of
- * groth16/key.h, so an embedding program compiles against include/ alone
+ * groth16/prover/key.h, so an embedding program compiles against include/ alone
  * and the internal layout can change without breaking it.  The proof image
  * is the raw form cuzkd has always served (zcash compressed for BLS12-381,
  * Ethereum's for BN254); the daemon gets it from here instead of encoding
@@ -21,8 +21,8 @@
 #include "engine/api.h"
 #include "engine/internal.h"
 #include "groth16/curve_impl.h"
-#include "groth16/json.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/json.h"
+#include "groth16/formats/zkey.h"
 
 size_t cuzk_proof_bytes_len(cuzk_curve c) {
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);

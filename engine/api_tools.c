@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cuzk_tools.h"
-#include "groth16/binfile.h"
-#include "groth16/setup.h"
+#include "groth16/formats/binfile.h"
+#include "groth16/devtools/setup.h"
 #include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/runtime.h"

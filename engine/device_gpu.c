@@ -1,6 +1,6 @@
 /*
  * The GPU device: one CUDA device, its keys resident in device memory
- * (groth16/prove_gpu.h), and one GPU prover (two streams and buffers) per
+ * (groth16/prover/prove_gpu.h), and one GPU prover (two streams and buffers) per
  * partition in flight.
  *
  *   upload  copy the witness and the a/b/c vectors synthesis evaluated into
@@ -30,7 +30,7 @@
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
 #include "groth16/curve_impl.h"
-#include "groth16/prove_gpu.h"
+#include "groth16/prover/prove_gpu.h"
 
 #define GPU_MAX_KEYS 32
 /* Provers (witness and a/b/c buffers on the device): one per partition

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
-#include "groth16/abc.h"
-#include "groth16/json.h"
+#include "groth16/formats/abc.h"
+#include "groth16/formats/json.h"
 
 uint64_t cuzk_now_ns(void) {
     struct timespec ts;

@@ -46,7 +46,7 @@
 #include "cuzk.h"
 #include "cuzk_tools.h"
 #include "cuzk_testing.h"
-#include "groth16/key.h"
+#include "groth16/prover/key.h"
 #include "util/threadpool.h"
 #include "witness/wc.h"
 
@@ -451,7 +451,7 @@ struct engine_part {
     int prio;
     engine_buf *wbuf, *abcbuf;
     int have_witness; /* wbuf holds the witness and |pub| is set */
-    int abc_input;    /* the source is an a, b, c image (groth16/abc.h;
+    int abc_input;    /* the source is an a, b, c image (groth16/formats/abc.h;
                          told at submit by its magic), kept until the
                          partition drains: a retry converts it again */
     int abc_ready;    /* abcbuf holds a, b, c */

@@ -27,8 +27,8 @@
 
 #include "engine/internal.h"
 #include "groth16/curve_impl.h"
-#include "groth16/synth.h"
-#include "groth16/wtns.h"
+#include "groth16/devtools/synth.h"
+#include "groth16/formats/wtns.h"
 
 const char *cuzk_key_tier_name(cuzk_key_tier t) {
     static const char *const names[] = {"disk", NULL, "host", "pinned", "device"};

@@ -41,9 +41,9 @@
 #include <unistd.h>
 
 #include "engine/internal.h"
-#include "groth16/abc.h"
+#include "groth16/formats/abc.h"
 #include "groth16/curve_impl.h"
-#include "groth16/json.h"
+#include "groth16/formats/json.h"
 
 /* ---- events ------------------------------------------------------------------------ */
 
@@ -390,7 +390,7 @@ static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *
     return s;
 }
 
-/* An a, b, c image (groth16/abc.h), checked against the key: the witness
+/* An a, b, c image (groth16/formats/abc.h), checked against the key: the witness
  * into the partition's buffer as load_witness copies it, a, b, c in
  * Montgomery form into its a, b, c buffer (which admission takes for an
  * image even where the devices evaluate their own: they are handed a, b, c

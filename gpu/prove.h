@@ -1,8 +1,8 @@
 /*
  * cuzk GPU backend, prover steps: the element-wise kernels of the Groth16
  * prover between its NTTs and MSMs (witness to Montgomery form, the sparse
- * products A z, B z, C z, and A B - C).  Implemented in groth16/gpu/prove.cu;
- * used by groth16/prove_gpu.c.  Contexts, streams, layouts and error
+ * products A z, B z, C z, and A B - C).  Implemented in groth16/prover/gpu/prove.cu;
+ * used by groth16/prover/prove_gpu.c.  Contexts, streams, layouts and error
  * conventions: gpu/runtime.h.
  */
 #ifndef CUZK_GPU_PROVE_H

@@ -174,7 +174,7 @@ cuzk_status cuzk_gpu_copy_on_device(cuzk_gpu_stream *s, void *d_dst,
 cuzk_status cuzk_gpu_memset(cuzk_gpu_stream *s, void *d_dst, int byte,
                             size_t bytes, cuzk_error *err);
 
-/* ---- events, page-locking (groth16/gpu/prove.cu) ------------------------ */
+/* ---- events, page-locking (groth16/prover/gpu/prove.cu) ------------------------ */
 
 /* CUDA events: stage timing and cross-stream ordering. */
 typedef struct cuzk_gpu_event cuzk_gpu_event;

@@ -12,9 +12,9 @@
 
 #include "curve/curve.h"
 #include "curve/encode.h"
-#include "groth16/groth16.h"
-#include "groth16/setup.h"
-#include "groth16/zkey.h"
+#include "groth16/prover/groth16.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/formats/zkey.h"
 #include "msm/msm.h"
 
 /* ---- the curves' raw proof encodings ------------------------------------------ */

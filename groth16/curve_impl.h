@@ -35,10 +35,10 @@
 #include <stdint.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/r1cs.h"
-#include "groth16/setup.h"
+#include "groth16/formats/json.h"
+#include "groth16/prover/key.h"
+#include "groth16/formats/r1cs.h"
+#include "groth16/devtools/setup.h"
 #include "util/paste.h"
 #include "util/status.h"
 #include "util/threadpool.h"

@@ -9,7 +9,7 @@
  *   tu_key_prove   a .wtns witness with |k| (checked: same curve, same
  *                  length, values < r; CUZK_EUNSUPPORTED for a key
  *                  without coefficients), fresh blinding.
- *   tu_abc_prove   an a, b, c image (groth16/abc.h) with |k|, checked
+ *   tu_abc_prove   an a, b, c image (groth16/formats/abc.h) with |k|, checked
  *                  against the key first; |r|, |s| NULL: fresh blinding.
  *   TU_GROTH16_PROVE_DEFINE(P) defines P_tu_groth16_prove, the typed
  *                  P_groth16_prove_with_scratch with its scratch allocated
@@ -22,10 +22,10 @@
 
 #include <stdlib.h>
 
-#include "groth16/abc.h"
-#include "groth16/groth16.h"
-#include "groth16/key.h"
-#include "groth16/wtns.h"
+#include "groth16/formats/abc.h"
+#include "groth16/prover/groth16.h"
+#include "groth16/prover/key.h"
+#include "groth16/formats/wtns.h"
 
 cuzk_status tu_key_prove(const cuzk_key *k, const cuzk_wtns *w, cuzk_proof *out,
                          cuzk_pool *pool, cuzk_groth16_timing *t, cuzk_error *err);

@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "curve/curve.h"
-#include "groth16/binfile.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/r1cs.h"
-#include "groth16/wtns.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/binfile.h"
+#include "groth16/formats/json.h"
+#include "groth16/prover/key.h"
+#include "groth16/formats/r1cs.h"
+#include "groth16/formats/wtns.h"
+#include "groth16/formats/zkey.h"
 #include "testutil.h"
 #include "util/paste.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "groth16/curve_impl.h"
-#include "groth16/prove_gpu_key.h"
+#include "groth16/prover/prove_gpu_key.h"
 
 static double now_us(void) {
     struct timespec ts;

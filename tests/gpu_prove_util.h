@@ -13,8 +13,8 @@
 #ifndef CUZK_TESTS_GPU_PROVE_UTIL_H
 #define CUZK_TESTS_GPU_PROVE_UTIL_H
 
-#include "groth16/key.h"
-#include "groth16/prove_gpu.h"
+#include "groth16/prover/key.h"
+#include "groth16/prover/prove_gpu.h"
 #include "util/threadpool.h"
 
 /*

@@ -1,5 +1,5 @@
 /*
- * The a, b, c image (groth16/abc.h) and the prover that starts from it
+ * The a, b, c image (groth16/formats/abc.h) and the prover that starts from it
  * (P_groth16_prove_abc_with_scratch through the curve table).
  *
  * For both curves and generated circuits of 2^10 to 2^16 with development
@@ -22,13 +22,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "groth16/abc.h"
+#include "groth16/formats/abc.h"
 #include "groth16/curve_impl.h"
-#include "groth16/key.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "groth16/wtns.h"
-#include "groth16/zkey.h"
+#include "groth16/prover/key.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
+#include "groth16/formats/wtns.h"
+#include "groth16/formats/zkey.h"
 #include "cpu_prove.h"
 #include "testutil.h"
 

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "groth16/curve_impl.h"
-#include "groth16/json.h"
-#include "groth16/synth.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/json.h"
+#include "groth16/devtools/synth.h"
+#include "groth16/formats/zkey.h"
 #include "testutil.h"
 
 static cuzk_pool *pool;

@@ -1,5 +1,5 @@
 /*
- * Jobs whose partitions are a, b, c images (groth16/abc.h) instead of
+ * Jobs whose partitions are a, b, c images (groth16/formats/abc.h) instead of
  * witnesses: the engine tells them by their magic, checks them against the
  * key and proves them without evaluating.
  *
@@ -26,9 +26,9 @@
 #include <stdatomic.h>
 
 #include "cuzk_testing.h"
-#include "groth16/abc.h"
-#include "groth16/wtns.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/abc.h"
+#include "groth16/formats/wtns.h"
+#include "groth16/formats/zkey.h"
 #include "test_engine_util.h"
 
 static _Atomic unsigned released;

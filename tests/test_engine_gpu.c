@@ -19,8 +19,8 @@
 #include "cuzk.h"
 #include "cuzk_testing.h"
 #include "engine/api.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
 #include "testutil.h"
 #include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA

@@ -38,7 +38,7 @@
 #include <sys/stat.h>
 
 #include "cuzk_tools.h"
-#include "groth16/wtns.h"
+#include "groth16/formats/wtns.h"
 #include "test_engine_util.h"
 
 static const char *fixtures;

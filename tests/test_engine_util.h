@@ -17,9 +17,9 @@
 #include "cuzk.h"
 #include "cuzk_testing.h"
 #include "engine/api.h"
-#include "groth16/key.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
+#include "groth16/prover/key.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
 #include "testutil.h"
 
 typedef struct eu_circuit {

@@ -1,5 +1,5 @@
 /*
- * The snarkjs JSON files (groth16/json.h) against the committed interop
+ * The snarkjs JSON files (groth16/formats/json.h) against the committed interop
  * fixtures of both curves (tests/formats_util.h): verification_key.json
  * read equals the zkey's header and our writer reproduces snarkjs's file
  * byte for byte; proof.json and public.json read and write back byte for

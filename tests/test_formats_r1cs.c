@@ -1,5 +1,5 @@
 /*
- * The .r1cs reader and writer (groth16/r1cs.h) against the committed
+ * The .r1cs reader and writer (groth16/formats/r1cs.h) against the committed
  * interop fixtures of both curves (tests/formats_util.h): the header
  * counts against what `snarkjs r1cs info` printed for them, the witness
  * checked against every constraint with our Fr arithmetic (a tampered or

@@ -1,5 +1,5 @@
 /*
- * The .wtns reader and writer (groth16/wtns.h) against the committed
+ * The .wtns reader and writer (groth16/formats/wtns.h) against the committed
  * interop fixtures of both curves (tests/formats_util.h): the witness
  * count, every value below r, circom's bytes reproduced exactly by our
  * writer, random witnesses through write and read, and paths that are not

@@ -1,5 +1,5 @@
 /*
- * The .zkey reader and writer (groth16/zkey.h) against the committed
+ * The .zkey reader and writer (groth16/formats/zkey.h) against the committed
  * interop fixtures of both curves (tests/formats_util.h): the header
  * against the r1cs counts, the section-4 coefficients against the r1cs
  * rows, the key against its witness, every point on the curve, copies out

@@ -1,5 +1,5 @@
 /*
- * Whole Groth16 proofs on the GPU (groth16/prove_gpu.h), checked by the CPU
+ * Whole Groth16 proofs on the GPU (groth16/prover/prove_gpu.h), checked by the CPU
  * verifier.
  *
  * - The bundled circom fixtures of both curves: GPU proofs verify with the
@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/prove_gpu.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
+#include "groth16/formats/json.h"
+#include "groth16/prover/key.h"
+#include "groth16/prover/prove_gpu.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
 #include "cpu_prove.h"
 #include "testutil.h"
 #ifdef CUZK_HAVE_CUDA

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "engine/api.h"
-#include "groth16/json.h"
-#include "groth16/key.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
+#include "groth16/formats/json.h"
+#include "groth16/prover/key.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
 #include "cpu_prove.h"
 #include "testutil.h"
 

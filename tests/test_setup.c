@@ -1,5 +1,5 @@
 /*
- * INSECURE development setup (groth16/setup.h), both curves.
+ * INSECURE development setup (groth16/devtools/setup.h), both curves.
  *
  * - Lagrange values: against the product formula prod (tau - w^m)/(w^k - w^m)
  *   at every domain size up to 2^7; sum_k p(w^k) L_k(tau) == p(tau) for
@@ -35,12 +35,12 @@
 #include <unistd.h>
 
 #include "curve/curve.h"
-#include "groth16/groth16.h"
-#include "groth16/key.h"
-#include "groth16/r1cs.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "groth16/zkey.h"
+#include "groth16/prover/groth16.h"
+#include "groth16/prover/key.h"
+#include "groth16/formats/r1cs.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
+#include "groth16/formats/zkey.h"
 #include "cpu_prove.h"
 #include "testutil.h"
 #include "util/threadpool.h"

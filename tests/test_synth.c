@@ -1,5 +1,5 @@
 /*
- * Synthetic circuit generator (groth16/synth.h).
+ * Synthetic circuit generator (groth16/devtools/synth.h).
  *
  * - Several profiles (default, products only, booleans only, wide
  *   combinations, many / no public signals) and sizes on both curves: the
@@ -24,9 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "groth16/r1cs.h"
-#include "groth16/synth.h"
-#include "groth16/wtns.h"
+#include "groth16/formats/r1cs.h"
+#include "groth16/devtools/synth.h"
+#include "groth16/formats/wtns.h"
 #include "testutil.h"
 
 static int fr_is(const cuzk_r1cs *r, const cuzk_fr *a, int64_t v) {

@@ -1,8 +1,8 @@
 /* Test harness implementation (see testutil.h). */
 #include "testutil.h"
-#include "groth16/setup.h"
-#include "groth16/synth.h"
-#include "groth16/wtns.h"
+#include "groth16/devtools/setup.h"
+#include "groth16/devtools/synth.h"
+#include "groth16/formats/wtns.h"
 #include "util/splitmix.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/runtime.h"

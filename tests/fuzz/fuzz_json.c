@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the snarkjs JSON readers (groth16/json.h).
+ * libFuzzer harness for the snarkjs JSON readers (groth16/formats/json.h).
  *
  * Byte 0 selects the reader and curve (bit 0: bn128 / bls12381; value / 2
  * mod 3: verification_key.json, proof.json, public.json), the rest is the
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/json.h"
-#include "groth16/key.h"
+#include "groth16/formats/json.h"
+#include "groth16/prover/key.h"
 
 #define REQUIRE(c)                                                            \
     do {                                                                      \

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the .r1cs reader (groth16/r1cs.h).
+ * libFuzzer harness for the .r1cs reader (groth16/formats/r1cs.h).
  *
  * Besides "no crash, no out-of-bounds read" (ASan/UBSan are on), every input
  * the reader accepts must survive write -> read unchanged, and evaluating the
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/r1cs.h"
+#include "groth16/formats/r1cs.h"
 
 #define REQUIRE(c)                                                            \
     do {                                                                      \

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the .wtns reader (groth16/wtns.h).
+ * libFuzzer harness for the .wtns reader (groth16/formats/wtns.h).
  *
  * Besides "no crash, no out-of-bounds read", an accepted witness must have
  * w[0] = 1; when all its values are below r (to_mont and check_range must
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/wtns.h"
+#include "groth16/formats/wtns.h"
 
 #define REQUIRE(c)                                                            \
     do {                                                                      \

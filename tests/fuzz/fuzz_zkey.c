@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the .zkey reader (groth16/zkey.h).
+ * libFuzzer harness for the .zkey reader (groth16/formats/zkey.h).
  *
  * Besides "no crash, no out-of-bounds read", an accepted key is pushed
  * through the lazy checks (section-4 coefficients, every point on the
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/zkey.h"
+#include "groth16/formats/zkey.h"
 
 #define REQUIRE(c)                                                            \
     do {                                                                      \

@@ -17,7 +17,7 @@
  * files snarkjs made.  verification_key.json includes vk_alphabeta_12 =
  * e(alpha, beta) when the pairing is available (see json.c).
  *
- * The types cuzk_vk and cuzk_proof are defined in groth16/key.h.  A vk read
+ * The types cuzk_vk and cuzk_proof are defined in groth16/prover/key.h.  A vk read
  * here owns its IC array: release it with cuzk_vk_free.  Strings returned by
  * writers are malloc'd (free() them).  All functions are reentrant.
  */
@@ -27,8 +27,8 @@
 #include <stddef.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/key.h"
-#include "groth16/zkey.h"
+#include "groth16/prover/key.h"
+#include "groth16/formats/zkey.h"
 #include "util/status.h"
 
 struct json_t; /* <jansson.h> */
@@ -51,8 +51,8 @@ typedef struct cuzk_json_table {
 } cuzk_json_table;
 extern const cuzk_json_table bn254_json_table, bls12_381_json_table;
 
-typedef struct cuzk_vk cuzk_vk;       /* groth16/key.h */
-typedef struct cuzk_proof cuzk_proof; /* groth16/key.h */
+typedef struct cuzk_vk cuzk_vk;       /* groth16/prover/key.h */
+typedef struct cuzk_proof cuzk_proof; /* groth16/prover/key.h */
 
 /*
  * verification_key.json.  The curve comes from the file.

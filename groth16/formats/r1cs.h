@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/binfile.h"
+#include "groth16/formats/binfile.h"
 #include "groth16/curve_id.h"
 
 /* One matrix in compressed sparse rows: the terms of row j are

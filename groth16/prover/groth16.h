@@ -54,7 +54,7 @@
 #include <stdint.h>
 
 #include "curve/curve.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/zkey.h"
 #include "util/status.h"
 #include "util/threadpool.h"
 

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/key.h"
+#include "groth16/prover/key.h"
 #include "util/status.h"
 #include "util/threadpool.h"
 

@@ -16,9 +16,9 @@
 #include <stddef.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/groth16.h"
-#include "groth16/wtns.h"
-#include "groth16/zkey.h"
+#include "groth16/prover/groth16.h"
+#include "groth16/formats/wtns.h"
+#include "groth16/formats/zkey.h"
 
 typedef struct cuzk_key {
     cuzk_curve curve;
@@ -69,7 +69,7 @@ size_t cuzk_key_n_vars(const cuzk_key *k);
 /* log2 of the domain size. */
 unsigned cuzk_key_log_n(const cuzk_key *k);
 /* Entries of the A and B coefficient list (.zkey section 4).  A key
- * without them proves only inputs that carry a, b, c (groth16/abc.h). */
+ * without them proves only inputs that carry a, b, c (groth16/formats/abc.h). */
 size_t cuzk_key_n_coefs(const cuzk_key *k);
 
 /* Proving with a key goes through the engine (its devices hold the

@@ -4,7 +4,7 @@
  * load, never per proof; A, B1 and B2 are copied compact (only the wires
  * whose point is not infinity, with a density bitmap: key_template.h).
  */
-#include "groth16/key.h"
+#include "groth16/prover/key.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +70,10 @@ static cuzk_status copy_kept(const cuzk_zkey_points *v, const cuzk_zkey_points *
 }
 
 #define P bls12_381
-#include "groth16/key_template.h"
+#include "groth16/prover/key_template.h"
 #undef P
 #define P bn254
-#include "groth16/key_template.h"
+#include "groth16/prover/key_template.h"
 #undef P
 
 

@@ -1,5 +1,5 @@
 /* Instantiates the Groth16 prover and verifier for both curves (groth16.h). */
-#include "groth16/groth16.h"
+#include "groth16/prover/groth16.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -14,12 +14,12 @@
 
 #define P bls12_381
 #define P_FR_S BLS12_381_FR_TWO_ADICITY
-#include "groth16/groth16_template.h"
+#include "groth16/prover/groth16_template.h"
 #undef P
 #undef P_FR_S
 
 #define P bn254
 #define P_FR_S BN254_FR_TWO_ADICITY
-#include "groth16/groth16_template.h"
+#include "groth16/prover/groth16_template.h"
 #undef P
 #undef P_FR_S

@@ -12,7 +12,7 @@
  * Must not: print, use global state, or depend on the host beyond
  * little-endian byte order (which cuzk assumes everywhere).
  */
-#include "groth16/synth.h"
+#include "groth16/devtools/synth.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "groth16/curve_impl.h"
-#include "groth16/wtns.h"
+#include "groth16/formats/wtns.h"
 #include "util/splitmix.h"
 
 /* ---- deterministic randomness -------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * Device images of proving keys (groth16/prove_gpu.h: cuzk_gpu_key_*):
+ * Device images of proving keys (groth16/prover/prove_gpu.h: cuzk_gpu_key_*):
  * where a key's bases go (device memory, or page-locked host memory that
  * the MSMs stream), the A and B matrices in CSR form, the MSM scratch
  * limits its provers get, and shifted copies of resident bases.  Every
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "groth16/curve_impl.h"
-#include "groth16/prove_gpu_key.h"
+#include "groth16/prover/prove_gpu_key.h"
 
 static size_t g1_affine_bytes(cuzk_curve c) { return cuzk_curve_impl_get(c)->g1_bytes; }
 

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/binfile.h"
+#include "groth16/formats/binfile.h"
 #include "groth16/curve_id.h"
 
 typedef struct cuzk_wtns {

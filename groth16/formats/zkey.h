@@ -32,10 +32,10 @@
 #include <stdint.h>
 
 #include "curve/curve_types.h"
-#include "groth16/binfile.h"
+#include "groth16/formats/binfile.h"
 #include "groth16/curve_id.h"
-#include "groth16/wtns.h"
-#include "groth16/r1cs.h"
+#include "groth16/formats/wtns.h"
+#include "groth16/formats/r1cs.h"
 
 /* The verifying/proving constants of section 2, decoded. */
 typedef struct cuzk_zkey_vk_bn254 {

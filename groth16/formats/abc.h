@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/key.h"
+#include "groth16/prover/key.h"
 #include "util/status.h"
 #include "util/threadpool.h"
 

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/r1cs.h"
+#include "groth16/formats/r1cs.h"
 #include "util/status.h"
 
 /* cuzk_synth_params, its defaults and profiles, and cuzk_synth_write are

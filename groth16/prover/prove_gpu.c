@@ -1,5 +1,5 @@
 /*
- * The GPU Groth16 prover (groth16/prove_gpu.h): the per-proof sequence of
+ * The GPU Groth16 prover (groth16/prover/prove_gpu.h): the per-proof sequence of
  * device steps.  The keys' device images are made in prove_gpu_key.c.
  *
  * A batch runs as a table of steps (batch_steps: evaluate, H, the G1 MSMs,
@@ -16,7 +16,7 @@
 #ifdef CUZK_HAVE_CUDA
 
 #define _GNU_SOURCE /* pthread_setname_np */
-#include "groth16/prove_gpu.h"
+#include "groth16/prover/prove_gpu.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@
 #include "gpu/prove.h"
 #include "gpu/runtime.h"
 #include "groth16/curve_impl.h"
-#include "groth16/prove_gpu_key.h"
+#include "groth16/prover/prove_gpu_key.h"
 
 enum { EV_START, EV_UPLOADED, EV_EVALUATED, EV_NTT, EV_MSM_A, EV_MSM_B1,
        EV_MSM_C, EV_MSM_H, EV_DOWN, EV_B2_START, EV_B2_END, EV_RUN, EV_COUNT };

@@ -4,7 +4,7 @@
  * snarkjs's JSON.stringify(x, null, 1), which is what makes the writers
  * drop-in.  The per-curve code is json_template.h, included once per curve.
  */
-#include "groth16/json.h"
+#include "groth16/formats/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 #include "curve/curve.h"
 #include "groth16/curve_impl.h"
-#include "groth16/key.h"
+#include "groth16/prover/key.h"
 #include "pairing/pairing.h"
 
 /* ---- verification key from a zkey (no JSON involved) ------------------------ */
@@ -75,10 +75,10 @@ static int bls12_381_json_alphabeta(bls12_381_fp12 *e, const bls12_381_g1_affine
 }
 
 #define P bn254
-#include "groth16/json_template.h"
+#include "groth16/formats/json_template.h"
 #undef P
 #define P bls12_381
-#include "groth16/json_template.h"
+#include "groth16/formats/json_template.h"
 #undef P
 
 /* This layer's table per curve (json.h): the typed readers and writers

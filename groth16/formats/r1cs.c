@@ -4,7 +4,7 @@
  * are allocated once at their exact size and a hostile nTerms can never
  * make us allocate more than the file could hold.
  */
-#include "groth16/r1cs.h"
+#include "groth16/formats/r1cs.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * structure eagerly and the values lazily, because the values are read
  * again by whoever converts them anyway.
  */
-#include "groth16/wtns.h"
+#include "groth16/formats/wtns.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * The device image of a proving key (struct cuzk_gpu_key), shared by the
  * two halves of the GPU prover: prove_gpu_key.c makes it (placement under
  * the device-memory cap, bases, matrices), prove_gpu.c proves with it.
- * Internal to groth16/; the API is groth16/prove_gpu.h.
+ * Internal to groth16/; the API is groth16/prover/prove_gpu.h.
  */
 #ifndef CUZK_GROTH16_PROVE_GPU_KEY_H
 #define CUZK_GROTH16_PROVE_GPU_KEY_H
@@ -12,7 +12,7 @@
 
 #include "gpu/msm.h"
 #include "gpu/runtime.h"
-#include "groth16/prove_gpu.h"
+#include "groth16/prover/prove_gpu.h"
 
 #define FR_BYTES 32
 

@@ -6,7 +6,7 @@
  * in the file's coordinate order (x, y; x.c0, x.c1, y.c0, y.c1).  Validation
  * uses curve/curve.h; nothing here does group arithmetic.
  */
-#include "groth16/zkey.h"
+#include "groth16/formats/zkey.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -33,9 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groth16/groth16.h"
-#include "groth16/key.h"
-#include "groth16/r1cs.h"
+#include "groth16/prover/groth16.h"
+#include "groth16/prover/key.h"
+#include "groth16/formats/r1cs.h"
 #include "util/status.h"
 #include "util/threadpool.h"
 

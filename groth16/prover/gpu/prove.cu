@@ -1,5 +1,5 @@
 /*
- * Kernels of the GPU Groth16 prover (groth16/prove_gpu.c) and the small
+ * Kernels of the GPU Groth16 prover (groth16/prover/prove_gpu.c) and the small
  * stream utilities it needs (gpu/prove.h: cuzk_gpu_fr_*, cuzk_gpu_spmv;
  * gpu/runtime.h: cuzk_gpu_event_*, cuzk_gpu_host_register).
  *

@@ -3,7 +3,7 @@
  * buffer the writers share (see binfile.h).  Only bounds and structure are
  * checked here; section contents are the format readers' business.
  */
-#include "groth16/binfile.h"
+#include "groth16/formats/binfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * malformed one; the checks name what is wrong and where.
  */
 #define _GNU_SOURCE
-#include "groth16/abc.h"
+#include "groth16/formats/abc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "groth16/binfile.h"
+#include "groth16/formats/binfile.h"
 #include "groth16/curve_impl.h"
 
 int cuzk_abc_is_image(const void *data, size_t size) {

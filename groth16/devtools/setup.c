@@ -4,20 +4,20 @@
  * (setup_template.h) for both curves, and holds the curve-generic entry points.
  * Prints nothing: warning the user is the CLI's job.
  */
-#include "groth16/setup.h"
+#include "groth16/devtools/setup.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.h"
 #include "groth16/curve_impl.h"
-#include "groth16/zkey.h"
+#include "groth16/formats/zkey.h"
 #include "util/splitmix.h"
 
 #define FB_G bls12_381_g1
 #define FB_S bls12_381_fr
 #define FB_F bls12_381_fp
-#include "groth16/setup_fb_template.h"
+#include "groth16/devtools/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -25,7 +25,7 @@
 #define FB_G bls12_381_g2
 #define FB_S bls12_381_fr
 #define FB_F bls12_381_fp2
-#include "groth16/setup_fb_template.h"
+#include "groth16/devtools/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -33,7 +33,7 @@
 #define FB_G bn254_g1
 #define FB_S bn254_fr
 #define FB_F bn254_fp
-#include "groth16/setup_fb_template.h"
+#include "groth16/devtools/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -41,7 +41,7 @@
 #define FB_G bn254_g2
 #define FB_S bn254_fr
 #define FB_F bn254_fp2
-#include "groth16/setup_fb_template.h"
+#include "groth16/devtools/setup_fb_template.h"
 #undef FB_G
 #undef FB_S
 #undef FB_F
@@ -49,7 +49,7 @@
 #define P bls12_381
 #define P_CURVE CUZK_CURVE_BLS12_381
 #define P_FR_S BLS12_381_FR_TWO_ADICITY
-#include "groth16/setup_template.h"
+#include "groth16/devtools/setup_template.h"
 #undef P
 #undef P_CURVE
 #undef P_FR_S
@@ -57,7 +57,7 @@
 #define P bn254
 #define P_CURVE CUZK_CURVE_BN254
 #define P_FR_S BN254_FR_TWO_ADICITY
-#include "groth16/setup_template.h"
+#include "groth16/devtools/setup_template.h"
 #undef P
 #undef P_CURVE
 #undef P_FR_S
