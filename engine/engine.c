@@ -399,24 +399,6 @@ void engine_part_drain(cuzk_engine *e, engine_part *p) {
 
 /* ---- submit --------------------------------------------------------------------------------- */
 
-/* The circuit of a job with inputs: the one named, else the key's, held
- * for the job.  One not loaded yet is queued for the circuit loader; the
- * scheduler holds the job back until it is loaded. */
-static cuzk_status job_circuit(cuzk_engine *e, engine_circuit **out, const cuzk_submit_opts *o,
-                               engine_key *k, cuzk_error *err) {
-    if (o->circuit)
-        return engine_circuit_resolve(e, out, o->circuit, 1, err);
-    pthread_mutex_lock(&e->keys_lock);
-    *out = k->circuit;
-    if (*out)
-        engine_circuit_hold(e, *out); /* keys_lock -> circ_lock */
-    pthread_mutex_unlock(&e->keys_lock);
-    if (!*out)
-        return cuzk_fail(err, CUZK_EINVAL,
-                         "submit: inputs need a circuit: name its .wasm or register one with key %s",
-                         k->id);
-    return CUZK_OK;
-}
 
 /* Copy an in-memory witness or input.json (|size| bytes at |data|),
  * waiting for room in the budget if needed. */
@@ -593,7 +575,7 @@ static cuzk_status submit_with_key(cuzk_engine *e, engine_key *k, cuzk_job **job
         pthread_mutex_unlock(&e->jobs_lock);
     }
     engine_circuit *circ = NULL;
-    if (engine_opts_have_inputs(o) && (s = job_circuit(e, &circ, o, k, err)) != CUZK_OK)
+    if (engine_opts_have_inputs(o) && (s = engine_job_circuit(e, k, o, 1, &circ, err)) != CUZK_OK)
         return s;
     engine_job *j, *replaced = NULL;
     if ((s = job_build(e, &j, o, k, circ, err)) != CUZK_OK) {

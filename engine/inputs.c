@@ -140,12 +140,10 @@ cuzk_status engine_input_parse(cuzk_wc_input **out, const cuzk_wc_circuit *c, co
     return CUZK_OK;
 }
 
-/* The circuit a job's inputs would use: the one named, else the key's;
- * held (engine_circuit_release), or NULL with |err| set. */
-static cuzk_status check_circuit(cuzk_engine *e, engine_key *k, const cuzk_submit_opts *o,
-                                 engine_circuit **out, cuzk_error *err) {
+cuzk_status engine_job_circuit(cuzk_engine *e, engine_key *k, const cuzk_submit_opts *o,
+                               int queue, engine_circuit **out, cuzk_error *err) {
     if (o->circuit)
-        return engine_circuit_resolve(e, out, o->circuit, 0, err);
+        return engine_circuit_resolve(e, out, o->circuit, queue, err);
     pthread_mutex_lock(&e->keys_lock);
     *out = k->circuit;
     if (*out)
@@ -209,7 +207,7 @@ cuzk_status cuzk_submit_check(cuzk_engine *e, const cuzk_submit_opts *o, cuzk_er
     int inputs = engine_opts_have_inputs(o);
     engine_circuit *c = NULL;
     if (inputs)
-        s = check_circuit(e, k, o, &c, err);
+        s = engine_job_circuit(e, k, o, 0, &c, err);
     if (s == CUZK_OK && kc != CUZK_CURVE_NONE && kv) {
         const engine_circuit *ready = c && atomic_load(&c->state) == CIRC_READY ? c : NULL;
         if (ready)

@@ -616,6 +616,12 @@ cuzk_status engine_circuit_check(const engine_circuit *c, const char *key_id, cu
 cuzk_status engine_opts_check(const cuzk_submit_opts *o, cuzk_error *err);
 /* Whether any partition of |o| carries inputs (needs a circuit). */
 int engine_opts_have_inputs(const cuzk_submit_opts *o);
+/* The circuit of a job with inputs: the one named, else the key's, held
+ * for the caller (engine_circuit_release).  With |queue| one not loaded
+ * yet is queued for the circuit loader (a submit: the scheduler holds the
+ * job back until it is loaded); without, nothing is loaded (a check). */
+cuzk_status engine_job_circuit(cuzk_engine *e, engine_key *k, const cuzk_submit_opts *o,
+                               int queue, engine_circuit **out, cuzk_error *err);
 /* A witness of |curve| with |n_values| values against a key of |key_curve|
  * with |key_vars| wires: CUZK_OK, CUZK_ECURVE or CUZK_EMISMATCH. */
 cuzk_status engine_witness_fits(cuzk_curve key_curve, uint64_t key_vars, cuzk_curve curve,

@@ -23,22 +23,21 @@ awk '$1 == "D" {def[$3] = $2} $1 == "U" {use[NR] = $2 " " $3}
             print p[1], def[p[2]], p[2]}}' "$tmp/syms" | sort -u >"$tmp/edges"
 files=$(awk '{print $2}' "$tmp/syms" | sort -u | wc -l)
 edges=$(awk '{print $1, $2}' "$tmp/edges" | sort -u | wc -l)
-# peel from the top: repeatedly drop the calls of files nothing left calls
-# into
+# Kahn's peel, from the top and then from the bottom: repeatedly drop the
+# calls of files nothing left calls into (column 1 never in column 2), then
+# the calls into files that call nothing left; what remains is on a cycle.
 awk '{print $1, $2}' "$tmp/edges" | sort -u >"$tmp/left"
-while :; do
-  awk 'NR == FNR {callee[$2] = 1; next} !($1 in callee) {print}' "$tmp/left" "$tmp/left" >"$tmp/top"
-  [ -s "$tmp/top" ] || break
-  awk 'NR == FNR {drop[$1] = 1; next} !($1 in drop)' "$tmp/top" "$tmp/left" >"$tmp/next"
-  mv "$tmp/next" "$tmp/left"
-done
-# and from the bottom: drop the calls into files that call nothing left
-while :; do
-  awk 'NR == FNR {caller[$1] = 1; next} !($2 in caller) {print}' "$tmp/left" "$tmp/left" >"$tmp/bottom"
-  [ -s "$tmp/bottom" ] || break
-  awk 'NR == FNR {drop[$2] = 1; next} !($2 in drop)' "$tmp/bottom" "$tmp/left" >"$tmp/next"
-  mv "$tmp/next" "$tmp/left"
-done
+peel() { # peel OUTER INNER: drop rows whose column OUTER never shows in column INNER
+  while :; do
+    awk -v o="$1" -v i="$2" 'NR == FNR {seen[$i] = 1; next} !($o in seen) {print $o}' \
+      "$tmp/left" "$tmp/left" | sort -u >"$tmp/gone"
+    [ -s "$tmp/gone" ] || return 0
+    awk -v o="$1" 'NR == FNR {drop[$1] = 1; next} !($o in drop)' "$tmp/gone" "$tmp/left" >"$tmp/next"
+    mv "$tmp/next" "$tmp/left"
+  done
+}
+peel 1 2
+peel 2 1
 if [ -s "$tmp/left" ]; then
   echo "FAIL: cuzkd's files call one another in a cycle; the calls on it:"
   awk 'NR == FNR {on[$1 " " $2] = 1; next} ($1 " " $2) in on {print "  " $1 " -> " $2 ": " $3}' \
