@@ -15,7 +15,7 @@
  * Why not call the prover directly: that was a third path for a proof
  * beside the engine's CPU and GPU devices, and its figures were not the
  * engine's.  The engine costs a single proof little: see "cuzk prove
- * through the engine" in docs/PERFORMANCE.md for the start-up figures.
+ * through the engine" in docs/PERFORMANCE-HISTORY.md for the start-up figures.
  *
  * Must not: include anything but cuzk.h and cli/ headers (the library's
  * public surface is the contract), write an output file when the proof

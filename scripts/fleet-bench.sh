@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet measurements of docs/PERFORMANCE.md ("Fleet queue"), on a
+# The fleet measurements of docs/PERFORMANCE-HISTORY.md ("Fleet queue"), on a
 # private PostgreSQL server (tests/fleet/pg.sh) with simulated devices:
 #   1. queue overhead per job: one client, one job at a time, through one
 #      node with a near-zero simulated device, with and without fleet_db:
