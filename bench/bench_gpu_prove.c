@@ -380,7 +380,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
     cuzk_gpu_key_free(gk);
     free(block);
     if (have_vk)
-        cuzk_vk_free(&vk);
+        cuzk_vk_clear(&vk);
     cuzk_wtns_close(&w);
     free(wbuf);
     if (curve == CUZK_CURVE_BLS12_381)

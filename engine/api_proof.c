@@ -113,7 +113,7 @@ cuzk_status cuzk_vk_load(cuzk_vk **out, const char *path, cuzk_error *err) {
         s = cuzk_vk_read_json_file(vk, path, err);
     }
     if (s != CUZK_OK) {
-        cuzk_vk_free(vk);
+        cuzk_vk_clear(vk);
         free(vk);
         return s;
     }
@@ -124,7 +124,7 @@ cuzk_status cuzk_vk_load(cuzk_vk **out, const char *path, cuzk_error *err) {
 void cuzk_vk_release(cuzk_vk *vk) {
     if (!vk)
         return;
-    cuzk_vk_free(vk);
+    cuzk_vk_clear(vk);
     free(vk);
 }
 

@@ -155,7 +155,7 @@ static void release_on_devices(cuzk_engine *e, const cuzk_key *key) {
 static void free_taken(cuzk_engine *e, cuzk_key *key, cuzk_vk *vk, uint64_t bytes) {
     release_on_devices(e, key);
     cuzk_key_free(key);
-    cuzk_vk_free(vk);
+    cuzk_vk_clear(vk);
     engine_mem_uncharge(&e->mem, MEM_KEYS, bytes);
 }
 
@@ -428,7 +428,7 @@ static void load_one(cuzk_engine *e, engine_key *k, engine_ring *ring) {
     return;
 unwind:
     cuzk_key_free(&key);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     engine_mem_uncharge(&e->mem, MEM_KEYS, est);
     load_publish(e, k, ring, t0, s, &key, &vk, &err);
 }
@@ -470,7 +470,7 @@ void engine_keys_destroy(cuzk_engine *e) {
         if (k->state == KEY_RESIDENT) {
             release_on_devices(e, &k->key);
             cuzk_key_free(&k->key);
-            cuzk_vk_free(&k->vk);
+            cuzk_vk_clear(&k->vk);
             engine_mem_uncharge(&e->mem, MEM_KEYS, k->charged);
         }
         free(k->path);

@@ -346,7 +346,7 @@ static void one_size(const cuzk_curve_impl *ci, unsigned log2, uint32_t n_constr
     free(img);
     free(abc);
     free(plain);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     cuzk_key_free(&key);
     cuzk_zkey_close(&z);
     free(zbuf);

@@ -275,7 +275,7 @@ int main(int argc, char **argv) {
                       st.devices[0].device_mem_peak_bytes / 1048576.0, cap / 1048576.0);
                 cuzk_engine_destroy(e, 10000);
             }
-            cuzk_vk_free(&big.vk);
+            cuzk_vk_clear(&big.vk);
             free(big.pub);
         } else {
             CHECK(0, "the 2^20 circuit: %s", err.msg);
@@ -406,8 +406,8 @@ int main(int argc, char **argv) {
         cuzk_job_release(rj);
         cuzk_engine_destroy(e, 10000);
     }
-    cuzk_vk_free(&bn.vk);
-    cuzk_vk_free(&bls.vk);
+    cuzk_vk_clear(&bn.vk);
+    cuzk_vk_clear(&bls.vk);
     free(bn.pub);
     free(bls.pub);
     cuzk_pool_destroy(gen_pool);

@@ -100,7 +100,7 @@ static int fx_load(fx *f, const char *dir, const char *name) {
 static void fx_free(fx *f) {
     free(f->text);
     free(f->pub);
-    cuzk_vk_free(&f->vk);
+    cuzk_vk_clear(&f->vk);
 }
 
 /* Submit one job: partition i carries |f|'s inputs when inputs[i] is 'i',

@@ -87,7 +87,7 @@ static void eu_make(eu_circuit *c, const char *dir, const char *name, cuzk_curve
 }
 
 static void eu_free(eu_circuit *c) {
-    cuzk_vk_free(&c->vk);
+    cuzk_vk_clear(&c->vk);
     free(c->wtns_mem);
 }
 

@@ -443,7 +443,7 @@ static cuzk_status parse_json(jkind k, cuzk_curve c, const char *text, cuzk_erro
         cuzk_vk vk;
         st = cuzk_vk_read_json(&vk, copy, len, err);
         if (st == CUZK_OK)
-            cuzk_vk_free(&vk);
+            cuzk_vk_clear(&vk);
     } else if (k == J_PROOF) {
         cuzk_proof p;
         st = cuzk_proof_read_json(&p, c, copy, len, err);

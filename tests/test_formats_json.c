@@ -53,8 +53,8 @@ static void check_json(loaded *L, int ci, const circuit_info *in) {
               "%s/%s: our verification_key.json differs from snarkjs's", curve_dir[ci], in->name);
         free(out);
     }
-    cuzk_vk_free(&vk_file);
-    cuzk_vk_free(&vk_zkey);
+    cuzk_vk_clear(&vk_file);
+    cuzk_vk_clear(&vk_zkey);
     free(text);
 
     /* proof.json: read, write back, compare bytes. */
@@ -101,7 +101,7 @@ static void write_vk_out(loaded *L, int ci, const circuit_info *in) {
             write_out(curve_dir[ci], name, (const uint8_t *)s, strlen(s));
             free(s);
         }
-        cuzk_vk_free(&vk);
+        cuzk_vk_clear(&vk);
     }
 }
 

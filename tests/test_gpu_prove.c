@@ -117,7 +117,7 @@ static void test_fixture(const char *curve, const char *circ) {
     }
     cuzk_gpu_key_free(gk);
     free(pub);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     cuzk_wtns_close(&w);
     cuzk_key_free(&key);
 }
@@ -277,7 +277,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
 out:
     cuzk_gpu_key_free(gk);
     cuzk_wtns_close(&w);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     cuzk_key_free(&key);
     cuzk_zkey_close(&z);
     free(zbuf);
@@ -369,7 +369,7 @@ out:
     cuzk_gpu_key_free(gd);
     cuzk_gpu_key_free(gh);
     cuzk_wtns_close(&w);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     cuzk_key_free(&key);
     cuzk_zkey_close(&z);
     free(zbuf);
@@ -665,7 +665,7 @@ out:
     cuzk_gpu_key_free(gh);
     for (int i = 0; i < 3; i++)
         cuzk_wtns_close(&w[i]);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     cuzk_key_free(&key);
     cuzk_zkey_close(&z);
     free(zbuf);

@@ -190,7 +190,7 @@ static int detach(cuzk_curve c, cuzk_proof *p, cuzk_vk *vk, int which) {
     return ok;
 }
 
-/* A copy of |vk| with its own IC array (cuzk_vk_free frees it). */
+/* A copy of |vk| with its own IC array (cuzk_vk_clear frees it). */
 static void vk_copy(cuzk_vk *out, const cuzk_vk *vk) {
     *out = *vk;
     if (vk->curve == CUZK_CURVE_BN254) {
@@ -250,9 +250,9 @@ static void test_subgroup(const char *tag, cuzk_vk *vk, const cuzk_fr *pub, size
             CHECK(st == CUZK_ENOTINSUBGROUP, "%s: key with %s outside the subgroup loads: %s (%s)",
                   tag, pt_names[which], cuzk_status_name(st), err.msg);
             if (st == CUZK_OK)
-                cuzk_vk_free(&back);
+                cuzk_vk_clear(&back);
         }
-        cuzk_vk_free(&bad);
+        cuzk_vk_clear(&bad);
     }
     remove(path);
     free(pub_bytes);
@@ -335,8 +335,8 @@ static void test_fixture(const char *curve, const char *circ) {
               "%s/%s: missing public input rejected", curve, circ);
     }
     free(pub);
-    cuzk_vk_free(&vk);
-    cuzk_vk_free(&vkj);
+    cuzk_vk_clear(&vk);
+    cuzk_vk_clear(&vkj);
     cuzk_wtns_close(&w);
     cuzk_key_free(&key);
 }
@@ -448,7 +448,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     CHECK(cuzk_vk_verify(&vk, wit + 1, n_pub, &p3, &err) == CUZK_EVERIFY,
           "2^%u: proof from an unsatisfying witness fails", log2);
     free(plain);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&vk);
     cuzk_key_free(&key);
     cuzk_zkey_close(&z);
     free(zbuf);

@@ -190,7 +190,7 @@ static void test_fixtures(void) {
                     if (proved) {
                         CHECK(cuzk_vk_verify(&vk, pub, np, &pr, &err) == CUZK_OK,
                               "%s: proof with our dev key does not verify: %s", base, err.msg);
-                        cuzk_vk_free(&vk);
+                        cuzk_vk_clear(&vk);
                     }
                     cuzk_wtns_close(&w);
                     free(pub);

@@ -18,7 +18,7 @@
  * e(alpha, beta) when the pairing is available (see json.c).
  *
  * The types cuzk_vk and cuzk_proof are defined in groth16/prover/key.h.  A vk read
- * here owns its IC array: release it with cuzk_vk_free.  Strings returned by
+ * here owns its IC array: release it with cuzk_vk_clear.  Strings returned by
  * writers are malloc'd (free() them).  All functions are reentrant.
  */
 #ifndef CUZK_GROTH16_JSON_H
@@ -70,7 +70,7 @@ cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *path,
                                     cuzk_error *err);
 
 /* The verification key of a .zkey (what `snarkjs zkey export
- * verificationkey` exports); IC is copied.  Free with cuzk_vk_free. */
+ * verificationkey` exports); IC is copied.  Free with cuzk_vk_clear. */
 cuzk_status cuzk_vk_from_zkey(cuzk_vk *vk, const cuzk_zkey *z,
                               cuzk_error *err);
 

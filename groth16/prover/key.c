@@ -139,7 +139,7 @@ cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err) {
     return ci ? ci->vk_from_key(k, vk, err) : CUZK_ECURVE;
 }
 
-void cuzk_vk_free(cuzk_vk *vk) {
+void cuzk_vk_clear(cuzk_vk *vk) {
     const cuzk_curve_impl *ci = vk ? cuzk_curve_impl_get(vk->curve) : NULL;
     if (ci)
         ci->vk_free(vk);

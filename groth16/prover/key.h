@@ -76,12 +76,12 @@ size_t cuzk_key_n_coefs(const cuzk_key *k);
  * prover's scratch in the charged buffer pool) or, in the tests, through
  * tests/cpu_prove.h. */
 
-/* The verification key of |k| (free with cuzk_vk_free). */
+/* The verification key of |k| (free with cuzk_vk_clear). */
 cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err);
 /* Frees what |vk| owns (its IC array), not |vk| itself: for a key held by
  * value.  The public cuzk_vk_release (include/cuzk.h) is the other half of
  * cuzk_vk_load: it frees a heap key, struct included, and calls this. */
-void cuzk_vk_free(cuzk_vk *vk);
+void cuzk_vk_clear(cuzk_vk *vk);
 
 /*
  * Verify |proof| for public signals |pub| (|n_pub| Montgomery scalars of

@@ -43,8 +43,8 @@ static void fuzz_vk(const char *text, size_t len) {
                 !memcmp(&back.vk.bls12_381.delta2, &vk.vk.bls12_381.delta2,
                         sizeof vk.vk.bls12_381.delta2));
     free(out);
-    cuzk_vk_free(&back);
-    cuzk_vk_free(&vk);
+    cuzk_vk_clear(&back);
+    cuzk_vk_clear(&vk);
 }
 
 static void fuzz_proof(cuzk_curve c, const char *text, size_t len) {
