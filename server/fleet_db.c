@@ -280,10 +280,7 @@ PGconn *fleet_pool_get(cuzkd_fleet *f, uint64_t until_ns, char *why, size_t why_
         pthread_mutex_lock(&f->pool_lock);
         while (!f->n_idle && f->n_open >= POOL_MAX && cuzk_now_ns() < until_ns) {
             struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_nsec += 100000000L;
-            if (ts.tv_nsec >= 1000000000L)
-                ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            cuzkd_deadline_in(&ts, CLOCK_MONOTONIC, 100);
             pthread_cond_timedwait(&f->pool_cv, &f->pool_lock, &ts);
         }
         if (f->n_idle)
