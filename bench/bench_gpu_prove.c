@@ -42,6 +42,7 @@
 #include "bench/load.h"
 #include "groth16/curve_impl.h"
 #include "groth16/prover/key.h"
+#include "engine/gpu_tier.h"
 #include "groth16/prover/prove_gpu.h"
 #include "groth16/devtools/setup.h"
 #include "groth16/devtools/synth.h"
@@ -215,7 +216,7 @@ static int run_one(row *out, cuzk_gpu_ctx *ctx, cuzk_pool *pool, cuzk_curve curv
         fprintf(stderr, "host bases: out of memory\n");
         return -1;
     }
-    if (cuzk_gpu_key_create(&gk, ctx, &key, mode, &err) != CUZK_OK ||
+    if (engine_gpu_key_create(&gk, ctx, &key, mode, &err) != CUZK_OK ||
         cuzk_gpu_prover_create(&p, ctx, pool, &err) != CUZK_OK) {
         fprintf(stderr, "GPU key/prover: %s\n", err.msg);
         return -1;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/gpu_tier.h"
 #include "engine/internal.h"
 
 #ifdef CUZK_HAVE_CUDA
@@ -155,7 +156,7 @@ static void gpu_close(engine_device *d) {
 static cuzk_status key_upload(gpu_state *s, const cuzk_key *key, cuzk_gpu_key **gk,
                               cuzk_error *err) {
     cuzk_gpu_key_mode mode = s->key_pinned ? CUZK_GPU_KEY_HOST : CUZK_GPU_KEY_AUTO;
-    cuzk_status st = cuzk_gpu_key_create(gk, s->ctx, key, mode, err);
+    cuzk_status st = engine_gpu_key_create(gk, s->ctx, key, mode, err);
     unsigned fit = st == CUZK_OK ? cuzk_gpu_key_max_provers(*gk) : 0;
     if (fit) {
         pthread_mutex_lock(&s->provers_lock);

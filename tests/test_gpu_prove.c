@@ -30,6 +30,7 @@
 
 #include "groth16/formats/json.h"
 #include "groth16/prover/key.h"
+#include "engine/gpu_tier.h"
 #include "groth16/prover/prove_gpu.h"
 #include "groth16/devtools/setup.h"
 #include "groth16/devtools/synth.h"
@@ -102,7 +103,7 @@ static void test_fixture(const char *curve, const char *circ) {
     cuzk_gpu_key *gk = NULL;
     cuzk_proof p;
     cuzk_gpu_timing t;
-    int ok = cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
+    int ok = engine_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
              gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &p, &t, &err) == CUZK_OK;
     CHECK(ok, "%s/%s: GPU proof: %s", curve, circ, err.msg);
     if (ok) {
@@ -170,7 +171,7 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
            r1cs.n_wires);
 
     cuzk_gpu_key *gk = NULL;
-    CHECK(cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK,
+    CHECK(engine_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK,
           "%s 2^%u: key upload: %s", cname, log2, err.msg);
     if (!gk)
         goto out;
@@ -212,14 +213,14 @@ static void test_generated(cuzk_curve curve, unsigned log2) {
     /* evict and upload again */
     cuzk_gpu_key_free(gk);
     gk = NULL;
-    CHECK(cuzk_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
+    CHECK(engine_gpu_key_create(&gk, ctx, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
               gpu_prove_one(prover, gk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK &&
               cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
           "%s 2^%u: reloaded key proves again: %s", cname, log2, err.msg);
 
     /* bases streamed from host memory */
     cuzk_gpu_key *hk = NULL;
-    CHECK(cuzk_gpu_key_create(&hk, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
+    CHECK(engine_gpu_key_create(&hk, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
               cuzk_gpu_key_host_streamed(hk) &&
               gpu_prove_one(prover, hk, &w, 0, NULL, NULL, pool, &g2, &t, &err) == CUZK_OK &&
               cuzk_vk_verify(&vk, pub, n_pub, &g2, &err) == CUZK_OK,
@@ -343,8 +344,8 @@ static void test_density(cuzk_curve curve, unsigned log2) {
     cuzk_proof ref, got;
     cuzk_gpu_timing t;
     cuzk_status st;
-    if (cuzk_gpu_key_create(&gd, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) != CUZK_OK ||
-        cuzk_gpu_key_create(&gh, ctx, &key, CUZK_GPU_KEY_HOST, &err) != CUZK_OK) {
+    if (engine_gpu_key_create(&gd, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) != CUZK_OK ||
+        engine_gpu_key_create(&gh, ctx, &key, CUZK_GPU_KEY_HOST, &err) != CUZK_OK) {
         CHECK(0, "%s 2^%u density: GPU keys: %s", cname, log2, err.msg);
         goto out;
     }
@@ -429,8 +430,8 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
     cuzk_gpu_key *gd = NULL, *gh = NULL;
     for (int i = 0; i < NB; i++)
         CHECK(cuzk_gpu_prover_create(&ps[i], ctx, pool, &err) == CUZK_OK, "prover: %s", err.msg);
-    CHECK(cuzk_gpu_key_create(&gd, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) == CUZK_OK &&
-              cuzk_gpu_key_create(&gh, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK,
+    CHECK(engine_gpu_key_create(&gd, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) == CUZK_OK &&
+              engine_gpu_key_create(&gh, ctx, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK,
           "%s 2^%u: keys: %s", cname, log2, err.msg);
     if (!gd || !gh || !ps[NB - 1])
         goto out;
@@ -553,7 +554,7 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         /* a key of its own: the cap test below sizes its cap from gd */
         cuzk_gpu_key *gs = NULL;
         size_t used = 1;
-        CHECK(cuzk_gpu_key_create(&gs, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) == CUZK_OK,
+        CHECK(engine_gpu_key_create(&gs, ctx, &key, CUZK_GPU_KEY_DEVICE, &err) == CUZK_OK,
               "%s 2^%u: a key for shifted copies: %s", cname, log2, err.msg);
         if (gs) {
             CHECK(cuzk_gpu_key_precompute(gs, 1, &used, &err) == CUZK_OK && used == 0,
@@ -584,7 +585,7 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         cuzk_gpu_key *warm = NULL, *gc = NULL, *gx = NULL;
         if (cuzk_gpu_ctx_create(cuzk_gpu_ctx_device(ctx), &cc, &err) == CUZK_OK &&
             cuzk_gpu_prover_create(&pc, cc, pool, &err) == CUZK_OK &&
-            cuzk_gpu_key_create(&warm, cc, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
+            engine_gpu_key_create(&warm, cc, &key, CUZK_GPU_KEY_HOST, &err) == CUZK_OK &&
             prove_fixed(pc, warm, &w[0], &r[0], &s[0], &got[0], &err) == CUZK_OK) {
             cuzk_gpu_mem_info mi;
             cuzk_gpu_ctx_mem(cc, &mi);
@@ -611,10 +612,10 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
             uint64_t streamed = csr + work + m1.scratch_bytes + m2.scratch_bytes;
             cuzk_gpu_ctx_set_mem_limit(cc, mi.used_bytes + (size_t)(streamed / 0.9) + 4096 +
                                                bases / 4);
-            cuzk_status sd = cuzk_gpu_key_create(&gx, cc, &key, CUZK_GPU_KEY_DEVICE, &err);
+            cuzk_status sd = engine_gpu_key_create(&gx, cc, &key, CUZK_GPU_KEY_DEVICE, &err);
             CHECK(sd != CUZK_OK, "%s 2^%u: a device-resident key over the cap is refused", cname,
                   log2);
-            CHECK(cuzk_gpu_key_create(&gc, cc, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
+            CHECK(engine_gpu_key_create(&gc, cc, &key, CUZK_GPU_KEY_AUTO, &err) == CUZK_OK &&
                       cuzk_gpu_key_host_streamed(gc) &&
                       strstr(cuzk_gpu_key_why(gc), "pinned host memory") &&
                       strstr(cuzk_gpu_key_why(gc), "cap"),
@@ -644,7 +645,7 @@ static void test_tiers_batches(cuzk_curve curve, unsigned log2) {
         cuzk_gpu_key *gz = NULL;
         if (cuzk_gpu_ctx_create(cuzk_gpu_ctx_device(ctx), &cc, &err) == CUZK_OK) {
             cuzk_gpu_ctx_set_mem_limit(cc, (size_t)64 << 10);
-            cuzk_status sz = cuzk_gpu_key_create(&gz, cc, &key, CUZK_GPU_KEY_AUTO, &err);
+            cuzk_status sz = engine_gpu_key_create(&gz, cc, &key, CUZK_GPU_KEY_AUTO, &err);
             cuzk_gpu_mem_info mi;
             cuzk_gpu_ctx_mem(cc, &mi);
             CHECK(sz == CUZK_ENOMEM && gz == NULL && strstr(err.msg, "GiB") &&

@@ -44,7 +44,40 @@ typedef struct cuzk_gpu_key cuzk_gpu_key;
 typedef struct cuzk_gpu_prover cuzk_gpu_prover;
 typedef struct cuzk_gpu_shared_scratch cuzk_gpu_shared_scratch; /* gpu/runtime.h */
 
-/* Where the key's bases live. */
+/*
+ * What a key needs on a device, in bytes, from the figures alone
+ * (cuzk_gpu_key_needs_of): its bases, one prover's buffers (witness twice,
+ * a/b/c), the A and B matrices, and the scratch of the G1 and the B2 MSM
+ * streams: default plans with resident bases (s1, s2) and streamed ones
+ * (h1, h2), the smallest plans that exist (m1, m2), and the G1 plan of
+ * least modelled cost with no bound (u1).
+ */
+typedef struct cuzk_gpu_key_needs {
+    uint64_t bases, work, csr, s1, s2, h1, h2, m1, m2, u1;
+    unsigned log_n;
+    size_t n_vars;
+} cuzk_gpu_key_needs;
+
+/*
+ * Where a key goes and what its provers' MSMs may use: the engine's
+ * decision (engine/gpu_tier.c) from the needs and the device's memory,
+ * which cuzk_gpu_key_create carries out.
+ */
+typedef struct cuzk_gpu_placement {
+    int host;            /* bases in page-locked host memory, streamed */
+    int no_csr;          /* matrices on the host: a, b, c evaluated there */
+    int host_if_refused; /* resident, but streamed if the device refuses them */
+    size_t msm_limit[2]; /* the G1 and B2 streams' scratch (0: default rule) */
+    unsigned max_provers; /* under a cap: provers whose buffers fit (0: no cap) */
+    char why[200];       /* where and why, with the figures */
+} cuzk_gpu_placement;
+
+/* The needs of |key| on |ctx|'s device.  CUZK_EINVAL, CUZK_EFORMAT. */
+cuzk_status cuzk_gpu_key_needs_of(cuzk_gpu_ctx *ctx, const cuzk_key *key,
+                                  cuzk_gpu_key_needs *out, cuzk_error *err);
+
+/* Where the key's bases live, as a caller asks for it (the engine's
+ * policy turns it into a placement). */
 typedef enum cuzk_gpu_key_mode {
     CUZK_GPU_KEY_AUTO = 0,   /* device memory if it fits, else host-streamed */
     CUZK_GPU_KEY_DEVICE = 1, /* device memory or fail (CUZK_ENOMEM) */
@@ -67,15 +100,16 @@ typedef struct cuzk_gpu_timing {
 } cuzk_gpu_timing;
 
 /*
- * Make |*gk|, the device image of |key| on |ctx|.  |key| must outlive |*gk|
+ * Make |*gk|, the device image of |key| on |ctx|, placed as |pl| says (the
+ * engine decides it: engine_gpu_key_create).  |key| must outlive |*gk|
  * (host-streamed bases point into it; its memory is page-locked while |*gk|
  * exists).  Synchronous.
- * Returns: CUZK_OK; CUZK_ENOMEM (CUZK_GPU_KEY_DEVICE and it does not fit;
- *   host memory); CUZK_EFORMAT (a coefficient outside the key's domain or
- *   witness); CUZK_EGPU.
+ * Returns: CUZK_OK; CUZK_ENOMEM (the device refused an allocation the
+ *   placement counted on; host memory); CUZK_EFORMAT (a coefficient outside
+ *   the key's domain or witness); CUZK_EGPU.
  */
 cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **gk, cuzk_gpu_ctx *ctx,
-                                const cuzk_key *key, cuzk_gpu_key_mode mode,
+                                const cuzk_key *key, const cuzk_gpu_placement *pl,
                                 cuzk_error *err);
 void cuzk_gpu_key_free(cuzk_gpu_key *gk);
 /* Device bytes held by the key (bases + matrices). */

@@ -2,12 +2,14 @@
  * Device images of proving keys (groth16/prover/prove_gpu.h: cuzk_gpu_key_*):
  * where a key's bases go (device memory, or page-locked host memory that
  * the MSMs stream), the A and B matrices in CSR form, the MSM scratch
- * limits its provers get, and shifted copies of resident bases.  Every
- * placement is decided from the figures before anything is allocated, so
- * a device-memory cap holds (place_key).
+ * limits its provers get, and shifted copies of resident bases.  What a
+ * key needs is computed here from the figures (cuzk_gpu_key_needs_of); where
+ * it goes is the engine's decision (engine/gpu_tier.c), made before
+ * anything is allocated so that a device-memory cap holds, and carried out
+ * here (cuzk_gpu_key_create).
  *
- * Must not: allocate past what place_key decided, or leave device memory
- * or a page-locked range behind on failure.
+ * Must not: decide a placement, allocate past the one given, or leave
+ * device memory or a page-locked range behind on failure.
  */
 #ifdef CUZK_HAVE_CUDA
 
@@ -222,166 +224,74 @@ static uint64_t plan_bytes(cuzk_gpu_ctx *ctx, cuzk_curve c, cuzk_gpu_group g, si
     return info.scratch_bytes;
 }
 
-/* What a key needs on the device, in bytes: its bases, one prover's
- * buffers (witness twice, a/b/c), the A and B matrices, and the scratch of
- * the G1 and the B2 MSM streams: default plans resident (s) and streamed
- * (h), and the smallest plans that exist (m). */
-typedef struct key_need {
-    uint64_t bases, work, csr, s1, s2, h1, h2, m1, m2, u1;
-} key_need;
-
-static void key_needs(const cuzk_gpu_key *gk, const key_view *v, key_need *k) {
-    cuzk_gpu_ctx *ctx = gk->ctx;
-    size_t g1 = g1_affine_bytes(gk->key->curve);
-    size_t nv = v->n_vars, big = nv > gk->n ? nv : gk->n;
+static void needs_of(cuzk_gpu_ctx *ctx, cuzk_curve curve, const key_view *v, size_t n,
+                     cuzk_gpu_key_needs *k) {
+    size_t g1 = g1_affine_bytes(curve);
+    size_t nv = v->n_vars, big = nv > n ? nv : n;
     size_t nc = nv - v->n_public - 1;
-    k->bases = (uint64_t)g1 * (v->n_a + 2 * v->n_b + nc + gk->n) + (uint64_t)g1 * v->n_b +
+    k->bases = (uint64_t)g1 * (v->n_a + 2 * v->n_b + nc + n) + (uint64_t)g1 * v->n_b +
                (uint64_t)4 * ((v->a_density ? v->n_a : 0) + (v->b_density ? v->n_b : 0));
-    k->work = (uint64_t)FR_BYTES * (2 * nv + 3 * gk->n);
-    k->csr = csr_bytes(v, gk->n);
-    k->s1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, 0);
-    k->s2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, v->n_b, 0, 0);
-    k->h1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 0);
-    k->h2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, v->n_b, 1, 0);
-    k->m1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 1, 1);
-    k->m2 = plan_bytes(ctx, gk->curve, CUZK_GPU_G2, v->n_b, 1, 1);
+    k->work = (uint64_t)FR_BYTES * (2 * nv + 3 * n);
+    k->csr = csr_bytes(v, n);
+    k->s1 = plan_bytes(ctx, curve, CUZK_GPU_G1, big, 0, 0);
+    k->s2 = plan_bytes(ctx, curve, CUZK_GPU_G2, v->n_b, 0, 0);
+    k->h1 = plan_bytes(ctx, curve, CUZK_GPU_G1, big, 1, 0);
+    k->h2 = plan_bytes(ctx, curve, CUZK_GPU_G2, v->n_b, 1, 0);
+    k->m1 = plan_bytes(ctx, curve, CUZK_GPU_G1, big, 1, 1);
+    k->m2 = plan_bytes(ctx, curve, CUZK_GPU_G2, v->n_b, 1, 1);
     /* the G1 plan of least modelled cost with no bound (one chunk) */
-    k->u1 = plan_bytes(ctx, gk->curve, CUZK_GPU_G1, big, 0, (size_t)1 << 42);
+    k->u1 = plan_bytes(ctx, curve, CUZK_GPU_G1, big, 0, (size_t)1 << 42);
+    k->log_n = (unsigned)v->log_n;
+    k->n_vars = nv;
 }
 
-/* The two MSM streams' limits from |left| bytes: their default plans (d1,
- * d2) when those fit (0, the default rule itself, without a cap), else
- * the smallest plans (m1, m2) and the rest in the ratio of the defaults. */
-static void split_limits(cuzk_gpu_key *gk, double left, uint64_t d1, uint64_t d2, uint64_t m1,
-                         uint64_t m2, int capped) {
-    if (left >= (double)(d1 + d2)) {
-        gk->msm_limit[0] = capped ? d1 : 0;
-        gk->msm_limit[1] = capped ? d2 : 0;
-        return;
+/* The key's view, checked: 0 after setting |err|. */
+static int view_checked(key_view *v, const cuzk_key *key, cuzk_error *err) {
+    if (!key || !cuzk_curve_impl_get(key->curve)) {
+        cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no loaded key");
+        return 0;
     }
-    double extra = left - (double)(m1 + m2);
-    gk->msm_limit[0] = m1 + (size_t)(extra * (double)d1 / (double)(d1 + d2));
-    gk->msm_limit[1] = (size_t)left - gk->msm_limit[0];
+    view_of(v, key);
+    if (v->n_vars < v->n_public + 1) {
+        cuzk_fail(err, CUZK_EFORMAT, "key has %zu signals but %zu public", v->n_vars,
+                  v->n_public);
+        return 0;
+    }
+    return 1;
 }
 
-/* gk->why: where the key went and why, with its MSM scratch limits. */
-static void place_why(cuzk_gpu_key *gk, const key_need *k, const cuzk_gpu_mem_info *mi,
-                      cuzk_gpu_key_mode mode, int host, const char *cap) {
-    const double G = 1073741824.0;
-    double l1 = gk->msm_limit[0] ? gk->msm_limit[0] : (host ? k->h1 : k->s1);
-    double l2 = gk->msm_limit[1] ? gk->msm_limit[1] : (host ? k->h2 : k->s2);
-    if (!host)
-        snprintf(gk->why, sizeof gk->why,
-                 "device memory: resident it needs %.2f GiB (bases %.2f) of the %.2f GiB "
-                 "free%s; MSM scratch %.2f + %.2f GiB",
-                 (k->bases + k->csr + k->work + l1 + l2) / G, k->bases / G,
-                 mi->free_bytes / G, cap, l1 / G, l2 / G);
-    else if (mode == CUZK_GPU_KEY_HOST)
-        snprintf(gk->why, sizeof gk->why,
-                 "pinned host memory: asked for; MSM scratch %.2f + %.2f GiB%s", l1 / G, l2 / G,
-                 cap);
-    else
-        snprintf(gk->why, sizeof gk->why,
-                 "pinned host memory: resident it needs %.2f GiB (bases %.2f), more than 90%% "
-                 "of the %.2f GiB free%s; streamed, MSM scratch %.2f + %.2f GiB",
-                 (k->bases + k->csr + k->work + k->s1 + k->s2) / G, k->bases / G,
-                 mi->free_bytes / G, cap, l1 / G, l2 / G);
-    if (gk->no_csr) {
-        size_t w = strlen(gk->why);
-        snprintf(gk->why + w, sizeof gk->why - w,
-                 "; matrices (%.2f GiB) on the host, a/b/c evaluated there", k->csr / G);
-    }
-}
-
-/*
- * Where the key goes and what its provers' MSMs may use, decided before
- * anything is allocated, from the device memory the context sees (its cap
- * included).  Resident (AUTO) needs the bases, the matrices, one prover's
- * buffers and the default MSM scratch of both streams within 90% of the
- * free memory; DEVICE takes less scratch if it must.  Otherwise the bases
- * stay in host memory with the scratch limits shrunk to what is left, and
- * under a cap the matrices too when only that fits (a, b, c then come
- * evaluated from the host).  A key that does not fit even then is refused
- * here, naming the figures, rather than failing a proof.
- */
-static cuzk_status place_key(cuzk_gpu_key *gk, const key_view *v, cuzk_gpu_key_mode mode,
-                             cuzk_error *err) {
-    const double G = 1073741824.0;
-    key_need k;
-    key_needs(gk, v, &k);
-    cuzk_gpu_mem_info mi;
-    cuzk_gpu_ctx_mem(gk->ctx, &mi);
-    int capped = mi.limit_bytes != 0;
-    char cap[48] = "";
-    if (capped)
-        snprintf(cap, sizeof cap, " (device cap %.2f GiB)", mi.limit_bytes / G);
-    double room = 0.9 * (double)mi.free_bytes;
-    uint64_t need_dev = k.bases + k.csr + k.work + k.s1 + k.s2;
-    int host = mode == CUZK_GPU_KEY_HOST ||
-               (mode == CUZK_GPU_KEY_AUTO && (double)need_dev > room);
-    /* what the MSMs get: room less the key's device part and one prover */
-    double left = room - (double)(k.csr + k.work + (host ? 0 : k.bases));
-    if (host && capped && left < (double)(k.m1 + k.m2) &&
-        left + (double)k.csr >= (double)(k.m1 + k.m2)) {
-        gk->no_csr = 1; /* the matrices stay on the host */
-        left += (double)k.csr;
-    }
-    if (left < (double)(k.m1 + k.m2))
-        return cuzk_fail(err, CUZK_ENOMEM,
-                         "GPU key (2^%u, %zu signals): %s it needs %.2f GiB of device memory at "
-                         "the least (bases %.2f, matrices %.2f, one prover's buffers %.2f, MSM "
-                         "scratch %.2f); 90%% of the %.2f GiB free%s is %.2f GiB",
-                         (unsigned)v->log_n, v->n_vars,
-                         host ? "even with its bases in host memory" : "resident",
-                         (k.csr + k.work + k.m1 + k.m2 + (host ? 0 : k.bases)) / G,
-                         host ? 0.0 : k.bases / G, k.csr / G, k.work / G, (k.m1 + k.m2) / G,
-                         mi.free_bytes / G, cap, room / G);
-    split_limits(gk, left, host ? k.h1 : k.s1, host ? k.h2 : k.s2, k.m1, k.m2, capped);
-    /* the other provers' buffers (cuzk_gpu_ctx_set_provers) come first */
-    double others = (double)(cuzk_gpu_ctx_provers(gk->ctx) - 1) * (double)k.work;
-    if (!host && !capped && left - others > (double)(k.s1 + k.s2)) {
-        /* room beyond the default plans: the G1 stream (H is the largest
-         * MSM of a proof) takes up to its unbounded plan, fewer chunks
-         * (at 2^24 on the H200 the bounded G1 MSM took 165 ms, the
-         * unbounded 129) */
-        double g1 = left - others - (double)k.s2;
-        if (g1 > (double)k.u1)
-            g1 = (double)k.u1;
-        if (g1 > (double)k.s1)
-            gk->msm_limit[0] = (size_t)g1;
-    }
-    place_why(gk, &k, &mi, mode, host, cap);
-    gk->host_streamed = host;
-    if (capped) { /* provers whose buffers fit beside the rest */
-        double spare = left - (double)(gk->msm_limit[0] + gk->msm_limit[1]) + (double)k.work;
-        gk->max_provers = spare >= (double)k.work ? (unsigned)(spare / (double)k.work) : 1;
-    }
+cuzk_status cuzk_gpu_key_needs_of(cuzk_gpu_ctx *ctx, const cuzk_key *key,
+                                  cuzk_gpu_key_needs *out, cuzk_error *err) {
+    key_view v;
+    if (!ctx || !view_checked(&v, key, err))
+        return err ? err->status : CUZK_EINVAL;
+    needs_of(ctx, key->curve, &v, (size_t)1 << v.log_n, out);
     return CUZK_OK;
 }
 
 cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuzk_key *key,
-                                cuzk_gpu_key_mode mode, cuzk_error *err) {
+                                const cuzk_gpu_placement *pl, cuzk_error *err) {
     *out = NULL;
-    if (!ctx || !key || !cuzk_curve_impl_get(key->curve))
-        return cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no loaded key");
+    key_view v;
+    if (!ctx || !pl || !view_checked(&v, key, err))
+        return ctx && pl ? (err ? err->status : CUZK_EINVAL)
+                         : cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no placement");
     cuzk_gpu_key *gk = calloc(1, sizeof *gk);
     if (!gk)
         return cuzk_fail(err, CUZK_ENOMEM, "out of host memory");
-    key_view v;
-    view_of(&v, key);
     gk->ctx = ctx;
     gk->key = key;
     gk->curve = key->curve;
     gk->n_vars = v.n_vars;
     gk->n_public = v.n_public;
     gk->n = (size_t)1 << v.log_n;
-    if (v.n_vars < v.n_public + 1) {
-        free(gk);
-        return cuzk_fail(err, CUZK_EFORMAT, "key has %zu signals but %zu public", v.n_vars,
-                         v.n_public);
-    }
-
-    cuzk_status st = place_key(gk, &v, mode, err);
+    gk->msm_limit[0] = pl->msm_limit[0];
+    gk->msm_limit[1] = pl->msm_limit[1];
+    gk->max_provers = pl->max_provers;
+    gk->no_csr = pl->no_csr;
+    gk->host_streamed = pl->host;
+    snprintf(gk->why, sizeof gk->why, "%s", pl->why);
+    cuzk_status st = CUZK_OK;
     int host = gk->host_streamed;
     if (st == CUZK_OK)
         st = upload_index(gk, 0, v.a_density, v.n_vars, v.n_a, err);
@@ -391,7 +301,7 @@ cuzk_status cuzk_gpu_key_create(cuzk_gpu_key **out, cuzk_gpu_ctx *ctx, const cuz
         st = upload_csr(gk, &v, err);
     if (st == CUZK_OK && !host) {
         st = make_bases(gk, &v, 0, err);
-        if (st != CUZK_OK && mode == CUZK_GPU_KEY_AUTO) {
+        if (st != CUZK_OK && pl->host_if_refused) {
             /* did not fit after all: stream from host memory instead */
             free_bases(gk);
             host = 1;
