@@ -38,8 +38,6 @@
  * engine's nanosecond clock arithmetic (a job that expires at once). */
 #define MAX_DEADLINE_MS (365ULL * 24 * 3600 * 1000)
 
-static const char *const priority_names[] = {"low", "normal", "high", "critical"};
-
 /* ---- submit ----------------------------------------------------------------------- */
 
 typedef struct submit_req {
@@ -57,7 +55,7 @@ typedef struct submit_req {
 
 static int parse_priority(const char *s, cuzk_priority *out) {
     for (int i = 0; i < 4; i++)
-        if (!strcasecmp(s, priority_names[i]))
+        if (!strcasecmp(s, cuzkd_priority_names[i]))
             return *out = (cuzk_priority)i, 1;
     return 0;
 }

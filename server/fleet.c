@@ -123,8 +123,6 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
 #include "cuzk_tools.h"
 
 
-static const char *const prio_names[] = {"low", "normal", "high", "critical"};
-
 cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
     const cuzkd_config *cfg = srv->cfg;
     if (!cfg->fleet_db || !cfg->fleet_db[0])
@@ -225,8 +223,8 @@ json_t *cuzkd_fleet_json(cuzkd_server *srv) {
     json_t *q = json_object(), *run = json_object();
     pthread_mutex_lock(&f->snap_lock);
     for (int p = 0; p < 4; p++) {
-        json_object_set_new(q, prio_names[p], json_integer(f->queued[p]));
-        json_object_set_new(run, prio_names[p], json_integer(f->running[p]));
+        json_object_set_new(q, cuzkd_priority_names[p], json_integer(f->queued[p]));
+        json_object_set_new(run, cuzkd_priority_names[p], json_integer(f->running[p]));
     }
     json_t *nodes = f->nodes ? json_deep_copy(f->nodes) : json_array();
     double age = f->last_ok_ns ? (cuzk_now_ns() - f->last_ok_ns) / 1e9 : -1;
@@ -269,7 +267,8 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
     for (int p = 0; p < 4; p++)
         OUT("cuzk_fleet_queue_jobs{state=\"queued\",priority=\"%s\"} %lld\n"
             "cuzk_fleet_queue_jobs{state=\"running\",priority=\"%s\"} %lld\n",
-            prio_names[p], (long long)f->queued[p], prio_names[p], (long long)f->running[p]);
+            cuzkd_priority_names[p], (long long)f->queued[p], cuzkd_priority_names[p],
+            (long long)f->running[p]);
     size_t alive = 0;
     for (size_t i = 0; f->nodes && i < json_array_size(f->nodes); i++)
         alive += json_is_true(json_object_get(json_array_get(f->nodes, i), "alive"));

@@ -382,16 +382,9 @@ static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
     }
     char local_id[CUZK_ID_MAX + 1];
     snprintf(local_id, sizeof local_id, "fleet.%lld.%d.%d", (long long)h->id, h->idx, h->epoch);
-    /* A claim is never submitted twice: (job, partition, epoch) is what it
-     * proves, and hashing its witness would only cost time. */
-    uint8_t digest[32];
-    cuzk_sha256 d;
-    cuzk_sha256_init(&d);
-    cuzk_sha256_update(&d, local_id, strlen(local_id));
-    cuzk_sha256_final(&d, digest);
+    /* A claim is never submitted twice: its id needs no content digest. */
     cuzk_submit_opts o = {.key = ref,
                           .request_id = local_id,
-                          .digest = digest,
                           .on_end = held_ended,
                           .on_end_ctx = f,
                           .priority = (cuzk_priority)prio,

@@ -32,8 +32,6 @@
 #include "cuzk_tools.h"
 
 
-static const char *const prio_names[] = {"low", "normal", "high", "critical"};
-
 /* ---- submit -------------------------------------------------------------------------- */
 
 static char *read_whole(const char *path, size_t *len) {
@@ -380,7 +378,7 @@ static json_t *row_json(const PGresult *q) {
         "{s:I, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:I, s:o, s:i, s:o, s:[]}", "job_id",
         (json_int_t)atoll(PQgetvalue(q, 0, 0)), "request_id", jtext(PQgetvalue(q, 0, 1)), "key",
         jtext(PQgetvalue(q, 0, 2)), "state", state, "priority",
-        prio_names[atoi(PQgetvalue(q, 0, 4)) & 3], "status", PQgetvalue(q, 0, 5), "error",
+        cuzkd_priority_names[atoi(PQgetvalue(q, 0, 4)) & 3], "status", PQgetvalue(q, 0, 5), "error",
         jtext(PQgetvalue(q, 0, 6)), "partitions", n, "partitions_done", done,
         "partitions_failed", !strcmp(state, "failed") ? n : 0, "submit_ms_ago",
         (json_int_t)atoll(PQgetvalue(q, 0, 8)), "node", jtext(PQgetvalue(q, 0, 9)), "attempts",

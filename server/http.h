@@ -84,6 +84,8 @@ enum MHD_Result http_json(cuzkd_request *r, unsigned code, json_t *obj);
  * outside (file paths, engine messages) need not be UTF-8, which jansson
  * refuses, so bytes that do not form UTF-8 become '?'. */
 json_t *jtext(const char *s);
+/* The names of the priorities, by cuzk_priority ("low" .. "critical"). */
+extern const char *const cuzkd_priority_names[4];
 /* Send {"error": msg, "code": code_name}. */
 enum MHD_Result http_error(cuzkd_request *r, unsigned code, const char *code_name, const char *fmt,
                            ...) __attribute__((format(printf, 4, 5)));

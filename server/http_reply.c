@@ -232,6 +232,8 @@ void cuzkd_http_stats_render(cuzkd_server *srv, unsigned clients, char **text, s
     *len = n;
 }
 
+const char *const cuzkd_priority_names[4] = {"low", "normal", "high", "critical"};
+
 /* ---- responses ------------------------------------------------------------------ */
 
 enum MHD_Result http_queue(cuzkd_request *r, unsigned code, struct MHD_Response *resp,

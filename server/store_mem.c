@@ -35,8 +35,6 @@
  * that a stop is seen. */
 #define AWAIT_SLICE_MS 200
 
-static const char *const priority_names[] = {"low", "normal", "high", "critical"};
-
 /* ---- clients and tracked jobs ---------------------------------------------------- */
 
 static cuzkd_client *client_find_locked(cuzkd_server *srv, const char *name) {
@@ -324,7 +322,7 @@ static json_t *job_json(cuzk_job *job) {
     json_t *j = json_pack(
         "{s:I, s:s, s:o, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:o}", "job_id",
         (json_int_t)info.id, "request_id", info.request_id, "key", jtext(info.key), "state",
-        cuzk_job_state_name(info.state), "priority", priority_names[info.priority & 3], "status",
+        cuzk_job_state_name(info.state), "priority", cuzkd_priority_names[info.priority & 3], "status",
         cuzk_status_name(info.status), "error", jtext(info.msg), "partitions",
         (json_int_t)info.n_partitions, "partitions_done", (json_int_t)info.partitions_done,
         "partitions_failed", (json_int_t)info.partitions_failed, "submit_ms_ago",
