@@ -21,6 +21,7 @@
 #include "groth16/formats/r1cs.h"
 #include "groth16/formats/wtns.h"
 #include "groth16/formats/zkey.h"
+#include "util/infile.h"
 
 static cuzk_status inspect_r1cs(cuzk_file_info *info, const char *path, cuzk_error *err) {
     cuzk_r1cs r;
@@ -88,15 +89,16 @@ static cuzk_status inspect_abc(cuzk_file_info *info, const char *path, cuzk_erro
 
 cuzk_status cuzk_file_inspect(cuzk_file_info *info, const char *path, cuzk_error *err) {
     memset(info, 0, sizeof *info);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cuzk_fail(err, CUZK_EIO, "cannot open %s: %s", path, strerror(errno));
+    cuzk_infile f; /* no FIFO waited on, a regular file only: util/infile.h */
+    cuzk_status os = cuzk_infile_open(&f, path, "file", err);
+    if (os != CUZK_OK)
+        return os;
     char magic[4] = {0};
-    size_t got = fread(magic, 1, 4, f);
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0)
-        info->file_bytes = (uint64_t)sb.st_size;
-    fclose(f);
+    size_t got = f.size < 4 ? 0 : 4;
+    if (got && cuzk_infile_pread(&f, magic, 4, 0, NULL) != CUZK_OK)
+        got = 0;
+    info->file_bytes = f.size;
+    cuzk_infile_close(&f);
     if (got == 4 && !memcmp(magic, "r1cs", 4))
         return info->kind = CUZK_FILE_R1CS, inspect_r1cs(info, path, err);
     if (got == 4 && !memcmp(magic, "wtns", 4))

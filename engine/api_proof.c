@@ -23,6 +23,7 @@
 #include "groth16/curve_impl.h"
 #include "groth16/formats/json.h"
 #include "groth16/formats/zkey.h"
+#include "util/infile.h"
 
 size_t cuzk_proof_bytes_len(cuzk_curve c) {
     const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
@@ -84,12 +85,17 @@ cuzk_status cuzk_vk_load(cuzk_vk **out, const char *path, cuzk_error *err) {
     *out = NULL;
     if (!path || !*path)
         return cuzk_fail(err, CUZK_EINVAL, "no verification key path");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cuzk_fail(err, CUZK_ENOTFOUND, "%s: cannot open", path);
+    cuzk_infile f; /* no FIFO waited on: util/infile.h */
+    cuzk_error why = {0};
+    cuzk_status os = cuzk_infile_open(&f, path, "verification key", &why);
+    if (os != CUZK_OK)
+        return cuzk_fail(err, os == CUZK_EIO ? CUZK_ENOTFOUND : os, "%s: cannot open%s",
+                         path, os == CUZK_EINVAL ? " (not a regular file)" : "");
     unsigned char head[64];
-    size_t got = fread(head, 1, sizeof head, f);
-    fclose(f);
+    size_t got = f.size < sizeof head ? (size_t)f.size : sizeof head;
+    if (cuzk_infile_pread(&f, head, got, 0, NULL) != CUZK_OK)
+        got = 0;
+    cuzk_infile_close(&f);
     cuzk_vk *vk = calloc(1, sizeof *vk);
     if (!vk)
         return cuzk_fail(err, CUZK_ENOMEM, "no memory for a verification key");

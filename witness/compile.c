@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "util/sha256.h"
+#include "util/infile.h"
 #include "witness/internal.h"
 #include "wc_glue_src.h"
 
@@ -857,14 +858,24 @@ cuzk_status cuzk_wc_wasm_inspect(cuzk_wc_wasm_info *info, const char *path,
         return cuzk_fail(err, CUZK_EFORMAT, "%s: not a regular file with contents", path);
     }
     size_t size = (size_t)st.st_size;
-    uint8_t *w = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (w == MAP_FAILED)
-        return cuzk_fail(err, CUZK_EIO, "%s: %s", path, strerror(errno));
+    if ((uint64_t)st.st_size > wc_opt_max_wasm(o)) { /* refused before it is read */
+        close(fd);
+        return cuzk_fail(err, CUZK_ERANGE,
+                         "%s: %zu bytes of wasm, more than the limit of %llu (wc_max_wasm_bytes)",
+                         path, size, (unsigned long long)wc_opt_max_wasm(o));
+    }
+    /* read, not mapped: a truncation while it is read is an error, not a
+     * SIGBUS (util/infile.h) */
+    cuzk_infile f = {fd, (uint64_t)size, path, "circuit"};
+    uint8_t *w = malloc(size);
+    cuzk_status s = w ? cuzk_infile_pread(&f, w, size, 0, err)
+                      : cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for its %zu bytes", path, size);
+    cuzk_infile_close(&f);
     info->wasm_bytes = size;
-    cuzk_status s = check_wasm(w, size, path, err);
+    if (s == CUZK_OK)
+        s = check_wasm(w, size, path, err);
     if (s != CUZK_OK) {
-        munmap(w, size);
+        free(w);
         return s;
     }
     /* exported functions by index; bodies; data segments */
@@ -965,7 +976,7 @@ cuzk_status cuzk_wc_wasm_inspect(cuzk_wc_wasm_info *info, const char *path,
     /* the cache: is the object this machine would run there already? */
     char key[65], dir[4096], exe[4200], sum[4200];
     cache_key(w, size, key);
-    munmap(w, size);
+    free(w);
     cuzk_error derr = {0};
     if (cache_dir(dir, sizeof dir, o, &derr) == CUZK_OK) {
         snprintf(exe, sizeof exe, "%s/%s.wc", dir, key);

@@ -59,6 +59,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/infile.h"
 #include "witness/internal.h"
 
 #define WC_DEF_MEMORY (4ull << 30)
@@ -455,12 +456,17 @@ cuzk_status cuzk_wc_circuit_load(cuzk_wc_circuit **c, const char *path, const cu
                          "%s: %lld bytes of wasm, more than the limit of %llu (wc_max_wasm_bytes)",
                          base, (long long)st.st_size, (unsigned long long)max);
     }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
-        return cuzk_fail(err, CUZK_EIO, "%s: %s", path, strerror(errno));
-    cuzk_status s = load_common(c, m, (size_t)st.st_size, base, path, opts, err);
-    munmap(m, (size_t)st.st_size);
+    /* read, not mapped: a client truncating its circuit while it is read
+     * must get an error, not kill the daemon with SIGBUS (util/infile.h) */
+    cuzk_infile f = {fd, (uint64_t)st.st_size, path, "circuit"};
+    uint8_t *m = malloc((size_t)st.st_size);
+    cuzk_status s = m ? cuzk_infile_pread(&f, m, f.size, 0, err)
+                      : cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for its %lld bytes", base,
+                                  (long long)st.st_size);
+    cuzk_infile_close(&f);
+    if (s == CUZK_OK)
+        s = load_common(c, m, (size_t)st.st_size, base, path, opts, err);
+    free(m);
     return s;
 }
 

@@ -1,5 +1,5 @@
 /*
- * iden3 binfile container: open/map, section table scan, and the small output
+ * iden3 binfile container: open (read whole, never mapped), section table scan, and the small output
  * buffer the writers share (see binfile.h).  Only bounds and structure are
  * checked here; section contents are the format readers' business.
  */
@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "groth16/curve_id.h"
+#include "util/infile.h"
 
 #define HEADER_BYTES 12u  /* magic, version, nSections */
 #define SECTION_HDR 12u   /* id u32, size u64 */
@@ -46,15 +46,31 @@ static cuzk_status check_duplicates(const cuzk_binfile *bf, cuzk_error *err) {
     return CUZK_OK;
 }
 
+/* |n| bytes at |pos| of the input: from memory, or read from the file of a
+ * table-only open (bf->data NULL). */
+static cuzk_status fetch(const cuzk_binfile *bf, const cuzk_infile *f, uint8_t *dst, uint64_t pos,
+                         unsigned n, cuzk_error *err) {
+    if (f == NULL) {
+        memcpy(dst, bf->data + pos, n);
+        return CUZK_OK;
+    }
+    return cuzk_infile_pread(f, dst, n, pos, err);
+}
+
 /* Walk the nSections entries; every payload must end inside the input, and
  * the last one exactly at its end. */
-static cuzk_status scan_sections(cuzk_binfile *bf, cuzk_error *err) {
+static cuzk_status scan_sections(cuzk_binfile *bf, const cuzk_infile *f, cuzk_error *err) {
     uint64_t pos = HEADER_BYTES;
     uint32_t n = bf->n_sections;
     if (n > (bf->size - HEADER_BYTES) / SECTION_HDR)
         return cuzk_fail(err, CUZK_EFORMAT,
                          "%s: header claims %u sections but the file has only %llu bytes",
                          bf->magic, n, (unsigned long long)bf->size);
+    /* one read a section header: a table read from a file is kept short */
+    if (f && n > CUZK_BINFILE_TABLE_MAX)
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: header claims %u sections, more than the %d "
+                                            "any file of this kind has",
+                         bf->magic, n, CUZK_BINFILE_TABLE_MAX);
     bf->sections = calloc(n ? n : 1, sizeof *bf->sections);
     if (bf->sections == NULL)
         return cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for %u sections",
@@ -64,9 +80,13 @@ static cuzk_status scan_sections(cuzk_binfile *bf, cuzk_error *err) {
             return cuzk_fail(err, CUZK_EFORMAT,
                              "%s: section header %u of %u is cut off at byte %llu",
                              bf->magic, i + 1, n, (unsigned long long)pos);
+        uint8_t h[SECTION_HDR];
+        cuzk_status st = fetch(bf, f, h, pos, SECTION_HDR, err);
+        if (st != CUZK_OK)
+            return st;
         cuzk_binfile_section *s = &bf->sections[i];
-        s->id = cuzk_rd_u32(bf->data + pos);
-        s->size = cuzk_rd_u64(bf->data + pos + 4);
+        s->id = cuzk_rd_u32(h);
+        s->size = cuzk_rd_u64(h + 4);
         pos += SECTION_HDR;
         s->offset = pos;
         if (s->size > bf->size - pos)
@@ -82,22 +102,26 @@ static cuzk_status scan_sections(cuzk_binfile *bf, cuzk_error *err) {
     return CUZK_OK;
 }
 
-static cuzk_status parse(cuzk_binfile *bf, const char *magic, uint32_t version,
-                         unsigned flags, cuzk_error *err) {
+static cuzk_status parse(cuzk_binfile *bf, const cuzk_infile *f, const char *magic,
+                         uint32_t version, unsigned flags, cuzk_error *err) {
     memcpy(bf->magic, magic, 4);
     bf->magic[4] = '\0';
     if (bf->size < HEADER_BYTES)
         return cuzk_fail(err, CUZK_EFORMAT, "%s: file too short for the header (%llu bytes)",
                          magic, (unsigned long long)bf->size);
-    if (memcmp(bf->data, magic, 4) != 0)
+    uint8_t h[HEADER_BYTES];
+    cuzk_status st = fetch(bf, f, h, 0, HEADER_BYTES, err);
+    if (st != CUZK_OK)
+        return st;
+    if (memcmp(h, magic, 4) != 0)
         return cuzk_fail(err, CUZK_EFORMAT, "%s: wrong magic (not a .%s file)",
                          magic, magic);
-    bf->version = cuzk_rd_u32(bf->data + 4);
+    bf->version = cuzk_rd_u32(h + 4);
     if (bf->version != version)
         return cuzk_fail(err, CUZK_EUNSUPPORTED, "%s: version %u not supported (expected %u)",
                          magic, bf->version, version);
-    bf->n_sections = cuzk_rd_u32(bf->data + 8);
-    cuzk_status st = scan_sections(bf, err);
+    bf->n_sections = cuzk_rd_u32(h + 8);
+    st = scan_sections(bf, f, err);
     if (st == CUZK_OK && !(flags & CUZK_BINFILE_ALLOW_DUPLICATES))
         st = check_duplicates(bf, err);
     return st;
@@ -112,7 +136,7 @@ cuzk_status cuzk_binfile_from_mem(cuzk_binfile *bf, const void *data,
         return cuzk_fail(err, CUZK_EINVAL, "%s: NULL buffer", magic);
     bf->data = data;
     bf->size = size;
-    cuzk_status st = parse(bf, magic, version, flags, err);
+    cuzk_status st = parse(bf, NULL, magic, version, flags, err);
     if (st != CUZK_OK)
         cuzk_binfile_close(bf);
     return st;
@@ -121,33 +145,47 @@ cuzk_status cuzk_binfile_from_mem(cuzk_binfile *bf, const void *data,
 cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path,
                               const char *magic, uint32_t version,
                               unsigned flags, cuzk_error *err) {
-    struct stat sb;
     memset(bf, 0, sizeof *bf);
-    /* O_NONBLOCK: a FIFO (or a device) named as a file must not block the
-     * caller in open(); it is refused by the fstat below, unread. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return cuzk_fail(err, CUZK_EIO, "%s: cannot open %s: %s", magic, path,
-                         strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return cuzk_fail(err, CUZK_EINVAL, "%s: %s is not a regular file", magic, path);
-    }
-    if ((uint64_t)sb.st_size > SIZE_MAX || sb.st_size < (off_t)HEADER_BYTES) {
-        close(fd);
+    /* Read, not mapped (util/infile.h): a client that truncates the file
+     * while it is read gets an error instead of killing the process with
+     * SIGBUS; a FIFO is refused unopened for reading. */
+    cuzk_infile f;
+    cuzk_status st = cuzk_infile_open(&f, path, magic, err);
+    if (st != CUZK_OK)
+        return st;
+    if (f.size > SIZE_MAX || f.size < HEADER_BYTES) {
+        cuzk_infile_close(&f);
         return cuzk_fail(err, CUZK_EFORMAT, "%s: %s has an impossible size (%lld bytes)",
-                         magic, path, (long long)sb.st_size);
+                         magic, path, (long long)f.size);
     }
-    void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int saved = errno;
-    close(fd); /* the mapping keeps the file alive */
-    if (m == MAP_FAILED)
-        return cuzk_fail(err, CUZK_EIO, "%s: cannot map %s: %s", magic, path,
-                         strerror(saved));
-    bf->data = m;
-    bf->size = (uint64_t)sb.st_size;
-    bf->mapped = 1;
-    cuzk_status st = parse(bf, magic, version, flags, err);
+    uint8_t *buf = malloc((size_t)f.size);
+    if (buf == NULL)
+        st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for the %llu bytes of %s", magic,
+                       (unsigned long long)f.size, path);
+    else
+        st = cuzk_infile_pread(&f, buf, f.size, 0, err);
+    cuzk_infile_close(&f);
+    if (st != CUZK_OK) {
+        free(buf);
+        return st;
+    }
+    bf->data = buf;
+    bf->size = f.size;
+    bf->owned = 1;
+    st = parse(bf, NULL, magic, version, flags, err);
+    if (st != CUZK_OK)
+        cuzk_binfile_close(bf);
+    return st;
+}
+
+cuzk_status cuzk_binfile_open_table(cuzk_binfile *bf, const cuzk_infile *f, const char *magic,
+                                    uint32_t version, unsigned flags, cuzk_error *err) {
+    memset(bf, 0, sizeof *bf);
+    if (f->size < HEADER_BYTES) /* the words of cuzk_binfile_open */
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: %s has an impossible size (%lld bytes)", magic,
+                         f->path, (long long)f->size);
+    bf->size = f->size;
+    cuzk_status st = parse(bf, f, magic, version, flags, err);
     if (st != CUZK_OK)
         cuzk_binfile_close(bf);
     return st;
@@ -156,8 +194,8 @@ cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path,
 void cuzk_binfile_close(cuzk_binfile *bf) {
     if (bf == NULL)
         return;
-    if (bf->mapped && bf->data)
-        munmap((void *)bf->data, (size_t)bf->size);
+    if (bf->owned)
+        free((void *)bf->data);
     free(bf->sections);
     memset(bf, 0, sizeof *bf);
 }
@@ -176,28 +214,40 @@ const uint8_t *cuzk_binfile_find(const cuzk_binfile *bf, uint32_t id,
     return NULL;
 }
 
+cuzk_status cuzk_binfile_need_at(const cuzk_binfile *bf, uint32_t id, const char *what,
+                                 uint64_t expect, uint64_t min_size, uint64_t *offset,
+                                 uint64_t *size, cuzk_error *err) {
+    const cuzk_binfile_section *s = NULL;
+    for (uint32_t i = 0; i < bf->n_sections && !s; i++)
+        if (bf->sections[i].id == id)
+            s = &bf->sections[i];
+    if (s == NULL)
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: section %u (%s) is missing",
+                         bf->magic, id, what);
+    if (expect != UINT64_MAX && s->size != expect)
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: section %u (%s) has %llu bytes, expected %llu",
+                         bf->magic, id, what, (unsigned long long)s->size,
+                         (unsigned long long)expect);
+    if (s->size < min_size)
+        return cuzk_fail(err, CUZK_EFORMAT,
+                         "%s: section %u (%s) has %llu bytes, at least %llu needed",
+                         bf->magic, id, what, (unsigned long long)s->size,
+                         (unsigned long long)min_size);
+    *offset = s->offset;
+    if (size)
+        *size = s->size;
+    return CUZK_OK;
+}
+
 cuzk_status cuzk_binfile_need(const cuzk_binfile *bf, uint32_t id,
                               const char *what, uint64_t expect,
                               uint64_t min_size, const uint8_t **out,
                               uint64_t *size, cuzk_error *err) {
-    uint64_t sz;
-    const uint8_t *p = cuzk_binfile_find(bf, id, &sz);
-    if (p == NULL)
-        return cuzk_fail(err, CUZK_EFORMAT, "%s: section %u (%s) is missing",
-                         bf->magic, id, what);
-    if (expect != UINT64_MAX && sz != expect)
-        return cuzk_fail(err, CUZK_EFORMAT, "%s: section %u (%s) has %llu bytes, expected %llu",
-                         bf->magic, id, what, (unsigned long long)sz,
-                         (unsigned long long)expect);
-    if (sz < min_size)
-        return cuzk_fail(err, CUZK_EFORMAT,
-                         "%s: section %u (%s) has %llu bytes, at least %llu needed",
-                         bf->magic, id, what, (unsigned long long)sz,
-                         (unsigned long long)min_size);
-    *out = p;
-    if (size)
-        *size = sz;
-    return CUZK_OK;
+    uint64_t at = 0;
+    cuzk_status st = cuzk_binfile_need_at(bf, id, what, expect, min_size, &at, size, err);
+    if (st == CUZK_OK)
+        *out = bf->data + at;
+    return st;
 }
 
 /* ---- output buffer -------------------------------------------------------- */

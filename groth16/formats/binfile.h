@@ -4,7 +4,7 @@
  *   magic[4] | version u32 | nSections u32 | nSections x {id u32, size u64,
  *   payload[size]}                                      (all little-endian)
  *
- * This layer opens a file (read-only mmap) or borrows a memory buffer, checks
+ * This layer reads a file whole (never maps it: see util/infile.h) or borrows a memory buffer, checks
  * magic and version, scans the section table (physical order is not id
  * order), checks that every section lies inside the input with 64-bit
  * arithmetic that cannot overflow, and hands out pointer + size per section
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/infile.h"
 #include "util/status.h"
 
 typedef struct cuzk_binfile_section {
@@ -34,9 +35,9 @@ typedef struct cuzk_binfile_section {
 } cuzk_binfile_section;
 
 typedef struct cuzk_binfile {
-    const uint8_t *data; /* whole input (mapping or borrowed buffer) */
+    const uint8_t *data; /* whole input (our copy or a borrowed buffer) */
     uint64_t size;       /* bytes */
-    int mapped;          /* 1: |data| is our mmap, unmapped by close */
+    int owned;           /* 1: |data| is our copy of a file, freed by close */
     char magic[5];       /* NUL-terminated copy of the magic */
     uint32_t version;
     uint32_t n_sections;
@@ -51,18 +52,19 @@ enum {
 };
 
 /*
- * Map |path| read-only and parse its section table.
- * Returns: CUZK_OK; CUZK_EIO (cannot open/stat/map, not a regular file);
+ * Read |path| whole into memory and parse its section table.
+ * Returns: CUZK_OK; CUZK_EIO (cannot open or read it, or it was truncated
+ *   while it was read); CUZK_EINVAL (not a regular file);
  *   CUZK_EFORMAT (shorter than the 12-byte header, wrong magic, table
  *   malformed, section outside the file, duplicated id, bytes after the
  *   last section); CUZK_EUNSUPPORTED (version
  *   other than |version|); CUZK_ENOMEM.
  * Args: |bf| out, zeroed on failure (close is then a no-op but allowed).
  *   |magic| the expected 4 characters, |version| the only accepted version.
- * Ownership: the mapping and the section array belong to |bf| until
- *   cuzk_binfile_close.  The file must not be truncated while it is mapped
- *   (reads past the new end fault); replace files by rename, as
- *   cuzk_write_file_atomic does.
+ * Ownership: the copy and the section array belong to |bf| until
+ *   cuzk_binfile_close.  The file is never mapped, so a truncation while
+ *   it is read is an error, not a fault; a file too large to hold twice
+ *   (a 2^27 witness) is read in parts instead (wtns.h's cuzk_wtns_head).
  */
 cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path,
                               const char *magic, uint32_t version,
@@ -76,6 +78,22 @@ cuzk_status cuzk_binfile_from_mem(cuzk_binfile *bf, const void *data,
                                   size_t size, const char *magic,
                                   uint32_t version, unsigned flags,
                                   cuzk_error *err);
+
+/* Most sections a table read from a file may have (one read each); the
+ * formats read that way have two. */
+#define CUZK_BINFILE_TABLE_MAX 64
+
+/*
+ * The header and section table of the open file |f|, read with a few
+ * small reads; no payload is read and |bf->data| stays NULL (use
+ * cuzk_binfile_need_at and read payloads from |f|).  For files too large
+ * to hold twice, such as a 2^27 witness, read straight into their
+ * destination.  Same checks and returns as cuzk_binfile_open, and
+ * CUZK_EFORMAT for more than CUZK_BINFILE_TABLE_MAX sections.  |f| stays
+ * the caller's.
+ */
+cuzk_status cuzk_binfile_open_table(cuzk_binfile *bf, const cuzk_infile *f, const char *magic,
+                                    uint32_t version, unsigned flags, cuzk_error *err);
 
 /* Release what open allocated (unmaps a mapped file); |bf| is zeroed.
  * NULL and a zeroed struct are fine. */
@@ -96,6 +114,12 @@ cuzk_status cuzk_binfile_need(const cuzk_binfile *bf, uint32_t id,
                               const char *what, uint64_t expect,
                               uint64_t min_size, const uint8_t **out,
                               uint64_t *size, cuzk_error *err);
+
+/* cuzk_binfile_need's checks, giving the payload's file offset instead of
+ * a pointer (for a table-only open). */
+cuzk_status cuzk_binfile_need_at(const cuzk_binfile *bf, uint32_t id, const char *what,
+                                 uint64_t expect, uint64_t min_size, uint64_t *offset,
+                                 uint64_t *size, cuzk_error *err);
 
 /*
  * Bounded cursor over one section payload, for the readers' sequential

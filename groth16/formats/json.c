@@ -124,32 +124,33 @@ static cuzk_status load(json_t **root, const char *text, size_t len,
     return CUZK_OK;
 }
 
-/* Whole file into a malloc'd buffer (snarkjs JSON files are small; 1 GiB
- * is a sanity bound, not a real limit). */
+/* Whole file into a malloc'd, NUL-terminated buffer (snarkjs JSON files
+ * are small; 1 GiB is a sanity bound, not a real limit), read as
+ * util/infile.h reads: no FIFO waited on, nothing mapped. */
 static cuzk_status read_text(const char *path, char **out, size_t *len,
                              cuzk_error *err) {
-    struct stat sb;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return cuzk_fail(err, CUZK_EIO, "cannot open %s", path);
-    if (fstat(fileno(f), &sb) != 0 || sb.st_size > (1 << 30)) {
-        fclose(f);
-        return cuzk_fail(err, CUZK_EIO, "%s: cannot read (not a file or too large)", path);
-    }
-    char *buf = malloc((size_t)sb.st_size + 1);
-    if (buf == NULL) {
-        fclose(f);
-        return cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", path);
-    }
-    size_t n = fread(buf, 1, (size_t)sb.st_size, f);
-    fclose(f);
-    if (n != (size_t)sb.st_size) {
+    cuzk_infile f;
+    *out = NULL;
+    *len = 0;
+    cuzk_status st = cuzk_infile_open(&f, path, "json", err);
+    if (st != CUZK_OK)
+        return st;
+    char *buf = NULL;
+    if (f.size > (1u << 30))
+        st = cuzk_fail(err, CUZK_EIO, "%s: cannot read (too large: %llu bytes)", path,
+                       (unsigned long long)f.size);
+    else if (!(buf = malloc((size_t)f.size + 1)))
+        st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", path);
+    else
+        st = cuzk_infile_pread(&f, buf, f.size, 0, err);
+    cuzk_infile_close(&f);
+    if (st != CUZK_OK) {
         free(buf);
-        return cuzk_fail(err, CUZK_EIO, "%s: short read", path);
+        return st;
     }
-    buf[n] = '\0';
+    buf[f.size] = '\0';
     *out = buf;
-    *len = n;
+    *len = (size_t)f.size;
     return CUZK_OK;
 }
 
