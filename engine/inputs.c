@@ -25,6 +25,8 @@
 #include "cuzk_files.h"
 #include "cuzk_tools.h"
 #include "engine/internal.h"
+#include "groth16/formats/abc.h"
+#include "groth16/formats/wtns.h"
 
 cuzk_status engine_opts_check(const cuzk_submit_opts *o, cuzk_error *err) {
     if (!o || !o->key || !o->key[0])
@@ -157,10 +159,32 @@ cuzk_status engine_job_circuit(cuzk_engine *e, engine_key *k, const cuzk_submit_
     return CUZK_OK;
 }
 
+/* The witness file at |path| against the key (curve |kc|, |kv| values, a
+ * domain of 2^log_n rows) from its header alone (and, for an image, its
+ * size against the header's counts): a client's 3 GiB file costs a few
+ * small reads here; its values are read and checked by synthesis, into
+ * the partition's buffers, after the same comparison. */
+static cuzk_status check_witness_file(const char *path, cuzk_curve kc, uint64_t kv,
+                                      unsigned log_n, cuzk_error *err) {
+    cuzk_status s;
+    if (cuzk_abc_file_is_image(path)) {
+        cuzk_abc_head h;
+        if ((s = cuzk_abc_head_open(&h, path, err)) == CUZK_OK)
+            s = cuzk_abc_head_check_key(&h, kc, (size_t)kv, log_n, err);
+        cuzk_abc_head_close(&h);
+        return s;
+    }
+    cuzk_wtns_head h;
+    if ((s = cuzk_wtns_head_open(&h, path, err)) == CUZK_OK)
+        s = engine_witness_fits(kc, kv, h.curve, h.n_witness, err);
+    cuzk_wtns_head_close(&h);
+    return s;
+}
+
 /* Witness |i| of |o| against the key (curve |kc|, |kv| values) and, for
  * inputs, against circuit |c| (NULL: not loaded, not checked). */
 static cuzk_status check_one(const cuzk_submit_opts *o, size_t i, const engine_circuit *c,
-                             cuzk_curve kc, uint64_t kv, cuzk_error *err) {
+                             cuzk_curve kc, uint64_t kv, unsigned log_n, cuzk_error *err) {
     const cuzk_witness *w = &o->witnesses[i];
     if (w->input_json) {
         cuzk_wc_input *in = NULL;
@@ -169,19 +193,21 @@ static cuzk_status check_one(const cuzk_submit_opts *o, size_t i, const engine_c
         cuzk_wc_input_free(in);
         return s;
     }
+    if (w->path)
+        return check_witness_file(w->path, kc, kv, log_n, err);
     cuzk_curve wc;
     uint64_t nw;
-    cuzk_status s = cuzk_wtns_inspect(&wc, &nw, w->path, w->data, w->size, err);
+    cuzk_status s = cuzk_wtns_inspect(&wc, &nw, NULL, w->data, w->size, err);
     return s != CUZK_OK ? s : engine_witness_fits(kc, kv, wc, nw, err);
 }
 
 /* Every witness of |o| against the key and |c|; the failure's message
  * says which one. */
 static cuzk_status check_all(const cuzk_submit_opts *o, const engine_circuit *c, cuzk_curve kc,
-                             uint64_t kv, cuzk_error *err) {
+                             uint64_t kv, unsigned log_n, cuzk_error *err) {
     cuzk_error why = {0};
     for (size_t i = 0; i < o->n_witnesses; i++) {
-        cuzk_status s = check_one(o, i, c, kc, kv, &why);
+        cuzk_status s = check_one(o, i, c, kc, kv, log_n, &why);
         if (s == CUZK_OK)
             continue;
         if (!o->witnesses[i].input_json)
@@ -203,6 +229,7 @@ cuzk_status cuzk_submit_check(cuzk_engine *e, const cuzk_submit_opts *o, cuzk_er
     pthread_mutex_lock(&e->keys_lock);
     cuzk_curve kc = k->key.curve; /* known from the first load on (keys.c) */
     uint64_t kv = k->witness_bytes / sizeof(cuzk_fr);
+    unsigned log_n = k->log_n;
     pthread_mutex_unlock(&e->keys_lock);
     int inputs = engine_opts_have_inputs(o);
     engine_circuit *c = NULL;
@@ -213,7 +240,7 @@ cuzk_status cuzk_submit_check(cuzk_engine *e, const cuzk_submit_opts *o, cuzk_er
         if (ready)
             s = engine_circuit_check(ready, k->id, kc, kv, err);
         if (s == CUZK_OK)
-            s = check_all(o, ready, kc, kv, err);
+            s = check_all(o, ready, kc, kv, log_n, err);
     }
     engine_circuit_release(e, c, 0);
     engine_key_release(e, k);

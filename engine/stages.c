@@ -363,63 +363,126 @@ static cuzk_status compute_witness(cuzk_engine *e, engine_thread *th, engine_par
     return s;
 }
 
+/* The public signals (plain values 1 .. n_pub of the witness just put in
+ * the partition's buffer), in Montgomery form, kept with the partition. */
+static cuzk_status keep_public_of(engine_part *p, const cuzk_key *k, cuzk_error *err) {
+    size_t np = cuzk_key_n_public(k);
+    const cuzk_fr *w = p->wbuf->p;
+    cuzk_status s = CUZK_OK;
+    if (np && !p->pub && !(p->pub = malloc(np * sizeof *p->pub)))
+        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
+    for (size_t i = 0; s == CUZK_OK && i < np; i++)
+        s = cuzk_fr_from_le(k->curve, &p->pub[i], (const uint8_t *)&w[i + 1], err);
+    if (s == CUZK_OK)
+        p->n_pub = np;
+    return s;
+}
+
+/* A .wtns file named by path, read in parts (wtns.h): the header against
+ * the key before any value is read, then the values straight into the
+ * partition's buffer.  The file is opened again here, whatever was seen
+ * at submit: a path can name another file (a FIFO, a device) by now. */
+static cuzk_status read_witness_file(engine_part *p, const cuzk_key *k, cuzk_error *err) {
+    cuzk_wtns_head h;
+    cuzk_status s = cuzk_wtns_head_open(&h, p->path, err);
+    if (s != CUZK_OK)
+        return s;
+    size_t nv = cuzk_key_n_vars(k);
+    if ((s = engine_witness_fits(k->curve, nv, h.curve, h.n_witness, err)) == CUZK_OK)
+        s = cuzk_wtns_head_read(&h, p->wbuf->p, 0, nv, err);
+    cuzk_wtns_head_close(&h);
+    return s;
+}
+
 /* Copy the witness into the partition's pool buffer and keep its public
  * signals; then the source can go back to its owner. */
 static cuzk_status load_witness(cuzk_engine *e, engine_part *p, const cuzk_key *k,
                                 cuzk_error *err) {
-    cuzk_wtns w;
-    cuzk_status s = p->path ? cuzk_wtns_open(&w, p->path, err)
-                            : cuzk_wtns_from_mem(&w, p->intake ? p->intake : p->data, p->size, err);
-    if (s != CUZK_OK)
-        return s;
-    size_t nv = cuzk_key_n_vars(k), np = cuzk_key_n_public(k);
-    if ((s = engine_witness_fits(k->curve, nv, w.curve, w.n_witness, err)) != CUZK_OK)
-        ; /* cuzk_submit_check's words */
-    else if (np && !(p->pub = malloc(np * sizeof *p->pub)))
-        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
-    for (size_t i = 0; s == CUZK_OK && i < np; i++)
-        s = cuzk_fr_from_le(k->curve, &p->pub[i], cuzk_wtns_value(&w, i + 1), err);
-    if (s == CUZK_OK) {
-        /* The prover wants aligned plain values; the file's are not aligned. */
-        memcpy(p->wbuf->p, w.values, nv * sizeof(cuzk_fr));
-        p->n_pub = np;
-        p->have_witness = 1;
+    cuzk_status s;
+    if (p->path) {
+        s = read_witness_file(p, k, err);
+    } else {
+        cuzk_wtns w;
+        s = cuzk_wtns_from_mem(&w, p->intake ? p->intake : p->data, p->size, err);
+        if (s != CUZK_OK)
+            return s;
+        size_t nv = cuzk_key_n_vars(k);
+        if ((s = engine_witness_fits(k->curve, nv, w.curve, w.n_witness, err)) == CUZK_OK)
+            /* The prover wants aligned plain values; the buffer's are not aligned. */
+            memcpy(p->wbuf->p, w.values, nv * sizeof(cuzk_fr));
+        cuzk_wtns_close(&w); /* cuzk_submit_check's words on a mismatch */
     }
-    cuzk_wtns_close(&w);
+    if (s == CUZK_OK)
+        s = keep_public_of(p, k, err);
+    if (s == CUZK_OK)
+        p->have_witness = 1;
     engine_part_release_source(e, p);
     return s;
 }
 
-/* An a, b, c image (groth16/formats/abc.h), checked against the key: the witness
- * into the partition's buffer as load_witness copies it, a, b, c in
- * Montgomery form into its a, b, c buffer (which admission takes for an
- * image even where the devices evaluate their own: they are handed a, b, c
- * too), so nothing is evaluated anywhere.  The source stays until the partition
- * drains, because a device step consumes a, b, c and a retry needs them
- * again; an in-memory image stays charged as intake until then. */
-static cuzk_status load_abc(cuzk_engine *e, engine_part *p, const cuzk_key *k, cuzk_error *err) {
-    cuzk_abc x;
-    const void *src = p->intake ? p->intake : p->data;
-    cuzk_status s = p->path ? cuzk_abc_open(&x, p->path, err) : cuzk_abc_from_mem(&x, src, p->size, err);
+/* The partition's a, b, c buffer, taken for an image (admission takes it
+ * for an image even where the devices evaluate their own). */
+static cuzk_status abc_buffer(cuzk_engine *e, engine_part *p, cuzk_error *err) {
+    cuzk_status s = CUZK_OK;
+    if (!p->abcbuf && (s = engine_buf_get(&e->mem, &p->abcbuf, p->job->key->abc_bytes, err)) !=
+                          CUZK_OK)
+        p->abcbuf = NULL;
+    return s;
+}
+
+/* An image file named by path, read in parts (abc.h): its header against
+ * the key before any value is read, then w and a, b, c straight into the
+ * partition's buffers, range-checked and converted there.  Opened again
+ * here, as read_witness_file says. */
+static cuzk_status read_abc_file(cuzk_engine *e, engine_part *p, const cuzk_key *k,
+                                 cuzk_error *err) {
+    cuzk_abc_head h;
+    cuzk_status s = cuzk_abc_head_open(&h, p->path, err);
     if (s != CUZK_OK)
         return s;
-    size_t np = cuzk_key_n_public(k), n = (size_t)1 << cuzk_key_log_n(k);
+    size_t n = (size_t)1 << cuzk_key_log_n(k);
+    s = cuzk_abc_head_check_key(&h, k->curve, cuzk_key_n_vars(k), cuzk_key_log_n(k), err);
+    if (s == CUZK_OK)
+        s = abc_buffer(e, p, err);
+    if (s == CUZK_OK)
+        s = cuzk_abc_head_read_witness(&h, p->wbuf->p, e->synth_pool, err);
+    if (s == CUZK_OK)
+        s = cuzk_abc_head_read_abc(&h, p->abcbuf->p, n, e->synth_pool, err);
+    cuzk_abc_head_close(&h);
+    return s;
+}
+
+/* An image in memory (an upload, or a library caller's bytes), checked
+ * whole by its reader, then converted into the partition's buffers. */
+static cuzk_status read_abc_mem(cuzk_engine *e, engine_part *p, const cuzk_key *k,
+                                cuzk_error *err) {
+    cuzk_abc x;
+    cuzk_status s = cuzk_abc_from_mem(&x, p->intake ? p->intake : p->data, p->size, err);
+    if (s != CUZK_OK)
+        return s;
     s = cuzk_abc_check_key(&x, k->curve, cuzk_key_n_vars(k), cuzk_key_log_n(k), err);
-    if (s == CUZK_OK && !p->abcbuf &&
-        (s = engine_buf_get(&e->mem, &p->abcbuf, p->job->key->abc_bytes, err)) != CUZK_OK)
-        p->abcbuf = NULL;
-    if (s == CUZK_OK && np && !p->pub && !(p->pub = malloc(np * sizeof *p->pub)))
-        s = cuzk_fail(err, CUZK_ENOMEM, "no memory for public signals");
-    for (size_t i = 0; s == CUZK_OK && i < np; i++)
-        s = cuzk_fr_from_le(k->curve, &p->pub[i], cuzk_abc_value(&x, 3, i + 1), err);
+    if (s == CUZK_OK)
+        s = abc_buffer(e, p, err);
     if (s == CUZK_OK) {
         cuzk_abc_witness_plain(&x, p->wbuf->p);
-        cuzk_abc_to_mont(&x, p->abcbuf->p, n, e->synth_pool);
-        p->n_pub = np;
-        p->have_witness = 1;
-        p->abc_ready = 1;
+        cuzk_abc_to_mont(&x, p->abcbuf->p, (size_t)1 << cuzk_key_log_n(k), e->synth_pool);
     }
     cuzk_abc_close(&x);
+    return s;
+}
+
+/* An a, b, c image (groth16/formats/abc.h), checked against the key: the
+ * witness into the partition's buffer as load_witness copies it, a, b, c in
+ * Montgomery form into its a, b, c buffer, so nothing is evaluated
+ * anywhere.  The source stays until the partition drains, because a device
+ * step consumes a, b, c and a retry needs them again; an in-memory image
+ * stays charged as intake until then. */
+static cuzk_status load_abc(cuzk_engine *e, engine_part *p, const cuzk_key *k, cuzk_error *err) {
+    cuzk_status s = p->path ? read_abc_file(e, p, k, err) : read_abc_mem(e, p, k, err);
+    if (s == CUZK_OK)
+        s = keep_public_of(p, k, err);
+    if (s == CUZK_OK)
+        p->have_witness = 1, p->abc_ready = 1;
     return s;
 }
 

@@ -19,8 +19,12 @@
  * conversion: here a value out of range must be refused before a proof is
  * attempted, and the image is read once more by the conversion anyway).
  * cuzk_abc_check_key then checks the image against a proving key.  The
- * values stay where they are (the mapped file or the caller's buffer) and
- * are not necessarily aligned: convert or copy them.
+ * values stay where they are (the reader's copy of the file or the caller's
+ * buffer) and are not necessarily aligned: convert or copy them.  An image
+ * file too large to hold twice (2^27 rows: 16 GiB) is read in parts with
+ * cuzk_abc_head_open instead: its header first, checked against the key
+ * before any value is read, then each vector straight into its
+ * destination, range-checked there.
  *
  * What this file must not do: prove, or know a key's internals beyond its
  * curve, witness count and domain (the prover is groth16.h's
@@ -38,6 +42,7 @@
 
 #include "groth16/curve_id.h"
 #include "groth16/prover/key.h"
+#include "util/infile.h"
 #include "util/status.h"
 #include "util/threadpool.h"
 
@@ -48,7 +53,7 @@
 typedef struct cuzk_abc {
     const uint8_t *data; /* the whole image */
     size_t size;
-    int mapped;          /* 1: |data| is our mapping of a file */
+    int owned;           /* 1: |data| is our copy of a file, freed by close */
     cuzk_curve curve;
     uint64_t m;          /* rows of a, b, c */
     uint64_t n_vars;     /* witness values */
@@ -62,7 +67,7 @@ int cuzk_abc_is_image(const void *data, size_t size);
 int cuzk_abc_file_is_image(const char *path);
 
 /*
- * Open an image file (mapped read-only) or a borrowed buffer (which must
+ * Open an image file (read whole, never mapped: util/infile.h) or a borrowed buffer (which must
  * outlive |x|).  Returns CUZK_OK; CUZK_EFORMAT (magic, truncated or
  * trailing bytes, sizes, w[0] != 1); CUZK_EUNSUPPORTED (version);
  * CUZK_ECURVE (not a curve id); CUZK_ERANGE (a value >= r, named: "a[17]");
@@ -79,6 +84,39 @@ void cuzk_abc_close(cuzk_abc *x);
  */
 cuzk_status cuzk_abc_check_key(const cuzk_abc *x, cuzk_curve curve, size_t n_vars,
                                unsigned log_n, cuzk_error *err);
+
+/* An image file open for reading in parts: its header read and checked
+ * (magic, version, curve, counts, and the file's size against them), no
+ * value read. */
+typedef struct cuzk_abc_head {
+    cuzk_infile f;
+    cuzk_curve curve;
+    uint64_t m, n_vars;
+} cuzk_abc_head;
+
+/*
+ * Open |path| and read its 32-byte header.  Returns as cuzk_abc_open,
+ * less the value checks, and CUZK_EINVAL for a path that is not a regular
+ * file.  |h| is closed on failure; the file stays open until
+ * cuzk_abc_head_close (a rename or truncation of the path cannot swap it).
+ */
+cuzk_status cuzk_abc_head_open(cuzk_abc_head *h, const char *path, cuzk_error *err);
+/* cuzk_abc_check_key for an image read in parts. */
+cuzk_status cuzk_abc_head_check_key(const cuzk_abc_head *h, cuzk_curve curve, size_t n_vars,
+                                    unsigned log_n, cuzk_error *err);
+/*
+ * a, b, c into |abc| as cuzk_abc_to_mont writes them (3n values; n >= m),
+ * read straight into place and converted there over |pool|.
+ * CUZK_ERANGE names the first value >= r; CUZK_EIO if the file was
+ * truncated since it was opened.  |abc| is garbage after a failure.
+ */
+cuzk_status cuzk_abc_head_read_abc(const cuzk_abc_head *h, cuzk_fr *abc, size_t n,
+                                   cuzk_pool *pool, cuzk_error *err);
+/* The witness, plain values, into |w| (n_vars values); w[0] == 1 and every
+ * value below r checked (CUZK_EFORMAT, CUZK_ERANGE), CUZK_EIO as above. */
+cuzk_status cuzk_abc_head_read_witness(const cuzk_abc_head *h, cuzk_fr *w, cuzk_pool *pool,
+                                       cuzk_error *err);
+void cuzk_abc_head_close(cuzk_abc_head *h);
 
 /* Raw 32-byte value |i| of vector |which| (0 a, 1 b, 2 c, 3 w). */
 static inline const uint8_t *cuzk_abc_value(const cuzk_abc *x, unsigned which, size_t i) {

@@ -12,33 +12,91 @@
 
 #define WTNS_VERSION 2
 
-static cuzk_status parse(cuzk_wtns *w, cuzk_error *err) {
-    const uint8_t *p;
-    uint64_t sz;
-    cuzk_status st = cuzk_binfile_need(&w->bf, 1, "header", UINT64_MAX, 4, &p, &sz, err);
-    if (st != CUZK_OK)
-        return st;
+/* Section 1 (|sz| bytes at |p|): the curve and nWitness. */
+static cuzk_status parse_header(const uint8_t *p, uint64_t sz, cuzk_curve *curve, uint32_t *n,
+                                cuzk_error *err) {
     uint32_t n8 = cuzk_rd_u32(p);
     if (n8 > sz || sz != (uint64_t)n8 + 8)
         return cuzk_fail(err, CUZK_EFORMAT,
                          "wtns: section 1 (header) has %llu bytes, expected %llu for n8 = %u",
                          (unsigned long long)sz, (unsigned long long)n8 + 8, n8);
-    w->curve = cuzk_curve_from_r(p + 4, n8);
-    if (w->curve == CUZK_CURVE_NONE)
+    /* no prime of ours is over 64 bytes: refused before it is read (the
+     * part reader holds only that much of the header) */
+    *curve = n8 <= 64 ? cuzk_curve_from_r(p + 4, n8) : CUZK_CURVE_NONE;
+    if (*curve == CUZK_CURVE_NONE)
         return cuzk_fail(err, CUZK_ECURVE,
                          "wtns: section 1 (header): prime (n8 = %u) is not the scalar field of bn128 or bls12381",
                          n8);
-    w->n_witness = cuzk_rd_u32(p + 4 + n8);
-    if (w->n_witness == 0)
+    *n = cuzk_rd_u32(p + 4 + n8);
+    if (*n == 0)
         return cuzk_fail(err, CUZK_EFORMAT, "wtns: section 1 (header): nWitness is 0");
-    st = cuzk_binfile_need(&w->bf, 2, "values", (uint64_t)w->n_witness * 32, 0,
-                           &w->values, NULL, err);
+    return CUZK_OK;
+}
+
+static const uint8_t one_le[32] = {1};
+
+static cuzk_status parse(cuzk_wtns *w, cuzk_error *err) {
+    const uint8_t *p;
+    uint64_t sz;
+    cuzk_status st = cuzk_binfile_need(&w->bf, 1, "header", UINT64_MAX, 4, &p, &sz, err);
+    if (st == CUZK_OK)
+        st = parse_header(p, sz, &w->curve, &w->n_witness, err);
+    if (st == CUZK_OK)
+        st = cuzk_binfile_need(&w->bf, 2, "values", (uint64_t)w->n_witness * 32, 0, &w->values,
+                               NULL, err);
     if (st != CUZK_OK)
         return st;
-    static const uint8_t one[32] = {1};
-    if (memcmp(w->values, one, 32) != 0)
+    if (memcmp(w->values, one_le, 32) != 0)
         return cuzk_fail(err, CUZK_EFORMAT, "wtns: section 2 (values): w[0] is not 1");
     return CUZK_OK;
+}
+
+/* The largest header section parse_header reads: n8, a 64-byte prime,
+ * nWitness. */
+#define HEADER_MAX (4 + 64 + 4)
+
+cuzk_status cuzk_wtns_head_open(cuzk_wtns_head *h, const char *path, cuzk_error *err) {
+    memset(h, 0, sizeof *h);
+    cuzk_binfile bf;
+    uint8_t hdr[HEADER_MAX];
+    uint64_t at, sz;
+    cuzk_status st = cuzk_infile_open(&h->f, path, "wtns", err);
+    if (st != CUZK_OK)
+        return st;
+    st = cuzk_binfile_open_table(&bf, &h->f, "wtns", WTNS_VERSION, 0, err);
+    if (st == CUZK_OK)
+        st = cuzk_binfile_need_at(&bf, 1, "header", UINT64_MAX, 4, &at, &sz, err);
+    if (st == CUZK_OK)
+        st = cuzk_infile_pread(&h->f, hdr, sz < HEADER_MAX ? sz : HEADER_MAX, at, err);
+    if (st == CUZK_OK)
+        st = parse_header(hdr, sz, &h->curve, &h->n_witness, err);
+    if (st == CUZK_OK)
+        st = cuzk_binfile_need_at(&bf, 2, "values", (uint64_t)h->n_witness * 32, 0,
+                                  &h->values_at, NULL, err);
+    cuzk_binfile_close(&bf);
+    if (st != CUZK_OK)
+        cuzk_wtns_head_close(h);
+    return st;
+}
+
+cuzk_status cuzk_wtns_head_read(const cuzk_wtns_head *h, void *dst, size_t first, size_t count,
+                                cuzk_error *err) {
+    if (first > h->n_witness || count > h->n_witness - first)
+        return cuzk_fail(err, CUZK_EINVAL, "wtns: values %zu..%zu requested, only %u exist",
+                         first, first + count, h->n_witness);
+    cuzk_status st = cuzk_infile_pread(&h->f, dst, (uint64_t)count * 32,
+                                       h->values_at + (uint64_t)first * 32, err);
+    if (st == CUZK_OK && first == 0 && count && memcmp(dst, one_le, 32) != 0)
+        return cuzk_fail(err, CUZK_EFORMAT, "wtns: section 2 (values): w[0] is not 1");
+    return st;
+}
+
+void cuzk_wtns_head_close(cuzk_wtns_head *h) {
+    if (h == NULL)
+        return;
+    cuzk_infile_close(&h->f);
+    memset(h, 0, sizeof *h);
+    h->f.fd = -1;
 }
 
 static cuzk_status finish_open(cuzk_wtns *w, cuzk_status st, cuzk_error *err) {

@@ -10,8 +10,11 @@
  * section 2 and that w[0] == 1; it does not read the other values (a
  * witness can be gigabytes and is usually consumed once).  The range check
  * (every value < r) happens in cuzk_wtns_to_mont and cuzk_wtns_check_range.
- * The values stay in the mapped file / caller's buffer: |values| is a byte
- * view, not necessarily 8-byte aligned, so read it bytewise or convert.
+ * The values stay in the reader's copy of the file / the caller's buffer:
+ * |values| is a byte view, not necessarily 8-byte aligned, so read it
+ * bytewise or convert.  A witness too large to hold twice (gigabytes at
+ * 2^27) is read in parts with cuzk_wtns_head_open instead: its header
+ * first, then its values straight into their destination.
  *
  * Thread safety: an open cuzk_wtns is read-only; concurrent conversions of
  * disjoint or overlapping ranges are fine.
@@ -26,14 +29,14 @@
 #include "groth16/curve_id.h"
 
 typedef struct cuzk_wtns {
-    cuzk_binfile bf; /* owns the mapping (file) or borrows (memory) */
+    cuzk_binfile bf; /* owns the file's copy, or borrows (memory) */
     cuzk_curve curve;
     uint32_t n_witness;
     const uint8_t *values; /* n_witness x 32 bytes, normal form LE */
 } cuzk_wtns;
 
 /*
- * Open a .wtns file (mmap) or a borrowed buffer (must outlive |w|).
+ * Open a .wtns file (read whole: binfile.h) or a borrowed buffer (must outlive |w|).
  * Returns: CUZK_OK; CUZK_EFORMAT (container, sizes, w[0] != 1); CUZK_ECURVE;
  *   CUZK_EUNSUPPORTED (version); CUZK_EIO; CUZK_ENOMEM.
  * Out: |w| zeroed on failure.  Close with cuzk_wtns_close.
@@ -42,6 +45,33 @@ cuzk_status cuzk_wtns_open(cuzk_wtns *w, const char *path, cuzk_error *err);
 cuzk_status cuzk_wtns_from_mem(cuzk_wtns *w, const void *data, size_t size,
                                cuzk_error *err);
 void cuzk_wtns_close(cuzk_wtns *w);
+
+/* A .wtns file open for reading in parts: its header and section table read
+ * and checked as cuzk_wtns_open checks them, its values not read. */
+typedef struct cuzk_wtns_head {
+    cuzk_infile f;
+    cuzk_curve curve;
+    uint32_t n_witness;
+    uint64_t values_at; /* file offset of w[0] */
+} cuzk_wtns_head;
+
+/*
+ * Open |path| and read its header (a few small reads, whatever the file's
+ * size).  Returns as cuzk_wtns_open, and CUZK_EINVAL for a path that is
+ * not a regular file.  Out: |h| closed on failure.  The file stays open
+ * (a later rename or truncation of the path cannot swap it); close with
+ * cuzk_wtns_head_close.
+ */
+cuzk_status cuzk_wtns_head_open(cuzk_wtns_head *h, const char *path, cuzk_error *err);
+/*
+ * Values first .. first+count-1, 32 plain little-endian bytes each, into
+ * |dst|.  CUZK_EINVAL outside nWitness; CUZK_EIO if the file was
+ * truncated since it was opened; CUZK_EFORMAT if w[0] is read and is not
+ * 1.  The range (< r) is the caller's to check, as with the raw view.
+ */
+cuzk_status cuzk_wtns_head_read(const cuzk_wtns_head *h, void *dst, size_t first, size_t count,
+                                cuzk_error *err);
+void cuzk_wtns_head_close(cuzk_wtns_head *h);
 
 /* Raw 32-byte normal-form value |i| (i < n_witness). */
 static inline const uint8_t *cuzk_wtns_value(const cuzk_wtns *w, size_t i) {
