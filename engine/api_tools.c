@@ -12,6 +12,7 @@
 #include "cuzk_tools.h"
 #include "groth16/formats/binfile.h"
 #include "groth16/devtools/setup.h"
+#include "util/infile.h"
 #include "util/threadpool.h"
 #ifdef CUZK_HAVE_CUDA
 #include "gpu/runtime.h"
@@ -74,6 +75,11 @@ cuzk_status cuzk_gpu_query(int index, cuzk_gpu_info *info, cuzk_error *err) {
     (void)index;
     return cuzk_fail(err, CUZK_EUNSUPPORTED, "this build has no CUDA support");
 #endif
+}
+
+cuzk_status cuzk_file_read(const char *path, const char *what, uint64_t max, uint8_t **out,
+                           size_t *size, cuzk_error *err) {
+    return cuzk_infile_read_all(path, what, max, 1, out, size, err);
 }
 
 cuzk_status cuzk_file_write_atomic(const char *path, const void *data, size_t size,

@@ -381,6 +381,20 @@ CUZK_API void cuzk_sha256_to_hex(char out[65], const uint8_t digest[32]);
 
 /* ---- files ---------------------------------------------------------------------------- */
 
+/*
+ * The whole file at |path|, read as a service must read a file its client
+ * names: opened without blocking (a FIFO is refused, never waited on), a
+ * regular file only, never mapped (a truncation while it is read is an
+ * error, not a SIGBUS), and refused before a byte is read when it is over
+ * |max| bytes or empty.  |what| names it in messages ("witness").
+ * Returns: CUZK_OK; CUZK_EIO (cannot open or read, missing, or it shrank
+ *   while it was read); CUZK_EINVAL (not a regular file);
+ *   CUZK_ERANGE (over |max|); CUZK_EFORMAT (empty); CUZK_ENOMEM.
+ * Out: |*out| (free() it) and |*size|; NULL and 0 on failure.
+ */
+CUZK_API cuzk_status cuzk_file_read(const char *path, const char *what, uint64_t max,
+                                    uint8_t **out, size_t *size, cuzk_error *err);
+
 /* Write |size| bytes to |path| under a temporary name in the same folder,
  * then rename it into place, so no reader ever sees a partial file.
  * Returns CUZK_OK or CUZK_EIO (with the path and the reason). */

@@ -34,39 +34,10 @@
 
 /* ---- submit -------------------------------------------------------------------------- */
 
-static char *read_whole(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n == cap) {
-            char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 16);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-    } while (got);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || !n) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 typedef struct part {
     const char *p;
     size_t n;
-    char *own;
+    uint8_t *own;
 } part;
 
 typedef enum { TX_OK, TX_RETRY, TX_FAIL } tx_result;
@@ -235,11 +206,22 @@ static int submit_job(cuzkd_server *srv, const char *client, const cuzkd_fleet_j
             parts[i].p = w->input_json, parts[i].n = w->input_len;
         } else if (w->data) {
             parts[i].p = w->data, parts[i].n = w->size;
-        } else if (!(parts[i].own = read_whole(w->path, &parts[i].n))) {
-            ok = cuzkd_refuse(no, 400, "EIO", "witness %zu: cannot read %s", i, w->path);
-            goto out;
         } else {
-            parts[i].p = parts[i].own;
+            /* a file the client names is read as an upload is: bounded by
+             * max_body_bytes before a byte is read, non-blocking, a regular
+             * file only, never mapped (cuzk_file_read) */
+            cuzk_error why = {0};
+            uint64_t max = srv->cfg->max_body_bytes;
+            cuzk_status rs = cuzk_file_read(w->path, "witness", max < INT32_MAX ? max : INT32_MAX,
+                                            &parts[i].own, &parts[i].n, &why);
+            if (rs != CUZK_OK) {
+                ok = rs == CUZK_ERANGE
+                         ? cuzkd_refuse(no, 413, "ERANGE", "witness %zu: %s (max_body_bytes, "
+                                        "and the fleet's 2 GiB a partition)", i, why.msg)
+                         : cuzkd_refuse(no, 400, cuzk_status_name(rs), "witness %zu: %s", i, why.msg);
+                goto out;
+            }
+            parts[i].p = (const char *)parts[i].own;
         }
         if (parts[i].n > INT32_MAX) {
             ok = cuzkd_refuse(no, 413, "ERANGE", "witness %zu is larger than the fleet's 2 GiB "
