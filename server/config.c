@@ -63,7 +63,9 @@ static const cuzkd_option options[] = {
      "HTTP connections served at once per listener; each has a thread of\n"
      "its own, so a long result wait holds only its own. A TCP connection\n"
      "counts (and gets its thread) once its request head has arrived; until\n"
-     "then it waits without a thread. Further connections are closed at once."},
+     "then it waits without a thread, and with its head whole it waits for a\n"
+     "free thread up to connection_timeout_s. Further unix socket connections\n"
+     "are closed at once."},
     {"max_connections_per_ip", OPT_UINT, F(max_connections_per_ip), "16", 0, 4096, NULL,
      "TCP connections one client address may hold open at once, and as many\n"
      "more waiting for their request head (further ones are closed at once),\n"

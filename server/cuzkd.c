@@ -318,12 +318,19 @@ out:
     atomic_store(&srv->draining, 1);
     atomic_store(&srv->stopping, 1);
     cuzkd_intake_wake(srv);
+    uint64_t t_stop = cuzk_now_ns();
     cuzkd_http_stop(srv);
+    uint64_t t_http = cuzk_now_ns();
     /* Commits what finished and hands back the leases of the rest. */
     cuzkd_fleet_stop(srv);
+    uint64_t t_fleet = cuzk_now_ns();
     /* Whatever the drain left is cancelled here; the engine still waits
      * for device steps already running (they cannot be interrupted). */
     cuzk_engine_destroy(srv->engine, 0);
+    /* where a slow stop went, for the drain timeout's account */
+    LOG_INFO("cuzkd", "stopping took %.1f ms: connections %.1f, fleet %.1f, engine %.1f",
+             (cuzk_now_ns() - t_stop) / 1e6, (t_http - t_stop) / 1e6, (t_fleet - t_http) / 1e6,
+             (cuzk_now_ns() - t_fleet) / 1e6);
     cuzkd_jobs_stop(srv);
     /* After the engine: it gives upload buffers back as it frees jobs. */
     cuzkd_intake_destroy(srv);

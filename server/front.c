@@ -24,6 +24,9 @@
  * per-address limit of libmicrohttpd counts those handed over), and at
  * most FRONT_MAX wait in all: a new one beyond closes the oldest waiting,
  * since a client that is served sends its head within a round trip.  A
+ * connection whose head is whole while every connection thread of
+ * libmicrohttpd is taken (`threads`) waits here for one, oldest first, up
+ * to connection_timeout_s; it is not closed at once.  A
  * head larger than HEAD_MAX is answered 431 and closed.  A connection is
  * peeked at most once per SCAN_GAP_NS (its head is copied whole each
  * time), so a client sending a byte per packet costs little.  Out of
@@ -69,19 +72,22 @@ typedef struct waiting {
     socklen_t salen;
     uint64_t deadline_ns, last_look_ns;
     int deferred; /* bytes came while a look was not due */
+    int ready;    /* its head is whole; waiting for a connection thread */
     struct waiting *prev, *next;
 } waiting;
 
 struct cuzkd_front {
     int listen_fd, ep, wake[2];
     struct MHD_Daemon *d;
-    uint64_t timeout_ns;
-    unsigned per_ip;
+    uint64_t timeout_ns, ready_timeout_ns;
+    unsigned per_ip, limit; /* limit: libmicrohttpd's connections (threads) */
+    unsigned added;         /* handed over since the last tick (not yet counted by it) */
     pthread_t thread;
     int started;
     waiting *head, *tail; /* oldest first */
     unsigned n;
     uint64_t late, last_log_ns; /* closed for a late head, since the last log line */
+    uint64_t unserved;          /* whole heads closed unserved (no thread within their wait) */
     uint64_t evicted;
     int paused; /* accepting paused: out of descriptors */
 };
@@ -120,7 +126,7 @@ static int same_address(const struct sockaddr_storage *a, const struct sockaddr_
 /* Has |n| bytes of |p| a whole request head: a line, then an empty one
  * (CRLF or bare LF, as libmicrohttpd reads them)?  Empty lines before
  * the request line do not count (RFC 9112 section 2.2). */
-static int head_complete(const char *p, size_t n) {
+int cuzkd_head_complete(const char *p, size_t n) {
     size_t i = 0;
     while (i < n && (p[i] == '\r' || p[i] == '\n'))
         i++;
@@ -151,8 +157,43 @@ static void refuse_large(cuzkd_front *fr, waiting *w) {
     drop(fr, w);
 }
 
+/* Whether libmicrohttpd has a connection thread free.  It counts a
+ * connection handed over from this thread only once its own thread has
+ * taken it in, so those handed over since the last tick count too (its
+ * limit is set above `threads`, so that a late count never refuses one). */
+static int room(cuzkd_front *fr) {
+    const union MHD_DaemonInfo *i =
+        MHD_get_daemon_info(fr->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    unsigned have = i ? i->num_connections : 0;
+    return have + fr->added < fr->limit;
+}
+
+static void hand_over(cuzkd_front *fr, waiting *w) {
+    unlink_w(fr, w);
+    fr->added++;
+    /* libmicrohttpd owns the socket from here, and closes it on failure */
+    if (MHD_add_connection(fr->d, w->fd, (const struct sockaddr *)&w->sa, w->salen) != MHD_YES)
+        LOG_DEBUG("http", "connection refused by the server: %s", strerror(errno));
+    free(w);
+}
+
+/* Hand over connections whose head is whole, oldest first, while threads
+ * are free.  Under load (every core busy, requests slow) the threads can
+ * all be taken: a client that has sent its whole request then waits its
+ * turn here, up to connection_timeout_s, instead of being closed at once
+ * (150 clients at once beside a CPU hog were a third refused). */
+static void serve_ready(cuzkd_front *fr) {
+    for (waiting *w = fr->head, *next; w && room(fr); w = next) {
+        next = w->next;
+        if (w->ready)
+            hand_over(fr, w);
+    }
+}
+
 /* Look at what |w| has sent: hand it over once its head is whole. */
 static void look(cuzkd_front *fr, waiting *w, uint64_t now) {
+    if (w->ready)
+        return; /* nothing more to look at: it waits for a thread */
     int avail = 0;
     if (ioctl(w->fd, FIONREAD, &avail) != 0)
         avail = 0;
@@ -174,13 +215,13 @@ static void look(cuzkd_front *fr, waiting *w, uint64_t now) {
     ssize_t got = recv(w->fd, buf, want, MSG_PEEK | MSG_DONTWAIT);
     if (got <= 0)
         return;
-    if (head_complete(buf, (size_t)got)) {
-        unlink_w(fr, w);
-        /* libmicrohttpd owns the socket from here, and closes it on failure */
-        if (MHD_add_connection(fr->d, w->fd, (const struct sockaddr *)&w->sa, w->salen) !=
-            MHD_YES)
-            LOG_DEBUG("http", "connection refused by the server: %s", strerror(errno));
-        free(w);
+    if (cuzkd_head_complete(buf, (size_t)got)) {
+        if (room(fr)) {
+            hand_over(fr, w);
+            return;
+        }
+        w->ready = 1;
+        w->deadline_ns = now + fr->ready_timeout_ns;
     } else if ((size_t)got >= HEAD_MAX) {
         refuse_large(fr, w);
     }
@@ -244,15 +285,20 @@ static void accept_all(cuzkd_front *fr, uint64_t now) {
 
 /* Deadlines, deferred looks, and the log line for connections cut off. */
 static void tick(cuzkd_front *fr, uint64_t now) {
+    fr->added = 0;
     if (fr->paused) {
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = fr};
         if (epoll_ctl(fr->ep, EPOLL_CTL_MOD, fr->listen_fd, &ev) == 0)
             fr->paused = 0;
     }
+    serve_ready(fr);
     for (waiting *w = fr->head, *next; w; w = next) {
         next = w->next;
         if (now > w->deadline_ns) {
-            fr->late++;
+            if (w->ready)
+                fr->unserved++;
+            else
+                fr->late++;
             drop(fr, w);
         } else if (w->deferred) {
             look(fr, w, now);
@@ -264,6 +310,13 @@ static void tick(cuzkd_front *fr, uint64_t now) {
                  "%u waiting for their head",
                  (unsigned long long)fr->late, (unsigned long long)fr->evicted, fr->n);
         fr->late = fr->evicted = 0;
+        fr->last_log_ns = now;
+    }
+    if (fr->unserved && now - fr->last_log_ns > LOG_EVERY_NS) {
+        LOG_WARN("http", "connection closed: %llu whole request(s) found no connection thread "
+                 "within connection_timeout_s (threads = %u are all busy)",
+                 (unsigned long long)fr->unserved, fr->limit);
+        fr->unserved = 0;
         fr->last_log_ns = now;
     }
 }
@@ -295,14 +348,17 @@ static void *front_main(void *arg) {
 }
 
 cuzk_status cuzkd_front_start(cuzkd_front **out, int listen_fd, struct MHD_Daemon *d,
-                              unsigned timeout_s, unsigned per_ip, cuzk_error *err) {
+                              unsigned timeout_s, unsigned ready_timeout_s, unsigned per_ip,
+                              unsigned limit, cuzk_error *err) {
     cuzkd_front *fr = calloc(1, sizeof *fr);
     if (!fr)
         return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
     fr->listen_fd = listen_fd;
     fr->d = d;
     fr->timeout_ns = (uint64_t)timeout_s * 1000000000ULL;
+    fr->ready_timeout_ns = (uint64_t)ready_timeout_s * 1000000000ULL;
     fr->per_ip = per_ip;
+    fr->limit = limit;
     fr->wake[0] = fr->wake[1] = -1;
     fr->ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event lev = {.events = EPOLLIN, .data.ptr = fr};

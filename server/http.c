@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -104,6 +105,7 @@ typedef struct conn_ctx {
     int phase;
     int linger;           /* answered before its body: lingering close */
     uint64_t deadline_ns; /* PHASE_HEADERS, PHASE_BODY; when lingering, its end */
+    uint64_t grace_ns;    /* request_timeout_s: a deadline's extension (client_waits) */
     size_t linger_left;   /* bytes still to read and drop */
     struct conn_ctx *prev, *next;
 } conn_ctx;
@@ -184,6 +186,23 @@ static void linger_drain_locked(uint64_t now) {
     }
 }
 
+/* Whether |c|, past its deadline, is waiting on this daemon rather than
+ * the other way round: its whole request head lies unread in the socket,
+ * or a body has filled a good part of the socket's buffer.  On a machine
+ * whose cores are all busy a connection's thread can take seconds to
+ * read what came at once; that is not a slow client, and cutting it off
+ * refused clients that had sent everything. */
+static int client_waits(const conn_ctx *c) {
+    static char head[32 << 10]; /* the reaper's own: one thread */
+    int avail = 0;
+    if (ioctl(c->fd, FIONREAD, &avail) != 0 || avail <= 0)
+        return 0;
+    if (c->phase == PHASE_BODY)
+        return avail >= (64 << 10);
+    ssize_t got = recv(c->fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+    return got > 0 && cuzkd_head_complete(head, (size_t)got);
+}
+
 static void *reaper_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&conns_lock);
@@ -196,7 +215,10 @@ static void *reaper_main(void *arg) {
         uint64_t now = cuzk_now_ns();
         linger_drain_locked(now);
         for (conn_ctx *c = conns; c; c = c->next)
-            if (c->phase != PHASE_HANDLER && c->fd >= 0 && now > c->deadline_ns) {
+            if (c->phase != PHASE_HANDLER && c->fd >= 0 && now > c->deadline_ns &&
+                client_waits(c)) {
+                c->deadline_ns = now + c->grace_ns;
+            } else if (c->phase != PHASE_HANDLER && c->fd >= 0 && now > c->deadline_ns) {
                 LOG_INFO("http", "connection closed: no complete request %s within its deadline "
                                  "(request_timeout_s)",
                          c->phase == PHASE_HEADERS ? "head" : "body");
@@ -620,7 +642,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             return;
         c->fd = ci ? fcntl(ci->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
         c->phase = PHASE_HEADERS;
-        c->deadline_ns = cuzk_now_ns() + seconds_ns(srv->cfg->request_timeout_s);
+        c->grace_ns = seconds_ns(srv->cfg->request_timeout_s);
+        c->deadline_ns = cuzk_now_ns() + c->grace_ns;
         pthread_mutex_lock(&conns_lock);
         c->next = conns;
         if (conns)
@@ -783,6 +806,11 @@ static cuzk_status open_tcp(cuzkd_listener *l, const char *listen_at, int *ipv6,
     return CUZK_OK;
 }
 
+/* TCP: libmicrohttpd's own limit lies this far above `threads`; the front
+ * door keeps to `threads` (front.c), and the slack covers its count of
+ * connections handed over that libmicrohttpd has not yet counted. */
+#define FRONT_SLACK 256
+
 static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuzk_error *err) {
     /* poll, not select: descriptors above 1023 are common with many
      * connections waiting in the front door.  TCP: the front door accepts
@@ -797,7 +825,8 @@ static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuz
      * reach it too. */
     l->d = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
-        MHD_OPTION_ARRAY, listen_opt, MHD_OPTION_CONNECTION_LIMIT, (unsigned)srv->cfg->threads,
+        MHD_OPTION_ARRAY, listen_opt, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)srv->cfg->threads + (l->is_tcp ? FRONT_SLACK : 0),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)srv->cfg->connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY_BYTES, MHD_OPTION_THREAD_STACK_SIZE,
         CONNECTION_STACK_BYTES, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
@@ -808,7 +837,9 @@ static cuzk_status start_mhd(cuzkd_server *srv, cuzkd_listener *l, int ipv6, cuz
                          l->is_tcp ? srv->cfg->listen : srv->cfg->socket);
     if (l->is_tcp)
         return cuzkd_front_start(&l->front, l->fd, l->d, (unsigned)srv->cfg->request_timeout_s,
-                                 (unsigned)srv->cfg->max_connections_per_ip, err);
+                                 (unsigned)srv->cfg->connection_timeout_s,
+                                 (unsigned)srv->cfg->max_connections_per_ip,
+                                 (unsigned)srv->cfg->threads, err);
     return CUZK_OK;
 }
 
