@@ -25,6 +25,9 @@ time.  Addresses: unix:/path or host:port.
                                 every submit of its content attached to it
                                 and every other got 409 request_id_reused;
                                 prints "ok" or the first round that did not
+  burst ADDR TOKEN SOURCES PER   SOURCES x PER authorised clients at once,
+                                PER from each of SOURCES source addresses:
+                                print "served S of N" (answered 200)
   stall ADDR TOKEN PATH CL SECONDS
                                 POST PATH with Content-Length CL (an
                                 upload), then trickle a body byte every
@@ -432,10 +435,40 @@ def cmd_storm(addr, token, sources, per, n):
     print("served %d of %s opened %d" % (served, n, opened[0]))
 
 
+def cmd_burst(addr, token, sources, per):
+    """SOURCES x PER clients at once, each from its own source address
+    127.0.0.(10+i), each one authorised GET /v1/status, answered within 60 s."""
+    go = threading.Event()
+    ok = [0]
+    lock = threading.Lock()
+
+    def one(src):
+        go.wait()
+        try:
+            s = connect(addr, src, timeout=60)
+            s.sendall(("GET /v1/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                       "Connection: close\r\n\r\n" % token).encode())
+            if read_all(s).startswith(b"HTTP/1.1 200"):
+                with lock:
+                    ok[0] += 1
+            s.close()
+        except OSError:
+            pass
+
+    threads = [threading.Thread(target=one, args=("127.0.0.%d" % (10 + i),))
+               for i in range(int(sources)) for _ in range(int(per))]
+    for t in threads:
+        t.start()
+    go.set()
+    for t in threads:
+        t.join()
+    print("served %d of %d" % (ok[0], len(threads)))
+
+
 if __name__ == "__main__":
     cmds = {"raw": cmd_raw, "trickle": cmd_trickle, "partial": cmd_partial, "plant": cmd_plant,
             "fake": cmd_fake, "race": cmd_race, "framing": cmd_framing,
-            "stall": cmd_stall, "early": cmd_early, "storm": cmd_storm}
+            "stall": cmd_stall, "early": cmd_early, "storm": cmd_storm, "burst": cmd_burst}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
