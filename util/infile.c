@@ -77,7 +77,8 @@ cuzk_status cuzk_infile_read_all(const char *path, const char *what, uint64_t ma
     else if (f.size == 0 && nonempty)
         s = cuzk_fail(err, CUZK_EFORMAT, "%s: %s is empty", what, path);
     uint8_t *buf = NULL;
-    if (s == CUZK_OK && !(buf = malloc(f.size ? (size_t)f.size : 1)))
+    /* one byte more, for the NUL that text readers want */
+    if (s == CUZK_OK && !(buf = malloc((size_t)f.size + 1)))
         s = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for the %llu bytes of %s", what,
                       (unsigned long long)f.size, path);
     if (s == CUZK_OK)
@@ -87,6 +88,7 @@ cuzk_status cuzk_infile_read_all(const char *path, const char *what, uint64_t ma
         free(buf);
         return s;
     }
+    buf[f.size] = 0;
     *out = buf;
     *size = (size_t)f.size;
     return CUZK_OK;

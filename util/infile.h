@@ -53,7 +53,8 @@ cuzk_status cuzk_infile_pread(const cuzk_infile *f, void *dst, uint64_t n, uint6
 void cuzk_infile_close(cuzk_infile *f);
 
 /*
- * The whole file at |path| in memory the caller frees (free()), refused
+ * The whole file at |path| in memory the caller frees (free()), followed
+ * by a NUL byte that |*size| does not count (for text readers), refused
  * with CUZK_ERANGE before anything is read when it is larger than |max|
  * bytes, and with CUZK_EFORMAT when it is empty and |nonempty|.  The bytes
  * are those of the size at open: a file that shrinks while it is read is

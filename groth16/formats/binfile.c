@@ -149,28 +149,18 @@ cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path,
     /* Read, not mapped (util/infile.h): a client that truncates the file
      * while it is read gets an error instead of killing the process with
      * SIGBUS; a FIFO is refused unopened for reading. */
-    cuzk_infile f;
-    cuzk_status st = cuzk_infile_open(&f, path, magic, err);
+    uint8_t *buf;
+    size_t size;
+    cuzk_status st = cuzk_infile_read_all(path, magic, SIZE_MAX - 1, 0, &buf, &size, err);
     if (st != CUZK_OK)
         return st;
-    if (f.size > SIZE_MAX || f.size < HEADER_BYTES) {
-        cuzk_infile_close(&f);
-        return cuzk_fail(err, CUZK_EFORMAT, "%s: %s has an impossible size (%lld bytes)",
-                         magic, path, (long long)f.size);
-    }
-    uint8_t *buf = malloc((size_t)f.size);
-    if (buf == NULL)
-        st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for the %llu bytes of %s", magic,
-                       (unsigned long long)f.size, path);
-    else
-        st = cuzk_infile_pread(&f, buf, f.size, 0, err);
-    cuzk_infile_close(&f);
-    if (st != CUZK_OK) {
+    if (size < HEADER_BYTES) {
         free(buf);
-        return st;
+        return cuzk_fail(err, CUZK_EFORMAT, "%s: %s has an impossible size (%lld bytes)",
+                         magic, path, (long long)size);
     }
     bf->data = buf;
-    bf->size = f.size;
+    bf->size = size;
     bf->owned = 1;
     st = parse(bf, NULL, magic, version, flags, err);
     if (st != CUZK_OK)

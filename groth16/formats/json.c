@@ -129,29 +129,10 @@ static cuzk_status load(json_t **root, const char *text, size_t len,
  * util/infile.h reads: no FIFO waited on, nothing mapped. */
 static cuzk_status read_text(const char *path, char **out, size_t *len,
                              cuzk_error *err) {
-    cuzk_infile f;
-    *out = NULL;
-    *len = 0;
-    cuzk_status st = cuzk_infile_open(&f, path, "json", err);
-    if (st != CUZK_OK)
-        return st;
-    char *buf = NULL;
-    if (f.size > (1u << 30))
-        st = cuzk_fail(err, CUZK_EIO, "%s: cannot read (too large: %llu bytes)", path,
-                       (unsigned long long)f.size);
-    else if (!(buf = malloc((size_t)f.size + 1)))
-        st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", path);
-    else
-        st = cuzk_infile_pread(&f, buf, f.size, 0, err);
-    cuzk_infile_close(&f);
-    if (st != CUZK_OK) {
-        free(buf);
-        return st;
-    }
-    buf[f.size] = '\0';
-    *out = buf;
-    *len = (size_t)f.size;
-    return CUZK_OK;
+    uint8_t *text = NULL;
+    cuzk_status st = cuzk_infile_read_all(path, "json", 1u << 30, 0, &text, len, err);
+    *out = (char *)text;
+    return st;
 }
 
 static cuzk_status dump(json_t *root, char **out, cuzk_error *err) {
