@@ -195,6 +195,14 @@ static cuzk_status check_one(const cuzk_submit_opts *o, size_t i, const engine_c
     }
     if (w->path)
         return check_witness_file(w->path, kc, kv, log_n, err);
+    if (cuzk_abc_is_image(w->data, w->size)) { /* checked whole, then against the key */
+        cuzk_abc x;
+        cuzk_status s = cuzk_abc_from_mem(&x, w->data, w->size, err);
+        if (s == CUZK_OK)
+            s = cuzk_abc_check_key(&x, kc, (size_t)kv, log_n, err);
+        cuzk_abc_close(&x);
+        return s;
+    }
     cuzk_curve wc;
     uint64_t nw;
     cuzk_status s = cuzk_wtns_inspect(&wc, &nw, NULL, w->data, w->size, err);

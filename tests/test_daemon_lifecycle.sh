@@ -133,6 +133,12 @@ grep -q "is not a socket" "$tmp/plain.log" && ok || bad "plain file: $(cat "$tmp
 for opt in $("$CUZKD" --help | sed -n 's/^  --\([a-z_]*\) .*/\1/p'); do
   grep -q "^$opt =" "$tmp/default.ini" && ok || bad "--print-default-config lacks $opt"
 done
+# docs/DAEMON.md's reference is this output, every option included
+XDG_RUNTIME_DIR=/run/user/1000 "$CUZKD" --print-default-config >"$tmp/doc.ini"
+awk '/^```ini$/{f=1; next} /^```$/{f=0} f' "$src/docs/DAEMON.md" >"$tmp/doc-ref.ini"
+if diff -q "$tmp/doc.ini" "$tmp/doc-ref.ini" >/dev/null; then ok; else
+  bad "docs/DAEMON.md's configuration reference is not cuzkd --print-default-config's output: $(diff "$tmp/doc-ref.ini" "$tmp/doc.ini" | head -5 | tr '\n' ' ')"
+fi
 # it reads back to the same settings
 "$CUZKD" --config "$tmp/default.ini" --print-config >"$tmp/again.ini" || bad "--config default.ini failed"
 check "default config round trip" "$(diff <(grep -v '^#' "$tmp/default.ini") <(grep -v '^#' "$tmp/again.ini") && echo same)" same
