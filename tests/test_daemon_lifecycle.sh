@@ -18,9 +18,9 @@ sub() { echo "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$W\"],\"request_id\"
 SIM=--devices=sim:compute_us=400000
 
 # ---- SIGTERM with jobs in flight --------------------------------------------
-# (1.5 s a partition here: the four jobs are still in flight when the
-# waiters have connected)
-start_daemon term --devices=sim:compute_us=1500000 --pid_file="$tmp/term.pid" || exit 1
+# (3 s a partition here: the four jobs are still in flight when the
+# waiters have connected, even on a machine whose cores are all busy)
+start_daemon term --devices=sim:compute_us=3000000 --pid_file="$tmp/term.pid" || exit 1
 check "pid file" "$(cat "$tmp/term.pid" 2>/dev/null)" "$DPID"
 for i in 1 2 3 4; do expect 202 -- -X POST -d "$(sub t$i)" /v1/jobs; done
 # clients waiting for their results while the daemon drains
@@ -61,7 +61,9 @@ if [ -n "$inflight" ] && [ "$inflight" -ge 1 ] && grep -q "drained: $inflight jo
 fi
 
 # ---- the drain is bounded by drain_timeout_s ---------------------------------
-start_daemon bounded --devices=sim:compute_us=3000000 --drain_timeout_s=1 || exit 1
+# (10 s a partition: no job ends by itself before the 1 s drain is up,
+# however slow a loaded machine is to connect the waiters)
+start_daemon bounded --devices=sim:compute_us=10000000 --drain_timeout_s=1 || exit 1
 for i in 1 2 3; do expect 202 -- -X POST -d "$(sub b$i)" /v1/jobs; done
 wait_for 10 status_is 'j.in_flight.proving >= 1' || bad "no job reached the device"
 # Clients waiting for results when the drain time runs out: every one is
