@@ -399,4 +399,80 @@ else
   echo "SKIP: script (util-linux) is not installed: the terminal case did not run"
 fi
 
+# ---- 8. circom's field runtime as native code --------------------------------
+echo "test_witness: the field runtime as native code, and the fallback (at ${SECONDS}s)"
+# The fixtures' runtime is one the natives reproduce: every witness above
+# was computed by them.  With CUZK_WC_NATIVE=check each worker first
+# compares every native function with the module's own on 200,000 operand
+# pairs (0, 1, q - 1, q, q + 1, 2^256 - 1, values below q, below 2^256,
+# runs of ones; short values 0, 1, -1, INT_MIN; every type word; operands
+# aliased) and keeps the module's own if one differs ("field products
+# wasm").  CUZK_WC_NATIVE=0 runs the module's own runtime.
+for curve in "${CURVES[@]}"; do
+  for c in poseidon_chain near_p; do
+    d=$fx/$curve
+    for mode in 1 check 0; do
+      want=native
+      [ $mode = 0 ] && want=wasm
+      CUZK_WC_NATIVE=$mode wtns -v "$d/$c.wasm" "$d/$c.input.json" "$tmp/n.wtns" >"$tmp/out" 2>"$tmp/err"
+      rc=$?
+      [ $rc -eq 0 ] && grep -q "field products $want" "$tmp/err" && cmp -s "$tmp/n.wtns" "$d/$c.wtns" &&
+        ok || bad "$curve/$c, CUZK_WC_NATIVE=$mode: exit $rc, want $want and snarkjs's bytes: $(grep -h 'field products\|Error\|error' "$tmp/err")"
+    done
+  done
+done
+# A runtime that is not one the natives know: one instruction of Fr_isTrue
+# changed for an equivalent one (x != 0 as x >u 0).  The module keeps its
+# own runtime, compiled on its own (another cache object), and computes
+# the same witness.
+for curve in "${CURVES[@]}"; do
+  d=$fx/$curve
+  if ! python3 - "$d/poseidon_chain.wasm" "$tmp/$curve.changed.wasm" <<'PY'
+import sys
+w = bytearray(open(sys.argv[1], "rb").read())
+def leb(i):
+    r = s = 0
+    while True:
+        b = w[i]; i += 1; r |= (b & 0x7f) << s; s += 7
+        if not b & 0x80: return r, i
+i, nimp, names, bodies = 8, 0, {}, []
+while i < len(w):
+    sid = w[i]; ln, j = leb(i + 1); end = j + ln
+    if sid == 2:
+        n, j = leb(j)
+        for _ in range(n):
+            l, j = leb(j); j += l; l, j = leb(j); j += l; kind = w[j]; j += 1
+            _, j = leb(j); nimp += kind == 0
+    elif sid == 10:
+        n, j = leb(j)
+        for _ in range(n):
+            l, j = leb(j); bodies.append((j, l)); j += l
+    elif sid == 0:
+        l, j = leb(j)
+        if w[j:j + l] == b"name":
+            j += l
+            while j < end:
+                sub = w[j]; sl, j = leb(j + 1); send = j + sl
+                if sub == 1:
+                    n, j = leb(j)
+                    for _ in range(n):
+                        fi, j = leb(j); l, j = leb(j); names[bytes(w[j:j + l])] = fi; j += l
+                j = send
+    i = end
+at, l = bodies[names[b"Fr_isTrue"] - nimp]
+tail = bytes([0x41, 0x00, 0x47, 0x0b])  # i32.const 0, i32.ne, end
+assert w[at + l - 4:at + l] == tail, "Fr_isTrue does not end as expected"
+w[at + l - 2] = 0x4b  # i32.gt_u
+open(sys.argv[2], "wb").write(w)
+PY
+  then
+    bad "$curve: cannot change Fr_isTrue in poseidon_chain.wasm"
+    continue
+  fi
+  wtns -v "$tmp/$curve.changed.wasm" "$d/poseidon_chain.input.json" "$tmp/ch.wtns" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "field products wasm" "$tmp/err" && cmp -s "$tmp/ch.wtns" "$d/poseidon_chain.wtns" &&
+    ok || bad "$curve: a changed runtime (exit $rc) must run as wasm with snarkjs's witness: $(grep -h 'field products\|rror' "$tmp/err")"
+done
+
 finish

@@ -6,21 +6,28 @@
 # CIRCOM_OPT) a link is 517, and N = 2028 gives 1,048,476 (just under
 # 2^20), which --O2 cannot compile in circom2's memory.
 #
-# Writes into OUT_DIR (created):
-#   chain_N.circom                 the circuit source
-#   chain_N_CURVE.wasm             witness calculator (circom --wasm)
-#   chain_N_CURVE.r1cs             constraints
-#   chain_N_CURVE.input.json       an input (x and k[N], fixed values)
-#   chain_N_CURVE.zkey             INSECURE development key (cuzk setup --dev),
+# With KIND=sha256 in the environment it makes instead the SHA-256 of N
+# bytes (circomlib's Sha256 over the bytes' bits, each byte split by
+# Num2Bits(8)): a circuit of bit operations rather than field products,
+# named sha256_N; N = 192 (four 512-bit blocks) is 121,473 constraints.
+#
+# Writes into OUT_DIR (created), NAME being chain_N (chain_N_O1 under
+# --O1) or sha256_N:
+#   NAME.circom                    the circuit source
+#   NAME_CURVE.wasm                witness calculator (circom --wasm)
+#   NAME_CURVE.r1cs                constraints
+#   NAME_CURVE.input.json          an input (fixed values)
+#   NAME_CURVE.zkey                INSECURE development key (cuzk setup --dev),
 #                                  only when CUZK is set (path to cuzk) or
 #                                  cuzk is on the PATH
-#   chain_N_CURVE_cpp/             circom's C++ generator sources, with
-#                                  --cpp as the fourth argument
+#   NAME_CURVE_cpp/                circom's C++ generator sources, with
+#                                  --cpp as the fourth argument (`make`
+#                                  there builds the generator NAME)
 # and prints the constraint count.  Existing outputs are kept (delete them
 # to remake).  circom and snarkjs come from tests/interop's npm packages
 # (npm ci there first).
 #
-# Usage: bench/witness/make_chain.sh N CURVE OUT_DIR [--cpp]
+# Usage: [KIND=sha256] bench/witness/make_chain.sh N CURVE OUT_DIR [--cpp]
 #   CURVE: bn128 or bls12381
 set -euo pipefail
 
@@ -34,6 +41,8 @@ CPP=${4:-}
 # out of it near 2^20 constraints).
 OPT=${CIRCOM_OPT:---O2}
 case "$OPT" in --O0 | --O1 | --O2) ;; *) echo "make_chain: CIRCOM_OPT must be --O0, --O1 or --O2" >&2; exit 2 ;; esac
+KIND=${KIND:-chain}
+case "$KIND" in chain | sha256) ;; *) echo "make_chain: KIND must be chain or sha256" >&2; exit 2 ;; esac
 case "$CURVE" in bn128 | bls12381) ;; *) echo "make_chain: curve must be bn128 or bls12381" >&2; exit 2 ;; esac
 [[ "$N" =~ ^[1-9][0-9]*$ ]] || { echo "make_chain: N must be a positive integer" >&2; exit 2; }
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -46,11 +55,37 @@ elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
 CUZK=${CUZK:-$(command -v cuzk || true)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-name=chain_$N
-[ "$OPT" = --O2 ] || name=chain_${N}_${OPT#--}
+name=${KIND}_$N
+[ "$OPT" = --O2 ] || name=${KIND}_${N}_${OPT#--}
 base=$OUT/${name}_$CURVE
 
-cat >"$OUT/$name.circom" <<EOF
+if [ "$KIND" = sha256 ]; then
+    cat >"$OUT/$name.circom" <<EOF
+// SHA-256 of $N bytes (made by bench/witness/make_chain.sh).
+pragma circom 2.0.0;
+
+include "circomlib/circuits/sha256/sha256.circom";
+include "circomlib/circuits/bitify.circom";
+
+template Sha256Bytes(n) {
+    signal input in[n];
+    signal output out[256];
+    component bits[n];
+    component h = Sha256(8 * n);
+    for (var i = 0; i < n; i++) {
+        bits[i] = Num2Bits(8);
+        bits[i].in <== in[i];
+        for (var j = 0; j < 8; j++) {
+            h.in[8 * i + 7 - j] <== bits[i].out[j];
+        }
+    }
+    out <== h.out;
+}
+
+component main = Sha256Bytes($N);
+EOF
+else
+    cat >"$OUT/$name.circom" <<EOF
 // Poseidon chain of $N links (made by bench/witness/make_chain.sh).
 pragma circom 2.0.0;
 
@@ -71,6 +106,7 @@ template PoseidonChain(n) {
 
 component main {public [x]} = PoseidonChain($N);
 EOF
+fi
 
 if [ ! -f "$base.wasm" ] || [ ! -f "$base.r1cs" ] || { [ "$CPP" = --cpp ] && [ ! -d "${base}_cpp" ]; }; then
     tmp=$OUT/tmp_${name}_$CURVE
@@ -94,12 +130,14 @@ if [ ! -f "$base.wasm" ] || [ ! -f "$base.r1cs" ] || { [ "$CPP" = --cpp ] && [ !
 fi
 
 if [ ! -f "$base.input.json" ]; then
-    python3 - "$N" "$base.input.json" <<'PY'
+    python3 - "$N" "$base.input.json" "$KIND" <<'PY'
 import json, sys
 n = int(sys.argv[1])
-# fixed, spread-out values below both primes
-json.dump({"x": str(3 ** 100), "k": [str((i + 1) * 7919 ** 9 + i) for i in range(n)]},
-          open(sys.argv[2], "w"))
+if sys.argv[3] == "sha256":  # fixed bytes
+    json.dump({"in": [str((i * 151 + 7) % 256) for i in range(n)]}, open(sys.argv[2], "w"))
+else:  # fixed, spread-out values below both primes
+    json.dump({"x": str(3 ** 100), "k": [str((i + 1) * 7919 ** 9 + i) for i in range(n)]},
+              open(sys.argv[2], "w"))
 PY
 fi
 
@@ -121,4 +159,6 @@ for (let s = 0; s < b.readUInt32LE(8); s++) {
   if (type === 1) { const n8 = b.readUInt32LE(o + 12); console.log(b.readUInt32LE(o + 12 + 4 + n8 + 24)); break; }
   o += 12 + size;
 }' "$base.r1cs")
-echo "make_chain: $base.{wasm,r1cs,input.json$([ -f "$base.zkey" ] && echo ,zkey)}: $N links, $constraints constraints"
+what="$N links"
+[ "$KIND" = chain ] || what="$N bytes"
+echo "make_chain: $base.{wasm,r1cs,input.json$([ -f "$base.zkey" ] && echo ,zkey)}: $what, $constraints constraints"
