@@ -799,6 +799,12 @@ int cmd_bench_daemon(int argc, char **argv) {
     const char *dir = o.dir;
     int made_dir = 0;
     if (o.gen) {
+        cuzk_error derr = {0};
+        if (dir && bench_make_dirs(dir, &derr) != CUZK_OK) {
+            fprintf(stderr, "cuzk bench: %s\n", derr.msg);
+            rc = 1;
+            goto out;
+        }
         if (!dir && !(dir = mkdtemp(tmpl))) {
             perror("cuzk bench: mkdtemp");
             rc = 1;

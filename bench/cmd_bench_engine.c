@@ -176,37 +176,6 @@ static int parse(bench_opts *o, int argc, char **argv) {
     return 0;
 }
 
-/* --dir DIR: DIR and the folders above it are made (0700) when they do not
- * exist, as `mkdir -p` would; anything else there is an error that names
- * the path. */
-static int make_dirs(const char *dir) {
-    char path[1024];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof path) {
-        fprintf(stderr, "cuzk bench: --dir: %s\n", len ? "path too long" : "empty path");
-        return -1;
-    }
-    memcpy(path, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (path[i] != '/' && path[i] != '\0')
-            continue;
-        char c = path[i];
-        path[i] = '\0';
-        struct stat st;
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            fprintf(stderr, "cuzk bench: --dir %s: cannot create %s: %s\n", dir, path,
-                    strerror(errno));
-            return -1;
-        }
-        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "cuzk bench: --dir %s: %s is not a folder\n", dir, path);
-            return -1;
-        }
-        path[i] = c;
-    }
-    return 0;
-}
-
 /* Writes the circuit's .wtns and dev (or timing) .zkey into |dir|. */
 static int make_circuit(const bench_opts *o, const char *dir, char *zkey, char *wtns, size_t n) {
     cuzk_error err = {0};
@@ -328,16 +297,14 @@ static void write_exports(cuzk_engine *e, const bench_opts *o) {
     char *text;
     size_t len;
     if (o->trace) {
-        FILE *f = fopen(o->trace, "w");
-        if (f && cuzk_engine_trace(e, &text, &len, 0, 0, &err) == CUZK_OK) {
-            fwrite(text, 1, len, f);
+        if (cuzk_engine_trace(e, &text, &len, 0, 0, &err) == CUZK_OK) {
+            cuzk_status st = cuzk_file_write_atomic(o->trace, text, len, &err);
             free(text);
-            printf("  trace: %s (open in https://ui.perfetto.dev)\n", o->trace);
-        } else {
-            fprintf(stderr, "cuzk bench engine: cannot write %s\n", o->trace);
+            if (st == CUZK_OK)
+                printf("  trace: %s (open in https://ui.perfetto.dev)\n", o->trace);
         }
-        if (f)
-            fclose(f);
+        if (err.status != CUZK_OK)
+            fprintf(stderr, "cuzk bench engine: trace: %s\n", err.msg);
     }
     if (o->metrics && cuzk_engine_metrics(e, &text, &len, &err) == CUZK_OK) {
         fputs(text, stdout);
@@ -496,8 +463,11 @@ int cmd_bench_engine(int argc, char **argv) {
         return run(&o, NULL, NULL, NULL, 0);
     char tmpl[] = "/tmp/cuzk-bench-engine-XXXXXX", zkey[1024], wtns[1024];
     const char *dir = o.dir;
-    if (dir && make_dirs(dir) != 0)
+    cuzk_error derr = {0};
+    if (dir && bench_make_dirs(dir, &derr) != CUZK_OK) {
+        fprintf(stderr, "cuzk bench: %s\n", derr.msg);
         return 1;
+    }
     if (!dir && !(dir = mkdtemp(tmpl))) {
         perror("cuzk bench engine: mkdtemp");
         return 1;

@@ -197,11 +197,15 @@ int cmd_bench(int argc, char **argv) {
     if (!n_sizes)
         sizes[n_sizes++] = 14, sizes[n_sizes++] = 16;
     char tmpl[] = "/tmp/cuzk-bench-XXXXXX";
+    cuzk_error err = {0};
+    if (dir && bench_make_dirs(dir, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzk bench: %s\n", err.msg);
+        return 1;
+    }
     if (!dir && !(dir = mkdtemp(tmpl))) {
         perror("cuzk bench: mkdtemp");
         return 1;
     }
-    cuzk_error err = {0};
     if (!threads) {
         long nc = sysconf(_SC_NPROCESSORS_ONLN);
         threads = nc > 0 ? (unsigned)nc : 1;

@@ -1,9 +1,11 @@
 /* Shared load generation and statistics of the benches (bench/load.h). */
 #include "bench/load.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +100,28 @@ cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const c
                            : cuzk_setup_dev(r1cs, zkey, &seed, threads, err);
     unlink(r1cs); /* only the key and the witness are kept */
     return st;
+}
+
+cuzk_status bench_make_dirs(const char *dir, cuzk_error *err) {
+    char path[1024];
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof path)
+        return cuzk_fail(err, CUZK_EIO, "--dir: %s", len ? "path too long" : "empty path");
+    memcpy(path, dir, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char c = path[i];
+        path[i] = '\0';
+        struct stat st;
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            return cuzk_fail(err, CUZK_EIO, "--dir %s: cannot create %s: %s", dir, path,
+                             strerror(errno));
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cuzk_fail(err, CUZK_EIO, "--dir %s: %s is not a folder", dir, path);
+        path[i] = c;
+    }
+    return CUZK_OK;
 }
 
 void bench_split_print(const char *indent, const bench_split *d) {

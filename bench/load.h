@@ -80,6 +80,11 @@ cuzk_status bench_circuit_write(const bench_circuit *c, const char *dir, const c
                                 char *zkey, char *wtns, size_t cap, unsigned threads,
                                 cuzk_error *err);
 
+/* --dir DIR of the benches: DIR and the folders above it are made (0700)
+ * when they do not exist, as `mkdir -p` would; anything else in the way is
+ * CUZK_EIO with a message naming the path and the reason. */
+cuzk_status bench_make_dirs(const char *dir, cuzk_error *err);
+
 /* ---- per-device split ------------------------------------------------------- */
 
 /* One device's wall time over a run (deltas of its counters). */

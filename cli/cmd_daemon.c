@@ -7,6 +7,7 @@
  * cmd_prove).  They only format what the daemon says; no proving here.
  * Built without libcurl, each says so and exits 1.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cuzk_files.h"
+#include "cuzk_tools.h"
 
 const char *cli_prove_daemon_help =
     "through a daemon (when --addr, CUZK_ADDR or the default socket names one):\n"
@@ -823,17 +825,13 @@ int cmd_keys(int argc, char **argv) {
 
 /* ---- cuzk trace ------------------------------------------------------------------ */
 
-static int write_all(const char *path, const char *data, size_t len) {
-    FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-    if (!f) {
-        perror(path);
-        return -1;
-    }
-    size_t w = fwrite(data, 1, len, f);
-    int bad = w != len || fflush(f) != 0 || ferror(f);
-    if (f != stdout)
-        bad |= fclose(f) != 0;
-    return bad ? -1 : 0;
+/* The trace to |path| ("-": stdout) as every output is written. */
+static cuzk_status write_all(const char *path, const char *data, size_t len, cuzk_error *err) {
+    if (strcmp(path, "-"))
+        return cuzk_file_write_atomic(path, data, len, err);
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+        return cuzk_fail(err, CUZK_EIO, "cannot write to stdout: %s", strerror(errno));
+    return CUZK_OK;
 }
 
 int cmd_trace(int argc, char **argv) {
@@ -884,8 +882,8 @@ int cmd_trace(int argc, char **argv) {
         fprintf(stderr, "cuzk trace: %s\n", err.msg);
     else if (r.code != 200)
         cli_http_fail(&r, &err), fprintf(stderr, "cuzk trace: %s\n", err.msg);
-    else if (write_all(out, r.body, r.len) != 0)
-        fprintf(stderr, "cuzk trace: cannot write %s\n", out);
+    else if (write_all(out, r.body, r.len, &err) != CUZK_OK)
+        fprintf(stderr, "cuzk trace: %s\n", err.msg);
     else {
         if (strcmp(out, "-"))
             fprintf(stderr, "cuzk trace: wrote %zu bytes to %s\n", r.len, out);

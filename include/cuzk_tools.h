@@ -395,9 +395,14 @@ CUZK_API void cuzk_sha256_to_hex(char out[65], const uint8_t digest[32]);
 CUZK_API cuzk_status cuzk_file_read(const char *path, const char *what, uint64_t max,
                                     uint8_t **out, size_t *size, cuzk_error *err);
 
-/* Write |size| bytes to |path| under a temporary name in the same folder,
- * then rename it into place, so no reader ever sees a partial file.
- * Returns CUZK_OK or CUZK_EIO (with the path and the reason). */
+/* Write |size| bytes to |path| as every cuzk output is written: a regular
+ * file (or a new name) under an unpredictable temporary name in the same
+ * folder, then renamed into place, so no reader ever sees a partial file;
+ * a symlink's target the same way (the link stays); a device or a FIFO in
+ * place, never replaced (a FIFO waits a few seconds for a reader);
+ * /dev/stdout and /dev/fd/N into the open descriptor.  A folder or a socket
+ * is an error.  Returns CUZK_OK, CUZK_ENOMEM or CUZK_EIO (with the path
+ * and the reason); on failure an existing file is left as it was. */
 CUZK_API cuzk_status cuzk_file_write_atomic(const char *path, const void *data, size_t size,
                                             cuzk_error *err);
 

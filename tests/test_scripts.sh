@@ -7,6 +7,8 @@
 #                     every section and removes its temporary folder;
 #   scripts/test.sh   ends with each test that did not run (or ran in
 #                     part) and the reason it gave.
+# And the shell tests' skip (tests/daemon/prelude.sh) exits 77 only when no
+# check failed before it.
 # The demo's proofs are real: they are made by <cuzk>.
 # Usage: test_scripts.sh <path to cuzk> <source dir>
 set -u
@@ -96,6 +98,22 @@ grep -q "^test: not run, with the reason each gave:$" "$tmp/test.tail" &&
   grep -q "^  test_widget: no widget on this machine$" "$tmp/test.tail" &&
   grep -q "^  test_half (in part): python3 is not installed: half of it did not run$" "$tmp/test.tail" &&
   ! grep -q test_whole "$tmp/test.tail" && ok || bad "test.sh does not end with the skips: $(cat "$tmp/test.out")"
+
+# ---- tests/daemon/prelude.sh: a skip cannot hide a failure ------------------------
+# skip_rc REQUIRE_ALL FAILS: the exit status of a test that counted FAILS
+# failed checks, then skipped.
+skip_rc() {
+  CUZK_REQUIRE_ALL=$1 bash -c '. "$1"; fail=$2; skip "no widget"; echo never' \
+    _ "$src/tests/daemon/prelude.sh" "$2" >"$tmp/skip.out" 2>&1
+  echo $?
+}
+r=$(skip_rc 0 0)
+[ "$r" = 77 ] && ok || bad "prelude: a skip with no failure exited $r, not 77"
+r=$(skip_rc 0 1)
+[ "$r" != 0 ] && [ "$r" != 77 ] && grep -q "^FAIL: no widget, after 1 failed check" "$tmp/skip.out" && ok ||
+  bad "prelude: a skip after a failure exited $r: $(cat "$tmp/skip.out")"
+r=$(skip_rc 1 0)
+[ "$r" = 1 ] && ok || bad "prelude: a skip under CUZK_REQUIRE_ALL=1 exited $r, not 1"
 
 echo "test_scripts: $pass passed, $fail failed"
 [ $fail -eq 0 ]

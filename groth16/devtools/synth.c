@@ -22,6 +22,7 @@
 
 #include "groth16/curve_impl.h"
 #include "groth16/formats/wtns.h"
+#include "util/outfile.h"
 #include "util/splitmix.h"
 
 /* ---- deterministic randomness -------------------------------------------- */
@@ -588,31 +589,25 @@ static int stream_constraints(FILE *f, synth *s) {
 
 static cuzk_status write_r1cs_stream(const char *path, synth *s,
                                      const cuzk_synth_params *p, cuzk_error *err) {
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp)
-        return cuzk_fail(err, CUZK_ENOMEM, "synth: no memory for a file name");
-    snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
+    cuzk_outfile o;
+    cuzk_status st = cuzk_outfile_open(&o, path, err);
+    if (st != CUZK_OK)
+        return st;
+    /* section 2's size is patched in at the end: the output must seek */
+    FILE *f = cuzk_outfile_stream(&o, 1, err);
     if (!f) {
-        cuzk_fail(err, CUZK_EIO, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
+        cuzk_outfile_abort(&o);
         return CUZK_EIO;
     }
     setvbuf(f, NULL, _IOFBF, 1 << 20);
     errno = 0;
     stream_header(f, s, p);
-    int ok = stream_constraints(f, s);
-    ok = ok && !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    if (!stream_constraints(f, s) || ferror(f)) {
         cuzk_fail(err, CUZK_EIO, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        unlink(tmp);
-        free(tmp);
+        cuzk_outfile_abort(&o);
         return CUZK_EIO;
     }
-    free(tmp);
-    return CUZK_OK;
+    return cuzk_outfile_commit(&o, err);
 }
 
 cuzk_status cuzk_synth_write(const char *r1cs_path, const char *wtns_path,

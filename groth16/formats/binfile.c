@@ -15,6 +15,7 @@
 
 #include "groth16/curve_id.h"
 #include "util/infile.h"
+#include "util/outfile.h"
 
 #define HEADER_BYTES 12u  /* magic, version, nSections */
 #define SECTION_HDR 12u   /* id u32, size u64 */
@@ -321,25 +322,5 @@ cuzk_status cuzk_outbuf_finish(cuzk_outbuf *o, uint8_t **out, size_t *size,
 
 cuzk_status cuzk_write_file_atomic(const char *path, const uint8_t *data,
                                    size_t size, cuzk_error *err) {
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (tmp == NULL)
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory for a file name");
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        cuzk_fail(err, CUZK_EIO, "cannot create %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return CUZK_EIO;
-    }
-    int ok = fwrite(data, 1, size, f) == size;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        cuzk_fail(err, CUZK_EIO, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return CUZK_EIO;
-    }
-    free(tmp);
-    return CUZK_OK;
+    return cuzk_outfile_write_all(path, data, size, err);
 }

@@ -178,9 +178,10 @@ void cuzk_outbuf_section_end(cuzk_outbuf *o);
 cuzk_status cuzk_outbuf_finish(cuzk_outbuf *o, uint8_t **out, size_t *size,
                                cuzk_error *err);
 
-/* Write |size| bytes to |path| (created or truncated; written to a
- * temporary name in the same directory and renamed, so readers never see a
- * half-written file).  CUZK_EIO on failure. */
+/* Write |size| bytes to |path| by the rules of util/outfile.h (a regular
+ * file is replaced through a temporary name in its folder and a rename, so
+ * readers never see a half-written file; a device or FIFO is written in
+ * place; a symlink's target is written).  CUZK_EIO on failure. */
 cuzk_status cuzk_write_file_atomic(const char *path, const uint8_t *data,
                                    size_t size, cuzk_error *err);
 

@@ -3,8 +3,15 @@
 # cuzkd and the CLI's daemon client were built.
 
 # skip REASON: exit 77 (CTest's "skipped"), or, with CUZK_REQUIRE_ALL=1 (CI),
-# fail: there a missing tool or an unbuilt cuzkd is a broken set-up.
+# fail: there a missing tool or an unbuilt cuzkd is a broken set-up.  A
+# skip after a failed check (the tests count them in $fail) is a failure
+# too: exit 77 would have CTest report the whole test as skipped, its
+# failures unseen.
 skip() {
+  if [ "${fail:-0}" != 0 ]; then
+    echo "FAIL: $1, after $fail failed check(s): not a skip"
+    exit 1
+  fi
   if [ "${CUZK_REQUIRE_ALL:-0}" = 1 ]; then
     echo "FAIL: $1 (CUZK_REQUIRE_ALL=1: this test may not be skipped)"
     exit 1
