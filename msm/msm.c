@@ -31,6 +31,8 @@
 
 #include <stdint.h>
 
+#include "field/field_inline.h"
+
 static size_t msm_round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
 /* Pending affine additions per shared inversion, and the batch is used
