@@ -10,6 +10,9 @@
  *   decomposition, so different code paths run), results identical across
  *   pools, and spot checks of single outputs of the large transforms by
  *   direct evaluation.
+ * - to_coset (inverse then coset forward in one call, no permutation)
+ *   against the definition at n = 2^0..2^8 and against the two calls at
+ *   every size from 2^1 to 2^20 (2^17..2^20 once, on 2 threads).
  * - Linearity and the convolution theorem (against schoolbook products).
  * - Domain creation rejects sizes beyond the two-adicity.
  *
@@ -53,6 +56,7 @@ typedef struct {
     void (*inverse)(const void *, fe *, cuzk_pool *);
     void (*cfwd)(const void *, fe *, const fe *, cuzk_pool *);
     void (*cinv)(const void *, fe *, const fe *, cuzk_pool *);
+    void (*to_coset)(const void *, fe *, const fe *, cuzk_pool *);
 } ntt_ops;
 
 static cuzk_pool *pools[3]; /* serial (NULL), 2 threads, 3 threads */
@@ -174,6 +178,14 @@ static void test_small_sizes(const ntt_ops *f) {
             CHECK(vec_eq(f, b, want, n), "%s coset forward 2^%u", f->name,
                   log_n);
 
+            /* to_coset: the values on H (want = forward(a)) to those on
+             * gH, against the definition */
+            naive_dft(f, want, a, n, &w, &one, &one);
+            memcpy(b, want, n * sizeof *a);
+            f->to_coset(d, b, &g, pool);
+            naive_dft(f, want, a, n, &w, &g, &one);
+            CHECK(vec_eq(f, b, want, n), "%s to_coset 2^%u", f->name, log_n);
+
             /* coset inverse of the evaluations at g w^i gives back a; and
              * directly: a[k] = g^-k / n sum_i v[i] w^-ik */
             f->cinv(d, b, &g, pool);
@@ -239,6 +251,43 @@ static void test_round_trips(const ntt_ops *f, unsigned max_log) {
         free(a);
         free(b);
         free(c);
+        f->destroy(d);
+    }
+}
+
+/* to_coset = inverse then coset_forward, with the snarkjs shift and a
+ * random one, on every pool, from 2^1 to 2^max_log. */
+static void test_to_coset(const ntt_ops *f, unsigned max_log) {
+    for (unsigned log_n = 1; log_n <= max_log; log_n++) {
+        size_t n = (size_t)1 << log_n;
+        void *d;
+        cuzk_error err;
+        if (f->create(&d, log_n, &err) != CUZK_OK) {
+            CHECK(0, "%s create 2^%u: %s", f->name, log_n, err.msg);
+            continue;
+        }
+        fe *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        fe g;
+        /* the largest sizes once (2 threads), the others on every pool */
+        int big = log_n > 16, reps = big ? 1 : 3;
+        for (int rep = 0; rep < reps; rep++) {
+            cuzk_pool *pool = big ? pools[1] : pools[rep];
+            if (rep == 1)
+                do
+                    rand_fe(f, &g);
+                while (f->eq(&g, &(fe){{0}}));
+            else
+                f->root(&g, log_n + 1);
+            rand_vec(f, a, n);
+            memcpy(b, a, n * sizeof *a);
+            f->inverse(d, a, pools[0]);
+            f->cfwd(d, a, &g, pools[0]);
+            f->to_coset(d, b, &g, pool);
+            CHECK(vec_eq(f, a, b, n), "%s to_coset 2^%u (%u threads)", f->name, log_n,
+                  cuzk_pool_threads(pool));
+        }
+        free(a);
+        free(b);
         f->destroy(d);
     }
 }
@@ -320,13 +369,14 @@ static void test_create_errors(const ntt_ops *f) {
     f->destroy(NULL);
 }
 
-static unsigned max_log;
+static unsigned max_log, to_coset_max_log;
 
 static void ntt_tests(const ntt_ops *f) {
     test_root_convention(f);
     test_create_errors(f);
     test_small_sizes(f);
     test_round_trips(f, max_log);
+    test_to_coset(f, to_coset_max_log);
     for (unsigned log_n = 1; log_n <= 14; log_n += 3)
         test_linearity(f, log_n);
     for (unsigned log_n = 1; log_n <= 9; log_n++)
@@ -356,6 +406,7 @@ int main(int argc, char **argv) {
     pools[1] = cuzk_pool_create(2, &err);
     pools[2] = cuzk_pool_create(3, &err);
     max_log = tu_iters(1) >= 4 ? 18 : 16;
+    to_coset_max_log = 20;
     tu_run_curves(curves, TU_COUNT(curves));
     cuzk_pool_destroy(pools[1]);
     cuzk_pool_destroy(pools[2]);
@@ -372,7 +423,7 @@ static const ntt_ops TC(ntt_ops) = {
     (void *)TC(ntt_domain_destroy), (void *)TC(ntt_domain_log_n),
     (void *)TC(ntt_domain_omega), (void *)TC(ntt_forward),
     (void *)TC(ntt_inverse), (void *)TC(ntt_coset_forward),
-    (void *)TC(ntt_coset_inverse)};
+    (void *)TC(ntt_coset_inverse), (void *)TC(ntt_to_coset)};
 
 static void TC(tests)(const tu_curve *c) {
     (void)c;
