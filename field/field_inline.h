@@ -16,8 +16,9 @@
  * For each field F (bls12_381_fp, bls12_381_fr, bn254_fp, bn254_fr) and
  * each E (bls12_381_fp2, bn254_fp2):
  *   F_add_inl, F_sub_inl, F_neg_inl, F_dbl_inl, F_mul_inl, F_sqr_inl,
- *   F_set_zero_inl, F_set_one_inl, F_is_zero_inl, F_eq_inl
- * with the arguments of their out-of-line namesakes (r may alias inputs).
+ *   F_set_zero_inl, F_set_one_inl, F_is_zero_inl, F_eq_inl, and for F
+ *   alone F_from_mont_inl, with the arguments of their out-of-line
+ *   namesakes (r may alias inputs).
  *
  * Must not: hold state beyond the cached answer of cuzk_field_uses_asm()
  * (read once per translation unit, a relaxed atomic), or be used for
@@ -119,6 +120,9 @@ CUZK_INLINE void cuzk_fi_sub(uint64_t *r, const uint64_t *a, const uint64_t *b,
     }                                                                         \
     CUZK_INLINE int F##_eq_inl(const F *a, const F *b) {                      \
         return limbs_eq(a->l, b->l, N);                                       \
+    }                                                                         \
+    CUZK_INLINE void F##_from_mont_inl(uint64_t out[N], const F *a) {         \
+        mont_redc_n(out, a->l, F##_inl_p, C##_N0, N);                         \
     }
 
 CUZK_FIELD_INLINE(bls12_381_fp, 6, BLS12_381_FP)

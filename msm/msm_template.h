@@ -104,7 +104,7 @@ unsigned GN(msm_window_bits)(size_t m) {
  * "anything else". */
 static int MN(scalar)(uint64_t k[4], const MN(ctx) *c, size_t i) {
     if (c->mont)
-        SF(from_mont)(k, &c->scalars[i]);
+        SF(from_mont_inl)(k, &c->scalars[i]);
     else
         memcpy(k, c->scalars[i].l, 4 * sizeof(uint64_t));
     while (!msm_limbs_lt(k, SF(modulus)))
@@ -345,6 +345,12 @@ static void MN(scratch_init)(MN(scratch) *s, char *mem, size_t nb) {
     s->nq = 0;
 }
 
+/* Starts loading the cache lines of one affine point. */
+static inline void MN(prefetch)(const G_AFF *p) {
+    for (size_t off = 0; off < sizeof *p; off += 64)
+        __builtin_prefetch((const char *)p + off, 1);
+}
+
 /* xb[b] += P (P already negated as needed). */
 static inline void MN(put_xyzz)(MN(scratch) *s, size_t b, const G_AFF *p) {
     if (s->st[b] & MSM_XOCC) {
@@ -392,6 +398,9 @@ static void MN(put_batch)(MN(scratch) *s, size_t b, const G_AFF *base,
             MSM_CF(neg)(&p.y, &p.y);
         MN(put_xyzz)(s, b, &p);
     } else {
+        /* the flush reads this bucket after the rest of the batch is
+         * queued: fetch it now (with many buckets it is not in L1/L2) */
+        MN(prefetch)(&s->ab[b]);
         s->qb[s->nq] = (uint32_t)b;
         s->qp[s->nq] = base;
         s->qf[s->nq] = neg ? MSM_NEG : 0;
@@ -429,6 +438,8 @@ static void MN(task)(MN(ctx) *c, size_t t, MN(scratch) *s) {
     int batch = hi - lo >= nb * MSM_BATCH_MIN_FILL;
     memset(s->st, 0, nb);
     for (size_t j = lo; j < hi; j++) {
+        if (j + MSM_PREFETCH < hi)
+            MN(prefetch)(&c->bases[c->idx[j + MSM_PREFETCH]]);
         int d = (int)msm_window(c->kh[j], pos, c->c) - bias;
         if (d == 0)
             continue;
