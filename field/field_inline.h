@@ -107,7 +107,7 @@ CUZK_INLINE void cuzk_fi_sub(uint64_t *r, const uint64_t *a, const uint64_t *b,
             CUZK_FI_MUL_ADX(N, t, a->l, b->l, F##_inl_p, C##_N0);             \
             limbs_reduce_once(r->l, t, F##_inl_p, N);                         \
         } else {                                                              \
-            mont_mul_n(r->l, a->l, b->l, F##_inl_p, C##_N0, N);               \
+            F##_mul(r, a, b); /* portable: out of line, the code stays small */ \
         }                                                                     \
     }                                                                         \
     CUZK_INLINE void F##_sqr_inl(F *r, const F *a) { F##_mul_inl(r, a, a); }  \
@@ -131,7 +131,11 @@ CUZK_FIELD_INLINE(bn254_fp, 4, BN254_FP)
 CUZK_FIELD_INLINE(bn254_fr, 4, BN254_FR)
 
 /* Fp2 = Fp[u]/(u^2 + 1) on both curves (field/fp2.h); the product is
- * Karatsuba's, 3M, the square (a0 + a1)(a0 - a1) + 2 a0 a1 u, 2M. */
+ * Karatsuba's, 3M, the square (a0 + a1)(a0 - a1) + 2 a0 a1 u, 2M.  Both
+ * are calls (one copy per translation unit, the Fp products inlined in
+ * it): inlined into every G2 formula they made the MSM's code larger than
+ * the instruction cache. */
+#define CUZK_FI_CALL static __attribute__((noinline, unused))
 #define CUZK_FP2_INLINE(E, F)                                                 \
     CUZK_INLINE void E##_add_inl(E *r, const E *a, const E *b) {              \
         F##_add_inl(&r->c0, &a->c0, &b->c0);                                  \
@@ -149,7 +153,7 @@ CUZK_FIELD_INLINE(bn254_fr, 4, BN254_FR)
         F##_neg_inl(&r->c0, &a->c0);                                          \
         F##_neg_inl(&r->c1, &a->c1);                                          \
     }                                                                         \
-    CUZK_INLINE void E##_mul_inl(E *r, const E *a, const E *b) {              \
+    CUZK_FI_CALL void E##_mul_inl(E *r, const E *a, const E *b) {             \
         F p00, p11, sa, sb;                                                   \
         F##_mul_inl(&p00, &a->c0, &b->c0);                                    \
         F##_mul_inl(&p11, &a->c1, &b->c1);                                    \
@@ -160,7 +164,7 @@ CUZK_FIELD_INLINE(bn254_fr, 4, BN254_FR)
         F##_sub_inl(&sa, &sa, &p00);                                          \
         F##_sub_inl(&r->c1, &sa, &p11);         /* a0 b1 + a1 b0 */           \
     }                                                                         \
-    CUZK_INLINE void E##_sqr_inl(E *r, const E *a) {                          \
+    CUZK_FI_CALL void E##_sqr_inl(E *r, const E *a) {                         \
         F s, d, m;                                                            \
         F##_add_inl(&s, &a->c0, &a->c1);                                      \
         F##_sub_inl(&d, &a->c0, &a->c1);                                      \

@@ -53,7 +53,7 @@ static size_t ntt_round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
             CUZK_FI_MUL_ADX(4, t, a->l, b->l, P##_fr_inl_p, C##_N0);          \
             limbs_reduce_once(r->l, t, P##_fr_inl_p, 4);                      \
         } else {                                                              \
-            mont_mul_n(r->l, a->l, b->l, P##_fr_inl_p, C##_N0, 4);            \
+            P##_fr_mul(r, a, b); /* portable: out of line */                  \
         }                                                                     \
     }
 NTT_ARITH(bls12_381, BLS12_381_FR)
