@@ -206,16 +206,23 @@ static void test_small_sizes(const ntt_ops *f) {
     }
 }
 
+/* A domain of 2^log_n, or NULL after a failed check. */
+static void *domain(const ntt_ops *f, unsigned log_n) {
+    void *d;
+    cuzk_error err;
+    if (f->create(&d, log_n, &err) == CUZK_OK)
+        return d;
+    CHECK(0, "%s create 2^%u: %s", f->name, log_n, err.msg);
+    return NULL;
+}
+
 /* Round trips and cross-pool agreement; spot checks by evaluation. */
 static void test_round_trips(const ntt_ops *f, unsigned max_log) {
     for (unsigned log_n = 1; log_n <= max_log; log_n++) {
         size_t n = (size_t)1 << log_n;
-        void *d;
-        cuzk_error err;
-        if (f->create(&d, log_n, &err) != CUZK_OK) {
-            CHECK(0, "%s create 2^%u: %s", f->name, log_n, err.msg);
+        void *d = domain(f, log_n);
+        if (!d)
             continue;
-        }
         fe *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b),
            *c = malloc(n * sizeof *c);
         fe g, w, x, y;
@@ -260,12 +267,9 @@ static void test_round_trips(const ntt_ops *f, unsigned max_log) {
 static void test_to_coset(const ntt_ops *f, unsigned max_log) {
     for (unsigned log_n = 1; log_n <= max_log; log_n++) {
         size_t n = (size_t)1 << log_n;
-        void *d;
-        cuzk_error err;
-        if (f->create(&d, log_n, &err) != CUZK_OK) {
-            CHECK(0, "%s create 2^%u: %s", f->name, log_n, err.msg);
+        void *d = domain(f, log_n);
+        if (!d)
             continue;
-        }
         fe *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
         fe g;
         /* the largest sizes once (2 threads), the others on every pool */

@@ -81,40 +81,28 @@ static void T(rand_fr)(FR *x) {
     T(fr_to_mont)(x, l);
 }
 
-/* sum_i [k_i] P_i for |n| points and plain scalars, one g1_mul a point;
- * wire i of the witness is k[i] when |bits| holds it (the compact keys'
- * points are the bitmap's wires in order). */
-static void T(ref_g1)(T(g1) *r, const T(g1_affine) *pts, const FR *k, size_t n_wires,
-                      const uint64_t *bits) {
-    T(g1) acc, t;
-    T(g1_set_inf)(&acc);
-    for (size_t i = 0, at = 0; i < n_wires; i++) {
-        if (!has(bits, i))
-            continue;
-        FR km;
-        T(fr_to_mont)(&km, k[i].l);
-        T(g1_from_affine)(&t, &pts[at++]);
-        T(g1_mul)(&t, &t, &km);
-        T(g1_add)(&acc, &acc, &t);
+/* sum_i [k_i] P_i over the wires of |bits| (NULL: every wire), one
+ * scalar multiplication a point: the compact keys' points are the
+ * bitmap's wires in order, k holds the plain witness of every wire. */
+#define REF_SUM(GG)                                                                     \
+    static void T(ref_##GG)(T(GG) * r, const T(GG##_affine) * pts, const FR *k,         \
+                            size_t n_wires, const uint64_t *bits) {                     \
+        T(GG) acc, t;                                                                   \
+        T(GG##_set_inf)(&acc);                                                          \
+        for (size_t i = 0, at = 0; i < n_wires; i++) {                                  \
+            if (!has(bits, i))                                                          \
+                continue;                                                               \
+            FR km;                                                                      \
+            T(fr_to_mont)(&km, k[i].l);                                                 \
+            T(GG##_from_affine)(&t, &pts[at++]);                                        \
+            T(GG##_mul)(&t, &t, &km);                                                   \
+            T(GG##_add)(&acc, &acc, &t);                                                \
+        }                                                                               \
+        *r = acc;                                                                       \
     }
-    *r = acc;
-}
-
-static void T(ref_g2)(T(g2) *r, const T(g2_affine) *pts, const FR *k, size_t n_wires,
-                      const uint64_t *bits) {
-    T(g2) acc, t;
-    T(g2_set_inf)(&acc);
-    for (size_t i = 0, at = 0; i < n_wires; i++) {
-        if (!has(bits, i))
-            continue;
-        FR km;
-        T(fr_to_mont)(&km, k[i].l);
-        T(g2_from_affine)(&t, &pts[at++]);
-        T(g2_mul)(&t, &t, &km);
-        T(g2_add)(&acc, &acc, &t);
-    }
-    *r = acc;
-}
+REF_SUM(g1)
+REF_SUM(g2)
+#undef REF_SUM
 
 /* The reference proof of |pk| for the plain witness |w| with r, s. */
 static int T(ref_proof)(T(groth16_proof) *proof, const T(groth16_pk) *pk, const FR *w,
