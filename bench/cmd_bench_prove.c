@@ -6,7 +6,9 @@
  * INSECURE development key, proves with a one-device CPU engine (the path
  * of `cuzk prove --cpu`; and with snarkjs when a snarkjs CLI path is
  * given), and prints a table.  A proof's time is the engine's, from submit
- * to the published proof.  --input abc proves the a, b, c image of the
+ * to the published proof; beside it the row gives each phase of that proof
+ * (synthesis with its evaluate, h's transforms, each MSM, assembly) and
+ * the key's load, timed once per size (a preload, outside the proof).  --input abc proves the a, b, c image of the
  * same witness instead (docs/FILES.md: synthesis converts, nothing is
  * evaluated), so the two input kinds can be compared row by row.
  */
@@ -33,7 +35,9 @@ static const char *help =
     "Generate a synthetic circuit of 2^K constraints (default K = 14 16),\n"
     "make an INSECURE development key, and time `cuzk prove` (best of R,\n"
     "default 3) and, with --snarkjs, `snarkjs groth16 prove` on the same\n"
-    "files. Prints one table row per curve and size.  --input abc proves the\n"
+    "files. Prints one table row per curve and size, with the phases of the\n"
+    "best proof (synthesis, evaluate, h's NTTs, each MSM, assembly) and the\n"
+    "key's load time (once per size).  --input abc proves the\n"
     "a, b, c image of the same witness (`cuzk abc`: a, b, c already evaluated,\n"
     "as Filecoin's synthesis hands them over) instead; both: a row of each.\n";
 
@@ -80,13 +84,16 @@ static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double boo
     snprintf(abc, sizeof abc, "%s/bench.abc", dir);
     if ((inputs & INPUT_ABC) && cuzk_abc_make(zkey, wtns, abc, threads, &err) != CUZK_OK)
         return cli_fail("bench", abc, &err);
+    uint64_t load0 = cli_now_ns();
     if (cuzk_engine_key_preload(e, NULL, zkey, &err) != CUZK_OK)
         return cli_fail("bench", zkey, &err);
+    double load_s = (double)(cli_now_ns() - load0) / 1e9; /* once, not per proof */
     /* A proof's time is the engine's, submit to published proof:
      * synthesis (witness load and evaluate, or the image's conversion),
      * the device step, finalize. */
     double best[2] = {1e30, 1e30};
     cuzk_step_timing bt[2] = {{0}, {0}};
+    double synth[2] = {0, 0};
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < reps && (inputs & (1 << k)); i++) {
             cuzk_partition_info p;
@@ -94,7 +101,7 @@ static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double boo
                 return 1;
             double s = (p.finalize_end_ns - p.queued_ns) / 1e9;
             if (s < best[k])
-                best[k] = s, bt[k] = p.steps;
+                best[k] = s, bt[k] = p.steps, synth[k] = (p.synth_end_ns - p.synth_start_ns) / 1e9;
         }
     cuzk_engine_key_evict(e, zkey, NULL); /* the next size needs the memory */
     double sj = 0;
@@ -116,11 +123,12 @@ static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double boo
     for (int k = 0; k < 2; k++) {
         if (!(inputs & (1 << k)))
             continue;
-        printf("%-9s 2^%-3u %-4s %9.3f s  (eval %.3f, h %.3f, msm A %.3f B1 %.3f B2 %.3f C %.3f "
-               "H %.3f)",
-               cname, log2, k ? "abc" : "wtns", best[k], bt[k].evaluate_ns / 1e9,
-               bt[k].ntt_ns / 1e9, bt[k].msm_a_ns / 1e9, bt[k].msm_b1_ns / 1e9,
-               bt[k].msm_b2_ns / 1e9, bt[k].msm_c_ns / 1e9, bt[k].msm_h_ns / 1e9);
+        const cuzk_step_timing *t = &bt[k];
+        printf("%-9s 2^%-3u %-4s %9.3f s  (key load %.3f; synthesis %.3f, eval %.3f; h %.3f; "
+               "msm A %.3f B1 %.3f B2 %.3f C %.3f H %.3f; assemble %.3f)",
+               cname, log2, k ? "abc" : "wtns", best[k], load_s, synth[k], t->evaluate_ns / 1e9,
+               t->ntt_ns / 1e9, t->msm_a_ns / 1e9, t->msm_b1_ns / 1e9, t->msm_b2_ns / 1e9,
+               t->msm_c_ns / 1e9, t->msm_h_ns / 1e9, t->assemble_ns / 1e9);
         if (snarkjs && sj > 0)
             printf("  snarkjs %.3f s  ratio %.1fx", sj, sj / best[k]);
         else if (snarkjs)

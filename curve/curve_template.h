@@ -456,134 +456,19 @@ int GN(affine_in_subgroup)(const G_AFF *a) {
 
 /* ---- XYZZ (MSM buckets) ---------------------------------------------------- */
 
-void GN(xyzz_from_affine)(G_XYZZ *r, const G_AFF *a) {
-    if (GN(affine_is_inf)(a)) {
-        GN(xyzz_set_inf)(r);
-        return;
-    }
-    r->X = a->x;
-    r->Y = a->y;
-    CF(set_one)(&r->ZZ);
-    CF(set_one)(&r->ZZZ);
-}
+/* The formulas live in xyzz_impl.h, shared with the MSM's inlined copy. */
+#define XZ_G G
+#define XZ_FT FT
+#define XZ_F(x) CF(x)
+#define XZ_N(x) CUZK_PASTE(G, xyzz_f_##x)
+#include "curve/xyzz_impl.h"
 
-/* dbl-2008-s-1 (a = 0): 6M + 3S.  Also correct for infinity (ZZ = 0 stays 0). */
-void GN(xyzz_dbl)(G_XYZZ *r, const G_XYZZ *a) {
-    FT U, V, W, Sx, M, t;
-    CF(dbl)(&U, &a->Y);            /* U = 2 Y1             */
-    CF(sqr)(&V, &U);               /* V = U^2              S */
-    CF(mul)(&W, &U, &V);           /* W = U V              M */
-    CF(mul)(&Sx, &a->X, &V);       /* S = X1 V             M */
-    CF(sqr)(&M, &a->X);            /* X1^2                 S */
-    CF(dbl)(&t, &M);
-    CF(add)(&M, &M, &t);           /* M = 3 X1^2           */
-    CF(mul)(&r->ZZ, &V, &a->ZZ);   /* ZZ3 = V ZZ1          M */
-    CF(mul)(&r->ZZZ, &W, &a->ZZZ); /* ZZZ3 = W ZZZ1        M */
-    CF(mul)(&W, &W, &a->Y);        /* W Y1                 M */
-    CF(sqr)(&r->X, &M);            /* M^2                  S */
-    CF(dbl)(&t, &Sx);
-    CF(sub)(&r->X, &r->X, &t);     /* X3 = M^2 - 2S        */
-    CF(sub)(&t, &Sx, &r->X);
-    CF(mul)(&t, &M, &t);           /* M (S - X3)           M */
-    CF(sub)(&r->Y, &t, &W);        /* Y3 = M(S - X3) - W Y1 */
-}
-
-/* mdbl-2008-s-1 (a = 0, affine input): 4M + 3S, result in XYZZ. */
-static void GN(xyzz_dbl_affine)(G_XYZZ *r, const G_AFF *a) {
-    FT U, M, t, Sx;
-    CF(dbl)(&U, &a->y);            /* U = 2 Y1             */
-    CF(sqr)(&r->ZZ, &U);           /* ZZ3 = V = U^2        S */
-    CF(mul)(&r->ZZZ, &U, &r->ZZ);  /* ZZZ3 = W = U V       M */
-    CF(mul)(&Sx, &a->x, &r->ZZ);   /* S = X1 V             M */
-    CF(sqr)(&M, &a->x);            /* X1^2                 S */
-    CF(dbl)(&t, &M);
-    CF(add)(&M, &M, &t);           /* M = 3 X1^2           */
-    CF(sqr)(&r->X, &M);            /* M^2                  S */
-    CF(dbl)(&t, &Sx);
-    CF(sub)(&r->X, &r->X, &t);     /* X3 = M^2 - 2S        */
-    CF(sub)(&t, &Sx, &r->X);
-    CF(mul)(&t, &M, &t);           /* M (S - X3)           M */
-    CF(mul)(&U, &r->ZZZ, &a->y);   /* W Y1                 M */
-    CF(sub)(&r->Y, &t, &U);        /* Y3 = M(S - X3) - W Y1 */
-}
-
-/* madd-2008-s: 8M + 2S; equal points go to mdbl, opposite points to O. */
+void GN(xyzz_from_affine)(G_XYZZ *r, const G_AFF *a) { GN(xyzz_f_from_affine)(r, a); }
+void GN(xyzz_dbl)(G_XYZZ *r, const G_XYZZ *a) { GN(xyzz_f_dbl)(r, a); }
 void GN(xyzz_add_affine)(G_XYZZ *r, const G_XYZZ *a, const G_AFF *b) {
-    FT U2, S2, P, R, PP, PPP, Q, t;
-    if (GN(affine_is_inf)(b)) {
-        *r = *a;
-        return;
-    }
-    if (GN(xyzz_is_inf)(a)) {
-        GN(xyzz_from_affine)(r, b);
-        return;
-    }
-    CF(mul)(&U2, &b->x, &a->ZZ);   /* U2 = X2 ZZ1          M */
-    CF(mul)(&S2, &b->y, &a->ZZZ);  /* S2 = Y2 ZZZ1         M */
-    CF(sub)(&P, &U2, &a->X);       /* P = U2 - X1          */
-    CF(sub)(&R, &S2, &a->Y);       /* R = S2 - Y1          */
-    if (CF(is_zero)(&P)) {
-        if (CF(is_zero)(&R))
-            GN(xyzz_dbl_affine)(r, b);
-        else
-            GN(xyzz_set_inf)(r);
-        return;
-    }
-    CF(sqr)(&PP, &P);              /* PP = P^2             S */
-    CF(mul)(&PPP, &P, &PP);        /* PPP = P PP           M */
-    CF(mul)(&Q, &a->X, &PP);       /* Q = X1 PP            M */
-    CF(mul)(&r->ZZ, &a->ZZ, &PP);  /* ZZ3 = ZZ1 PP         M */
-    CF(mul)(&r->ZZZ, &a->ZZZ, &PPP); /* ZZZ3 = ZZZ1 PPP    M */
-    CF(mul)(&t, &a->Y, &PPP);      /* Y1 PPP               M (read a->Y before r->Y is written) */
-    CF(sqr)(&r->X, &R);            /* R^2                  S */
-    CF(sub)(&r->X, &r->X, &PPP);
-    CF(dbl)(&PP, &Q);
-    CF(sub)(&r->X, &r->X, &PP);    /* X3 = R^2 - PPP - 2Q  */
-    CF(sub)(&Q, &Q, &r->X);
-    CF(mul)(&Q, &R, &Q);           /* R (Q - X3)           M */
-    CF(sub)(&r->Y, &Q, &t);        /* Y3 = R(Q - X3) - Y1 PPP */
+    GN(xyzz_f_add_affine)(r, a, b);
 }
-
-/* add-2008-s: 12M + 2S; equal points go to dbl, opposite points to O. */
-void GN(xyzz_add)(G_XYZZ *r, const G_XYZZ *a, const G_XYZZ *b) {
-    FT U1, U2, S1, S2, P, R, PP, PPP, Q, t;
-    if (GN(xyzz_is_inf)(a)) {
-        *r = *b;
-        return;
-    }
-    if (GN(xyzz_is_inf)(b)) {
-        *r = *a;
-        return;
-    }
-    CF(mul)(&U1, &a->X, &b->ZZ);   /* U1 = X1 ZZ2          M */
-    CF(mul)(&U2, &b->X, &a->ZZ);   /* U2 = X2 ZZ1          M */
-    CF(mul)(&S1, &a->Y, &b->ZZZ);  /* S1 = Y1 ZZZ2         M */
-    CF(mul)(&S2, &b->Y, &a->ZZZ);  /* S2 = Y2 ZZZ1         M */
-    CF(sub)(&P, &U2, &U1);         /* P = U2 - U1          */
-    CF(sub)(&R, &S2, &S1);         /* R = S2 - S1          */
-    if (CF(is_zero)(&P)) {
-        if (CF(is_zero)(&R))
-            GN(xyzz_dbl)(r, a);
-        else
-            GN(xyzz_set_inf)(r);
-        return;
-    }
-    CF(sqr)(&PP, &P);              /* PP = P^2             S */
-    CF(mul)(&PPP, &P, &PP);        /* PPP = P PP           M */
-    CF(mul)(&Q, &U1, &PP);         /* Q = U1 PP            M */
-    CF(mul)(&r->ZZ, &a->ZZ, &b->ZZ);
-    CF(mul)(&r->ZZ, &r->ZZ, &PP);  /* ZZ3 = ZZ1 ZZ2 PP     2M */
-    CF(mul)(&r->ZZZ, &a->ZZZ, &b->ZZZ);
-    CF(mul)(&r->ZZZ, &r->ZZZ, &PPP); /* ZZZ3 = ZZZ1 ZZZ2 PPP 2M */
-    CF(sqr)(&r->X, &R);            /* R^2                  S */
-    CF(sub)(&r->X, &r->X, &PPP);
-    CF(dbl)(&t, &Q);
-    CF(sub)(&r->X, &r->X, &t);     /* X3 = R^2 - PPP - 2Q  */
-    CF(sub)(&t, &Q, &r->X);
-    CF(mul)(&t, &R, &t);           /* R (Q - X3)           M */
-    CF(mul)(&S1, &S1, &PPP);       /* S1 PPP               M */
-    CF(sub)(&r->Y, &t, &S1);       /* Y3 = R(Q - X3) - S1 PPP */
-}
+void GN(xyzz_add)(G_XYZZ *r, const G_XYZZ *a, const G_XYZZ *b) { GN(xyzz_f_add)(r, a, b); }
 
 /*
  * XYZZ -> Jacobian without inversion.  With ZZ = z^2 and ZZZ = z^3 (which

@@ -31,6 +31,8 @@
 
 #include <stdint.h>
 
+#include "field/field_inline.h"
+
 static size_t msm_round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
 /* Pending affine additions per shared inversion, and the batch is used
@@ -40,6 +42,9 @@ static size_t msm_round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 #define MSM_BUCKET_BYTES ((size_t)512 * 1024)
 #define MSM_BATCH 256
 #define MSM_BATCH_MIN_FILL 1
+/* Points ahead of the bucket loop whose base is prefetched (the bases of
+ * a sparse witness are not read in a stride the hardware follows). */
+#define MSM_PREFETCH 16
 
 /* Bucket state bits and batch entry flags (see msm_template.h, step 3). */
 enum { MSM_OCC = 1, MSM_XOCC = 2, MSM_LOCK = 4 };

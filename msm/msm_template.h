@@ -52,11 +52,20 @@
 
 #include "util/paste.h"
 #define GN(x) CUZK_PASTE(MSM_G, x)        /* group function or type */
-#define MSM_CF(x) CUZK_PASTE(MSM_F, x)    /* coordinate field function */
+#define MSM_CF(x) CUZK_PASTE(MSM_F, x##_inl) /* coordinate field, inlined */
 #define SF(x) CUZK_PASTE(MSM_S, x)        /* scalar field function */
 #define MN(x) CUZK_PASTE(MSM_G, msm_##x)  /* file-local helpers */
 #define G_AFF GN(affine)
 #define G_XYZZ GN(xyzz)
+
+/* The XYZZ formulas of curve/, with the inline field operations: the
+ * bucket loops spend most of their time in them (see field_inline.h). */
+#define XZ_G MSM_G
+#define XZ_FT MSM_F
+#define XZ_F(x) MSM_CF(x)
+#define XZ_N(x) CUZK_PASTE(MSM_G, msm_x_##x)
+#include "curve/xyzz_impl.h"
+#define MX(x) CUZK_PASTE(MSM_G, msm_x_##x) /* inline XYZZ formula */
 
 /* Points per classification chunk: big enough to amortise a task, small
  * enough that the per-chunk arrays stay tiny. */
@@ -95,7 +104,7 @@ unsigned GN(msm_window_bits)(size_t m) {
  * "anything else". */
 static int MN(scalar)(uint64_t k[4], const MN(ctx) *c, size_t i) {
     if (c->mont)
-        SF(from_mont)(k, &c->scalars[i]);
+        SF(from_mont_inl)(k, &c->scalars[i]);
     else
         memcpy(k, c->scalars[i].l, 4 * sizeof(uint64_t));
     while (!msm_limbs_lt(k, SF(modulus)))
@@ -159,7 +168,7 @@ static void MN(batch_invert)(MSM_F *den, MSM_F *pre, size_t n) {
     for (size_t i = 1; i < n; i++)
         MSM_CF(mul)(&pre[i], &pre[i - 1], &den[i]);
     MSM_F inv, inv_i;
-    MSM_CF(inv_var)(&inv, &pre[n - 1]);
+    CUZK_PASTE(MSM_F, inv_var)(&inv, &pre[n - 1]);
     for (size_t i = n; i-- > 1;) {
         MSM_CF(mul)(&inv_i, &inv, &pre[i - 1]);
         MSM_CF(mul)(&inv, &inv, &den[i]);
@@ -229,7 +238,7 @@ static size_t MN(ones_tree)(G_XYZZ *acc, const MN(ones_w) *w, size_t n, int last
     if (!last)
         return n;
     for (size_t i = 0; i < n; i++)
-        GN(xyzz_add_affine)(acc, acc, &pt[i]);
+        MX(add_affine)(acc, acc, &pt[i]);
     return 0;
 }
 
@@ -240,7 +249,7 @@ static void MN(classify_fn)(void *p, size_t b, size_t e, unsigned worker) {
         size_t lo = ch * MSM_CHUNK, hi = lo + MSM_CHUNK, count = 0, nones = 0;
         G_XYZZ *one = &c->ones[ch];
         uint64_t k[4];
-        GN(xyzz_set_inf)(one);
+        MX(set_inf)(one);
         if (hi > c->n)
             hi = c->n;
         for (size_t i = lo; i < hi; i++) {
@@ -336,12 +345,18 @@ static void MN(scratch_init)(MN(scratch) *s, char *mem, size_t nb) {
     s->nq = 0;
 }
 
+/* Starts loading the cache lines of one affine point. */
+static inline void MN(prefetch)(const G_AFF *p) {
+    for (size_t off = 0; off < sizeof *p; off += 64)
+        __builtin_prefetch((const char *)p + off, 1);
+}
+
 /* xb[b] += P (P already negated as needed). */
 static inline void MN(put_xyzz)(MN(scratch) *s, size_t b, const G_AFF *p) {
     if (s->st[b] & MSM_XOCC) {
-        GN(xyzz_add_affine)(&s->xb[b], &s->xb[b], p);
+        MX(add_affine)(&s->xb[b], &s->xb[b], p);
     } else {
-        GN(xyzz_from_affine)(&s->xb[b], p);
+        MX(from_affine)(&s->xb[b], p);
         s->st[b] |= MSM_XOCC;
     }
 }
@@ -383,6 +398,9 @@ static void MN(put_batch)(MN(scratch) *s, size_t b, const G_AFF *base,
             MSM_CF(neg)(&p.y, &p.y);
         MN(put_xyzz)(s, b, &p);
     } else {
+        /* the flush reads this bucket after the rest of the batch is
+         * queued: fetch it now (with many buckets it is not in L1/L2) */
+        MN(prefetch)(&s->ab[b]);
         s->qb[s->nq] = (uint32_t)b;
         s->qp[s->nq] = base;
         s->qf[s->nq] = neg ? MSM_NEG : 0;
@@ -397,15 +415,15 @@ static void MN(put_batch)(MN(scratch) *s, size_t b, const G_AFF *base,
  * bucket (the affine one is a mixed addition). */
 static void MN(bucket_sum)(G_XYZZ *r, const MN(scratch) *s, size_t nb) {
     G_XYZZ run, acc;
-    GN(xyzz_set_inf)(&run);
-    GN(xyzz_set_inf)(&acc);
+    MX(set_inf)(&run);
+    MX(set_inf)(&acc);
     for (size_t b = nb; b-- > 0;) {
         if (s->st[b] & MSM_OCC)
-            GN(xyzz_add_affine)(&run, &run, &s->ab[b]);
+            MX(add_affine)(&run, &run, &s->ab[b]);
         if (s->st[b] & MSM_XOCC)
-            GN(xyzz_add)(&run, &run, &s->xb[b]);
-        if (!GN(xyzz_is_inf)(&run))
-            GN(xyzz_add)(&acc, &acc, &run);
+            MX(add)(&run, &run, &s->xb[b]);
+        if (!MX(is_inf)(&run))
+            MX(add)(&acc, &acc, &run);
     }
     *r = acc;
 }
@@ -420,6 +438,8 @@ static void MN(task)(MN(ctx) *c, size_t t, MN(scratch) *s) {
     int batch = hi - lo >= nb * MSM_BATCH_MIN_FILL;
     memset(s->st, 0, nb);
     for (size_t j = lo; j < hi; j++) {
+        if (j + MSM_PREFETCH < hi)
+            MN(prefetch)(&c->bases[c->idx[j + MSM_PREFETCH]]);
         int d = (int)msm_window(c->kh[j], pos, c->c) - bias;
         if (d == 0)
             continue;
@@ -449,12 +469,12 @@ static void MN(task_fn)(void *p, size_t b, size_t e, unsigned worker) {
 /* ---- 4: combine ------------------------------------------------------- */
 
 static void MN(combine)(G_XYZZ *acc, const MN(ctx) *c) {
-    GN(xyzz_set_inf)(acc);
+    MX(set_inf)(acc);
     for (unsigned w = c->nw; w-- > 0;) {
-        for (unsigned i = 0; i < c->c && !GN(xyzz_is_inf)(acc); i++)
-            GN(xyzz_dbl)(acc, acc);
+        for (unsigned i = 0; i < c->c && !MX(is_inf)(acc); i++)
+            MX(dbl)(acc, acc);
         for (unsigned rg = 0; rg < c->nranges; rg++)
-            GN(xyzz_add)(acc, acc, &c->wsum[(size_t)w * c->nranges + rg]);
+            MX(add)(acc, acc, &c->wsum[(size_t)w * c->nranges + rg]);
     }
 }
 
@@ -603,10 +623,10 @@ static cuzk_status MN(run)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars, s
 
     cuzk_pool_for(pool, c.nchunks, 1, MN(classify_fn), &c);
     G_XYZZ acc;
-    GN(xyzz_set_inf)(&acc);
+    MX(set_inf)(&acc);
     for (size_t ch = 0; ch < c.nchunks; ch++) {
         c.m += c.offset[ch];
-        GN(xyzz_add)(&acc, &acc, &c.ones[ch]);
+        MX(add)(&acc, &acc, &c.ones[ch]);
     }
     if (c.m > 0) {
         G_XYZZ pip;
@@ -616,7 +636,7 @@ static cuzk_status MN(run)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars, s
             free(own);
             return st;
         }
-        GN(xyzz_add)(&acc, &acc, &pip);
+        MX(add)(&acc, &acc, &pip);
     }
     free(own);
     GN(xyzz_to_jacobian)(r, &acc);
@@ -651,6 +671,7 @@ cuzk_status GN(msm)(MSM_G *r, const G_AFF *bases, const MSM_S *scalars,
 #undef MSM_ONES_BUF
 #undef MSM_ONES_TREE_MIN
 #undef MSM_CF
+#undef MX
 #undef G_XYZZ
 #undef G_AFF
 #undef MN

@@ -32,6 +32,12 @@
  *                            cuzk_pool *pool)
  *   void F_ntt_coset_inverse(const F_ntt_domain *d, F_fr *a, const F_fr *g,
  *                            cuzk_pool *pool)
+ *   void F_ntt_to_coset(const F_ntt_domain *d, F_fr *a, const F_fr *g,
+ *                       cuzk_pool *pool)
+ *     a <- coset_forward(inverse(a), g): from the values on H to the
+ *     values on gH, with the same result as the two calls but no
+ *     permutation or separate scaling pass (what Groth16's h does to
+ *     each of a, b, c).
  *     |a| holds n = 2^log_n elements (Montgomery form), transformed in
  *     place.  |g| must be non-zero.  |pool| may be NULL (serial).  No
  *     allocation.  Work is split over the pool's threads.
@@ -59,7 +65,9 @@
     void P##_ntt_coset_forward(const P##_ntt_domain *d, FR *a, const FR *g,   \
                                cuzk_pool *pool);                              \
     void P##_ntt_coset_inverse(const P##_ntt_domain *d, FR *a, const FR *g,   \
-                               cuzk_pool *pool);
+                               cuzk_pool *pool);                              \
+    void P##_ntt_to_coset(const P##_ntt_domain *d, FR *a, const FR *g,        \
+                          cuzk_pool *pool);
 
 CUZK_NTT_DECLARE(bls12_381, bls12_381_fr)
 CUZK_NTT_DECLARE(bn254, bn254_fr)

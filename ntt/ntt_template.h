@@ -22,6 +22,17 @@
  * 0 <= j < h (n entries in all), so every level reads its own twiddles
  * contiguously.
  *
+ * to_coset (evaluations on H to evaluations on gH, the step Groth16's h
+ * needs three times) runs the inverse DIF network with no permutation,
+ * which leaves n times the coefficients in bit-reversed order, multiplies
+ * them there by g^k / n (k the coefficient's index), and runs a
+ * decimation-in-time (Cooley-Tukey) network, which takes bit-reversed
+ * input to natural output: (x + y w_2h^j, x - y w_2h^j) from level h = 1
+ * up.  No permutation pass (at large sizes its swaps miss the caches) and
+ * no separate scaling pass: h's six transforms at BN254 2^18 went from
+ * 5.5 s to 3.5 s (medians, wall time on the loaded 2-core VM, see
+ * docs/PERFORMANCE.md).
+ *
  * Cache blocking: levels whose butterflies span more than NTT_BLOCK elements
  * run level by level over the whole array, parallel over butterflies.  Once
  * the span fits in NTT_BLOCK elements (which fit in L2), each block of
@@ -142,19 +153,31 @@ static inline void NS(bfly_inv)(NTT_FR *x, NTT_FR *y, const NTT_FR *w,
     NS(mul)(y, &u, w, am);
 }
 
-/* Butterflies j in [j0, j1) of the level-h group starting at |a|; the
- * j = 0 case is peeled so the loops carry no branch. */
+/* Decimation in time (Cooley-Tukey), forward: (x + y w_2h^j, x - y w_2h^j). */
+static inline void NS(bfly_dit)(NTT_FR *x, NTT_FR *y, const NTT_FR *w,
+                                int am) {
+    NTT_FR u = *x, v;
+    NS(mul)(&v, y, w, am);
+    NS(add)(x, &u, &v);
+    NS(sub)(y, &u, &v);
+}
+
+/* Butterflies j in [j0, j1) of the level-h group starting at |a|, of kind
+ * |mode|; the j = 0 case is peeled so the loops carry no branch. */
 static void NS(span)(NTT_FR *a, size_t h, size_t j0, size_t j1,
-                     const NTT_FR *tw, int inv, int am) {
+                     const NTT_FR *tw, int mode, int am) {
     const NTT_FR *twl = tw + h;
     size_t j = j0;
     if (j == 0 && j < j1) {
         NS(bfly_one)(&a[0], &a[h]);
         j = 1;
     }
-    if (inv)
+    if (mode == NTT_DIF_INV)
         for (; j < j1; j++)
             NS(bfly_inv)(&a[j], &a[j + h], &twl[h - j], am);
+    else if (mode == NTT_DIT_FWD)
+        for (; j < j1; j++)
+            NS(bfly_dit)(&a[j], &a[j + h], &twl[j], am);
     else
         for (; j < j1; j++)
             NS(bfly_fwd)(&a[j], &a[j + h], &twl[j], am);
@@ -166,7 +189,7 @@ typedef struct {
     NTT_FR *a;
     const NTT_FR *tw;
     size_t h; /* level half-size */
-    int inv;
+    int mode; /* NTT_DIF_FWD, NTT_DIF_INV or NTT_DIT_FWD */
     int am;   /* use_asm */
 } NS(pass_ctx);
 
@@ -178,26 +201,92 @@ static void NS(pass_fn)(void *p, size_t b, size_t e, unsigned worker) {
     for (size_t t = b; t < e;) {
         size_t g = t / h, j = t % h;
         size_t j1 = (e - t < h - j) ? j + (e - t) : h;
-        NS(span)(c->a + g * 2 * h, h, j, j1, c->tw, c->inv, c->am);
+        NS(span)(c->a + g * 2 * h, h, j, j1, c->tw, c->mode, c->am);
         t += j1 - j;
     }
 }
 
 /* ---- blocks (all levels of span <= block, one block at a time) -------- */
 
+/*
+ * Scaling in bit-reversed order (the fused coset shift of to_coset):
+ * a[j] *= c * g^bitrev(j), with bitrev over log_n bits.  Bit k of j
+ * contributes the factor pk[k] = g^(2^(log_n - 1 - k)), so a block of
+ * 2^lb aligned indices needs the product of its fixed high bits' factors
+ * once, a table of the 2^8 combinations of the low 8 bits (255 products)
+ * and one of the bits in between: about 2 products an element, on data
+ * the block's butterflies are about to read anyway.
+ */
+typedef struct {
+    NTT_FR pk[64]; /* pk[k] = g^(2^(log_n - 1 - k)), k < log_n */
+    NTT_FR c;      /* the constant factor (1/n for to_coset) */
+} NS(bitrev_scale);
+
+/* t[i] = base * prod over the set bits k of i of pk[k], i < 2^bits. */
+static void NS(subset_products)(NTT_FR *t, const NTT_FR *base, const NTT_FR *pk,
+                                unsigned bits, int am) {
+    t[0] = *base;
+    for (unsigned k = 0; k < bits; k++) {
+        size_t half = (size_t)1 << k;
+        for (size_t i = 0; i < half; i++)
+            NS(mul)(&t[half + i], &t[i], &pk[k], am);
+    }
+}
+
+static void NS(scale_block)(NTT_FR *a, size_t j0, size_t block, const NS(bitrev_scale) *sc,
+                            int am) {
+    unsigned lb = (unsigned)__builtin_ctzll((unsigned long long)block);
+    unsigned lo = lb < NTT_SCALE_LOW ? lb : NTT_SCALE_LOW;
+    NTT_FR hi = sc->c, low[(size_t)1 << NTT_SCALE_LOW], mid;
+    for (unsigned k = lb; k < 64 && (j0 >> k) != 0; k++)
+        if ((j0 >> k) & 1)
+            NS(mul)(&hi, &hi, &sc->pk[k], am);
+    NTT_FR one;
+    FRF(set_one)(&one);
+    NS(subset_products)(low, &one, sc->pk, lo, am);
+    size_t nlow = (size_t)1 << lo;
+    for (size_t s = 0; s < block / nlow; s++) {
+        /* mid = hi * the factors of the set bits of s (bits lo .. lb-1) */
+        mid = hi;
+        for (unsigned k = 0; (s >> k) != 0; k++)
+            if ((s >> k) & 1)
+                NS(mul)(&mid, &mid, &sc->pk[lo + k], am);
+        NTT_FR *x = a + s * nlow;
+        for (size_t t = 0; t < nlow; t++) {
+            NTT_FR f;
+            NS(mul)(&f, &low[t], &mid, am);
+            NS(mul)(&x[t], &x[t], &f, am);
+        }
+    }
+}
+
 typedef struct {
     NTT_FR *a;
     const NTT_FR *tw;
     size_t block;
-    int inv;
+    int mode;
     int am;
+    const NS(bitrev_scale) *scale; /* DIT only: scale first (NULL: none) */
 } NS(block_ctx);
 
-static void NS(block_run)(NTT_FR *a, size_t block, const NTT_FR *tw,
-                          int inv, int am) {
+/* The levels of half-size < block of one block: DIF top down, DIT bottom
+ * up (the DIT block first scales, if asked). */
+static void NS(block_run)(const NS(block_ctx) *c, size_t i) {
+    size_t block = c->block;
+    NTT_FR *a = c->a + i * block;
+    if (c->mode == NTT_DIT_FWD) {
+        if (c->scale)
+            NS(scale_block)(a, i * block, block, c->scale, c->am);
+        for (size_t s = 0; s < block; s += 2) /* h = 1: twiddle 1 */
+            NS(bfly_one)(&a[s], &a[s + 1]);
+        for (size_t h = 2; h < block; h *= 2)
+            for (size_t s = 0; s < block; s += 2 * h)
+                NS(span)(a + s, h, 0, h, c->tw, c->mode, c->am);
+        return;
+    }
     for (size_t h = block / 2; h >= 2; h /= 2)
         for (size_t s = 0; s < block; s += 2 * h)
-            NS(span)(a + s, h, 0, h, tw, inv, am);
+            NS(span)(a + s, h, 0, h, c->tw, c->mode, c->am);
     for (size_t s = 0; s < block; s += 2) /* h = 1: twiddle 1 */
         NS(bfly_one)(&a[s], &a[s + 1]);
 }
@@ -206,7 +295,7 @@ static void NS(block_fn)(void *p, size_t b, size_t e, unsigned worker) {
     NS(block_ctx) *c = p;
     (void)worker;
     for (size_t i = b; i < e; i++)
-        NS(block_run)(c->a + i * c->block, c->block, c->tw, c->inv, c->am);
+        NS(block_run)(c, i);
 }
 
 /* ---- bit reversal (with an optional scale) --------------------------- */
@@ -285,6 +374,30 @@ static size_t NS(block_size)(size_t n, cuzk_pool *pool) {
     return block < n ? block : n;
 }
 
+/* The DIF network (natural order in, bit-reversed out) of kind |mode|. */
+static void NS(dif)(const NP(ntt_domain) *d, NTT_FR *a, int mode, cuzk_pool *pool) {
+    size_t n = d->n, block = NS(block_size)(n, pool);
+    for (size_t h = n / 2; 2 * h > block; h /= 2) {
+        NS(pass_ctx) pc = {a, d->tw, h, mode, d->use_asm};
+        cuzk_pool_for(pool, n / 2, NTT_PASS_GRAIN, NS(pass_fn), &pc);
+    }
+    NS(block_ctx) bc = {a, d->tw, block, mode, d->use_asm, NULL};
+    cuzk_pool_for(pool, n / block, 1, NS(block_fn), &bc);
+}
+
+/* The forward DIT network (bit-reversed order in, natural out), after
+ * scaling the input by |sc| (NULL: none) inside the first blocks. */
+static void NS(dit)(const NP(ntt_domain) *d, NTT_FR *a, const NS(bitrev_scale) *sc,
+                    cuzk_pool *pool) {
+    size_t n = d->n, block = NS(block_size)(n, pool);
+    NS(block_ctx) bc = {a, d->tw, block, NTT_DIT_FWD, d->use_asm, sc};
+    cuzk_pool_for(pool, n / block, 1, NS(block_fn), &bc);
+    for (size_t h = block; h < n; h *= 2) {
+        NS(pass_ctx) pc = {a, d->tw, h, NTT_DIT_FWD, d->use_asm};
+        cuzk_pool_for(pool, n / 2, NTT_PASS_GRAIN, NS(pass_fn), &pc);
+    }
+}
+
 /* DIF network then bit reversal; |scale| (may be NULL) multiplies every
  * output. */
 static void NS(transform)(const NP(ntt_domain) *d, NTT_FR *a, int inv,
@@ -295,13 +408,7 @@ static void NS(transform)(const NP(ntt_domain) *d, NTT_FR *a, int inv,
             FRF(mul)(&a[0], &a[0], scale);
         return;
     }
-    size_t block = NS(block_size)(n, pool);
-    for (size_t h = n / 2; 2 * h > block; h /= 2) {
-        NS(pass_ctx) pc = {a, d->tw, h, inv, d->use_asm};
-        cuzk_pool_for(pool, n / 2, NTT_PASS_GRAIN, NS(pass_fn), &pc);
-    }
-    NS(block_ctx) bc = {a, d->tw, block, inv, d->use_asm};
-    cuzk_pool_for(pool, n / block, 1, NS(block_fn), &bc);
+    NS(dif)(d, a, inv ? NTT_DIF_INV : NTT_DIF_FWD, pool);
     NS(perm_ctx) pm = {a, d->log_n, scale, d->use_asm};
     cuzk_pool_for(pool, n, NTT_PERM_GRAIN, NS(perm_fn), &pm);
 }
@@ -330,6 +437,24 @@ void NP(ntt_coset_inverse)(const NP(ntt_domain) *d, NTT_FR *a,
     NS(scale_powers)(d, a, &g_inv, &d->n_inv, pool);
 }
 
+/* inverse then coset_forward without either permutation: the inverse DIF
+ * leaves n times the coefficients in bit-reversed order, the coset shift
+ * and 1/n scale them there (fused into the DIT's first blocks), and the
+ * DIT network takes bit-reversed input to natural output. */
+void NP(ntt_to_coset)(const NP(ntt_domain) *d, NTT_FR *a, const NTT_FR *g,
+                      cuzk_pool *pool) {
+    if (d->n == 1)
+        return; /* one value: its own coefficient and coset value */
+    NS(bitrev_scale) sc;
+    sc.c = d->n_inv;
+    sc.pk[d->log_n - 1] = *g;
+    for (unsigned k = d->log_n - 1; k-- > 0;)
+        FRF(mul)(&sc.pk[k], &sc.pk[k + 1], &sc.pk[k + 1]);
+    NS(dif)(d, a, NTT_DIF_INV, pool);
+    NS(dit)(d, a, &sc, pool);
+}
+
 #undef NS
 #undef FRF
 #undef NP
+

@@ -10,6 +10,11 @@
  *   decomposition, so different code paths run), results identical across
  *   pools, and spot checks of single outputs of the large transforms by
  *   direct evaluation.
+ * - to_coset (inverse then coset forward in one call, no permutation)
+ *   against the definition at n = 2^0..2^8 and against the two calls at
+ *   every size from 2^1 to 2^16 and at 2^18 and 2^20 (the sizes above
+ *   2^12 once, with the snarkjs shift; Debug and sanitizer builds stop
+ *   at 2^14).
  * - Linearity and the convolution theorem (against schoolbook products).
  * - Domain creation rejects sizes beyond the two-adicity.
  *
@@ -53,6 +58,7 @@ typedef struct {
     void (*inverse)(const void *, fe *, cuzk_pool *);
     void (*cfwd)(const void *, fe *, const fe *, cuzk_pool *);
     void (*cinv)(const void *, fe *, const fe *, cuzk_pool *);
+    void (*to_coset)(const void *, fe *, const fe *, cuzk_pool *);
 } ntt_ops;
 
 static cuzk_pool *pools[3]; /* serial (NULL), 2 threads, 3 threads */
@@ -174,6 +180,14 @@ static void test_small_sizes(const ntt_ops *f) {
             CHECK(vec_eq(f, b, want, n), "%s coset forward 2^%u", f->name,
                   log_n);
 
+            /* to_coset: the values on H (want = forward(a)) to those on
+             * gH, against the definition */
+            naive_dft(f, want, a, n, &w, &one, &one);
+            memcpy(b, want, n * sizeof *a);
+            f->to_coset(d, b, &g, pool);
+            naive_dft(f, want, a, n, &w, &g, &one);
+            CHECK(vec_eq(f, b, want, n), "%s to_coset 2^%u", f->name, log_n);
+
             /* coset inverse of the evaluations at g w^i gives back a; and
              * directly: a[k] = g^-k / n sum_i v[i] w^-ik */
             f->cinv(d, b, &g, pool);
@@ -194,16 +208,23 @@ static void test_small_sizes(const ntt_ops *f) {
     }
 }
 
+/* A domain of 2^log_n, or NULL after a failed check. */
+static void *domain(const ntt_ops *f, unsigned log_n) {
+    void *d;
+    cuzk_error err;
+    if (f->create(&d, log_n, &err) == CUZK_OK)
+        return d;
+    CHECK(0, "%s create 2^%u: %s", f->name, log_n, err.msg);
+    return NULL;
+}
+
 /* Round trips and cross-pool agreement; spot checks by evaluation. */
 static void test_round_trips(const ntt_ops *f, unsigned max_log) {
     for (unsigned log_n = 1; log_n <= max_log; log_n++) {
         size_t n = (size_t)1 << log_n;
-        void *d;
-        cuzk_error err;
-        if (f->create(&d, log_n, &err) != CUZK_OK) {
-            CHECK(0, "%s create 2^%u: %s", f->name, log_n, err.msg);
+        void *d = domain(f, log_n);
+        if (!d)
             continue;
-        }
         fe *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b),
            *c = malloc(n * sizeof *c);
         fe g, w, x, y;
@@ -239,6 +260,43 @@ static void test_round_trips(const ntt_ops *f, unsigned max_log) {
         free(a);
         free(b);
         free(c);
+        f->destroy(d);
+    }
+}
+
+/* to_coset = inverse then coset_forward, with the snarkjs shift and a
+ * random one: every size 2^1..2^16 (on every pool up to 2^12, where the
+ * block and pass structure changes with the thread count), then 2^18 and
+ * 2^max_log (few large sizes: the suite runs on 2 cores). */
+static void test_to_coset(const ntt_ops *f, unsigned max_log) {
+    for (unsigned log_n = 1; log_n <= max_log; log_n += log_n < 16 ? 1 : 2) {
+        if (log_n > 18 && log_n < max_log)
+            continue;
+        size_t n = (size_t)1 << log_n;
+        void *d = domain(f, log_n);
+        if (!d)
+            continue;
+        fe *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        fe g;
+        int big = log_n > 12, reps = big ? 1 : 3;
+        for (int rep = 0; rep < reps; rep++) {
+            cuzk_pool *pool = big ? pools[1 + log_n % 2] : pools[rep];
+            if (rep == 1)
+                do
+                    rand_fe(f, &g);
+                while (f->eq(&g, &(fe){{0}}));
+            else
+                f->root(&g, log_n + 1);
+            rand_vec(f, a, n);
+            memcpy(b, a, n * sizeof *a);
+            f->inverse(d, a, pools[1]);
+            f->cfwd(d, a, &g, pools[1]);
+            f->to_coset(d, b, &g, pool);
+            CHECK(vec_eq(f, a, b, n), "%s to_coset 2^%u (%u threads)", f->name, log_n,
+                  cuzk_pool_threads(pool));
+        }
+        free(a);
+        free(b);
         f->destroy(d);
     }
 }
@@ -320,13 +378,23 @@ static void test_create_errors(const ntt_ops *f) {
     f->destroy(NULL);
 }
 
-static unsigned max_log;
+static unsigned max_log, to_coset_max_log;
+
+/* Debug and sanitizer builds run the field code unoptimised, tens of times
+ * slower (test_ntt took minutes under ASan with 2^20): there to_coset's
+ * sizes stop at 2^14, the optimised suite runs them all. */
+#if defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+#define TO_COSET_MAX_LOG 14
+#else
+#define TO_COSET_MAX_LOG 20
+#endif
 
 static void ntt_tests(const ntt_ops *f) {
     test_root_convention(f);
     test_create_errors(f);
     test_small_sizes(f);
     test_round_trips(f, max_log);
+    test_to_coset(f, to_coset_max_log);
     for (unsigned log_n = 1; log_n <= 14; log_n += 3)
         test_linearity(f, log_n);
     for (unsigned log_n = 1; log_n <= 9; log_n++)
@@ -356,6 +424,7 @@ int main(int argc, char **argv) {
     pools[1] = cuzk_pool_create(2, &err);
     pools[2] = cuzk_pool_create(3, &err);
     max_log = tu_iters(1) >= 4 ? 18 : 16;
+    to_coset_max_log = TO_COSET_MAX_LOG;
     tu_run_curves(curves, TU_COUNT(curves));
     cuzk_pool_destroy(pools[1]);
     cuzk_pool_destroy(pools[2]);
@@ -372,7 +441,7 @@ static const ntt_ops TC(ntt_ops) = {
     (void *)TC(ntt_domain_destroy), (void *)TC(ntt_domain_log_n),
     (void *)TC(ntt_domain_omega), (void *)TC(ntt_forward),
     (void *)TC(ntt_inverse), (void *)TC(ntt_coset_forward),
-    (void *)TC(ntt_coset_inverse)};
+    (void *)TC(ntt_coset_inverse), (void *)TC(ntt_to_coset)};
 
 static void TC(tests)(const tu_curve *c) {
     (void)c;

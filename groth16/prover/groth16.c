@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "field/field_inline.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "pairing/pairing.h"

@@ -3,7 +3,8 @@
  *   P        the curve prefix (bls12_381 or bn254)
  *   P_FR_S   the 2-adicity of its Fr
  * See groth16.h for the API and docs/FILES.md for the algorithm the snarkjs
- * keys require.  Must not: allocate on the per-coefficient paths, allocate
+ * keys require.  The per-coefficient loops use the inline field operations
+ * (field_inline.h).  Must not: allocate on the per-coefficient paths, allocate
  * at all in the *_with_scratch forms given a buffer (their scratch is the
  * caller's), start threads (work goes through the caller's pool), or print.
  */
@@ -46,9 +47,9 @@ static void G(eval_range)(void *ctx, size_t begin, size_t end,
         for (size_t i = c->cuts[k]; i < c->cuts[k + 1]; i++) {
             const cuzk_coef *e = &c->coefs[i];
             FR t;
-            G(fr_mul)(&t, (const FR *)&e->value, &c->w[e->signal]);
+            G(fr_mul_inl)(&t, (const FR *)&e->value, &c->w[e->signal]);
             FR *dst = &c->ab[e->matrix][e->row];
-            G(fr_add)(dst, dst, &t);
+            G(fr_add_inl)(dst, dst, &t);
         }
 }
 
@@ -62,7 +63,7 @@ static void G(hadamard_range)(void *ctx, size_t begin, size_t end,
     struct G(hadamard_ctx) *h = ctx;
     (void)worker;
     for (size_t i = begin; i < end; i++)
-        G(fr_mul)(&h->c[i], &h->a[i], &h->b[i]);
+        G(fr_mul_inl)(&h->c[i], &h->a[i], &h->b[i]);
 }
 
 size_t G(groth16_evaluate_scratch_bytes)(const G(groth16_pk) *pk) {
@@ -173,8 +174,8 @@ static void G(h_range)(void *ctx, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     for (size_t i = begin; i < end; i++) {
         FR t;
-        G(fr_mul)(&t, &h->a[i], &h->b[i]);
-        G(fr_sub)(&h->a[i], &t, &h->c[i]);
+        G(fr_mul_inl)(&t, &h->a[i], &h->b[i]);
+        G(fr_sub_inl)(&h->a[i], &t, &h->c[i]);
     }
 }
 
@@ -190,11 +191,11 @@ cuzk_status G(groth16_compute_h)(const G(groth16_pk) *pk, FR *a, FR *b, FR *c,
      * we do not support (no key that large fits anywhere). */
     if (G(fr_root_of_unity)(&shift, pk->log_n + 1) != CUZK_OK)
         return cuzk_fail(err, CUZK_EUNSUPPORTED, "domain 2^%u is too large for a coset", pk->log_n);
+    /* each of a, b, c: interpolate on H, evaluate on the coset (one call,
+     * no permutation passes: ntt.h) */
     FR *v[3] = {a, b, c};
-    for (int k = 0; k < 3; k++) {
-        G(ntt_inverse)(d, v[k], pool);
-        G(ntt_coset_forward)(d, v[k], &shift, pool);
-    }
+    for (int k = 0; k < 3; k++)
+        G(ntt_to_coset)(d, v[k], &shift, pool);
     struct G(h_ctx) hc = {a, b, c};
     cuzk_pool_for(pool, (size_t)1 << pk->log_n, 4096, G(h_range), &hc);
     return CUZK_OK;
