@@ -13,8 +13,11 @@
  * Threads of one launch run one after another, forward or backward (the
  * device may pick any order: threads of a launch must not depend on each
  * other).  Every output array is poisoned before its launch and carries a
- * poisoned guard region after its end that must stay untouched; the buckets
- * start zeroed (infinity) as msm_run's memset leaves them.
+ * poisoned guard region after its end that must stay untouched; an array
+ * the device takes from the MSM's plan (msm_plan.h) is as long as the
+ * plan's layout made it (its recorded lengths), so a plan buffer one entry
+ * short fails here.  The buckets start zeroed (infinity) as msm_run's
+ * memset leaves them.
  *
  * Variants of the segment length (entries per thread): msm_seg_len for a
  * 132-SM device and for a 1-SM device (long segments), and fixed small ones
@@ -116,6 +119,15 @@ static const emu_affine aff_variants[] = {
 #define NAFF (sizeof aff_variants / sizeof aff_variants[0])
 static const emu_affine aff_none = {0, 0, "xyzz"};
 
+/* CUB's temporary storage is queried on the device; here a generous
+ * stand-in (its DoubleBuffer sort keeps histograms and per-tile lookback
+ * state: a few bytes per thousand items). */
+static size_t est_sort(size_t M, unsigned key_bits) {
+    (void)key_bits;
+    return ((size_t)1 << 20) + M / 4;
+}
+static size_t est_scan(size_t k) { return ((size_t)64 << 10) + k / 8; }
+
 /* ---- poisoned arrays with a guard region ------------------------------- */
 
 #define GUARD 4
@@ -129,6 +141,8 @@ template <class T> struct guarded {
         memset((void *)v.data(), POISON, v.size() * sizeof(T));
     }
     T *p() { return v.data(); }
+    /* A plan buffer: the whole entries of the |bytes| the layout gave it. */
+    static size_t of(size_t bytes) { return bytes / sizeof(T); }
     bool guard_ok() const {
         const unsigned char *b = (const unsigned char *)(v.data() + n);
         for (size_t k = 0; k < GUARD * sizeof(T); k++)
@@ -262,13 +276,28 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
     size_t nseg = (size_t)1 << (log_b - log_s);
     size_t nbk = (size_t)nwb << log_b;
     uint32_t ones_key = (uint32_t)nbk; /* the ones' bucket follows the sets */
-    /* one bucket set (and the ones' bucket) per vector, each with its
-     * guard region */
-    std::vector<std::vector<P> > bsets(nvec, std::vector<P>(nbk + 1 + GUARD));
-    for (size_t vi = 0; vi < nvec; vi++) {
-        memset((void *)bsets[vi].data(), 0, (nbk + 1) * sizeof(P)); /* the memset */
-        memset((void *)(bsets[vi].data() + nbk + 1), POISON, GUARD * sizeof(P));
-    }
+    /* The plan msm_run would make for the largest chunk: every buffer
+     * below that the device takes from it is as long as the layout made
+     * it, so a buffer the plan makes one entry short is written into its
+     * guard.  The levels' partial slots are the plan's where the segments
+     * are the device's (msm_seg_len; batch-affine ones of 256 or more). */
+    size_t smax = 1;
+    for (size_t k = 0; k < chunks.size(); k++)
+        smax = chunks[k] > smax ? chunks[k] : smax;
+    msm_plan_req rq = {};
+    rq.n = n, rq.nvec = nvec, rq.affine = av.la != 0;
+    rq.shift_c = shifted ? c : 0, rq.sm_count = v.sm ? v.sm : 132;
+    msm_group_sizes gs = {G::R_BITS, sizeof(A), sizeof(P), sizeof(typename G::F)};
+    static const msm_cub_sizes cub = {est_sort, est_scan};
+    msm_plan pl = {};
+    msm_window(pl, rq, G::R_BITS, c);
+    msm_layout(pl, rq, gs, cub, smax);
+    bool dev_levels = !v.l1 && !v.l2 && (!av.la || av.la >= 256);
+    /* one bucket set (and the ones' bucket) per vector in the plan's
+     * buckets, zeroed as msm_run's memset leaves them, the guard after */
+    guarded<P> bk(guarded<P>::of(pl.len_buckets));
+    memset((void *)bk.p(), 0, bk.n * sizeof(P));
+    size_t stride = msm_set_stride(pl);
     /* chunk outer, vector inner, as msm_run: every chunk after the first
      * folds the stored buckets in */
     size_t b0 = 0;
@@ -276,13 +305,14 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
       size_t nb = chunks[ci] < n - b0 ? chunks[ci] : n - b0;
       bool acc = b0 > 0;
       for (size_t vi = 0; vi < nvec; vi++) {
-        std::vector<P> &buckets = bsets[vi];
+        P *buckets = bk.p() + vi * stride;
         /* gathered: the whole vector through the chunk's part of sidx */
         const uint32_t *sc = eo.sidx ? scalars[vi] : scalars[vi] + 8 * b0;
         const uint32_t *sx = eo.sidx ? eo.sidx + b0 : NULL;
         /* 1. digits, packed: count (thread nb writes the end marker), an
          * exclusive scan as cub's, scatter */
-        guarded<unsigned long long> cnt(nb + 1), offs(nb + 1);
+        guarded<unsigned long long> cnt(guarded<unsigned long long>::of(pl.len_cnt));
+        guarded<unsigned long long> offs(guarded<unsigned long long>::of(pl.len_off));
         for (size_t q = 0; q <= nb; q++)
             msm_count_one<G>(v.backward ? nb - q : q, sc, sx, nb, mont,
                              eo.ones, c, nwin, cnt.p());
@@ -301,7 +331,8 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
             ok = false;
             M = Md = M1 = 0;
         }
-        guarded<uint32_t> keys0(M), vals0(M);
+        guarded<uint32_t> keys0(guarded<uint32_t>::of(pl.len_keys[0]));
+        guarded<uint32_t> vals0(guarded<uint32_t>::of(pl.len_vals[0]));
         for (size_t q = 0; q < nb; q++)
             msm_scatter_one<G>(v.backward ? nb - 1 - q : q, sc, sx, nb, mont,
                                eo.ones, ones_key, c, nwin,
@@ -337,7 +368,8 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
                 return ka < kb;
             return rev ? vp[a] > vp[b] : false;
         });
-        guarded<uint32_t> keys1(M), vals1(M);
+        guarded<uint32_t> keys1(guarded<uint32_t>::of(pl.len_keys[1]));
+        guarded<uint32_t> vals1(guarded<uint32_t>::of(pl.len_vals[1]));
         for (size_t k = 0; k < M; k++) {
             keys1.p()[k] = kp[ord[k]];
             vals1.p()[k] = vp[ord[k]];
@@ -348,13 +380,13 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
         const A *lvl_bases = shifted ? bases : bases + off + b0;
         const A *lvl_shift = shift;
         uint32_t lvl_nfirst = shifted ? (uint32_t)N : MSM_INVALID;
-        guarded<A> work(av.la ? M : 0);
+        guarded<A> work(av.la ? guarded<A>::of(pl.len_work) : 0);
         if (av.la) {
             /* batch-affine levels in place, then level 1 over their
              * points with the same segments (msm_run's affine branch) */
             L = av.la;
             T = (M + L - 1) / L;
-            guarded<typename G::F> pre(T * (L / 2));
+            guarded<typename G::F> pre(guarded<typename G::F>::of(pl.len_pre));
             for (size_t q = 0; q < T; q++)
                 msm_aff_one<G>(v.backward ? T - 1 - q : q, keys1.p(), M, L,
                                vals1.p(), lvl_bases, shift, lvl_nfirst,
@@ -375,13 +407,15 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
             lvl_shift = NULL;
             lvl_nfirst = MSM_INVALID;
         }
-        guarded<uint32_t> *pk = new guarded<uint32_t>(2 * T);
-        guarded<P> *pp = new guarded<P>(2 * T);
+        int cur = 0; /* the slot set a level writes: 0, 1, 0, ... */
+        guarded<uint32_t> *pk = new guarded<uint32_t>(
+            dev_levels ? guarded<uint32_t>::of(pl.len_pk[cur]) : 2 * T);
+        guarded<P> *pp = new guarded<P>(dev_levels ? guarded<P>::of(pl.len_pp[cur]) : 2 * T);
         for (size_t q = 0; q < T; q++) {
             size_t t = v.backward ? T - 1 - q : q;
             msm_acc_one<G, true>(t, keys1.p(), M, L, vals1.p(), lvl_bases,
                                  lvl_shift, lvl_nfirst, (const P *)NULL,
-                                 buckets.data(), acc, pk->p(), pp->p());
+                                 buckets, acc, pk->p(), pp->p());
         }
         ok = ok && pk->guard_ok() && pp->guard_ok();
         while (T > 1) {
@@ -395,13 +429,15 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
                 break;
             }
             T = Tn;
-            guarded<uint32_t> *nk = new guarded<uint32_t>(2 * T);
-            guarded<P> *np = new guarded<P>(2 * T);
+            cur ^= 1;
+            guarded<uint32_t> *nk = new guarded<uint32_t>(
+                dev_levels ? guarded<uint32_t>::of(pl.len_pk[cur]) : 2 * T);
+            guarded<P> *np = new guarded<P>(dev_levels ? guarded<P>::of(pl.len_pp[cur]) : 2 * T);
             for (size_t q = 0; q < T; q++) {
                 size_t t = v.backward ? T - 1 - q : q;
                 msm_acc_one<G, false>(t, pk->p(), Mk, L, (const uint32_t *)NULL,
                                       (const A *)NULL, (const A *)NULL, 0u,
-                                      pp->p(), buckets.data(), acc, nk->p(),
+                                      pp->p(), buckets, acc, nk->p(),
                                       np->p());
             }
             ok = ok && nk->guard_ok() && np->guard_ok();
@@ -420,17 +456,20 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
         ok = false;
     }
     for (size_t vi = 0; vi < nvec; vi++) {
-    std::vector<P> &buckets = bsets[vi];
-    /* 4. bucket reduction and the tree */
+    P *buckets = bk.p() + vi * stride;
+    /* 4. bucket reduction and the tree, ping-ponging between the plan's
+     * two segment buffers */
     size_t T = (size_t)nwb * nseg;
-    guarded<P> *seg = new guarded<P>(T);
+    int cur = 0;
+    guarded<P> *seg = new guarded<P>(guarded<P>::of(pl.len_seg[cur]));
     for (size_t q = 0; q < T; q++)
-        msm_bucket_reduce_one<G>(v.backward ? T - 1 - q : q, buckets.data(),
+        msm_bucket_reduce_one<G>(v.backward ? T - 1 - q : q, buckets,
                                  log_b, log_s, seg->p());
     ok = ok && seg->guard_ok();
     for (size_t cnt = nseg; cnt > 1; cnt /= 2) {
         T = (size_t)nwb * (cnt / 2);
-        guarded<P> *nx = new guarded<P>(T);
+        cur ^= 1;
+        guarded<P> *nx = new guarded<P>(guarded<P>::of(pl.len_seg[cur]));
         for (size_t q = 0; q < T; q++)
             msm_tree_one<G>(v.backward ? T - 1 - q : q, seg->p(), cnt / 2,
                             nx->p());
@@ -438,11 +477,7 @@ static bool emu_msm(typename G::F *out, const typename G::affine *bases,
         delete seg;
         seg = nx;
     }
-    for (size_t k = 0; k < GUARD; k++) {
-        const unsigned char *g = (const unsigned char *)&buckets[nbk + 1 + k];
-        for (size_t b = 0; b < sizeof(P); b++)
-            ok = ok && g[b] == POISON;
-    }
+    ok = ok && bk.guard_ok();
     /* 5. host: Horner over the window sums, then Jacobian */
     P res;
     msm_combine_host<G>(res, seg->p(), nwb, c);
@@ -814,14 +849,6 @@ template <class G> static void test_group(size_t nmax) {
 
 /* ---- plans (msm_plan.h) ------------------------------------------------ */
 
-/* CUB's temporary storage is queried on the device; here a generous
- * stand-in (its DoubleBuffer sort keeps histograms and per-tile lookback
- * state: a few bytes per thousand items). */
-static size_t est_sort(size_t M, unsigned key_bits) {
-    (void)key_bits;
-    return ((size_t)1 << 20) + M / 4;
-}
-static size_t est_scan(size_t k) { return ((size_t)64 << 10) + k / 8; }
 
 /* Every plan fits its limit, its buffers lie inside the arena without
  * overlapping, its chunk schedule covers the points, and with one vector

@@ -14,7 +14,9 @@
  * lengths that disagree with the key (witness count, rows above the
  * domain), a value >= r in each of a, b, c and w, an image of the other
  * curve, an unknown curve id, the image truncated at several cut points or
- * with a trailing byte, garbage magic, an unknown version, w[0] != 1.
+ * with a trailing byte, garbage magic, an unknown version, w[0] != 1,
+ * and counts whose 64-bit size wraps to the real size (m or n_vars plus
+ * 2^59), from memory and from a file opened for reading in parts.
  * Writing and reading back round-trips, through memory and a file.
  */
 #include <stdio.h>
@@ -80,6 +82,37 @@ static void rand_fr(const cuzk_curve_impl *ci, cuzk_fr *out) {
     ci->fr_to_mont(out, l);
 }
 
+/* Counts past 2^40 in the header of |img| (a good image of |m| rows):
+ * 2^59 more rows or witness values make 32 * (3m + n_vars) wrap to the
+ * image's real size modulo 2^64, so only the bound on the counts can
+ * refuse them; the file reader of the header alone must say the same.
+ * The file is tried first: it reads no values, so a missing bound shows
+ * there as an image accepted rather than as a read past the buffer. */
+static void overflowing_counts(const uint8_t *img, size_t size, uint64_t m, uint64_t nv) {
+    uint8_t *bad = malloc(size);
+    for (int which = 0; which < 2; which++) {
+        char what[64];
+        memcpy(bad, img, size);
+        cuzk_wr_u64(bad + (which ? 24 : 16), (which ? nv : m) + ((uint64_t)1 << 59));
+        snprintf(what, sizeof what, "%s + 2^59", which ? "n_vars" : "m");
+        char path[] = "/tmp/cuzk-test-abc-XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0 && write(fd, bad, size) == (ssize_t)size, "temporary file");
+        if (fd >= 0)
+            close(fd);
+        cuzk_abc_head h;
+        cuzk_error err = {0};
+        cuzk_status st = cuzk_abc_head_open(&h, path, &err);
+        CHECK(st == CUZK_EFORMAT && strstr(err.msg, "beyond any key"),
+              "%s, read in parts from a file: status %d, \"%s\"", what, (int)st, err.msg);
+        if (st == CUZK_OK)
+            cuzk_abc_head_close(&h);
+        unlink(path);
+        refused(bad, size, CUZK_EFORMAT, "beyond any key", what);
+    }
+    free(bad);
+}
+
 /* The bad images of one size: |img| is a good image for |k|. */
 static void bad_images(const cuzk_curve_impl *ci, const cuzk_key *k, const uint8_t *img,
                        size_t size, const cuzk_fr *wit, size_t nv) {
@@ -119,6 +152,7 @@ static void bad_images(const cuzk_curve_impl *ci, const cuzk_key *k, const uint8
     memcpy(bad, img, size);
     bad[CUZK_ABC_HEADER_BYTES + 96 * m] = 2;
     refused(bad, size, CUZK_EFORMAT, "w[0] is not 1", "w[0] = 2");
+    overflowing_counts(img, size, m, nv);
 
     /* a value >= r in each vector: r itself, and all ones */
     static const char *names[4] = {"a", "b", "c", "w"};

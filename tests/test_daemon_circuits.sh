@@ -23,8 +23,9 @@
 #               again and again under a small max_circuits: none is kept
 #               or counted, and a good circuit is still taken
 #   cache       a cache folder of another user (with a planted object), a
-#               folder others may write, a tampered object in our own
-#               cache: nothing planted ever runs
+#               folder others may write (mode 777, 770, 702) or under one
+#               (refused each time, the same cache taken once safe), a
+#               tampered object in our own cache: nothing planted ever runs
 #   binding     a client cannot bind a circuit to an operator's key, nor
 #               to a key that exists already
 #   seccomp     a worker that opens a file after its filter dies of SIGSYS
@@ -335,6 +336,27 @@ start_daemon w --wc_cache_dir="$tmp/open/wc" --keys="op=$tmp/small.zkey" || fini
 job_circuit "$tmp/good.wasm"
 [ "$code" -ge 400 ] && ok || bad "a cache others may write: HTTP $code"
 msg_has "a cache others may write" "writable by others"
+# the group's or the others' write bit alone, then a folder above the cache
+# that others may write (no sticky bit); each refused for that reason, the
+# same circuit taken once the folders are safe (the refusals were theirs).
+# Each case names its own hard link of the circuit: a circuit is loaded
+# once per path, so one accepted by mistake cannot hide the next case.
+for mode in 770 702; do
+  chmod $mode "$tmp/open/wc"
+  ln "$tmp/good.wasm" "$tmp/open-$mode.wasm"
+  job_circuit "$tmp/open-$mode.wasm"
+  [ "$code" -ge 400 ] && ok || bad "a cache of mode $mode: HTTP $code"
+  msg_has "a cache of mode $mode" "writable by others (mode $mode)"
+done
+chmod 700 "$tmp/open/wc"
+chmod 777 "$tmp/open"
+ln "$tmp/good.wasm" "$tmp/open-above.wasm"
+job_circuit "$tmp/open-above.wasm"
+[ "$code" -ge 400 ] && ok || bad "a cache under a folder others may write: HTTP $code"
+msg_has "a cache under a folder others may write" "the folder $tmp/open above it"
+chmod 755 "$tmp/open"
+job_circuit "$tmp/good.wasm"
+check "the same cache once its folders are safe" "$code" 202
 stop_daemon "$DPID"
 # our own cache with the object replaced (its recorded hash kept): rebuilt, never run
 own=$tmp/own

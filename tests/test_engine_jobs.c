@@ -8,8 +8,11 @@
  *   attached or failed;
  * - a request id attaches only to the same content where both submits
  *   carry a digest (cuzk_submit_digest): other witness bytes are
- *   CUZK_ECONFLICT, another number of partitions CUZK_EMISMATCH; without
- *   one only the key and partitions are compared;
+ *   CUZK_ECONFLICT, another number of partitions or another key
+ *   CUZK_EMISMATCH; without one only the key and partitions are compared;
+ * - a witness file is named by its path and its identity: the same path
+ *   twice attaches, a second name of the file (a hard link) and the same
+ *   path after the file was replaced are other content (CUZK_ECONFLICT);
  * - cuzk_submit_digest changes with any byte of a witness, the circuit
  *   named and the number of partitions, and not with the key string;
  * - cuzk_submit_check refuses a witness of another curve, of another size
@@ -157,10 +160,69 @@ static void conflicts(cuzk_engine *e, const eu_circuit *c, const eu_circuit *oth
     d[0] = 8;
     s = cuzk_submit(e, &j2, NULL, &o, &err);
     CHECK(s == CUZK_ECONFLICT, "another caller digest: %s", cuzk_status_name(s));
+    /* another key, with the same content digest (the digest leaves the key
+     * out): refused, with or without a digest */
+    CHECK(cuzk_engine_key_preload(e, "k-other", other->zkey, &err) == CUZK_OK, "preload: %s",
+          err.msg);
+    s = submit(e, "k-other", "rid-c", &w, 1, NULL, &j2, &attached, &err);
+    CHECK(s == CUZK_EMISMATCH && !j2 && strstr(err.msg, "belongs to a job with key"),
+          "another key, same id and content: %s (%s)", cuzk_status_name(s), err.msg);
+    plain.key = "k-other";
+    plain.witnesses = &w;
+    s = cuzk_submit(e, &j2, &attached, &plain, &err);
+    CHECK(s == CUZK_EMISMATCH && !j2, "another key, same id, no digest: %s (%s)",
+          cuzk_status_name(s), err.msg);
     cuzk_job_await(j, 60000, NULL);
     cuzk_job_release(j);
     free(copy);
-    (void)other;
+}
+
+/* |bytes| written to a new file at |path| (through a temporary name and a
+ * rename, so that a file already there is replaced by another one). */
+static int write_new_file(const char *path, const uint8_t *bytes, size_t n) {
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(bytes, 1, n, f) == n;
+    ok = f && !fclose(f) && ok;
+    return ok && rename(tmp, path) == 0;
+}
+
+/* Witness files under one request id: the digest names a file by its
+ * path and its identity, so only the same path to the same file attaches. */
+static void file_conflicts(cuzk_engine *e, const eu_circuit *c) {
+    cuzk_error err = {0};
+    char alias[600], swap[600];
+    snprintf(alias, sizeof alias, "%s.alias", c->wtns);
+    snprintf(swap, sizeof swap, "%s.swap", c->wtns);
+    CHECK(link(c->wtns, alias) == 0 && write_new_file(swap, c->wtns_mem, c->wtns_size),
+          "witness files");
+    cuzk_witness wa = {.path = c->wtns}, wl = {.path = alias}, ws = {.path = swap};
+    cuzk_job *j = NULL, *j2 = NULL, *j3 = NULL;
+    int attached = -1;
+    cuzk_status s = submit(e, "k", "rid-f", &wa, 1, NULL, &j, &attached, &err);
+    CHECK(s == CUZK_OK && attached == 0, "submit a file: %s", err.msg);
+    s = submit(e, "k", "rid-f", &wa, 1, NULL, &j2, &attached, &err);
+    CHECK(s == CUZK_OK && attached == 1 && j2 && cuzk_job_id(j2) == cuzk_job_id(j),
+          "the same file twice attaches: %s (%s)", cuzk_status_name(s), err.msg);
+    cuzk_job_release(j2);
+    j2 = NULL;
+    s = submit(e, "k", "rid-f", &wl, 1, NULL, &j2, &attached, &err);
+    CHECK(s == CUZK_ECONFLICT && !j2, "a second name of the file, same id: %s (%s)",
+          cuzk_status_name(s), err.msg);
+    s = submit(e, "k", "rid-s", &ws, 1, NULL, &j3, &attached, &err);
+    CHECK(s == CUZK_OK && attached == 0, "submit another file: %s", err.msg);
+    CHECK(cuzk_job_await(j3, 60000, &err) == CUZK_OK, "its job: %s", err.msg);
+    /* the same path and bytes, another file: a job that read the old one
+     * does not prove what the path now names */
+    CHECK(write_new_file(swap, c->wtns_mem, c->wtns_size), "replace %s", swap);
+    j2 = NULL;
+    s = submit(e, "k", "rid-s", &ws, 1, NULL, &j2, &attached, &err);
+    CHECK(s == CUZK_ECONFLICT && !j2, "the path after its file was replaced, same id: %s (%s)",
+          cuzk_status_name(s), err.msg);
+    cuzk_job_await(j, 60000, NULL);
+    cuzk_job_release(j);
+    cuzk_job_release(j3);
 }
 
 static void digests(const eu_circuit *c) {
@@ -258,7 +320,8 @@ int main(int argc, char **argv) {
     CHECK(cuzk_engine_key_preload(e, "k", c.zkey, &err) == CUZK_OK, "preload: %s", err.msg);
     digests(&c);
     end_calls(e, &c);
-    conflicts(e, &c, &small);
+    conflicts(e, &c, &bls);
+    file_conflicts(e, &c);
     checks(e, &c, &small, &bls);
 
     /* jobs still queued when the engine is destroyed: one call each */

@@ -14,8 +14,9 @@
  *   EXPIRED, partitions CANCELLED, within 500 ms of when it was due on the
  *   engine's clock) and does not disturb a job with a later
  *   deadline; cancelling a queued job; cancel after the outcome is refused;
- * - request ids: a duplicate attaches (same job), a mismatching duplicate
- *   is refused, an id whose job was cancelled starts a new job, find works;
+ * - request ids: a duplicate attaches (same job, also while the job is
+ *   queued), a mismatching duplicate is refused, an id whose job was
+ *   cancelled starts a new job, find works;
  * - one log line per partition and one per job;
  * - Chrome trace: valid JSON (parsed back with jansson), complete events
  *   with sane fields, one compute event per device step on the device
@@ -221,6 +222,16 @@ static void request_ids(cuzk_engine *e, gate *g, const eu_circuit *c, unsigned *
     o.request_id = "again";
     cuzk_job *c1, *c2;
     CHECK(cuzk_submit(e, &c1, &att, &o, &err) == CUZK_OK && att == 0, "submit");
+    /* the job is queued behind the blocker: its id attaches to it */
+    cuzk_job_info info;
+    cuzk_job_status(c1, &info, NULL, 0);
+    CHECK(info.state == CUZK_JOB_QUEUED, "behind the blocker: %s", cuzk_job_state_name(info.state));
+    cuzk_job *c1b = NULL;
+    cuzk_status s = cuzk_submit(e, &c1b, &att, &o, &err);
+    CHECK(s == CUZK_OK && att == 1 && cuzk_job_id(c1b) == cuzk_job_id(c1),
+          "a queued job's id attaches to it: %s (%s), attached %d", cuzk_status_name(s), err.msg,
+          att);
+    cuzk_job_release(c1b);
     CHECK(cuzk_job_cancel(c1) == CUZK_OK, "cancel of a queued job must succeed");
     CHECK(cuzk_job_await(c1, 60000, &err) == CUZK_ECANCELLED, "cancelled: %s", err.msg);
     CHECK(cuzk_submit(e, &c2, &att, &o, &err) == CUZK_OK, "resubmit");

@@ -3,7 +3,8 @@
  * a key's figures and a device's free memory, where the key goes and
  * what its MSMs may use.  No GPU is needed: the policy is a pure function
  * of the figures, so every branch is checked here on made-up devices:
- * - resident when everything fits in 90% of the free memory, the G1
+ * - resident when everything fits in 90% of the free memory (one
+ *   prover's buffers included, at the boundary both ways), the G1
  *   stream then growing towards its unbounded plan (less so for more
  *   provers), streamed from host memory (AUTO) when it does not, or
  *   always (HOST);
@@ -70,6 +71,25 @@ static void resident_and_streamed(void) {
           "HOST streams even on a roomy device: %s", p.why);
 }
 
+/* The resident fit counts one prover's buffers: bases, matrices and the
+ * default scratch (28 GiB) fit 90% of 34 GiB free (30.6), but with the
+ * 3 GiB of buffers (31) they do not; 35 GiB free (31.5) holds them all,
+ * and the G1 stream gets what the buffers leave (31.5 - 25 - 2). */
+static void buffers_in_the_fit(void) {
+    cuzk_gpu_key_needs k = key24();
+    cuzk_gpu_placement p;
+    cuzk_error err = {0};
+    cuzk_gpu_mem_info m34 = mem(34, 0), m35 = mem(35, 0);
+    cuzk_status s = engine_gpu_place(&k, &m34, CUZK_GPU_KEY_AUTO, 1, &p, &err);
+    CHECK(s == CUZK_OK && p.host && strstr(p.why, "resident it needs 31.00 GiB"),
+          "bases fit but not with the buffers: host %d, why %s (%s)", p.host, p.why, err.msg);
+    s = engine_gpu_place(&k, &m35, CUZK_GPU_KEY_AUTO, 1, &p, &err);
+    CHECK(s == CUZK_OK && !p.host &&
+              near(p.msm_limit[0], (size_t)(0.9 * (double)(35 * GB)) - 27 * GB),
+          "everything fits: host %d, G1 limit %.3f GiB, want 4.5 (%s)", p.host,
+          p.msm_limit[0] / (double)GB, err.msg);
+}
+
 static void device_mode_and_caps(void) {
     cuzk_gpu_key_needs k = key24();
     cuzk_gpu_placement p;
@@ -113,6 +133,7 @@ static void device_mode_and_caps(void) {
 int main(int argc, char **argv) {
     tu_init(argc, argv, "test_engine_tier");
     resident_and_streamed();
+    buffers_in_the_fit();
     device_mode_and_caps();
     return tu_finish();
 }

@@ -86,6 +86,11 @@ struct msm_plan {
     size_t off_cnt, off_off, off_scan, scan_bytes;
     size_t off_buckets, off_pk[2], off_pp[2], off_seg[2], off_stage[2];
     size_t off_work, off_pre;
+    /* Bytes the layout reserved at each offset above (the host emulation
+     * allocates exactly these, with a guard after them, so a buffer one
+     * entry short shows there) */
+    size_t len_buckets, len_keys[2], len_vals[2], len_cnt, len_off;
+    size_t len_pk[2], len_pp[2], len_seg[2], len_work, len_pre;
     size_t total, limit;
     double cost; /* modelled, in accumulated digits */
 };
@@ -168,9 +173,13 @@ static inline size_t msm_set_stride(const msm_plan &pl) {
     return ((size_t)pl.nwb << pl.log_b) + 1;
 }
 
-static inline size_t msm_take(size_t *used, size_t bytes) {
+/* |bytes| at the next 256-byte boundary after |*used|; |*len| (may be
+ * NULL) records them. */
+static inline size_t msm_take(size_t *used, size_t bytes, size_t *len) {
     size_t off = (*used + 255) & ~(size_t)255;
     *used = off + bytes;
+    if (len)
+        *len = bytes;
     return off;
 }
 
@@ -200,28 +209,28 @@ static inline void msm_layout(msm_plan &pl, const msm_plan_req &rq,
     pl.cub_bytes = cub.sort(pl.M, pl.key_bits);
     pl.scan_bytes = cub.scan(S + 1);
     size_t u = 0;
-    pl.off_buckets = msm_take(&u, rq.nvec * msm_set_stride(pl) * gs.xyzz);
+    pl.off_buckets = msm_take(&u, rq.nvec * msm_set_stride(pl) * gs.xyzz, &pl.len_buckets);
     for (int k = 0; k < 2; k++) {
-        pl.off_keys[k] = msm_take(&u, 4 * pl.M);
-        pl.off_vals[k] = msm_take(&u, 4 * pl.M);
+        pl.off_keys[k] = msm_take(&u, 4 * pl.M, &pl.len_keys[k]);
+        pl.off_vals[k] = msm_take(&u, 4 * pl.M, &pl.len_vals[k]);
     }
-    pl.off_cub = msm_take(&u, pl.cub_bytes);
-    pl.off_cnt = msm_take(&u, 8 * (S + 1));
-    pl.off_off = msm_take(&u, 8 * (S + 1));
-    pl.off_scan = msm_take(&u, pl.scan_bytes);
+    pl.off_cub = msm_take(&u, pl.cub_bytes, NULL);
+    pl.off_cnt = msm_take(&u, 8 * (S + 1), &pl.len_cnt);
+    pl.off_off = msm_take(&u, 8 * (S + 1), &pl.len_off);
+    pl.off_scan = msm_take(&u, pl.scan_bytes, NULL);
     size_t slots[2] = {2 * pl.T1, 2 * pl.T2};
     for (int k = 0; k < 2; k++) {
-        pl.off_pk[k] = msm_take(&u, 4 * slots[k]);
-        pl.off_pp[k] = msm_take(&u, gs.xyzz * slots[k]);
+        pl.off_pk[k] = msm_take(&u, 4 * slots[k], &pl.len_pk[k]);
+        pl.off_pp[k] = msm_take(&u, gs.xyzz * slots[k], &pl.len_pp[k]);
     }
-    pl.off_seg[0] = msm_take(&u, gs.xyzz * pl.nwb * pl.nseg);
-    pl.off_seg[1] = msm_take(&u, gs.xyzz * pl.nwb * (pl.nseg / 2 + 1));
+    pl.off_seg[0] = msm_take(&u, gs.xyzz * pl.nwb * pl.nseg, &pl.len_seg[0]);
+    pl.off_seg[1] = msm_take(&u, gs.xyzz * pl.nwb * (pl.nseg / 2 + 1), &pl.len_seg[1]);
     for (int k = 0; k < 2; k++) {
-        pl.off_scalars[k] = msm_take(&u, rq.host_scalars ? 32 * S : 0);
-        pl.off_stage[k] = msm_take(&u, rq.host_bases ? gs.affine * S : 0);
+        pl.off_scalars[k] = msm_take(&u, rq.host_scalars ? 32 * S : 0, NULL);
+        pl.off_stage[k] = msm_take(&u, rq.host_bases ? gs.affine * S : 0, NULL);
     }
-    pl.off_work = msm_take(&u, rq.affine ? gs.affine * pl.M : 0);
-    pl.off_pre = msm_take(&u, rq.affine ? gs.field * (pl.M / 2 + 4096) : 0);
+    pl.off_work = msm_take(&u, rq.affine ? gs.affine * pl.M : 0, &pl.len_work);
+    pl.off_pre = msm_take(&u, rq.affine ? gs.field * (pl.M / 2 + 4096) : 0, &pl.len_pre);
     pl.total = u;
 }
 
