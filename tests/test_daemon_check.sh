@@ -21,7 +21,7 @@ gen_circuit c bn254 10
 put_small() {
   local v='\005'
   [ "$(od -An -tx1 -j "$2" -N 32 "$1" | tr -d ' \n')" = "05$(printf '0%.0s' $(seq 62))" ] && v='\006'
-  { printf "$v"; head -c 31 /dev/zero; } | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+  { printf '%b' "$v"; head -c 31 /dev/zero; } | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
 }
 m=$(od -An -tu8 -j 16 -N 8 "$tmp/c.abc" | tr -d ' ')
 cp "$tmp/c.abc" "$tmp/bad.abc"
@@ -50,7 +50,7 @@ failed_with() {
 # verify` (VERIFIES yes) or not (no).
 done_with() {
   expect 200 -- "/v1/jobs/$2/result?timeout_ms=60000"
-  check "$1: state" "$(jget "$tmp/body" state)" done
+  check "$1: state" "$(jget "$tmp/body" state)" "done"
   jsave "$tmp/body" proofs.0.proof "$tmp/p.json"
   jsave "$tmp/body" proofs.0.public "$tmp/pub.json"
   if "$cuzk" verify "$tmp/c.vk.json" "$tmp/pub.json" "$tmp/p.json" >/dev/null 2>&1; then
