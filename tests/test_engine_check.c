@@ -23,8 +23,6 @@
  */
 #include <gmp.h>
 
-#include "groth16/formats/abc.h"
-#include "groth16/formats/wtns.h"
 #include "groth16/prover/satisfy.h"
 #include "test_engine_util.h"
 #include "util/threadpool.h"
@@ -105,29 +103,6 @@ static void rows_tests(const tu_curve *tc, cuzk_pool *pool) {
 
 /* ---- the engine ----------------------------------------------------------------- */
 
-/* The image of |c|'s witness (malloc'd), or NULL after a failed check. */
-static uint8_t *image_of(const eu_circuit *c, size_t *size) {
-    cuzk_key key;
-    cuzk_wtns w;
-    cuzk_error err = {0};
-    uint8_t *img = NULL;
-    if (cuzk_key_load(&key, c->zkey, &err) != CUZK_OK) {
-        CHECK(0, "load %s: %s", c->zkey, err.msg);
-        return NULL;
-    }
-    if (cuzk_wtns_open(&w, c->wtns, &err) == CUZK_OK) {
-        cuzk_fr *plain = malloc(w.n_witness * sizeof *plain);
-        memcpy(plain, w.values, w.n_witness * sizeof *plain);
-        if (cuzk_abc_from_witness(&key, plain, w.n_witness, NULL, &img, size, &err) != CUZK_OK)
-            img = NULL;
-        free(plain);
-        cuzk_wtns_close(&w);
-    }
-    CHECK(img != NULL, "image of %s: %s", c->wtns, err.msg);
-    cuzk_key_free(&key);
-    return img;
-}
-
 /* Replace the 32-byte plain value at |at| by a small one it did not hold. */
 static void change_value(uint8_t *at) {
     uint8_t v[32] = {5};
@@ -201,7 +176,7 @@ static void engine_tests(const tu_curve *tc) {
     eu_circuit c;
     eu_make(&c, dir, "c", curve, 10, tu_rand64());
     size_t isize = 0;
-    uint8_t *img = image_of(&c, &isize);
+    uint8_t *img = eu_image_of(&c, c.zkey, &isize);
     if (!img)
         return;
     uint8_t *bimg = bad_image(img, isize), *bw = bad_wtns(&c);
