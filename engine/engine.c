@@ -56,6 +56,8 @@ void cuzk_engine_config_default(cuzk_engine_config *c) {
     memset(c, 0, sizeof *c);
     c->cpu_fallback = 1;
     c->json = 1;
+    c->self_verify = 1;
+    c->check_abc = 1;
     c->log_level = CUZK_LOG_INFO;
 }
 

@@ -44,6 +44,7 @@
 #include "groth16/formats/abc.h"
 #include "groth16/curve_impl.h"
 #include "groth16/formats/json.h"
+#include "groth16/prover/satisfy.h"
 
 /* ---- events ------------------------------------------------------------------------ */
 
@@ -512,6 +513,16 @@ static cuzk_status evaluate(cuzk_engine *e, engine_thread *th, const cuzk_key *k
                                      th->eval_scratch->p, th->eval_scratch->bytes, pool, err);
 }
 
+/* An image's a∘b = c on the synthesis pool (groth16/prover/satisfy.h): a
+ * row that breaks it would give a proof that cannot verify, so the
+ * partition fails here, naming the row, before a device works on it. */
+static cuzk_status check_rows(cuzk_engine *e, const cuzk_key *k, const engine_part *p,
+                              cuzk_error *err) {
+    size_t n = (size_t)1 << cuzk_key_log_n(k);
+    const cuzk_fr *abc = p->abcbuf->p;
+    return cuzk_abc_check_rows(k->curve, abc, abc + n, abc + 2 * n, n, e->synth_pool, NULL, err);
+}
+
 /* Every witness value below r (what evaluate checks when it runs). */
 static cuzk_status check_range(const cuzk_key *k, const engine_part *p, cuzk_error *err) {
     const uint64_t *r = cuzk_curve_r_limbs(k->curve);
@@ -549,8 +560,12 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
     else {
         const cuzk_key *k = &j->key->key; /* pinned since admission */
         if (p->abc_input) {
-            /* a, b, c came with the input: converted, not evaluated */
+            /* a, b, c came with the input: converted, not evaluated;
+             * checked, since the client made c (docs/ENGINE.md, "Checks"),
+             * once: a retry converts the same image again */
             s = load_abc(e, p, k, &p->err);
+            if (s == CUZK_OK && e->cfg.check_abc && att == 0)
+                s = check_rows(e, k, p, &p->err);
             p->steps.evaluate_ns = 0;
         } else if (cuzk_key_n_coefs(k) == 0) {
             s = cuzk_fail(&p->err, CUZK_EUNSUPPORTED,
@@ -848,7 +863,10 @@ static cuzk_status publish_prep(cuzk_engine *e, engine_part *p) {
     cuzk_error why = {0};
     if (e->cfg.self_verify &&
         (s = cuzk_vk_verify(&j->key->vk, p->pub, p->n_pub, &p->proof, &why)) != CUZK_OK)
-        return cuzk_fail(&p->err, s, "self-verification failed: %s", why.msg);
+        return cuzk_fail(&p->err, s, "self-verification failed: %s%s", why.msg,
+                         s == CUZK_EVERIFY ? ": the witness does not satisfy the circuit (or "
+                                             "a device computed a wrong proof)"
+                                           : "");
     if (e->cfg.json) {
         if ((s = cuzk_proof_write_json(&p->proof, &p->proof_json, &p->err)) != CUZK_OK ||
             (s = cuzk_public_write_json(j->key->key.curve, p->pub, p->n_pub, &p->public_json,

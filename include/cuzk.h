@@ -296,8 +296,19 @@ typedef struct cuzk_engine_config {
     unsigned buffer_sets;
     /* Finished jobs kept for status queries and request-id attach (0: 1024). */
     unsigned retain_jobs;
-    /* Verify every proof before publishing it (costs pairings). */
+    /* Verify every proof before publishing it (default 1): a partition
+     * whose proof does not verify fails (CUZK_EVERIFY) instead of ending
+     * done with a useless proof.  Costs one pairing check per partition on
+     * a finalizer thread, off the devices' path (docs/ENGINE.md,
+     * "Checks"). */
     int self_verify;
+    /* Check a∘b = c, row by row, for partitions handed over as a, b, c
+     * images (default 1): a row that breaks it fails the partition
+     * (CUZK_EVERIFY, naming the row) before any device step.  Costs one
+     * Fr multiplication per row on the synthesis pool.  Partitions the
+     * engine evaluates itself have c = a∘b by construction and are not
+     * checked: for them self_verify is the check. */
+    int check_abc;
     /* Where compiled witness calculators are cached (NULL: the default of
      * cuzk_wc_opts.cache_dir in cuzk_tools.h: $CUZK_WC_CACHE,
      * $XDG_CACHE_HOME/cuzk/wc, ...). */

@@ -64,6 +64,7 @@ typedef struct cuzkd_config {
     unsigned batch_max;
     uint64_t gpu_mem_limit; /* per GPU device, bytes (0: none) */
     int self_verify;
+    int check_abc;
     unsigned trace_events;
     /* process */
     int log_level; /* cuzk_log_level */

@@ -33,6 +33,8 @@
 #               wc_compile_memory, is refused naming the option and leaves
 #               no compiler running; with wc_compilers=1 two compiles asked
 #               at once never run together
+#   self-verify the good module's witness does not satisfy the circuit: with
+#               the default self_verify its job fails (EVERIFY)
 #
 # Needs root (CI runs as root) to plant files as user nobody.
 set -u
@@ -83,8 +85,12 @@ msg_has() {
   case "$m" in *"$2"*) ok ;; *) bad "$1: '$m' does not name '$2'" ;; esac
 }
 
+# The "good" module computes a witness of the right shape, (1, a, 0, ...),
+# that does not satisfy the key's circuit: its proofs cannot verify.  These
+# daemons run with self_verify off so that its jobs end done (what is tested
+# is how the daemon treats the calculator); the last case shows the default.
 start_daemon d --wc_cache_dir="$cache" --wc_timeout_s=3 --wc_memory=64M --wc_log_lines=5 \
-  --max_circuits=12 --wc_max_wasm_bytes=1M --keys="op=$tmp/small.zkey" || finish
+  --max_circuits=12 --wc_max_wasm_bytes=1M --keys="op=$tmp/small.zkey" --self_verify=false || finish
 expect 200 -- /v1/keys/op
 nv=$(jget "$tmp/body" n_vars)
 for k in good recurse lie_n32 start_loop calc_loop membomb log_flood; do
@@ -433,7 +439,8 @@ stop_daemon "$DPID"
 # (a circuit the engine refused for a key stayed in the daemon's list,
 # loaded, with its worker, and counted toward max_circuits: a few refused
 # binds and no circuit could be used any more)
-start_daemon rf --wc_cache_dir="$cache" --max_circuits=2 --keys="op=$tmp/small.zkey" || finish
+start_daemon rf --wc_cache_dir="$cache" --max_circuits=2 --keys="op=$tmp/small.zkey" \
+  --self_verify=false || finish
 $W bls "$tmp/bls.wasm" "$nv" >/dev/null || bad "cannot make bls.wasm"
 $W good "$tmp/size.wasm" $((nv + 1)) >/dev/null || bad "cannot make size.wasm"
 for i in 1 2 3 4 5 6; do
@@ -462,5 +469,18 @@ expect 200 -- /v1/status
 check "refused: circuits known after" "$(jget "$tmp/body" circuits.known)" 1
 check "refused: circuits loaded after" "$(jget "$tmp/body" circuits.loaded)" 1
 alive refused
+stop_daemon "$DPID"
+
+# --- the default: a computed witness that does not satisfy the circuit ----------
+# (the good module's) fails its job on self-verification instead of ending
+# done with a proof that does not verify
+start_daemon sv --wc_cache_dir="$cache" --keys="op=$tmp/small.zkey" || finish
+job_circuit "$tmp/good.wasm"
+check "self-verify: submit" "$code" 202
+req "/v1/jobs/$(jget "$tmp/body" request_id)/result?timeout_ms=30000"
+check "self-verify: the job's state" "$(jget "$tmp/body" state)" failed
+check "self-verify: the job's status" "$(jget "$tmp/body" status)" EVERIFY
+msg_has "self-verify" "self-verification failed"
+alive self-verify
 stop_daemon "$DPID"
 finish

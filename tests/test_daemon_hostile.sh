@@ -55,9 +55,11 @@ PY="python3 $src/tests/daemon/hostile.py"
 gen_circuit c bn254 6
 gen_circuit o bn254 6 # another circuit: its proof is "another witness's"
 W=$tmp/c.wtns
-# the same witness with one value changed: other content, same shape
-cp "$W" "$tmp/c2.wtns"
-printf '\x07' | dd of="$tmp/c2.wtns" bs=1 seek=$(($(stat -c %s "$W") - 5)) conv=notrunc 2>/dev/null
+# other content that proves too: the a, b, c image of the same witness
+# (a witness with one value changed does not satisfy the circuit, so its
+# job fails self-verification, and a failed job's id starts a new job)
+"$cuzk" abc --threads 2 "$tmp/c.zkey" "$W" "$tmp/c2.abc" >/dev/null 2>&1 ||
+  { echo "cannot make c2.abc"; exit 1; }
 
 # alive WHAT: a real proof through the daemon ($SOCK) verifies.
 n_alive=0
@@ -240,23 +242,23 @@ alive "uploads for unknown keys"
 # ---- request ids ---------------------------------------------------------------
 sub() { echo "{\"key\":\"$tmp/c.zkey\",\"witness_paths\":[\"$1\"],\"request_id\":\"$2\"}"; }
 expect 202 -- -X POST -d "$(sub "$W" rid1)" /v1/jobs
-expect 409 request_id_reused -- -X POST -d "$(sub "$tmp/c2.wtns" rid1)" /v1/jobs
+expect 409 request_id_reused -- -X POST -d "$(sub "$tmp/c2.abc" rid1)" /v1/jobs
 expect 202 -- -X POST -d "$(sub "$W" rid1)" /v1/jobs
 check "same content attaches" "$(jget "$tmp/body" attached)" true
 up() { curl -s --unix-socket "$SOCK" -o "$tmp/body" -w '%{http_code}' -X POST \
   -H "Content-Type: application/octet-stream" --data-binary @"$1" \
   "http://cuzkd/v1/jobs?key=$tmp/c.zkey&request_id=$2"; }
 check "upload with a new id" "$(up "$W" rid2)" 202
-check "upload, same id, other bytes" "$(up "$tmp/c2.wtns" rid2)" 409
+check "upload, same id, other bytes" "$(up "$tmp/c2.abc" rid2)" 409
 check "upload, same id, same bytes" "$(up "$W" rid2)" 202
-"$cuzk" prove --addr "$SOCK" --request-id rid1 "$tmp/c.zkey" "$tmp/c2.wtns" "$tmp/r.json" \
+"$cuzk" prove --addr "$SOCK" --request-id rid1 "$tmp/c.zkey" "$tmp/c2.abc" "$tmp/r.json" \
   "$tmp/r.pub.json" >"$tmp/r.log" 2>&1 && bad "cuzk prove with a reused request id succeeded" ||
   { grep -q "409\|other content" "$tmp/r.log" && ok || bad "reused id: $(cat "$tmp/r.log")"; }
 # eight submits of one fresh id released together: the same content, then
 # two contents (whichever content made the job, the other gets 409)
 out=$($PY race "unix:$SOCK" 6 8 "$(sub "$W" @RID@)")
 check "racing submits of one id, one content" "$out" ok
-out=$($PY race "unix:$SOCK" 12 8 "$(sub "$W" @RID@)" "$(sub "$tmp/c2.wtns" @RID@)")
+out=$($PY race "unix:$SOCK" 12 8 "$(sub "$W" @RID@)" "$(sub "$tmp/c2.abc" @RID@)")
 check "racing submits of one id, two contents" "$out" ok
 alive "request ids"
 

@@ -48,29 +48,6 @@ static void fail_first(void *ctx, const cuzk_fault_point *at, cuzk_fault *out) {
     }
 }
 
-/* The image of |c|'s witness (malloc'd), or NULL after a failed check. */
-static uint8_t *image_of(const eu_circuit *c, const char *zkey, size_t *size) {
-    cuzk_key key;
-    cuzk_wtns w;
-    cuzk_error err = {0};
-    uint8_t *img = NULL;
-    if (cuzk_key_load(&key, zkey, &err) != CUZK_OK) {
-        CHECK(0, "load %s: %s", zkey, err.msg);
-        return NULL;
-    }
-    if (cuzk_wtns_open(&w, c->wtns, &err) == CUZK_OK) {
-        cuzk_fr *plain = malloc(w.n_witness * sizeof *plain);
-        memcpy(plain, w.values, w.n_witness * sizeof *plain);
-        if (cuzk_abc_from_witness(&key, plain, w.n_witness, NULL, &img, size, &err) != CUZK_OK)
-            img = NULL;
-        free(plain);
-        cuzk_wtns_close(&w);
-    }
-    CHECK(img != NULL, "image of %s: %s", c->wtns, err.msg);
-    cuzk_key_free(&key);
-    return img;
-}
-
 static int write_bytes(const char *path, const uint8_t *b, size_t n) {
     FILE *f = fopen(path, "wb");
     int ok = f && fwrite(b, 1, n, f) == n;
@@ -162,8 +139,8 @@ static void curve_tests(const tu_curve *tc) {
     eu_make(&c, dir, "c", curve, 11, tu_rand64());
     eu_make(&small, dir, "small", curve, 10, tu_rand64());
     size_t isize = 0, ssize = 0;
-    uint8_t *img = image_of(&c, c.zkey, &isize);
-    uint8_t *simg = image_of(&small, small.zkey, &ssize);
+    uint8_t *img = eu_image_of(&c, c.zkey, &isize);
+    uint8_t *simg = eu_image_of(&small, small.zkey, &ssize);
     if (!img || !simg)
         return;
     snprintf(path, sizeof path, "%s/c.abc", dir);

@@ -17,6 +17,8 @@
 #include "cuzk.h"
 #include "cuzk_testing.h"
 #include "engine/api.h"
+#include "groth16/formats/abc.h"
+#include "groth16/formats/wtns.h"
 #include "groth16/prover/key.h"
 #include "groth16/devtools/setup.h"
 #include "groth16/devtools/synth.h"
@@ -89,6 +91,30 @@ static void eu_make(eu_circuit *c, const char *dir, const char *name, cuzk_curve
 static void eu_free(eu_circuit *c) {
     cuzk_vk_clear(&c->vk);
     free(c->wtns_mem);
+}
+
+/* The a, b, c image of |c|'s witness, evaluated with the key at |zkey|
+ * (malloc'd, free() it; *size its bytes), or NULL after a failed check. */
+static uint8_t *eu_image_of(const eu_circuit *c, const char *zkey, size_t *size) {
+    cuzk_key key;
+    cuzk_wtns w;
+    cuzk_error err = {0};
+    uint8_t *img = NULL;
+    if (cuzk_key_load(&key, zkey, &err) != CUZK_OK) {
+        CHECK(0, "load %s: %s", zkey, err.msg);
+        return NULL;
+    }
+    if (cuzk_wtns_open(&w, c->wtns, &err) == CUZK_OK) {
+        cuzk_fr *plain = malloc(w.n_witness * sizeof *plain);
+        memcpy(plain, w.values, w.n_witness * sizeof *plain);
+        if (cuzk_abc_from_witness(&key, plain, w.n_witness, NULL, &img, size, &err) != CUZK_OK)
+            img = NULL;
+        free(plain);
+        cuzk_wtns_close(&w);
+    }
+    CHECK(img != NULL, "image of %s: %s", c->wtns, err.msg);
+    cuzk_key_free(&key);
+    return img;
 }
 
 /* Verifies every partition of a DONE job against |vk|, and that the JSON
