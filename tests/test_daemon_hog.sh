@@ -29,16 +29,6 @@ done
 stop_hogs() { for p in $hogs; do kill "$p" 2>/dev/null; done; }
 trap 'stop_hogs; cleanup' EXIT
 
-tcp_port() {
-  local p=""
-  for _ in $(seq 300); do
-    p=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1)
-    [ -n "$p" ] && break
-    sleep 0.1
-  done
-  echo "$p"
-}
-
 alive() {
   rm -f "$tmp/alive.json" "$tmp/alive.pub.json"
   if timeout 300 "$cuzk" prove --addr "$SOCK" "$tmp/c.zkey" "$W" "$tmp/alive.json" \

@@ -83,16 +83,6 @@ load() {
     bad "load $1: $(grep -E 'verified|failures|bench batch' "$tmp/load.log" | tr '\n' ' ')"
 }
 
-# tcp_port LOG: the port a daemon started with --listen=127.0.0.1:0 logged.
-tcp_port() {
-  local p=""
-  for _ in $(seq 150); do
-    p=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1)
-    [ -n "$p" ] && break
-    sleep 0.1
-  done
-  echo "$p"
-}
 
 start_daemon main --listen=127.0.0.1:0 --token=tok --request_timeout_s=2 \
   --max_connections_per_ip=8 --threads=32 --max_keys=3 || exit 1

@@ -169,6 +169,18 @@ check() {
   if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
 }
 
+# tcp_port LOG: the port a daemon started with --listen=127.0.0.1:0 logged
+# (waits up to 30 s for the line: a loaded machine starts slowly).
+tcp_port() {
+  local p=""
+  for _ in $(seq 300); do
+    p=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -1)
+    [ -n "$p" ] && break
+    sleep 0.1
+  done
+  echo "$p"
+}
+
 # gen_circuit NAME CURVE LOG2: $tmp/NAME.{r1cs,wtns,zkey,vk.json}
 gen_circuit() {
   "$cuzk" gen --curve "$2" --log2 "$3" "$tmp/$1.r1cs" "$tmp/$1.wtns" >/dev/null 2>&1 &&
