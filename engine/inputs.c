@@ -181,11 +181,22 @@ static cuzk_status check_witness_file(const char *path, cuzk_curve kc, uint64_t 
     return s;
 }
 
+cuzk_status engine_images_only(const char *key_id, cuzk_error *err) {
+    return cuzk_fail(err, CUZK_EUNSUPPORTED,
+                     "key %s has no A and B coefficients (its section 4 is empty): it proves "
+                     "only a, b, c images, not witnesses or inputs",
+                     key_id);
+}
+
 /* Witness |i| of |o| against the key (curve |kc|, |kv| values) and, for
  * inputs, against circuit |c| (NULL: not loaded, not checked). */
 static cuzk_status check_one(const cuzk_submit_opts *o, size_t i, const engine_circuit *c,
-                             cuzk_curve kc, uint64_t kv, unsigned log_n, cuzk_error *err) {
+                             cuzk_curve kc, uint64_t kv, unsigned log_n, int images_only,
+                             const char *key_id, cuzk_error *err) {
     const cuzk_witness *w = &o->witnesses[i];
+    int image = w->path ? cuzk_abc_file_is_image(w->path) : cuzk_abc_is_image(w->data, w->size);
+    if (images_only && !image) /* what synthesis would fail it with */
+        return engine_images_only(key_id, err);
     if (w->input_json) {
         cuzk_wc_input *in = NULL;
         cuzk_status s = c ? engine_input_parse(&in, c->wc, w->input_json, w->input_len, err)
@@ -212,10 +223,11 @@ static cuzk_status check_one(const cuzk_submit_opts *o, size_t i, const engine_c
 /* Every witness of |o| against the key and |c|; the failure's message
  * says which one. */
 static cuzk_status check_all(const cuzk_submit_opts *o, const engine_circuit *c, cuzk_curve kc,
-                             uint64_t kv, unsigned log_n, cuzk_error *err) {
+                             uint64_t kv, unsigned log_n, int images_only, const char *key_id,
+                             cuzk_error *err) {
     cuzk_error why = {0};
     for (size_t i = 0; i < o->n_witnesses; i++) {
-        cuzk_status s = check_one(o, i, c, kc, kv, log_n, &why);
+        cuzk_status s = check_one(o, i, c, kc, kv, log_n, images_only, key_id, &why);
         if (s == CUZK_OK)
             continue;
         if (!o->witnesses[i].input_json)
@@ -238,6 +250,7 @@ cuzk_status cuzk_submit_check(cuzk_engine *e, const cuzk_submit_opts *o, cuzk_er
     cuzk_curve kc = k->key.curve; /* known from the first load on (keys.c) */
     uint64_t kv = k->witness_bytes / sizeof(cuzk_fr);
     unsigned log_n = k->log_n;
+    int images_only = k->images_only;
     pthread_mutex_unlock(&e->keys_lock);
     int inputs = engine_opts_have_inputs(o);
     engine_circuit *c = NULL;
@@ -248,7 +261,7 @@ cuzk_status cuzk_submit_check(cuzk_engine *e, const cuzk_submit_opts *o, cuzk_er
         if (ready)
             s = engine_circuit_check(ready, k->id, kc, kv, err);
         if (s == CUZK_OK)
-            s = check_all(o, ready, kc, kv, log_n, err);
+            s = check_all(o, ready, kc, kv, log_n, images_only, k->id, err);
     }
     engine_circuit_release(e, c, 0);
     engine_key_release(e, k);

@@ -273,6 +273,7 @@ struct engine_key {
     cuzk_vk vk;
     size_t witness_bytes, abc_bytes; /* buffers a partition needs */
     unsigned log_n;
+    int images_only; /* no A and B coefficients: a, b, c images only (known once loaded) */
     /* Partitions in flight: incremented only under keys_lock (and only
      * while RESIDENT), decremented anywhere, so eviction (which checks it
      * under keys_lock) never frees a key in use. */
@@ -624,6 +625,9 @@ cuzk_status engine_job_circuit(cuzk_engine *e, engine_key *k, const cuzk_submit_
                                int queue, engine_circuit **out, cuzk_error *err);
 /* A witness of |curve| with |n_values| values against a key of |key_curve|
  * with |key_vars| wires: CUZK_OK, CUZK_ECURVE or CUZK_EMISMATCH. */
+/* The refusal of a witness or inputs for a key without A and B
+ * coefficients (it proves a, b, c images only): CUZK_EUNSUPPORTED. */
+cuzk_status engine_images_only(const char *key_id, cuzk_error *err);
 cuzk_status engine_witness_fits(cuzk_curve key_curve, uint64_t key_vars, cuzk_curve curve,
                                 uint64_t n_values, cuzk_error *err);
 /* Parse circom inputs for circuit |c|, refusing text with far more values

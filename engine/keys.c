@@ -369,6 +369,7 @@ static void load_publish(cuzk_engine *e, engine_key *k, engine_ring *ring, uint6
         k->vk = *vk;
         k->charged = key->mem_bytes;
         k->log_n = cuzk_key_log_n(key);
+        k->images_only = cuzk_key_n_coefs(key) == 0;
         k->witness_bytes = cuzk_key_n_vars(key) * sizeof(cuzk_fr);
         k->abc_bytes = 3 * ((size_t)1 << k->log_n) * sizeof(cuzk_fr);
         k->last_used_ns = cuzk_now_ns();

@@ -568,10 +568,7 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
                 s = check_rows(e, k, p, &p->err);
             p->steps.evaluate_ns = 0;
         } else if (cuzk_key_n_coefs(k) == 0) {
-            s = cuzk_fail(&p->err, CUZK_EUNSUPPORTED,
-                          "key %s has no A and B coefficients (its section 4 is empty): it "
-                          "proves only a, b, c images, not witnesses or inputs",
-                          j->key_id);
+            s = engine_images_only(j->key_id, &p->err);
         } else if (!p->have_witness) {
             s = p->inputs ? compute_witness(e, th, p, k, &p->err) : load_witness(e, p, k, &p->err);
         }
@@ -892,6 +889,7 @@ static int client_fault(engine_part *p) {
     case CUZK_EMISMATCH:
     case CUZK_EVERIFY:
     case CUZK_ENOTFOUND:
+    case CUZK_EUNSUPPORTED: /* before the device: the input's kind or version */
         return 1;
     default:
         return 0;

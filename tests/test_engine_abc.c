@@ -236,6 +236,30 @@ static void curve_tests(const tu_curve *tc) {
     CHECK(s == CUZK_EUNSUPPORTED && strstr(err.msg, "no A and B coefficients"),
           "%s: a witness for the key without coefficients: %d %s", tc->name, (int)s, err.msg);
     cuzk_job_release(j);
+    /* the client's mistake, not the key's failure; and refused before a
+     * job is made once the key is known (cuzkd's 400) */
+    {
+        cuzk_key_info ki[8];
+        size_t nk = cuzk_engine_keys(e, ki, 8), found = 0;
+        for (size_t i = 0; i < nk && i < 8; i++)
+            if (strstr(ki[i].path, "nocoef.zkey")) {
+                found = 1;
+                CHECK(ki[i].failures == 0 && ki[i].proofs == 1,
+                      "%s: the key without coefficients counts %llu failures, %llu proofs",
+                      tc->name, (unsigned long long)ki[i].failures,
+                      (unsigned long long)ki[i].proofs);
+            }
+        CHECK(found, "%s: the key without coefficients is not listed", tc->name);
+        cuzk_submit_opts o = {.key = nocoef, .witnesses = w, .n_witnesses = 1};
+        cuzk_error ce = {0};
+        s = cuzk_submit_check(e, &o, &ce);
+        CHECK(s == CUZK_EUNSUPPORTED && strstr(ce.msg, "proves only a, b, c images"),
+              "%s: submit check of a witness for an images-only key: %d %s", tc->name, (int)s,
+              ce.msg);
+        w[0].path = path;
+        s = cuzk_submit_check(e, &o, &ce);
+        CHECK(s == CUZK_OK, "%s: submit check of an image for it: %s", tc->name, ce.msg);
+    }
 
     /* bad images fail their job only */
     uint8_t *bad = malloc(isize);
