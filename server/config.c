@@ -147,7 +147,8 @@ static const cuzkd_option options[] = {
     {"wc_memory", OPT_BYTES, F(wc_memory), "4G", 16ULL << 20, 4ULL << 30, NULL,
      "Memory of each witness calculator worker (the circuit's linear memory;\n"
      "its address space is this plus 256 MiB). A circuit that asks for more\n"
-     "fails its job. Every circuit runs in worker processes of its own."},
+     "is refused (400 ERANGE naming wc_memory) when it is loaded, or fails\n"
+     "its job. Every circuit runs in worker processes of its own."},
     {"wc_timeout_s", OPT_UINT, F(wc_timeout_s), "600", 1, 86400, NULL,
      "Seconds one witness calculation may run (less when the job's deadline\n"
      "comes first); a worker's start may take at most min(this, 30). Past\n"

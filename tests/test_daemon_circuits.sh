@@ -224,7 +224,8 @@ alive calc_loop
 # --- a memory bomb against wc_memory=64M -----------------------------------------
 rss0=$(awk '/VmRSS/ {print $2}' /proc/$DPID/status)
 job_circuit "$tmp/membomb.wasm"
-[ "$code" -ge 400 ] && ok || bad "membomb: HTTP $code, expected a refusal"
+check "membomb: HTTP status" "$code" 400
+msg_has membomb "wc_memory"
 rss1=$(awk '/VmRSS/ {print $2}' /proc/$DPID/status)
 [ $((rss1 - rss0)) -lt 102400 ] && ok || bad "membomb: the daemon grew by $((rss1 - rss0)) KiB"
 alive membomb
