@@ -101,4 +101,13 @@ uint64_t wc_opt_max_wasm(const cuzk_wc_opts *o);
  * units, as witness_calculator.js's fnvHash does), split in two words. */
 void wc_fnv1a(const char *name, uint32_t *hi, uint32_t *lo);
 
+/* runtime.c: whether the module's field runtime is one whose functions
+ * wc_native.c.in reproduces (by their digest), and the rename of those
+ * functions' translated definitions in the C at |path| so the natives take
+ * their place (1 done, 0 not). */
+int wc_rt_known(const uint8_t *w, size_t size);
+int wc_rt_rename(const char *path);
+/* The names of those functions into a cache key (compile.c). */
+void wc_rt_hash_names(cuzk_sha256 *h);
+
 #endif
