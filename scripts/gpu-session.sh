@@ -29,6 +29,10 @@
 #             the witness and with a, b, c as input;
 #   porep27   the same at 2^27, a, b, c as input, the key resident;
 #   porep27cap  2^27, the key in pinned host memory under a 16 GiB cap.
+#   verify    the cost of self-verification on a GPU device: cuzk bench
+#             engine at 2^CUZK_SESSION_VERIFY_LOGS (default "20 22",
+#             BLS12-381, a development key: proofs that verify), without
+#             and with --verify, alternating, 3 rounds each.
 # Prints a table last; logs go to $OUT (default ./gpu-out).  Uses the
 # libraries of a .devdeps prefix when one is present (a bare GPU machine;
 # scripts/gpu-devdeps.sh makes it).
@@ -129,6 +133,20 @@ for st in $STAGES; do
             --no-shifted --msm-only G1 --msm-max-log 24 --reps 3
         unset CUZK_GPU_MSM_ACC_MINB
         grep -E "^bench_gpu: msm .* 2\^(20|24): " "$OUTDIR/msm-minb3.log" | cut -c1-110 | sed 's/^/    minb3 /' >>"$sum" ;;
+    verify)
+        mkdir -p /tmp/fv
+        for lg in ${CUZK_SESSION_VERIFY_LOGS:-20 22}; do
+            for r in 1 2 3; do
+                for v in off on; do
+                    fl=""; [ $v = on ] && fl=--verify
+                    run verify-$lg-$v-$r 280 "$B/cuzk" bench engine --device gpu --curve bls12_381 \
+                        --log2 "$lg" -n 4 -k 4 --dir /tmp/fv/$lg $fl
+                    grep -E "partitions/s|per partition|FAILED" "$OUTDIR/verify-$lg-$v-$r.log" |
+                        sed "s/^/    $lg $v $r/" >>"$sum"
+                done
+            done
+        done
+        rm -rf /tmp/fv ;;
     engine)
         mkdir -p /tmp/fc
         run engine-24 500 "$B/cuzk" bench engine --device gpu --curve bls12_381 --log2 24 \
