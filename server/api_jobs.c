@@ -268,8 +268,11 @@ static int check_job(cuzkd_request *r, const submit_req *q, const cuzk_key_info 
         cuzkd_circuit_put(srv, c);
     if (s == CUZK_OK)
         return 1;
-    /* The client's data: 400 whatever the kind, but for what is not. */
-    unsigned code = s == CUZK_ENOMEM ? 503 : s == CUZK_EUNSUPPORTED && q->inputs ? 500 : 400;
+    /* The client's data: 400 whatever the kind (EUNSUPPORTED too: a key that
+     * proves images only, a circuit of an old circom), but for what is not:
+     * memory (503) and the daemon's own faults, such as a machine without
+     * the circuit compilers (EINTERNAL, 500). */
+    unsigned code = s == CUZK_ENOMEM ? 503 : s == CUZK_EINTERNAL ? 500 : 400;
     *reply = http_error(r, code, cuzk_status_name(s), "%s", err.msg);
     return 0;
 }

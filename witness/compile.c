@@ -551,11 +551,11 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
         w2c = "wasm2c";
     char cc_path[4096], w2c_path[4096];
     if (!find_prog(w2c, w2c_path, sizeof w2c_path))
-        return cuzk_fail(err, CUZK_EUNSUPPORTED,
+        return cuzk_fail(err, CUZK_EINTERNAL, /* the machine's setup, not the circuit */
                          "cannot compile %s: wasm2c not found (install Debian's wabt package "
                          "or set WASM2C)", name);
     if (!find_prog(cc, cc_path, sizeof cc_path))
-        return cuzk_fail(err, CUZK_EUNSUPPORTED,
+        return cuzk_fail(err, CUZK_EINTERNAL,
                          "cannot compile %s: C compiler '%s' not found (install "
                          "build-essential or set CC)", name, cc);
     char tmp[4300], log[4400], p_wasm[4400], p_c[4400], p_glue[4400], p_abi[4400], p_nat[4400],
