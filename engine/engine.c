@@ -780,7 +780,14 @@ void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
     for (int s = 0; s < CUZK_STAGE_COUNT; s++)
         st->in_stage[s] = atomic_load(&e->in_stage[s]);
     pthread_mutex_lock(&e->jobs_lock);
-    st->jobs_active = e->n_active;
+    /* A job that ended (a cancel, a failure) while partitions of it were on
+     * a device stays on the active list until they drain: it counts as
+     * draining, not active, so a DELETE is not both at once. */
+    uint32_t draining = 0;
+    for (const engine_job *j = e->act_head; j; j = j->act_next)
+        draining += atomic_load(&j->state) >= CUZK_JOB_DONE;
+    st->jobs_active = e->n_active - draining;
+    st->jobs_draining = draining;
     st->jobs_retained = e->n_retained;
     pthread_mutex_unlock(&e->jobs_lock);
     st->jobs_done = atomic_load(&e->n_done);

@@ -148,8 +148,11 @@ cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_er
                        "cuzk_jobs_total{outcome=\"expired\"} %llu\n",
                        (unsigned long long)st.jobs_done, (unsigned long long)st.jobs_failed,
                        (unsigned long long)st.jobs_cancelled, (unsigned long long)st.jobs_expired);
-    header(&b, "cuzk_jobs_active", "gauge", "Jobs submitted and not yet drained.");
+    header(&b, "cuzk_jobs_active", "gauge", "Jobs submitted and not yet ended.");
     engine_sbuf_printf(&b, "cuzk_jobs_active %u\n", st.jobs_active);
+    header(&b, "cuzk_jobs_draining", "gauge",
+           "Jobs ended (cancelled, failed, expired) whose partitions still hold a device.");
+    engine_sbuf_printf(&b, "cuzk_jobs_draining %u\n", st.jobs_draining);
     header(&b, "cuzk_retries_total", "counter", "Device steps retried after a failure.");
     engine_sbuf_printf(&b, "cuzk_retries_total %llu\n", (unsigned long long)st.retries);
     header(&b, "cuzk_worker_restarts_total", "counter", "Device workers replaced after dying.");

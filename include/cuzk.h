@@ -865,6 +865,11 @@ typedef struct cuzk_engine_status {
     unsigned n_keys, keys_resident;
     /* Circuits loaded (witness calculators, each with its look-up worker). */
     unsigned n_circuits;
+    /* Jobs that ended (cancelled, failed, expired) while partitions of them
+     * were still on a device or a finalizer: counted in their outcome and
+     * not in jobs_active; 0 once those partitions drain.  An engine with no
+     * work left has jobs_active + jobs_draining == 0. */
+    uint32_t jobs_draining;
 } cuzk_engine_status;
 
 /* Snapshot of the engine.  Cheap (no I/O); takes each internal lock for a

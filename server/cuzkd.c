@@ -165,10 +165,12 @@ static void drain(cuzkd_server *srv, const cuzkd_config *c) {
     cuzk_engine_status_get(srv->engine, &st);
     uint64_t done0 = st.jobs_done + st.jobs_failed + st.jobs_cancelled + st.jobs_expired;
     uint64_t start = cuzk_now_ns(), deadline = start + c->drain_timeout_s * 1000000000ULL;
-    if (st.jobs_active)
+    /* A job cancelled before the stop still has partitions on the devices
+     * (jobs_draining): the drain waits for them as for the running ones. */
+    if (st.jobs_active + st.jobs_draining)
         LOG_INFO("cuzkd", "waiting up to %u s for %u job(s) in flight", c->drain_timeout_s,
-                 st.jobs_active);
-    while (st.jobs_active && cuzk_now_ns() < deadline) {
+                 st.jobs_active + st.jobs_draining);
+    while (st.jobs_active + st.jobs_draining && cuzk_now_ns() < deadline) {
         /* Woken when a job this daemon tracks ends (store_mem.c); a
          * fleet's partitions end into the fleet thread, so the wait is
          * bounded too. */
@@ -183,7 +185,7 @@ static void drain(cuzkd_server *srv, const cuzkd_config *c) {
     /* From here on a result wait answers at once: with its proof if the job
      * finished, else 503 (api_jobs.c). */
     atomic_store(&srv->stopping, 1);
-    if (st.jobs_active) {
+    if (st.jobs_active + st.jobs_draining) {
         /* Cancelled now, not when the engine stops: their partitions stop
          * at the next stage boundary instead of being proved for nothing
          * while the last responses are written. */

@@ -187,11 +187,12 @@ static void check_idle(cuzk_engine *e) {
     cuzk_engine_status st;
     for (int i = 0; i < 2000; i++) { /* jobs drain just after their outcome */
         cuzk_engine_status_get(e, &st);
-        if (st.jobs_active == 0)
+        if (st.jobs_active + st.jobs_draining == 0)
             break;
         usleep(5000);
     }
-    CHECK(st.jobs_active == 0, "%u jobs still active", st.jobs_active);
+    CHECK(st.jobs_active + st.jobs_draining == 0, "%u jobs still active, %u draining",
+          st.jobs_active, st.jobs_draining);
     for (int s = 0; s < CUZK_STAGE_COUNT; s++)
         CHECK(st.in_stage[s] == 0, "%u partitions still in stage %s", st.in_stage[s],
               cuzk_stage_name((cuzk_stage)s));

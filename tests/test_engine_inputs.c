@@ -158,7 +158,8 @@ static size_t check_proofs(cuzk_job *j, const fx *f) {
 /* Outcome counters are bumped as a job's outcome is published, and are
  * all in once every job has drained. */
 static void await_drained(cuzk_engine *e, cuzk_engine_status *st) {
-    for (cuzk_engine_status_get(e, st); st->jobs_active; cuzk_engine_status_get(e, st))
+    for (cuzk_engine_status_get(e, st); st->jobs_active + st->jobs_draining;
+         cuzk_engine_status_get(e, st))
         usleep(1000);
 }
 

@@ -123,9 +123,23 @@ static void running_job_ends(cuzk_engine *e, gate *g, const eu_circuit *c, int b
     CHECK(info.state == (by_deadline ? CUZK_JOB_EXPIRED : CUZK_JOB_CANCELLED),
           "%s: state %s while the device still holds the partition", what,
           cuzk_job_state_name(info.state));
+    /* ended, and still on the device: counted as draining, not active */
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.jobs_active == 0 && st.jobs_draining == 1,
+          "%s: ended with its partition on the device: %u active, %u draining", what,
+          st.jobs_active, st.jobs_draining);
     /* let the device finish its step; the engine must drop what it makes */
     atomic_store(&g->released, 1);
     CHECK(wait_until(e, nothing_in_flight), "%s: partitions still in flight", what);
+    for (int i = 0; i < 2000; i++) { /* the job drains just after its partition */
+        cuzk_engine_status_get(e, &st);
+        if (!st.jobs_draining)
+            break;
+        usleep(5000);
+    }
+    CHECK(st.jobs_active == 0 && st.jobs_draining == 0,
+          "%s: after its partition: %u active, %u draining", what, st.jobs_active,
+          st.jobs_draining);
     CHECK(wait_until(e, witness_back), "%s: the witness was released %u times, want 1", what,
           atomic_load(&releases));
     cuzk_job_status(j, &info, &pi, 1);
