@@ -81,7 +81,7 @@ enum MHD_Result api_status(cuzkd_request *r) {
         "{s:s, s:f, s:b, s:b, s:o,"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
         " s:{s:[I,I,I,I], s:I, s:I, s:I}, s:o,"
-        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
         " s:o, s:I, s:I, s:o}",
         "version", CUZKD_VERSION, "uptime_s", st.uptime_ns / 1e9, "draining",
         atomic_load(&srv->draining), "ready", atomic_load(&srv->ready), "devices",
