@@ -196,7 +196,8 @@ static const cuzkd_option options[] = {
     {"drain_timeout_s", OPT_UINT, F(drain_timeout_s), "60", 0, 86400, NULL,
      "On SIGTERM: seconds to let jobs in flight finish before cancelling them."},
     {"pid_file", OPT_STRING, F(pid_file), "", 0, 0, NULL,
-     "Write the process id here while running. Empty: none."},
+     "Write the process id here while running (atomically; refused if the\n"
+     "path is a link, a device or a FIFO). Empty: none."},
     /* fleet (server/fleet.c) */
     {"fleet_db", OPT_STRING, F(fleet_db), "", 0, 0, NULL,
      "PostgreSQL database shared by a fleet of cuzkd nodes: a libpq connection\n"

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,14 +90,26 @@ static int stop_requested(void) {
     return r;
 }
 
+/* Written as every output of cuzk is (cuzk_file_write_atomic: a new
+ * temporary name opened exclusively, then renamed), so a supervisor never
+ * reads half a number.  Unlike other outputs, a pid file is refused where
+ * its path is a link, a device or a FIFO: a pid file lives in a shared run
+ * folder, where such a thing is more likely planted than meant, and a
+ * daemon often starts with more rights than its caller. */
 static int write_pid_file(const char *path) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        LOG_ERROR("cuzkd", "cannot write pid file %s: it exists and is %s, not a regular file",
+                  path, S_ISLNK(sb.st_mode) ? "a symbolic link" : "a device, FIFO or folder");
         return 0;
+    }
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
-    int ok = write(fd, buf, (size_t)n) == n;
-    return close(fd) == 0 && ok;
+    cuzk_error err = {0};
+    if (cuzk_file_write_atomic(path, buf, (size_t)n, &err) == CUZK_OK)
+        return 1;
+    LOG_ERROR("cuzkd", "cannot write pid file: %s", err.msg);
+    return 0;
 }
 
 /* Ask CUDA for its devices once, and say it when "auto" found none: a
@@ -286,7 +299,6 @@ int main(int argc, char **argv) {
     }
     snprintf(g_pid_file, sizeof g_pid_file, "%s", cfg.pid_file);
     if (*cfg.pid_file && !(pid_written = write_pid_file(cfg.pid_file))) {
-        LOG_ERROR("cuzkd", "cannot write pid file %s: %s", cfg.pid_file, strerror(errno));
         goto out;
     }
     if (!preload_keys(srv, &cfg))

@@ -20,6 +20,18 @@ SIM=--devices=sim:compute_us=400000
 # ---- SIGTERM with jobs in flight --------------------------------------------
 # (3 s a partition here: the four jobs are still in flight when the
 # waiters have connected, even on a machine whose cores are all busy)
+# A pid file path that is a link (planted in a shared run folder) is
+# refused: cuzkd does not start and the link's target is untouched.
+echo victim >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link.pid"
+if "$CUZKD" --socket="$tmp/link.sock" --devices=cpu --pid_file="$tmp/link.pid" \
+  >"$tmp/link.log" 2>&1; then
+  bad "cuzkd started with its pid file at a symbolic link"
+else
+  grep -q "symbolic link" "$tmp/link.log" && ok || bad "pid file at a link: $(tail -2 "$tmp/link.log")"
+fi
+check "pid file at a link: the target" "$(cat "$tmp/victim")" victim
+echo stale >"$tmp/term.pid" # a stale pid file is replaced
 start_daemon term --devices=sim:compute_us=3000000 --pid_file="$tmp/term.pid" || exit 1
 check "pid file" "$(cat "$tmp/term.pid" 2>/dev/null)" "$DPID"
 for i in 1 2 3 4; do expect 202 -- -X POST -d "$(sub t$i)" /v1/jobs; done
