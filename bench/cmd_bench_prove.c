@@ -20,6 +20,7 @@
 
 #include "bench/load.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cuzk.h"
 #include "cuzk_files.h"
 #include "cuzk_tools.h"
