@@ -5,16 +5,18 @@
 # program reads as layers (docs/INTERNALS.md).  A cycle fails, naming the
 # calls on it.  The tests of cuzkd (test_server_layers.sh) and of cuzk
 # (test_cli_layers.sh) run this over their programs' object files.
-# Usage: call_graph.sh <program> <min files> <objdir>...
+# Usage: call_graph.sh <program> <min files> <source dir> <objdir>...
 #   <program>    the name said in the messages
 #   <min files>  fewer files (or calls between them) than this means the
 #                symbols were not read: a failure, not a pass
 #   <objdir>     folders of the program's object files (*.o, not recursive);
 #                a file is named by its folder and name (cli/cuzk, bench/load)
+#                and read only while its source, <source dir>/cli/cuzk.c,
+#                exists: a build folder keeps the objects of removed files
 set -u
-[ $# -ge 3 ] || { echo "usage: call_graph.sh <program> <min files> <objdir>..."; exit 2; }
-prog=$1 min=$2
-shift 2
+[ $# -ge 4 ] || { echo "usage: call_graph.sh <program> <min files> <source dir> <objdir>..."; exit 2; }
+prog=$1 min=$2 src=$3
+shift 3
 command -v nm >/dev/null || { echo "FAIL: nm is missing (binutils)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,6 +24,7 @@ for dir in "$@"; do
   ls "$dir"/*.o >/dev/null 2>&1 || { echo "FAIL: no object files of $prog in $dir"; exit 1; }
   for o in "$dir"/*.o; do
     f=$(basename "$dir")/$(basename "$o" .c.o)
+    [ -f "$src/$f.c" ] || continue
     nm "$o" | awk -v f="$f" '$2 ~ /^[TDRB]$/ {print "D", f, $3} $1 == "U" {print "U", f, $2}'
   done
 done >"$tmp/syms"

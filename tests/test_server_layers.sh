@@ -7,4 +7,4 @@
 # Usage: test_server_layers.sh <path to cuzk> <source dir>   (CUZKD set)
 set -u
 [ -n "${CUZKD:-}" ] || { echo "SKIP: cuzkd was not built"; exit 77; }
-exec bash "$2/tests/call_graph.sh" cuzkd 10 "$(dirname "$CUZKD")/CMakeFiles/cuzkd.dir/server"
+exec bash "$2/tests/call_graph.sh" cuzkd 10 "$2" "$(dirname "$CUZKD")/CMakeFiles/cuzkd.dir/server"
