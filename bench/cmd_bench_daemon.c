@@ -21,6 +21,7 @@
  * into its own sink.
  */
 #include "bench/bench_daemon.h"
+#include "cli/commands.h"
 
 static const char *help =
     "usage: cuzk bench single [-n N] ...\n"

@@ -22,6 +22,7 @@
 
 #include "bench/load.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cuzk.h"
 #include "cuzk_testing.h"
 #include "cuzk_tools.h"

@@ -20,6 +20,7 @@
 
 #include "bench/load.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cuzk.h"
 #include "cuzk_files.h"
 #include "cuzk_tools.h"
@@ -139,23 +140,18 @@ static int bench_one(cuzk_engine *e, cuzk_curve curve, unsigned log2, double boo
     return 0;
 }
 
-int cmd_bench(int argc, char **argv) {
-    if (argc >= 2 && !strcmp(argv[1], "engine"))
-        return cmd_bench_engine(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "filecoin"))
-        return cmd_bench_filecoin(argc - 1, argv + 1);
-    if (argc >= 2 && (!strcmp(argv[1], "single") || !strcmp(argv[1], "batch") ||
-                      !strcmp(argv[1], "stress")))
-        return cmd_bench_daemon(argc - 1, argv + 1);
-    if (cli_wants_help(argc, argv) || argc < 2 || strcmp(argv[1], "prove") != 0) {
-        fputs(help, argc < 2 ? stderr : stdout);
-        return cli_wants_help(argc, argv) ? 0 : 2;
-    }
-    unsigned sizes[16], n_sizes = 0, threads = 0;
-    int reps = 3, curves = 3; /* bit 0 bn254, bit 1 bls12_381 */
-    int inputs = INPUT_WTNS;
-    double bool_share = -1;
-    const char *snarkjs = NULL, *dir = NULL;
+/* cuzk bench prove's options. */
+typedef struct prove_opts {
+    unsigned sizes[16], n_sizes, threads;
+    int reps, curves; /* curves: bit 0 bn254, bit 1 bls12_381 */
+    int inputs;
+    double bool_share;
+    const char *snarkjs, *dir;
+} prove_opts;
+
+/* argv[1] is "prove": 0, or 2 after printing the usage error. */
+static int prove_parse(prove_opts *o, int argc, char **argv) {
+    *o = (prove_opts){.reps = 3, .curves = 3, .inputs = INPUT_WTNS, .bool_share = -1};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -163,14 +159,14 @@ int cmd_bench(int argc, char **argv) {
             return 2;
         }
         if (!strcmp(a, "--curve"))
-            curves = !strcmp(v, "both") ? 3 : cuzk_curve_from_name(v) == CUZK_CURVE_BN254 ? 1
-                   : cuzk_curve_from_name(v) == CUZK_CURVE_BLS12_381                    ? 2
-                                                                                       : 0;
+            o->curves = !strcmp(v, "both") ? 3 : cuzk_curve_from_name(v) == CUZK_CURVE_BN254 ? 1
+                      : cuzk_curve_from_name(v) == CUZK_CURVE_BLS12_381                    ? 2
+                                                                                          : 0;
         else if (!strcmp(a, "--log2")) {
             /* --log2 14 16, as the default is written, or --log2 14 --log2 16 */
             for (;;) {
-                if (n_sizes < 16)
-                    sizes[n_sizes++] = (unsigned)atoi(argv[i + 1]);
+                if (o->n_sizes < 16)
+                    o->sizes[o->n_sizes++] = (unsigned)atoi(argv[i + 1]);
                 const char *next = i + 2 < argc ? argv[i + 2] : "";
                 if (!next[0] || strspn(next, "0123456789") != strlen(next))
                     break;
@@ -178,33 +174,44 @@ int cmd_bench(int argc, char **argv) {
             }
         }
         else if (!strcmp(a, "--threads"))
-            threads = (unsigned)atoi(v);
+            o->threads = (unsigned)atoi(v);
         else if (!strcmp(a, "--reps"))
-            reps = atoi(v);
+            o->reps = atoi(v);
         else if (!strcmp(a, "--bool-share"))
-            bool_share = atof(v);
+            o->bool_share = atof(v);
         else if (!strcmp(a, "--snarkjs"))
-            snarkjs = v;
+            o->snarkjs = v;
         else if (!strcmp(a, "--dir"))
-            dir = v;
+            o->dir = v;
         else if (!strcmp(a, "--input"))
-            inputs = !strcmp(v, "wtns")   ? INPUT_WTNS
-                     : !strcmp(v, "abc")  ? INPUT_ABC
-                     : !strcmp(v, "both") ? INPUT_WTNS | INPUT_ABC
-                                          : 0;
+            o->inputs = !strcmp(v, "wtns")   ? INPUT_WTNS
+                        : !strcmp(v, "abc")  ? INPUT_ABC
+                        : !strcmp(v, "both") ? INPUT_WTNS | INPUT_ABC
+                                             : 0;
         else {
             fprintf(stderr, "cuzk bench: unknown option %s\n", a);
             return 2;
         }
         i++;
     }
-    if (!curves || reps < 1 || !inputs) {
+    if (!o->curves || o->reps < 1 || !o->inputs) {
         fputs(help, stderr);
         return 2;
     }
-    if (!n_sizes)
-        sizes[n_sizes++] = 14, sizes[n_sizes++] = 16;
+    if (!o->n_sizes)
+        o->sizes[o->n_sizes++] = 14, o->sizes[o->n_sizes++] = 16;
+    return 0;
+}
+
+/* cuzk bench prove: every size and curve through one CPU engine. */
+static int bench_prove(int argc, char **argv) {
+    prove_opts o;
+    int rc = prove_parse(&o, argc, argv);
+    if (rc)
+        return rc;
     char tmpl[] = "/tmp/cuzk-bench-XXXXXX";
+    const char *dir = o.dir;
+    unsigned threads = o.threads;
     cuzk_error err = {0};
     if (dir && bench_make_dirs(dir, &err) != CUZK_OK) {
         fprintf(stderr, "cuzk bench: %s\n", err.msg);
@@ -233,17 +240,33 @@ int cmd_bench(int argc, char **argv) {
         return cli_fail("bench", "engine", &err);
     }
     printf("cuzk bench prove: %u threads, synthetic circuits (bool share %s), best of %d\n",
-           threads, bool_share < 0 ? "default" : "given", reps);
-    int rc = 0;
-    for (unsigned s = 0; s < n_sizes && !rc; s++)
+           threads, o.bool_share < 0 ? "default" : "given", o.reps);
+    for (unsigned s = 0; s < o.n_sizes && !rc; s++)
         for (int c = 0; c < 2 && !rc; c++)
-            if (curves & (1 << c)) {
+            if (o.curves & (1 << c)) {
                 cuzk_synth_params dp;
                 cuzk_curve cv = c == 0 ? CUZK_CURVE_BN254 : CUZK_CURVE_BLS12_381;
                 cuzk_synth_params_default(&dp, cv);
-                rc = bench_one(e, cv, sizes[s], bool_share < 0 ? dp.bool_share : bool_share,
-                               reps, snarkjs, dir, threads, inputs);
+                rc = bench_one(e, cv, o.sizes[s], o.bool_share < 0 ? dp.bool_share : o.bool_share,
+                               o.reps, o.snarkjs, dir, threads, o.inputs);
             }
     cuzk_engine_destroy(e, 0);
     return rc;
+}
+
+/* cuzk bench: hands each subcommand on (they sit below it, in
+ * bench/cmd_bench_engine.c and bench/cmd_bench_daemon.c). */
+int cmd_bench(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "engine"))
+        return cmd_bench_engine(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "filecoin"))
+        return cmd_bench_filecoin(argc - 1, argv + 1);
+    if (argc >= 2 && (!strcmp(argv[1], "single") || !strcmp(argv[1], "batch") ||
+                      !strcmp(argv[1], "stress")))
+        return cmd_bench_daemon(argc - 1, argv + 1);
+    if (cli_wants_help(argc, argv) || argc < 2 || strcmp(argv[1], "prove") != 0) {
+        fputs(help, argc < 2 ? stderr : stdout);
+        return cli_wants_help(argc, argv) ? 0 : 2;
+    }
+    return bench_prove(argc, argv);
 }

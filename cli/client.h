@@ -269,9 +269,6 @@ cuzk_status cli_result_proof(const json_t *result, size_t i, cuzk_proof_bytes *p
  */
 cuzk_status cli_key_vk(cli_conn *c, const char *key, cuzk_vk **vk, cuzk_error *err);
 
-/* `cuzk status`: the "fleet" object of a fleet node's status (status_fleet.c). */
-void cli_print_fleet(FILE *out, const json_t *fleet);
-
 #endif /* CLI_HAVE_DAEMON */
 
 #endif

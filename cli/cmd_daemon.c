@@ -3,59 +3,23 @@
  *   cuzk status [--json]              devices, memory, queues, jobs, keys
  *   cuzk keys [list|import|preload|evict]
  *   cuzk trace [-o FILE] [--last S | --from A --to B]
- * and `cuzk prove` through the daemon (cli_prove_daemon, called first by
- * cmd_prove).  They only format what the daemon says; no proving here.
- * Built without libcurl, each says so and exits 1.
+ * They only format what the daemon says; no proving here (`cuzk prove`
+ * through a daemon is cli/cmd_prove.c's).  Built without libcurl, each
+ * says so and exits 1.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/client.h"
 #include "cuzk_files.h"
 #include "cuzk_tools.h"
 
-const char *cli_prove_daemon_help =
-    "through a daemon (when --addr, CUZK_ADDR or the default socket names one):\n"
-    "  --local           prove in-process even when a daemon is configured\n"
-    "  --priority P      low|normal|high|critical (default normal)\n"
-    "  --request-id ID   the job's request id (resubmitting attaches to it)\n"
-    "  --deadline-ms MS  the daemon expires the job after MS (default none)\n"
-    "  --timeout S       give up (and cancel the job) after S seconds\n"
-    "  --upload          send the witness file's bytes even on a unix socket\n"
-    "                    (always done over TCP; locally its path is sent)\n"
-    "  -v                also print the job's per-stage times\n"
-    "  --verify          check the returned proof with the key's vk here (done\n"
-    "                    anyway when the key is a file on this machine); the\n"
-    "                    public signals are always checked against a witness file\n"
-    "  With --input in.json (then there is no witness argument) the inputs are\n"
-    "  sent and the daemon computes the witness with --circuit c.wasm, or with\n"
-    "  the circuit registered with the key when --circuit is absent.\n"
-    "  The key is sent as its absolute path (the daemon keeps it resident) or,\n"
-    "  when no such file exists, as the id of a key the daemon knows. If only\n"
-    "  the default socket existed and nothing answers there, cuzk proves\n"
-    "  in-process; an explicit address that does not answer is an error.\n";
-
 #if !CLI_HAVE_DAEMON
-
-int cli_prove_daemon(int *argc, char **argv) {
-    /* Drop the daemon-only flag so the in-process path accepts the line. */
-    int o = 1;
-    for (int i = 1; i < *argc; i++)
-        if (strcmp(argv[i], "--local") != 0)
-            argv[o++] = argv[i];
-    *argc = o;
-    return -1;
-}
 
 static int no_daemon(const char *cmd, int argc, char **argv, const char *help) {
     if (cli_wants_help(argc, argv)) {
@@ -67,423 +31,6 @@ static int no_daemon(const char *cmd, int argc, char **argv, const char *help) {
 }
 
 #endif
-
-/* ---- cuzk prove through the daemon ---------------------------------------- */
-
-#if CLI_HAVE_DAEMON
-
-typedef struct prove_args {
-    cli_daemon_opts d;
-    const char *pos[4];
-    int npos, local, verify, upload, verbose;
-    const char *input, *circuit; /* --input, --circuit */
-    const char *proof_out, *public_out;
-    const char *priority, *request_id;
-    uint64_t deadline_ms;
-    double timeout_s;
-} prove_args;
-
-static int valid_priority(const char *p) {
-    return !strcmp(p, "low") || !strcmp(p, "normal") || !strcmp(p, "high") ||
-           !strcmp(p, "critical");
-}
-
-/*
- * Take the daemon options out of argv (so the in-process path sees only
- * its own) and note the rest.  Any option this path does not know belongs
- * to the in-process prover and makes the proof local.  Returns 0, or 2 on
- * a usage error (printed).
- */
-static int prove_parse(prove_args *a, int *argc, char **argv) {
-    int out = 1;
-    memset(a, 0, sizeof *a);
-    for (int i = 1; i < *argc; i++) {
-        const char *s = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
-        int r = cli_daemon_opt(&a->d, *argc, argv, &i);
-        if (r < 0 || (!v && (!strcmp(s, "--priority") || !strcmp(s, "--request-id") ||
-                             !strcmp(s, "--deadline-ms") || !strcmp(s, "--timeout") ||
-                             !strcmp(s, "--input") || !strcmp(s, "--circuit")))) {
-            fprintf(stderr, "cuzk %s: %s needs a value\n", cli_prove_cmd, s);
-            return 2;
-        }
-        if (r > 0)
-            continue;
-        if (!strcmp(s, "--local"))
-            a->local = 1;
-        else if (!strcmp(s, "--upload"))
-            a->upload = 1;
-        else if (!strcmp(s, "--priority"))
-            a->priority = argv[++i];
-        else if (!strcmp(s, "--request-id"))
-            a->request_id = argv[++i];
-        else if (!strcmp(s, "--deadline-ms"))
-            a->deadline_ms = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(s, "--timeout"))
-            a->timeout_s = atof(argv[++i]);
-        else {
-            /* The in-process prover's: keep it. */
-            argv[out++] = argv[i];
-            if (!strcmp(s, "--input") || !strcmp(s, "--circuit")) {
-                /* Both paths take these: kept for the in-process prover. */
-                *(s[2] == 'i' ? &a->input : &a->circuit) = argv[i + 1];
-                argv[out++] = argv[++i];
-            } else if (!strcmp(s, "--verify"))
-                a->verify = 1;
-            else if (!strcmp(s, "-v"))
-                a->verbose = 1;
-            else if (!strcmp(s, "--threads") && v)
-                argv[out++] = argv[++i];
-            else if (s[0] == '-' && s[1] && strcmp(s, "-v") != 0)
-                a->local = 1;
-            else if (s[0] != '-' || !s[1]) {
-                if (a->npos < 4)
-                    a->pos[a->npos] = s;
-                a->npos++;
-            }
-        }
-    }
-    argv[out] = NULL;
-    *argc = out;
-    if (a->priority && !valid_priority(a->priority)) {
-        fprintf(stderr, "cuzk %s: --priority wants low, normal, high or critical\n",
-                cli_prove_cmd);
-        return 2;
-    }
-    /* <zkey> <witness> <proof> <public>, or with --input <zkey> <proof> <public> */
-    int first_out = a->input ? 1 : 2;
-    if (a->npos == first_out + 2) {
-        a->proof_out = a->pos[first_out];
-        a->public_out = a->pos[first_out + 1];
-    }
-    return 0;
-}
-
-/* A whole file into memory (free() it). */
-static char *read_text(const char *path, size_t *len, cuzk_error *err) {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    if (!f) {
-        cuzk_fail(err, CUZK_EIO, "%s: cannot open", path);
-        return NULL;
-    }
-    for (;;) {
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 65536;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                cuzk_fail(err, CUZK_ENOMEM, "%s: out of memory", path);
-                return NULL;
-            }
-            buf = nb, cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        cuzk_fail(err, CUZK_EIO, "%s: read error", path);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
-/* The .wtns bytes for an upload (mapped; unmap with munmap). */
-static void *map_file(const char *path, size_t *len, cuzk_error *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    void *p = MAP_FAILED;
-    if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_size > 0)
-        p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (fd >= 0)
-        close(fd);
-    if (p == MAP_FAILED) {
-        cuzk_fail(err, CUZK_EIO, "%s: cannot read", path);
-        return NULL;
-    }
-    *len = (size_t)sb.st_size;
-    return p;
-}
-
-static void print_stages(cli_conn *c, const char *rid, double submit_s, double wait_s,
-                         double write_s) {
-    char esc[400], path[500];
-    cuzk_error err = {0};
-    fprintf(stderr,
-            "cuzk %s: via cuzkd at %s, job %s: submit %.3f s | wait %.3f | write %.3f\n",
-            cli_prove_cmd, cli_conn_addr(c)->text, rid, submit_s, wait_s, write_s);
-    if (!cli_url_escape(rid, esc, sizeof esc))
-        return;
-    snprintf(path, sizeof path, "/v1/jobs/%s", esc);
-    json_t *j = cli_request_json(c, "GET", path, NULL, 10000, NULL, &err);
-    if (!j) {
-        fprintf(stderr, "cuzk %s: job status: %s\n", cli_prove_cmd, err.msg);
-        return;
-    }
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(j, "partition"), i, p) {
-        fprintf(stderr,
-                "cuzk %s: partition %zu on device %d (attempts %d): queued %.3f s | synth "
-                "%.3f | ready wait %.3f | device %.3f | finalize %.3f\n", cli_prove_cmd,
-                i, (int)cli_json_num(p, "device", -1), (int)cli_json_num(p, "attempts", 0),
-                cli_json_num(p, "queued_us", 0) / 1e6, cli_json_num(p, "synth_us", 0) / 1e6,
-                cli_json_num(p, "ready_wait_us", 0) / 1e6, cli_json_num(p, "device_us", 0) / 1e6,
-                cli_json_num(p, "finalize_us", 0) / 1e6);
-    }
-    json_decref(j);
-}
-
-/* The public signals the daemon returned are the witness's own (values 1 ..
- * n_pub of the .wtns): a proof of another witness (a request id reused
- * with other content, a daemon that is not what it seems) is refused. */
-static cuzk_status check_public(const char *wtns, const cuzk_proof_bytes *proof,
-                                const uint8_t *pub, size_t n_pub, cuzk_error *err) {
-    uint8_t *mine = malloc(n_pub * CUZK_SCALAR_BYTES + 1);
-    cuzk_curve curve = CUZK_CURVE_NONE;
-    cuzk_status st;
-    if (!mine)
-        st = cuzk_fail(err, CUZK_ENOMEM, "out of memory");
-    else if ((st = cuzk_wtns_public_bytes(wtns, &curve, mine, n_pub, err)) == CUZK_EMISMATCH ||
-             (st == CUZK_OK && curve != proof->curve))
-        st = cuzk_fail(err, CUZK_EMISMATCH,
-                       "the daemon's proof is for another circuit than witness %s", wtns);
-    else if (st == CUZK_OK && memcmp(mine, pub, n_pub * CUZK_SCALAR_BYTES))
-        st = cuzk_fail(err, CUZK_EMISMATCH,
-                       "the daemon's public signals are not those of witness %s (the request "
-                       "id may belong to another job)",
-                       wtns);
-    free(mine);
-    return st;
-}
-
-/* Check, verify (when asked, or whenever the key is a file here) and write
- * the proof files as the in-process path does.  |wtns|: the witness file,
- * or NULL (inputs). */
-static int write_result(cli_conn *c, const prove_args *a, const char *key, const char *wtns,
-                        json_t *result) {
-    cuzk_error err = {0};
-    cuzk_proof_bytes proof;
-    uint8_t *pub = NULL;
-    size_t n_pub = 0;
-    int rc = 1;
-    struct stat ks;
-    if (cli_result_proof(result, 0, &proof, &pub, &n_pub, &err) != CUZK_OK) {
-        cli_fail(cli_prove_cmd, "daemon's proof", &err);
-        goto out;
-    }
-    if (wtns && check_public(wtns, &proof, pub, n_pub, &err) != CUZK_OK) {
-        cli_fail(cli_prove_cmd, "check of the daemon's proof", &err);
-        goto out;
-    }
-    if (a->verify || (stat(key, &ks) == 0 && S_ISREG(ks.st_mode))) {
-        cuzk_vk *vk = NULL;
-        cuzk_status st = cli_key_vk(c, key, &vk, &err);
-        if (st == CUZK_OK)
-            st = cuzk_verify(vk, &proof, pub, n_pub, &err);
-        cuzk_vk_release(vk);
-        if (st != CUZK_OK) {
-            cli_fail(cli_prove_cmd, "check of the daemon's proof", &err);
-            goto out;
-        }
-    }
-    if (cuzk_proof_bytes_write_json_file(&proof, a->proof_out, &err) != CUZK_OK) {
-        cli_fail(cli_prove_cmd, a->proof_out, &err);
-        goto out;
-    }
-    if (cuzk_public_bytes_write_json_file(proof.curve, pub, n_pub, a->public_out, &err) !=
-        CUZK_OK) {
-        cli_fail(cli_prove_cmd, a->public_out, &err);
-        goto out;
-    }
-    rc = 0;
-out:
-    free(pub);
-    return rc;
-}
-
-/* While a submit with inputs waits, the daemon may be loading the job's
- * circuit, which compiles it on its first use (seconds to minutes, before
- * the job exists).  A watcher on a connection of its own reads
- * /v1/status's circuits.loading and says so, with the time spent: a line
- * redrawn on a terminal, else a line when first seen and every ten
- * seconds. */
-typedef struct load_watch {
-    const cli_daemon_opts *d;
-    const char *wasm; /* the job's circuit (absolute), or NULL: the key's */
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    int stop;
-} load_watch;
-
-static void *load_watcher(void *arg) {
-    load_watch *w = arg;
-    cuzk_error err = {0};
-    cli_conn *c = cli_connect(w->d, "watch", &err);
-    int tty = cli_stderr_tty(), shown = 0;
-    double last_line = -1;
-    pthread_mutex_lock(&w->lock);
-    while (!w->stop && c) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 500000000L;
-        if (ts.tv_nsec >= 1000000000L)
-            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        pthread_cond_timedwait(&w->cv, &w->lock, &ts);
-        if (w->stop)
-            break;
-        pthread_mutex_unlock(&w->lock);
-        json_t *st = cli_request_json(c, "GET", "/v1/status", NULL, 5000, NULL, &err);
-        size_t i;
-        json_t *l;
-        const char *what = NULL;
-        double s = 0;
-        json_array_foreach(json_object_get(json_object_get(st, "circuits"), "loading"), i, l) {
-            const char *p = cli_json_str(l, "wasm", "");
-            if (!w->wasm || !strcmp(p, w->wasm)) {
-                what = p;
-                s = cli_json_num(l, "seconds", 0);
-                break;
-            }
-        }
-        pthread_mutex_lock(&w->lock);
-        if (what && !w->stop) {
-            if (tty)
-                fprintf(stderr, "\rcuzk %s: cuzkd is loading circuit %s (compiled on first use): "
-                                "%.0f s so far", cli_prove_cmd, what, s);
-            else if (last_line < 0 || s >= last_line + 10)
-                fprintf(stderr, "cuzk %s: cuzkd is loading circuit %s (compiled on first use): "
-                                "%.0f s so far\n", cli_prove_cmd, what, s), last_line = s;
-            shown = 1;
-        }
-        json_decref(st);
-    }
-    if (tty && shown)
-        fputs("\r\033[K", stderr);
-    pthread_mutex_unlock(&w->lock);
-    if (c)
-        cli_conn_free(c);
-    return NULL;
-}
-
-/* Submit, await, write.  Returns an exit status, or -1 to prove in-process
- * (only when the default socket was stale). */
-static int prove_remote(cli_conn *c, const prove_args *a) {
-    char key[PATH_MAX], wtns[PATH_MAX], wasm[PATH_MAX];
-    cuzk_error err = {0};
-    const cli_addr *addr = cli_conn_addr(c);
-    int roles = cli_prove_roles(a->pos[0], a->input ? NULL : a->pos[1], a->input, a->circuit);
-    if (roles)
-        return roles;
-    /* A key that is no file may be the id of a key the daemon holds. */
-    if (!realpath(a->pos[0], key)) {
-        if (strchr(a->pos[0], '/') || strlen(a->pos[0]) >= sizeof key) {
-            fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->pos[0]);
-            return 1;
-        }
-        snprintf(key, sizeof key, "%s", a->pos[0]);
-    }
-    if (a->circuit && !realpath(a->circuit, wasm)) {
-        fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->circuit);
-        return 1;
-    }
-    if (!a->input && !realpath(a->pos[1], wtns)) {
-        fprintf(stderr, "cuzk %s: %s: no such file\n", cli_prove_cmd, a->pos[1]);
-        return 1;
-    }
-    cli_job_req req = {.key = key, .priority = a->priority, .request_id = a->request_id,
-                       .deadline_ms = a->deadline_ms, .circuit = a->circuit ? wasm : NULL};
-    void *map = NULL;
-    char *input = NULL;
-    if (a->input) {
-        if (!(input = read_text(a->input, &req.input_len, &err)))
-            return cli_fail(cli_prove_cmd, "input", &err);
-        req.input_json = input;
-    } else if (a->upload || addr->kind == CLI_ADDR_TCP) {
-        if (!(map = map_file(wtns, &req.witness_len, &err)))
-            return cli_fail(cli_prove_cmd, "witness", &err);
-        req.witness_data = map;
-    } else
-        req.witness_path = wtns;
-    cli_job_ref ref;
-    int unreachable = 0, rc = 1;
-    json_t *result = NULL;
-    uint64_t t0 = cli_now_ns();
-    load_watch lw = {.d = &a->d, .wasm = a->circuit ? wasm : NULL,
-                     .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-    pthread_t lwt;
-    int watching = a->input && pthread_create(&lwt, NULL, load_watcher, &lw) == 0;
-    cuzk_status st = cli_job_submit(c, &req, &ref, &unreachable, &err);
-    if (watching) {
-        pthread_mutex_lock(&lw.lock);
-        lw.stop = 1;
-        pthread_cond_broadcast(&lw.cv);
-        pthread_mutex_unlock(&lw.lock);
-        pthread_join(lwt, NULL);
-    }
-    if (map)
-        munmap(map, req.witness_len);
-    free(input);
-    if (st != CUZK_OK && unreachable && addr->source == CLI_ADDR_FROM_DEFAULT) {
-        fprintf(stderr, "cuzk %s: nothing answers at the default socket %s (stale); "
-                        "proving in-process\n", cli_prove_cmd, addr->path);
-        return -1;
-    }
-    if (st != CUZK_OK)
-        return cli_fail(cli_prove_cmd, unreachable ? "daemon" : "daemon refused the job", &err);
-    uint64_t t1 = cli_now_ns();
-    st = cli_job_await(c, ref.request_id, (long)(a->timeout_s * 1000), &result, &err);
-    if (st == CUZK_ETIMEOUT && !result && strstr(err.msg, "still running")) {
-        cuzk_error cerr = {0};
-        cli_job_cancel(c, ref.request_id, &cerr);
-        fprintf(stderr, "cuzk %s: timed out after %g s waiting for job %s (cancelled)\n",
-                cli_prove_cmd, a->timeout_s, ref.request_id);
-        return 1;
-    }
-    if (st != CUZK_OK)
-        return cli_fail(cli_prove_cmd, "daemon", &err);
-    uint64_t t2 = cli_now_ns();
-    rc = write_result(c, a, key, a->input ? NULL : wtns, result);
-    json_decref(result);
-    if (rc == 0 && a->verbose)
-        print_stages(c, ref.request_id, (t1 - t0) / 1e9, (t2 - t1) / 1e9,
-                     (cli_now_ns() - t2) / 1e9);
-    else if (rc == 0) /* where the proof came from, in one line */
-        fprintf(stderr, "cuzk %s: proved by cuzkd at %s (job %s)\n", cli_prove_cmd,
-                addr->text, ref.request_id);
-    return rc;
-}
-
-int cli_prove_daemon(int *argc, char **argv) {
-    prove_args a;
-    if (cli_wants_help(*argc, argv))
-        return -1;
-    int rc = prove_parse(&a, argc, argv);
-    if (rc)
-        return rc;
-    if (a.local || !a.proof_out)
-        return -1; /* in-process, or its usage message */
-    cuzk_error err = {0};
-    cli_conn *c = cli_connect(&a.d, NULL, &err);
-    if (!c && err.status == CUZK_ENOTFOUND)
-        return -1; /* no daemon configured */
-    if (!c) {
-        fprintf(stderr, "cuzk %s: %s\n", cli_prove_cmd, err.msg);
-        return err.status == CUZK_EINVAL ? 2 : 1;
-    }
-    rc = prove_remote(c, &a);
-    cli_conn_free(c);
-    return rc;
-}
-
-#endif /* CLI_HAVE_DAEMON */
 
 /* ---- shared by status, keys, trace ------------------------------------------ */
 
@@ -614,6 +161,55 @@ static void print_devices(FILE *out, const json_t *devs) {
     }
 }
 
+/* The "fleet" part of a fleet node's /v1/status (docs/DAEMON.md, "Running
+ * a fleet"): this node's link to the database, the fleet queue by priority,
+ * and every node with its heartbeat, devices, busy share and proofs.
+ * Absent on a daemon without a fleet. */
+static void print_fleet(FILE *out, const json_t *f) {
+    if (!json_is_object(f))
+        return;
+    /* Names and errors come from the database: escaped (cli_escape). */
+    char node[256], dberr[1024], name[256], devs[256];
+    int up = json_is_true(json_object_get(f, "connected"));
+    /* since when it is out of reach (a daemon that predates these fields
+     * leaves them out) */
+    char since[96] = "";
+    const char *iso = cli_json_str(f, "unreachable_since", NULL);
+    if (!up && iso) {
+        char esc[64];
+        snprintf(since, sizeof since, " since %s (%.0f s)", cli_escape(iso, esc, sizeof esc),
+                 cli_json_num(f, "unreachable_s", 0));
+    }
+    fprintf(out, "fleet: node %s, database %s%s%s%s, holds %.0f of %.0f, committed %.0f, leases "
+           "lost %.0f\n",
+           cli_escape(cli_json_str(f, "node", "?"), node, sizeof node),
+           up ? "connected" : "UNREACHABLE", since, up ? "" : ": ",
+           up ? "" : cli_escape(cli_json_str(f, "db_error", ""), dberr, sizeof dberr), cli_json_num(f, "held", 0),
+           cli_json_num(f, "slots", 0), cli_json_num(f, "committed", 0),
+           cli_json_num(f, "leases_lost", 0));
+    const json_t *q = json_object_get(f, "queued_by_priority"),
+                 *r = json_object_get(f, "running_by_priority");
+    fprintf(out, "fleet queue: queued low %.0f normal %.0f high %.0f critical %.0f | running low %.0f "
+           "normal %.0f high %.0f critical %.0f\n",
+           cli_json_num(q, "low", 0), cli_json_num(q, "normal", 0), cli_json_num(q, "high", 0),
+           cli_json_num(q, "critical", 0), cli_json_num(r, "low", 0),
+           cli_json_num(r, "normal", 0), cli_json_num(r, "high", 0),
+           cli_json_num(r, "critical", 0));
+    fprintf(out, "fleet nodes:\n  %-20s %-6s %12s %-16s %6s %8s %9s %5s\n", "NAME", "STATE",
+           "HEARTBEAT", "DEVICES", "BUSY", "PROOFS", "JOBS DONE", "HELD");
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(f, "nodes"), i, n) {
+        fprintf(out, "  %-20s %-6s %10.1fs %-16s %5.1f%% %8.0f %9.0f %5.0f\n",
+               cli_escape(cli_json_str(n, "name", "?"), name, sizeof name),
+               json_is_true(json_object_get(n, "alive")) ? "alive" : "gone",
+               cli_json_num(n, "heartbeat_s_ago", 0),
+               cli_escape(cli_json_str(n, "devices", ""), devs, sizeof devs),
+               100 * cli_json_num(n, "busy", 0), cli_json_num(n, "proofs", 0),
+               cli_json_num(n, "jobs_done", 0), cli_json_num(n, "held", 0));
+    }
+}
+
 static void print_status(FILE *out, const json_t *s, const cli_addr *addr) {
     char b[4][32];
     fprintf(out, "cuzkd %s at %s: up %.0f s, %.0f clients%s\n", cli_json_str(s, "version", "?"),
@@ -650,7 +246,7 @@ static void print_status(FILE *out, const json_t *s, const cli_addr *addr) {
     fprintf(out, "keys: %zu\n", json_array_size(keys));
     if (json_array_size(keys))
         print_keys(out, keys);
-    cli_print_fleet(out, json_object_get(s, "fleet"));
+    print_fleet(out, json_object_get(s, "fleet"));
 }
 
 int cmd_status(int argc, char **argv) {

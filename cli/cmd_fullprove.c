@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 
-const char *cli_fullprove_help =
+static const char *help =
     "usage: cuzk fullprove [options] <input.json> <circuit.wasm> <circuit.zkey> <proof.json> "
     "<public.json>\n"
     "Compute the witness of a circom circuit from its inputs and prove it, as\n"
@@ -21,7 +22,7 @@ const char *cli_fullprove_help =
 
 int cmd_fullprove(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
-        fputs(cli_fullprove_help, stdout);
+        fputs(help, stdout);
         return 0;
     }
     /* options keep their place; the five positionals are rearranged */
@@ -30,7 +31,7 @@ int cmd_fullprove(int argc, char **argv) {
     int npos = 0, n = 0;
     if (!av)
         return 1;
-    av[n++] = "fullprove"; /* cmd_prove names itself after argv[0] */
+    av[n++] = "fullprove";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int takes_value = !strcmp(a, "--gpu") || !strcmp(a, "--threads") ||
@@ -49,7 +50,7 @@ int cmd_fullprove(int argc, char **argv) {
         }
     }
     if (npos != 5) {
-        fputs(cli_fullprove_help, stderr);
+        fputs(help, stderr);
         free(av);
         return 2;
     }
@@ -61,7 +62,9 @@ int cmd_fullprove(int argc, char **argv) {
     av[n++] = pos[3];
     av[n++] = pos[4];
     av[n] = NULL;
-    int rc = cmd_prove(n, (char **)av);
+    /* prove's messages then begin "cuzk fullprove:", and a file in another
+     * file's place is refused with this command's usage */
+    int rc = cli_prove_run("fullprove", help, n, (char **)av);
     free(av);
     return rc;
 }

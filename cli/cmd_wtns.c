@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cuzk_tools.h"
 
 static const char *help =
@@ -32,41 +33,14 @@ static void progress_line(void *ctx, const char *line) {
     cli_compile_line("wtns calculate", line);
 }
 
-int cli_read_file(const char *path, char **data, size_t *len, cuzk_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cuzk_fail(err, CUZK_EIO, "%s: cannot open", path), -1;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap) {
-            char *nb = cap < ((size_t)1 << 32) ? realloc(buf, 2 * cap + 1) : NULL;
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        cuzk_fail(err, bad ? CUZK_EIO : CUZK_ENOMEM, "%s: cannot read", path);
-        return -1;
-    }
-    buf[n] = 0;
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
-int cli_witness_from_inputs(const char *wasm, const char *input, const char *cache,
-                            uint8_t **image, size_t *size, uint32_t *n, double *load_s,
-                            double *calc_s, double *image_s) {
+/* The witness of |input| (input.json) for circuit |wasm| as a .wtns image
+ * (malloc'd, |*size| bytes, |*n| values), made straight from where the
+ * witness calculator wrote it, and the circuit load, calculation and image
+ * times; |verbose| also describes the circuit.  0, or 1 after printing the
+ * error. */
+static int witness_from_inputs(const char *wasm, const char *input, const char *cache,
+                               int verbose, uint8_t **image, size_t *size, uint32_t *n,
+                               double *load_s, double *calc_s, double *image_s) {
     cuzk_error err = {0};
     cuzk_wc_opts o = {.cache_dir = cache, .progress = progress_line};
     cuzk_wc_circuit *c = NULL;
@@ -84,7 +58,7 @@ int cli_witness_from_inputs(const char *wasm, const char *input, const char *cac
         goto done;
     }
     *load_s = (cli_now_ns() - t0) / 1e9;
-    if (cli_verbose)
+    if (verbose)
         fprintf(stderr, "cuzk: circuit %s: circom %s, %s, %u witness values, field products %s\n",
                 wasm, cuzk_wc_circuit_version(c),
                 cuzk_curve_snarkjs_name(cuzk_wc_circuit_curve(c)), cuzk_wc_circuit_n_witness(c),
@@ -132,10 +106,10 @@ done:
 
 static int calculate(int argc, char **argv) {
     const char *pos[3], *cache = NULL;
-    int npos = 0;
+    int npos = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v"))
-            cli_verbose++;
+            verbose++;
         else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
             cache = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1]) {
@@ -154,15 +128,15 @@ static int calculate(int argc, char **argv) {
     size_t size = 0;
     uint32_t n = 0;
     double load_s = 0, calc_s = 0, image_s = 0;
-    if (cli_witness_from_inputs(pos[0], pos[1], cache, &img, &size, &n, &load_s, &calc_s,
-                                &image_s))
+    if (witness_from_inputs(pos[0], pos[1], cache, verbose, &img, &size, &n, &load_s, &calc_s,
+                            &image_s))
         return 1;
     uint64_t t0 = cli_now_ns();
     cuzk_error err = {0};
     int rc = 0;
     if (cuzk_file_write_atomic(pos[2], img, size, &err) != CUZK_OK)
         rc = cli_fail("wtns", pos[2], &err);
-    if (cli_verbose && !rc)
+    if (verbose && !rc)
         fprintf(stderr, "cuzk wtns calculate: circuit load %.3f s | witness %.3f s (%u values) | "
                 "write %.3f s\n", load_s, calc_s, n, image_s + (cli_now_ns() - t0) / 1e9);
     free(img);

@@ -1,17 +1,21 @@
 /*
- * cuzk: the command line tool.  Dispatches to cli/cmd_*.c; every command
- * accepts --help.  Exit status 0 on success, 1 on failure (with a one-line
- * reason on stderr), 2 on a usage error.
+ * cuzk: the command line tool.  main and its command table, the top of
+ * cli/ (docs/INTERNALS.md): it calls the commands (cli/commands.h), which
+ * call the helpers below them (cli/cli.h); nothing calls back up here.
+ * Every command accepts --help.  Exit status 0 on success, 1 on failure
+ * (with a one-line reason on stderr), 2 on a usage error.
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/commands.h"
 #include "cuzk.h"
 
-int cli_verbose;
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_command;
 
 static const cli_command commands[] = {
     {"prove", "prove: zkey + witness -> proof.json + public.json", cmd_prove},
@@ -36,41 +40,6 @@ static void usage(FILE *f) {
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'cuzk <command> --help' describes a command.\n");
 }
-
-/* Whether |msg| already names |what| as a word of its own (the library's
- * readers put the path in their messages): then it is not said twice. */
-static int names(const char *msg, const char *what) {
-    size_t n = strlen(what);
-    for (const char *p = msg; n && (p = strstr(p, what)) != NULL; p++)
-        if ((p == msg || p[-1] == ' ') && strchr(": )", p[n]) != NULL)
-            return 1;
-    return 0;
-}
-
-int cli_fail(const char *cmd, const char *what, const cuzk_error *err) {
-    const char *msg =
-        err && err->msg[0] ? err->msg : cuzk_status_text(err ? err->status : CUZK_EINTERNAL);
-    if (names(msg, what))
-        fprintf(stderr, "cuzk %s: %s\n", cmd, msg);
-    else
-        fprintf(stderr, "cuzk %s: %s: %s\n", cmd, what, msg);
-    return 1;
-}
-
-int cli_wants_help(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return 1;
-    return 0;
-}
-
-uint64_t cli_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-int cli_stderr_tty(void) { return isatty(2); }
 
 int main(int argc, char **argv) {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
