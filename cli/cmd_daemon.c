@@ -238,10 +238,12 @@ static void print_status(FILE *out, const json_t *s, const cli_addr *addr) {
     json_object_foreach((json_t *)json_object_get(s, "in_flight"), stage, v)
         fprintf(out, " %s %.0f", stage, json_number_value(v));
     const json_t *jobs = json_object_get(s, "jobs");
-    fprintf(out, "\njobs: active %.0f, done %.0f, failed %.0f, cancelled %.0f, expired %.0f\n",
-           cli_json_num(jobs, "active", 0), cli_json_num(jobs, "done", 0),
-           cli_json_num(jobs, "failed", 0), cli_json_num(jobs, "cancelled", 0),
-           cli_json_num(jobs, "expired", 0));
+    fprintf(out,
+            "\njobs: active %.0f, draining %.0f, done %.0f, failed %.0f, cancelled %.0f, "
+            "expired %.0f\n",
+            cli_json_num(jobs, "active", 0), cli_json_num(jobs, "draining", 0),
+            cli_json_num(jobs, "done", 0), cli_json_num(jobs, "failed", 0),
+            cli_json_num(jobs, "cancelled", 0), cli_json_num(jobs, "expired", 0));
     const json_t *keys = json_object_get(s, "keys");
     fprintf(out, "keys: %zu\n", json_array_size(keys));
     if (json_array_size(keys))
