@@ -35,6 +35,15 @@
  *     job), which is how the tests see that.  The claim statement also
  *     returns the claimed partitions' bytes.  Results stay in the
  *     partition rows and are assembled in partition order when read.
+ *   - Job rows are signed: the inserting node writes an HMAC-SHA-256, under
+ *     a secret kept in a table only the daemons' role may read, over the
+ *     row's identity (job id, request id, content digest, key, partitions,
+ *     ...), and a row whose MAC is missing or wrong (a role granted
+ *     INSERT wrote it) is never claimed, attached to or reported as a job:
+ *     whatever meets it (a claim, a submit of its request id, a status,
+ *     result or cancel, a sweep every 2 s) sets it aside as foreign, which
+ *     frees its request id for the client it was squatting (fleet_mac.c).
+ *     Partition rows past a job's count are never claimed or read.
  *   - Schema version 1 leased whole jobs; version 2 sends the jobs a
  *     version-1 node was proving back to the queue and forbids a lease on
  *     a job row, so a version-1 node left running claims nothing.
@@ -162,6 +171,7 @@ cuzk_status cuzkd_fleet_start(cuzkd_server *srv, cuzk_error *err) {
     pthread_cond_init(&f->wait_cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&f->hash_lock, NULL);
+    pthread_mutex_init(&f->ids_lock, NULL);
     pthread_mutex_init(&f->snap_lock, NULL);
     snprintf(f->db_error, sizeof f->db_error, "not connected yet");
     f->down_since = time(NULL); /* unreachable until the first connection */
@@ -207,6 +217,7 @@ void cuzkd_fleet_stop(cuzkd_server *srv) {
         free(u);
     }
     json_decref(f->nodes);
+    json_decref(f->foreign);
     fleet_servable_free(&f->serv);
     fleet_warned_free(f);
     LOG_INFO("fleet", "node %s left the fleet: %llu job(s) committed, %llu lease(s) lost", f->node,
@@ -229,6 +240,8 @@ json_t *cuzkd_fleet_json(cuzkd_server *srv) {
     json_t *nodes = f->nodes ? json_deep_copy(f->nodes) : json_array();
     double age = f->last_ok_ns ? (cuzk_now_ns() - f->last_ok_ns) / 1e9 : -1;
     json_t *dberr = jtext(f->db_error);
+    json_int_t n_foreign = f->n_foreign;
+    json_t *foreign = f->foreign ? json_deep_copy(f->foreign) : json_array();
     int up = atomic_load(&f->connected);
     /* since when the database is out of reach: ISO time and seconds */
     json_t *since = json_null(), *since_s = json_null();
@@ -241,7 +254,8 @@ json_t *cuzkd_fleet_json(cuzkd_server *srv) {
         since_s = json_real((cuzk_now_ns() - f->down_since_ns) / 1e9);
     }
     pthread_mutex_unlock(&f->snap_lock);
-    return json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+    return json_pack("{s:s, s:b, s:s, s:o, s:o, s:o, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:o, s:o, "
+                     "s:o, s:I, s:o}",
                      "node", f->node, "connected", up, "database", up ? "connected" : "unreachable",
                      "unreachable_since", since, "unreachable_s", since_s, "db_error", dberr,
                      "snapshot_s_ago", age, "lease_s", (int)f->lease_s, "slots", (int)f->slots,
@@ -249,7 +263,8 @@ json_t *cuzkd_fleet_json(cuzkd_server *srv) {
                      (json_int_t)atomic_load(&f->claimed), "committed",
                      (json_int_t)atomic_load(&f->committed), "leases_lost",
                      (json_int_t)atomic_load(&f->lost), "queued_by_priority", q,
-                     "running_by_priority", run, "nodes", nodes);
+                     "running_by_priority", run, "nodes", nodes, "foreign_rows", n_foreign,
+                     "foreign", foreign);
 }
 
 char *cuzkd_fleet_metrics(cuzkd_server *srv) {
@@ -269,6 +284,7 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
             "cuzk_fleet_queue_jobs{state=\"running\",priority=\"%s\"} %lld\n",
             cuzkd_priority_names[p], (long long)f->queued[p], cuzkd_priority_names[p],
             (long long)f->running[p]);
+    long long n_foreign = f->n_foreign;
     size_t alive = 0;
     for (size_t i = 0; f->nodes && i < json_array_size(f->nodes); i++)
         alive += json_is_true(json_object_get(json_array_get(f->nodes, i), "alive"));
@@ -282,9 +298,12 @@ char *cuzkd_fleet_metrics(cuzkd_server *srv) {
         "# HELP cuzk_fleet_committed_total Fleet job partitions this node committed.\n"
         "# TYPE cuzk_fleet_committed_total counter\ncuzk_fleet_committed_total %llu\n"
         "# HELP cuzk_fleet_leases_lost_total Leases this node lost (cancelled or taken over).\n"
-        "# TYPE cuzk_fleet_leases_lost_total counter\ncuzk_fleet_leases_lost_total %llu\n",
+        "# TYPE cuzk_fleet_leases_lost_total counter\ncuzk_fleet_leases_lost_total %llu\n"
+        "# HELP cuzk_fleet_foreign_rows Job rows no fleet node wrote, set aside (last snapshot).\n"
+        "# TYPE cuzk_fleet_foreign_rows gauge\ncuzk_fleet_foreign_rows %lld\n",
         alive, atomic_load(&f->connected), (unsigned long long)atomic_load(&f->held_now),
-        (unsigned long long)atomic_load(&f->committed), (unsigned long long)atomic_load(&f->lost));
+        (unsigned long long)atomic_load(&f->committed), (unsigned long long)atomic_load(&f->lost),
+        n_foreign);
 #undef OUT
     if (len >= cap) {
         free(t);

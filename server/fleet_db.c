@@ -225,7 +225,21 @@ static const char *const migrations[] = {
     "  cuzk_fleet_nodes FROM PUBLIC;"
     "DO $$ BEGIN EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM PUBLIC',"
     "  pg_get_serial_sequence('cuzk_fleet_jobs', 'id')); END $$;",
+    /* 4: job rows are signed (fleet_mac.c).  The secret's table is the
+     * owner's alone, like the others; a job row without a MAC can no
+     * longer be inserted, so a version-3 node left running cannot make
+     * rows the others would take as foreign (its submits fail and say
+     * why).  The rows already there are signed after this step, in its
+     * transaction (fleet_secret_setup). */
+    "CREATE TABLE cuzk_fleet_secret (one bool PRIMARY KEY DEFAULT true CHECK (one),"
+    "  secret bytea NOT NULL);"
+    "REVOKE ALL ON cuzk_fleet_secret FROM PUBLIC;"
+    "ALTER TABLE cuzk_fleet_jobs ADD COLUMN mac text, ADD COLUMN foreign_rid text,"
+    "  ADD CONSTRAINT cuzk_fleet_jobs_signed CHECK (mac IS NOT NULL) NOT VALID;"
+    "CREATE INDEX cuzk_fleet_jobs_foreign ON cuzk_fleet_jobs (id) WHERE state = 'foreign';",
 };
+/* The first version whose job rows carry a MAC. */
+#define SCHEMA_SIGNED 4
 #define SCHEMA_VERSION (int)(sizeof migrations / sizeof migrations[0])
 
 /* Bring the schema to SCHEMA_VERSION.  Nodes starting together serialise
@@ -259,6 +273,8 @@ int fleet_migrate(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n) {
         if (ok)
             LOG_INFO("fleet", "schema: version %d applied", v + 1);
     }
+    if (ok)
+        ok = fleet_secret_setup(f, c, have < SCHEMA_SIGNED, why, why_n);
     if (ok && fleet_db_cmd(c, "COMMIT", why, why_n)) {
         atomic_store(&f->schema_ready, 1);
         return 1;

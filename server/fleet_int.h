@@ -2,13 +2,14 @@
  * The fleet's private parts, shared by fleet.c (start and stop, the
  * status snapshot), fleet_db.c (connections, statements, schema),
  * fleet_node.c (the node thread: claims, leases, outcomes), fleet_store.c
- * (the job store: submit, status, result, cancel) and fleet_rows.c (which
- * job rows a node may act on: keys, paths, circuits).  The design is in
+ * (the job store: submit, status, result, cancel), fleet_rows.c (which
+ * job rows a node may act on: keys, paths, circuits) and fleet_mac.c
+ * (which job rows the fleet wrote: their MACs).  The design is in
  * fleet.c's header.  They call one another downwards only: fleet.c ->
- * fleet_node.c -> fleet_rows.c -> fleet_db.c, and fleet_store.c ->
- * fleet_db.c (tests/test_server_layers.sh).
+ * fleet_node.c -> fleet_rows.c -> fleet_db.c -> fleet_mac.c, and
+ * fleet_store.c -> fleet_db.c (tests/test_server_layers.sh).
  *
- * Must not: be included by anything but those five files (the fleet's
+ * Must not: be included by anything but those six files (the fleet's
  * interface is fleet.h), nor without libpq.
  */
 #ifndef CUZKD_FLEET_INT_H
@@ -57,6 +58,17 @@ typedef struct cuzkd_fleet_job {
  * per connection: planning them each time cost about as much as running
  * them (docs/PERFORMANCE.md). */
 enum { PREP_NONE = -1, PREP_CLAIM, PREP_COMMIT, PREP_RENEW };
+
+/* The foreign-row sweep: open and ended job rows whose MAC is checked
+ * (besides every row a claim, submit or read meets), per pass and how
+ * often. */
+#define SWEEP_ROWS 500
+#define SWEEP_NS 2000000000ULL
+/* Job ids a submit draws from the sequence at a time (a row's MAC covers
+ * its id, so a node knows it before the insert). */
+#define ID_BATCH 32
+/* Bytes of the fleet's secret (fleet_mac.c). */
+#define FLEET_SECRET_BYTES 32
 
 /* Connections handlers may hold at once (beyond: they wait for one). */
 #define POOL_MAX 16
@@ -121,8 +133,30 @@ typedef struct warned {
     struct warned *next;
 } warned;
 
+/* What a job row's MAC covers (fleet_mac.c), as read by FLEET_MAC_COLS. */
+typedef struct fleet_row {
+    int64_t id;
+    const char *request_id, *content_sha, *key_id, *key_path, *key_sha;
+    int priority;
+    long long n_partitions;
+    int inputs;
+    const char *circuit, *submitted_by, *client;
+} fleet_row;
+
+/* The columns fleet_row_get and fleet_row_ours read, in this order, as
+ * text, the MAC last (FLEET_MAC_N columns); |p|: the table's alias and a
+ * dot, or "". */
+#define FLEET_MAC_COLS(p)                                                                     \
+    p "id::text, " p "request_id, " p "content_sha, " p "key_id, " p "key_path, " p "key_sha, " \
+    p "priority::text, " p "n_partitions::text, " p "inputs::text, " p "circuit, "          \
+    p "submitted_by, " p "client, " p "mac"
+#define FLEET_MAC_N 13
+
 struct cuzkd_fleet {
     cuzkd_server *srv;
+    /* the MAC key of job rows: set once, before schema_ready (fleet_mac.c) */
+    uint8_t secret[FLEET_SECRET_BYTES];
+    _Atomic int secret_set;
     char *conninfo;
     char node[128];
     unsigned lease_s, slots;
@@ -146,6 +180,11 @@ struct cuzkd_fleet {
     pthread_mutex_t hash_lock;
     key_hash *hashes;
 
+    /* job ids drawn for submits, not used yet */
+    pthread_mutex_t ids_lock;
+    int64_t ids[ID_BATCH];
+    unsigned n_ids;
+
     /* the fleet thread's own; wake[]: a non-blocking pipe the engine's
      * end-of-job call of a held job writes to (held_ended) */
     int wake[2];
@@ -157,7 +196,8 @@ struct cuzkd_fleet {
     uint64_t serv_ns;
     warned *warned; /* row paths this node refused, said once each */
     unsigned n_warned;
-    uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns;
+    uint64_t backoff_ms, next_connect_ns, last_beat_ns, last_claim_ns, last_sweep_ns;
+    int64_t sweep_from; /* the foreign-row sweep's place (job id) */
     int want_claim, want_renew, ever_connected;
     unsigned prepared; /* the statements (PREP_*) prepared on conn */
 
@@ -167,6 +207,8 @@ struct cuzkd_fleet {
     pthread_mutex_t snap_lock;
     json_t *nodes;        /* array */
     int64_t queued[4], running[4];
+    int64_t n_foreign; /* rows moved aside as foreign */
+    json_t *foreign;   /* the latest of them (array) */
     char db_error[256];
     uint64_t last_ok_ns;
     /* the database link, for status and healthz: 0 while connected, else
@@ -227,6 +269,22 @@ void fleet_db_lost(cuzkd_fleet *f, const char *what, const char *why);
 /* fleet_db.c: the SHA-256 of the file at |path|, computed once per file
  * identity; 0 when it cannot be read as a regular file. */
 int fleet_key_sha(cuzkd_fleet *f, const char *path, char out[65]);
+
+/* fleet_mac.c: the MAC of a row's identity under the fleet's secret;
+ * the row at |row| of |q| whose columns from |col| are FLEET_MAC_COLS, as
+ * a fleet_row (its strings are |q|'s); whether that row's MAC is right
+ * (1: a node wrote it).  fleet_quarantine: move the foreign row read as
+ * |q|'s |row| aside on |c| (state 'foreign', a new request id, the old in
+ * foreign_rid); 1 when this call did (and logged it, saying |found|).
+ * fleet_secret_setup: the secret into f->secret, made first and the rows
+ * written before it signed when |migrated| (the schema just reached the
+ * version with MACs), in the caller's transaction. */
+void fleet_mac_job(const cuzkd_fleet *f, const fleet_row *r, char out[65]);
+void fleet_row_get(const PGresult *q, int row, int col, fleet_row *r);
+int fleet_row_ours(const cuzkd_fleet *f, const PGresult *q, int row, int col);
+int fleet_quarantine(cuzkd_fleet *f, PGconn *c, const PGresult *q, int row, int col,
+                     const char *found);
+int fleet_secret_setup(cuzkd_fleet *f, PGconn *c, int migrated, char *why, size_t why_n);
 
 /* fleet_node.c's: the node thread's connection (again), and the thread. */
 void fleet_try_connect(cuzkd_fleet *f);

@@ -325,8 +325,15 @@ static void release_free(void *ctx, const void *data) {
 }
 
 /* Prove a claimed partition (row |row| of the claim; its bytes in column
- * 11) as an engine job of one partition. */
+ * 10, the row's identity and MAC from CLAIM_MAC) as an engine job of one
+ * partition.  One of a job row no node wrote is not proved: the row is
+ * moved aside. */
+#define CLAIM_MAC 11
 static void start_claimed(cuzkd_fleet *f, PGresult *cl, int row) {
+    if (!fleet_row_ours(f, cl, row, CLAIM_MAC)) {
+        fleet_quarantine(f, f->conn, cl, row, CLAIM_MAC, "a claim");
+        return;
+    }
     held *h = calloc(1, sizeof *h);
     if (!h)
         return;
@@ -457,6 +464,7 @@ static void claim(cuzkd_fleet *f) {
             "  WHERE j.state IN ('queued', 'running') AND (j.key_id, j.key_sha, j.inputs,"
             "  j.circuit) IN (SELECT * FROM unnest($5::text[], $3::text[], $6::bool[],"
             "  $7::text[]))"
+            "  AND p.idx >= 0 AND p.idx < j.n_partitions"
             "  AND (p.state = 'queued' OR (p.state = 'running' AND p.lease_until < now()))"
             "  ORDER BY j.priority DESC, j.created, j.id, p.idx LIMIT $4::int"
             "  FOR UPDATE OF p SKIP LOCKED),"
@@ -470,7 +478,8 @@ static void claim(cuzkd_fleet *f) {
             " SELECT j.id::text, u.lease_epoch::text, j.request_id, j.key_id, j.key_sha,"
             "  j.priority::text, j.inputs::text, j.circuit, u.idx::text,"
             "  (CASE WHEN j.deadline IS NULL THEN -1 ELSE greatest(0,"
-            "  (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END)::text, u.data"
+            "  (extract(epoch FROM j.deadline - now()) * 1000)::bigint) END)::text, u.data, "
+            FLEET_MAC_COLS("j.")
             " FROM u JOIN cuzk_fleet_jobs j ON j.id = u.job_id"
             " ORDER BY j.priority DESC, j.created, j.id, u.idx",
             7, v, NULL, NULL, 1);
@@ -485,6 +494,49 @@ static void claim(cuzkd_fleet *f) {
             return;
         f->serv_ns = 0; /* nothing with an old list: look again with a fresh one */
     }
+}
+
+/* Look at the MACs of the next SWEEP_ROWS job rows not set aside yet
+ * (open and ended, in id order, round and round), so that a row no node
+ * wrote is found even when nothing claims or reads it (a key no node has,
+ * a row made ended). */
+static void sweep_foreign(cuzkd_fleet *f) {
+    char from[24], lim[16];
+    snprintf(from, sizeof from, "%lld", (long long)f->sweep_from);
+    snprintf(lim, sizeof lim, "%d", SWEEP_ROWS);
+    const char *v[2] = {from, lim};
+    PGresult *q = fleet_tq(f, "foreign rows",
+                           "SELECT " FLEET_MAC_COLS("") " FROM cuzk_fleet_jobs"
+                           " WHERE id > $1::bigint AND state <> 'foreign' ORDER BY id LIMIT $2::int",
+                           2, v, NULL, NULL, 0);
+    if (!q)
+        return;
+    int n = PQntuples(q);
+    for (int i = 0; i < n && f->conn; i++)
+        if (!fleet_row_ours(f, q, i, 0))
+            fleet_quarantine(f, f->conn, q, i, 0, "the sweep");
+    f->sweep_from = n == SWEEP_ROWS ? atoll(PQgetvalue(q, n - 1, 0)) : 0;
+    PQclear(q);
+}
+
+/* The rows set aside as foreign, for the status: how many, the latest. */
+static void foreign_snapshot(cuzkd_fleet *f) {
+    PGresult *q = fleet_tq(f, "status",
+                           "SELECT count(*), coalesce((SELECT json_agg(x) FROM (SELECT id AS job_id,"
+                           " foreign_rid AS request_id, key_id AS key, submitted_by, done_by AS"
+                           " found_by, finished AS found FROM cuzk_fleet_jobs WHERE state ="
+                           " 'foreign' ORDER BY id DESC LIMIT 5) x), '[]') FROM cuzk_fleet_jobs"
+                           " WHERE state = 'foreign'",
+                           0, NULL, NULL, NULL, 0);
+    if (!q)
+        return;
+    json_t *latest = json_loads(PQgetvalue(q, 0, 1), 0, NULL);
+    pthread_mutex_lock(&f->snap_lock);
+    f->n_foreign = atoll(PQgetvalue(q, 0, 0));
+    json_decref(f->foreign);
+    f->foreign = latest;
+    pthread_mutex_unlock(&f->snap_lock);
+    PQclear(q);
 }
 
 /* Heartbeat row, expired deadlines, status snapshot. */
@@ -567,6 +619,13 @@ static void beat(cuzkd_fleet *f) {
     }
     PQclear(nodes);
     PQclear(queue);
+    uint64_t now = cuzk_now_ns();
+    if (f->conn && now - f->last_sweep_ns >= SWEEP_NS) {
+        f->last_sweep_ns = now;
+        sweep_foreign(f);
+    }
+    if (f->conn)
+        foreign_snapshot(f);
 }
 
 /* (Re)connect: LISTEN, schema, and on the first connection the leases a

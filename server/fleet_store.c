@@ -49,41 +49,193 @@ typedef struct submit_out {
     char why[512];
 } submit_out;
 
+/* A job id from the sequence, drawn ID_BATCH at a time (a row's MAC
+ * covers its id, so the node knows it before the insert).  0 and |why| on
+ * failure. */
+static int64_t take_id(cuzkd_fleet *f, PGconn *c, char *why, size_t why_n) {
+    pthread_mutex_lock(&f->ids_lock);
+    int64_t id = f->n_ids ? f->ids[--f->n_ids] : 0;
+    pthread_mutex_unlock(&f->ids_lock);
+    if (id)
+        return id;
+    char n[16];
+    snprintf(n, sizeof n, "%d", ID_BATCH);
+    const char *v = n;
+    PGresult *q = fleet_db_exec(c,
+                                "SELECT nextval(pg_get_serial_sequence('cuzk_fleet_jobs', 'id'))"
+                                " FROM generate_series(1, $1::int) ORDER BY 1",
+                                1, &v, NULL, NULL, 0, why, why_n);
+    if (!q)
+        return 0;
+    int rows = PQntuples(q);
+    id = rows ? atoll(PQgetvalue(q, 0, 0)) : 0;
+    pthread_mutex_lock(&f->ids_lock);
+    /* kept so that the lowest is used next (ids follow the submit order) */
+    for (int i = rows - 1; i >= 1 && f->n_ids < ID_BATCH; i--)
+        f->ids[f->n_ids++] = atoll(PQgetvalue(q, i, 0));
+    pthread_mutex_unlock(&f->ids_lock);
+    PQclear(q);
+    if (!id)
+        snprintf(why, why_n, "the job id sequence gave nothing");
+    return id;
+}
+
+/* The row a submit writes, signed: its id (new from the sequence), its
+ * request id (the client's, else fleet-<id>) and its MAC. */
+typedef struct signed_row {
+    char id[24], rid[CUZK_ID_MAX + 32], mac[65];
+} signed_row;
+
+static int sign_submit(cuzkd_fleet *f, PGconn *c, const char *client, const cuzkd_fleet_job *j,
+                       const char *content, const char *ksha, signed_row *sr, char *why,
+                       size_t why_n) {
+    int64_t id = take_id(f, c, why, why_n);
+    if (!id)
+        return 0;
+    snprintf(sr->id, sizeof sr->id, "%lld", (long long)id);
+    if (j->request_id)
+        snprintf(sr->rid, sizeof sr->rid, "%s", j->request_id);
+    else
+        snprintf(sr->rid, sizeof sr->rid, "fleet-%lld", (long long)id);
+    fleet_row r = {id, sr->rid, content, j->key->id, j->key->path, ksha, (int)j->priority & 3,
+                   (long long)j->n, j->n && j->w[0].input_json, j->circuit ? j->circuit : "",
+                   f->node, client};
+    fleet_mac_job(f, &r, sr->mac);
+    return 1;
+}
+
+/* The row holding request id |v[0]| or job id |v[12]| that kept a submit
+ * from inserting (FOR UPDATE; state after FLEET_MAC_COLS): 'r' the request
+ * id's row (*row its index), 'i' only a row at the id drawn (not ours: the
+ * id is taken), 'n' neither (deleted meanwhile), 0 on failure. */
+static int taken_by(PGconn *c, const char *const *v, PGresult **old, int *row, char *why,
+                    size_t why_n) {
+    *old = fleet_db_exec(c,
+                         "SELECT " FLEET_MAC_COLS("") ", state FROM cuzk_fleet_jobs"
+                         " WHERE request_id = $1 OR id = $2::bigint FOR UPDATE",
+                         2, (const char *const[]){v[0], v[12]}, NULL, NULL, 0, why, why_n);
+    if (!*old)
+        return 0;
+    int kind = 'n';
+    for (int i = 0; i < PQntuples(*old); i++) {
+        if (!strcmp(PQgetvalue(*old, i, 1), v[0])) {
+            *row = i;
+            return 'r';
+        }
+        kind = 'i';
+    }
+    return kind;
+}
+
+/* A submit's insert met a conflict (in its transaction): the request id
+ * is taken, or the job id drawn.  The same content attaches ('a'); a job
+ * of that id that failed, was cancelled or expired is replaced (as the
+ * engine does), a row no node wrote is moved aside and never attached to,
+ * a job id some other writer took makes a new one: insert again ('i');
+ * other content is refused ('m', o->mismatch); 'f' on failure. */
+static int decide_taken(cuzkd_fleet *f, PGconn *c, const char *client, const cuzkd_fleet_job *j,
+                        const char *content, const char *ksha, const char *const *v,
+                        signed_row *sr, submit_out *o) {
+    char *why = o->why;
+    size_t why_n = sizeof o->why;
+    PGresult *old;
+    int r = 0, kind = taken_by(c, v, &old, &r, why, why_n);
+    if (!kind)
+        return 'f';
+    if (kind != 'r') {
+        PQclear(old);
+        return kind == 'i' && !sign_submit(f, c, client, j, content, ksha, sr, why, why_n) ? 'f'
+                                                                                         : 'i';
+    }
+    if (!fleet_row_ours(f, old, r, 0)) {
+        fleet_quarantine(f, c, old, r, 0, "a submit of its request id");
+        PQclear(old);
+        return 'i';
+    }
+    const char *state = PQgetvalue(old, r, FLEET_MAC_N);
+    if (!strcmp(state, "failed") || !strcmp(state, "cancelled") || !strcmp(state, "expired")) {
+        PGresult *d = fleet_db_exec(c, "DELETE FROM cuzk_fleet_jobs WHERE id = $1::bigint", 1,
+                                    (const char *const[]){PQgetvalue(old, r, 0)}, NULL, NULL, 0,
+                                    why, why_n);
+        PQclear(old);
+        PQclear(d);
+        return d ? 'i' : 'f';
+    }
+    o->id = atoll(PQgetvalue(old, r, 0));
+    snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(old, r, 1));
+    int same = !strcmp(PQgetvalue(old, r, 2), content);
+    if (!same)
+        /* as the engine says it: another key or number of partitions is a
+         * mismatch, the same with other witnesses a conflict */
+        o->mismatch = strcmp(PQgetvalue(old, r, 5), ksha) ||
+                              atoll(PQgetvalue(old, r, 7)) != (long long)j->n
+                          ? 1
+                          : 2;
+    else
+        o->attached = 1;
+    PQclear(old);
+    return same ? 'a' : 'm';
+}
+
+/* The partition rows of job |id|, in the submit's transaction. */
+static int insert_parts(PGconn *c, const char *id, size_t n, const part *parts, char *why,
+                        size_t why_n) {
+    for (size_t i = 0; i < n; i++) {
+        char idx[24];
+        snprintf(idx, sizeof idx, "%zu", i);
+        const char *pv[3] = {id, idx, parts[i].p};
+        int pl[3] = {0, 0, (int)parts[i].n}, pf[3] = {0, 0, 1};
+        PGresult *pr = fleet_db_exec(c,
+                                     "INSERT INTO cuzk_fleet_parts (job_id, idx, data) "
+                                     "VALUES ($1::bigint, $2::int, $3::bytea)",
+                                     3, pv, pl, pf, 0, why, why_n);
+        if (!pr)
+            return 0;
+        PQclear(pr);
+    }
+    return 1;
+}
+
 static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, const char *client, const cuzkd_fleet_job *j,
                            const part *parts, const char *content, const char *ksha,
                            submit_out *o) {
     char prio[8], dl[24], np[24], *why = o->why;
     size_t why_n = sizeof o->why;
+    signed_row sr;
+    if (!sign_submit(f, c, client, j, content, ksha, &sr, why, why_n))
+        return fleet_conn_bad(c) ? TX_RETRY : TX_FAIL;
     snprintf(prio, sizeof prio, "%d", (int)j->priority & 3);
     snprintf(dl, sizeof dl, "%llu", (unsigned long long)j->deadline_ms);
     snprintf(np, sizeof np, "%zu", j->n);
     int inputs = j->n && j->w[0].input_json;
-#define INSERT_JOB                                                                                 \
-    "INSERT INTO cuzk_fleet_jobs (id, request_id, content_sha, key_id, key_path, key_sha, "       \
-    "  priority, deadline, n_partitions, inputs, circuit, submitted_by, client) "                 \
-    "SELECT n.id, coalesce($1::text, 'fleet-' || n.id), $2::text, $3::text, $4::text, $5::text,"  \
-    "  $6::int, CASE WHEN $7::bigint > 0 THEN now() + $7::bigint * interval '1 millisecond' END," \
-    "  $8::int, $9::bool, $10::text, $11::text, $12::text FROM n "                                \
-    "ON CONFLICT (request_id) DO NOTHING RETURNING id, request_id"
-#define NEXT_ID "n AS (SELECT nextval(pg_get_serial_sequence('cuzk_fleet_jobs', 'id')) AS id)"
-    const char *ins = "WITH " NEXT_ID " " INSERT_JOB;
-    const char *v[13] = {j->request_id, content,   j->key->id, j->key->path,
-                         ksha,          prio,      dl,         np,
-                         inputs ? "t" : "f", j->circuit ? j->circuit : "", f->node, client,
+    /* Any conflict (the request id, or an id some other writer took) is
+     * looked at below. */
+    const char *ins =
+        "INSERT INTO cuzk_fleet_jobs (id, request_id, content_sha, key_id, key_path, key_sha,"
+        "  priority, deadline, n_partitions, inputs, circuit, submitted_by, client, mac) "
+        "VALUES ($13::bigint, $1::text, $2::text, $3::text, $4::text, $5::text,"
+        "  $6::int, CASE WHEN $7::bigint > 0 THEN now() + $7::bigint * interval '1 millisecond' END,"
+        "  $8::int, $9::bool, $10::text, $11::text, $12::text, $14::text) "
+        "ON CONFLICT DO NOTHING RETURNING id, request_id";
+    const char *v[15] = {sr.rid,  content,  j->key->id, j->key->path, ksha,
+                         prio,    dl,       np,         inputs ? "t" : "f",
+                         j->circuit ? j->circuit : "", f->node, client, sr.id, sr.mac,
                          parts[0].p};
     PGresult *res = NULL;
     if (j->n == 1) {
         /* One partition and a new id (the usual case): one statement, its
          * own transaction: job, partition and NOTIFY in one round trip. */
-        int len[13] = {0}, fmt[13] = {0};
-        len[12] = (int)parts[0].n, fmt[12] = 1;
-        res = fleet_db_exec(c,
-                      "WITH " NEXT_ID ", j AS (" INSERT_JOB "),"
-                      " p AS (INSERT INTO cuzk_fleet_parts (job_id, idx, data)"
-                      "  SELECT id, 0, $13::bytea FROM j),"
-                      " t AS (SELECT pg_notify('cuzk_fleet', 'n') FROM j)"
-                      " SELECT id, request_id, (SELECT count(*) FROM t) FROM j",
-                      13, v, len, fmt, 0, why, why_n);
+        int len[15] = {0}, fmt[15] = {0};
+        len[14] = (int)parts[0].n, fmt[14] = 1;
+        char one[2048];
+        snprintf(one, sizeof one,
+                 "WITH j AS (%s),"
+                 " p AS (INSERT INTO cuzk_fleet_parts (job_id, idx, data)"
+                 "  SELECT id, 0, $15::bytea FROM j),"
+                 " t AS (SELECT pg_notify('cuzk_fleet', 'n') FROM j)"
+                 " SELECT id, request_id, (SELECT count(*) FROM t) FROM j",
+                 ins);
+        res = fleet_db_exec(c, one, 15, v, len, fmt, 0, why, why_n);
         if (!res)
             return fleet_conn_bad(c) ? TX_RETRY : TX_FAIL;
         if (PQntuples(res) == 1) {
@@ -95,80 +247,35 @@ static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, const char *client, const 
         PQclear(res); /* the id is taken: decided below */
         res = NULL;
     }
-#undef INSERT_JOB
-#undef NEXT_ID
     if (!fleet_db_cmd(c, "BEGIN", why, why_n))
         return TX_RETRY;
-    for (int round = 0; round < 2; round++) {
-        if (!(res = fleet_db_exec(c, ins, 12, v, NULL, NULL, 0, why, why_n)))
+    for (int round = 0; round < 4; round++) {
+        if (!(res = fleet_db_exec(c, ins, 14, v, NULL, NULL, 0, why, why_n)))
             goto fail;
         if (PQntuples(res) == 1)
             break;
         PQclear(res);
         res = NULL;
-        /* The id is taken: the same content attaches; a job of that id
-         * that failed, was cancelled or expired is replaced (as the engine
-         * does); other content is refused. */
-        const char *sel = "SELECT id, request_id, content_sha, state, key_sha, n_partitions FROM cuzk_fleet_jobs "
-                          "WHERE request_id = $1 FOR UPDATE";
-        PGresult *old = fleet_db_exec(c, sel, 1, v, NULL, NULL, 0, why, why_n);
-        if (!old)
+        int d = decide_taken(f, c, client, j, content, ksha, v, &sr, o);
+        if (d == 'f')
             goto fail;
-        if (PQntuples(old) != 1) { /* deleted meanwhile: insert again */
-            PQclear(old);
-            continue;
-        }
-        const char *state = PQgetvalue(old, 0, 3);
-        if (!strcmp(state, "failed") || !strcmp(state, "cancelled") || !strcmp(state, "expired")) {
-            PGresult *d = fleet_db_exec(c, "DELETE FROM cuzk_fleet_jobs WHERE id = $1::bigint", 1,
-                                  (const char *const[]){PQgetvalue(old, 0, 0)}, NULL, NULL, 0, why,
-                                  why_n);
-            PQclear(old);
-            if (!d)
-                goto fail;
-            PQclear(d);
-            continue;
-        }
-        o->id = atoll(PQgetvalue(old, 0, 0));
-        snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(old, 0, 1));
-        if (strcmp(PQgetvalue(old, 0, 2), content)) {
-            /* as the engine says it: another key or number of partitions
-             * is a mismatch, the same with other witnesses a conflict */
-            o->mismatch = strcmp(PQgetvalue(old, 0, 4), ksha) ||
-                                  atoll(PQgetvalue(old, 0, 5)) != (long long)j->n
-                              ? 1
-                              : 2;
-            PQclear(old);
+        if (d == 'a')
+            return fleet_db_cmd(c, "COMMIT", why, why_n) ? TX_OK : TX_RETRY;
+        if (d == 'm') {
             fleet_db_cmd(c, "ROLLBACK", why, why_n);
             return TX_OK;
         }
-        PQclear(old);
-        o->attached = 1;
-        return fleet_db_cmd(c, "COMMIT", why, why_n) ? TX_OK : TX_RETRY;
     }
     if (!res) {
-        snprintf(why, why_n, "request id %s: the job was replaced concurrently", j->request_id);
+        snprintf(why, why_n, "request id %s: the job was replaced concurrently", sr.rid);
         goto fail;
     }
     o->id = atoll(PQgetvalue(res, 0, 0));
     snprintf(o->request_id, sizeof o->request_id, "%s", PQgetvalue(res, 0, 1));
-    char idtext[24];
-    snprintf(idtext, sizeof idtext, "%lld", (long long)o->id);
     PQclear(res);
-    for (size_t i = 0; i < j->n; i++) {
-        char idx[24];
-        snprintf(idx, sizeof idx, "%zu", i);
-        const char *pv[3] = {idtext, idx, parts[i].p};
-        int pl[3] = {0, 0, (int)parts[i].n}, pf[3] = {0, 0, 1};
-        PGresult *pr = fleet_db_exec(c,
-                               "INSERT INTO cuzk_fleet_parts (job_id, idx, data) "
-                               "VALUES ($1::bigint, $2::int, $3::bytea)",
-                               3, pv, pl, pf, 0, why, why_n);
-        if (!pr)
-            goto fail;
-        PQclear(pr);
-    }
-    if (!fleet_db_cmd(c, "SELECT pg_notify('cuzk_fleet', 'n')", why, why_n) ||
+    res = NULL;
+    if (!insert_parts(c, sr.id, j->n, parts, why, why_n) ||
+        !fleet_db_cmd(c, "SELECT pg_notify('cuzk_fleet', 'n')", why, why_n) ||
         !fleet_db_cmd(c, "COMMIT", why, why_n))
         goto fail;
     return TX_OK;
@@ -298,13 +405,19 @@ out:
 /* A job's row with what its partitions say: the node (the one that ended
  * it, else one proving a partition), the most claims of a partition, and
  * the partitions done. */
-#define PARTS "FROM cuzk_fleet_parts p WHERE p.job_id = cuzk_fleet_jobs.id"
+/* (a partition row past the job's count was not written with it: no node
+ * wrote it, and it is never read as the job's) */
+#define PARTS                                                                                 \
+    "FROM cuzk_fleet_parts p WHERE p.job_id = cuzk_fleet_jobs.id AND p.idx >= 0"              \
+    " AND p.idx < cuzk_fleet_jobs.n_partitions"
 #define JOB_COLS                                                                              \
     "id, request_id, key_id, state, priority, status, error, n_partitions,"                   \
     " (extract(epoch FROM now() - created) * 1000)::bigint, coalesce(done_by,"               \
     " (SELECT min(p.lease_owner) " PARTS " AND p.state = 'running'), ''),"                   \
     " greatest(attempts, (SELECT max(p.attempts) " PARTS ")), simulated, submitted_by,"      \
-    " (SELECT count(*) " PARTS " AND p.state = 'done')"
+    " (SELECT count(*) " PARTS " AND p.state = 'done'), " FLEET_MAC_COLS("")
+/* The column of JOB_COLS where FLEET_MAC_COLS start. */
+#define JOB_MAC 14
 /* A done job's proofs, in partition order (a job ended before claims
  * were per partition keeps them in its own row). */
 #define RESULT_JSON                                                                           \
@@ -348,6 +461,22 @@ static int db_failed(cuzkd_refusal *no, const char *why) {
     return cuzkd_refuse(no, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", why);
 }
 
+/* The row |q| (FLEET_MAC_COLS from |col|) under |rid| was not written by a node: moved
+ * aside (its request id is free again), and not a job of the fleet. */
+static int foreign(cuzkd_fleet *f, PGresult *q, int col, const char *rid, const char *found,
+                   cuzkd_refusal *no) {
+    char why[256] = "";
+    PGconn *c = fleet_pool_get(f, cuzk_now_ns() + DB_WAIT_MS * 1000000ULL, why, sizeof why);
+    if (c)
+        fleet_quarantine(f, c, q, 0, col, found);
+    fleet_pool_put(f, c);
+    PQclear(q);
+    return cuzkd_refuse(no, 404, "ENOTFOUND",
+                        "no job with request id '%s' in the fleet (a row no fleet node wrote "
+                        "held that id: it is set aside as foreign)",
+                        rid);
+}
+
 static int terminal(const char *state) {
     return strcmp(state, "queued") && strcmp(state, "running");
 }
@@ -378,6 +507,8 @@ static int fleet_status(cuzkd_server *srv, const char *rid, json_t **doc, cuzkd_
         return db_failed(no, why);
     if (!q)
         return not_found(no, rid);
+    if (!fleet_row_ours(srv->fleet, q, 0, JOB_MAC))
+        return foreign(srv->fleet, q, JOB_MAC, rid, "a status read", no);
     *doc = row_json(q);
     PQclear(q);
     return 1;
@@ -470,6 +601,8 @@ static int fleet_result(cuzkd_server *srv, const char *rid, uint64_t timeout_ms,
             return db_failed(no, why);
         if (!q)
             return not_found(no, rid);
+        if (!fleet_row_ours(f, q, 0, JOB_MAC))
+            return foreign(f, q, JOB_MAC, rid, "a result read", no);
         if (terminal(PQgetvalue(q, 0, 3)))
             return ended_result(f, rid, q, raw, out, no);
         if (cuzk_now_ns() >= end || atomic_load(&srv->stopping))
@@ -489,6 +622,16 @@ static int fleet_cancel(cuzkd_server *srv, const char *rid, const char *client, 
     char why[256] = "";
     uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
     int cancelled = -1;
+    PGresult *q0;
+    if (!job_row(f, rid, FLEET_MAC_COLS(""), 0, until, &q0, why, sizeof why))
+        return db_failed(no, why);
+    if (!q0)
+        return not_found(no, rid);
+    if (!fleet_row_ours(f, q0, 0, 0))
+        return foreign(f, q0, 0, rid, "a cancel", no);
+    char id[24];
+    snprintf(id, sizeof id, "%s", PQgetvalue(q0, 0, 0));
+    PQclear(q0);
     while (cancelled < 0) {
         PGconn *c = fleet_pool_get(f, until, why, sizeof why);
         if (!c)
@@ -497,11 +640,11 @@ static int fleet_cancel(cuzkd_server *srv, const char *rid, const char *client, 
                               "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'cancelled',"
                               "  status = 'ECANCELLED', error = 'cancelled', finished = now(),"
                               "  lease_until = NULL"
-                              "  WHERE request_id = $1 AND state IN ('queued', 'running')"
-                              "  RETURNING id) "
+                              "  WHERE request_id = $1 AND id = $2::bigint"
+                              "  AND state IN ('queued', 'running') RETURNING id) "
                               "SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'c') FROM u) "
                               "FROM u",
-                              1, &rid, NULL, NULL, 0, why, sizeof why);
+                              2, (const char *const[]){rid, id}, NULL, NULL, 0, why, sizeof why);
         int bad = !q && fleet_conn_bad(c);
         fleet_pool_put(f, c);
         if (q) {

@@ -78,8 +78,8 @@ for n in A B C D; do
   eval 'launch $n "${flags_'$n'[@]}"'
 done
 for n in A B C D; do healthy $n; done
-check "schema versions recorded" "$(psql_q 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2,3
-check "fleet tables" "$(psql_q "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk_fleet_%'")" 5
+check "schema versions recorded" "$(psql_q 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2,3,4
+check "fleet tables" "$(psql_q "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk_fleet_%'")" 6
 for n in A B C D; do
   grep -q "node $n joined the fleet" "$tmp/$n.log" || bad "node $n did not join: $(grep fleet "$tmp/$n.log" | tail -3)"
 done
@@ -92,11 +92,15 @@ wait_for 10 status_is 'j.fleet && j.fleet.connected && j.fleet.nodes.length == 4
 # them): a key path that is not a regular file is never opened in a way
 # that blocks or reads forever; the row fails, and the nodes keep serving.
 mkfifo "$tmp/fifo.zkey"
+# (signed as a node signs its rows: tests/fleet/pg.sh, fleet_mac)
 for k in /dev/zero "$tmp/fifo.zkey"; do
-  psql_q "WITH j AS (INSERT INTO cuzk_fleet_jobs (request_id, content_sha, key_id, key_path,
-            key_sha, priority, n_partitions, inputs, submitted_by, parts_left)
-          VALUES ('notkey-$(basename "$k")', 'x', '$k', '$k', repeat('0', 64), 1, 1, false,
-            'elsewhere', 1) RETURNING id)
+  id=$(psql_q "SELECT nextval('cuzk_fleet_jobs_id_seq')")
+  zeros=0000000000000000000000000000000000000000000000000000000000000000
+  mac=$(fleet_mac "$id" "notkey-$(basename "$k")" x "$k" "$k" $zeros 1 1 f "" elsewhere "")
+  psql_q "WITH j AS (INSERT INTO cuzk_fleet_jobs (id, request_id, content_sha, key_id, key_path,
+            key_sha, priority, n_partitions, inputs, submitted_by, parts_left, mac)
+          VALUES ($id, 'notkey-$(basename "$k")', 'x', '$k', '$k', '$zeros', 1, 1, false,
+            'elsewhere', 1, '$mac') RETURNING id)
           INSERT INTO cuzk_fleet_parts (job_id, idx, data) SELECT id, 0, '\x00'::bytea FROM j" ||
     bad "cannot insert a job row naming $k"
 done
@@ -530,7 +534,7 @@ pg_dsn=$dsn_main
 healthy F
 healthy G
 check "version-1 database migrated" \
-  "$(psql -X -A -t -q "$dsn1" -c 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2,3
+  "$(psql -X -A -t -q "$dsn1" -c 'SELECT string_agg(version::text, $$,$$ ORDER BY version) FROM cuzk_fleet_schema')" 1,2,3,4
 SOCK=${sock[F]}
 for id in v1-queued v1-running v1-done; do
   expect 200 -- "/v1/jobs/$id/result?timeout_ms=60000"

@@ -9,6 +9,7 @@
 # use it) and $pg_admin.
 # pg_stop / pg_restart: stop (fast) / restart the server.
 # psql_q SQL: one value, as text.
+# fleet_mac ...: the MAC of a job row (below).
 
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ] || ! command -v psql >/dev/null; then
@@ -55,3 +56,16 @@ psql_q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$pg_dsn" -c "$1"; }
 # Stop the server whatever happens (before lib.sh's cleanup removes $tmp).
 pg_cleanup_chain=$(trap -p EXIT | sed "s/^trap -- '//; s/' EXIT\$//")
 trap 'pg_stop; '"$pg_cleanup_chain" EXIT
+
+# fleet_mac ID RID CONTENT_SHA KEY_ID KEY_PATH KEY_SHA PRIORITY N INPUTS(t|f)
+# CIRCUIT SUBMITTED_BY CLIENT: the MAC a node writes into a job row of the
+# database $pg_dsn (server/fleet_mac.c), computed here with Python's HMAC,
+# from the secret the tables' owner reads: how a test makes a row the
+# fleet takes as its own.
+fleet_mac() {
+  python3 - "$(psql_q "SELECT encode(secret, 'hex') FROM cuzk_fleet_secret")" "$@" <<'PY'
+import hashlib, hmac, sys
+msg = b"".join(f.encode() + b"\0" for f in ["cuzk-fleet-job-v1"] + sys.argv[2:])
+print(hmac.new(bytes.fromhex(sys.argv[1]), msg, hashlib.sha256).hexdigest())
+PY
+}
