@@ -208,6 +208,20 @@ static void print_fleet(FILE *out, const json_t *f) {
                100 * cli_json_num(n, "busy", 0), cli_json_num(n, "proofs", 0),
                cli_json_num(n, "jobs_done", 0), cli_json_num(n, "held", 0));
     }
+    /* rows no node wrote, set aside (docs/DAEMON.md, "Rows no node wrote"):
+     * said only when there are some, for the operator to look at */
+    double nf = cli_json_num(f, "foreign_rows", 0);
+    if (nf > 0) {
+        fprintf(out, "fleet: %.0f FOREIGN row(s) set aside (written by no node); latest:\n", nf);
+        json_array_foreach(json_object_get(f, "foreign"), i, n) {
+            char rid[256], key[256], by[256];
+            fprintf(out, "  job %.0f request id %s key %s submitted_by %s\n",
+                    cli_json_num(n, "job_id", 0),
+                    cli_escape(cli_json_str(n, "request_id", "?"), rid, sizeof rid),
+                    cli_escape(cli_json_str(n, "key", "?"), key, sizeof key),
+                    cli_escape(cli_json_str(n, "submitted_by", "?"), by, sizeof by));
+        }
+    }
 }
 
 static void print_status(FILE *out, const json_t *s, const cli_addr *addr) {

@@ -151,6 +151,9 @@ wait_for 10 status_is 'j.fleet.foreign_rows == 4' ||
   bad "status: foreign_rows is not 4: $(head -c 600 "$tmp/poll.json")"
 check "status lists the squatted request id" \
   "$(jtrue "$tmp/poll.json" 'j.fleet.foreign.some(r => r.request_id == "c-1" && r.job_id == 900001)' && echo yes)" yes
+"$1" status --addr "unix:$SOCK" >"$tmp/st.out" 2>&1
+grep -q '^fleet: 4 FOREIGN row' "$tmp/st.out" && grep -q 'request id c-1 ' "$tmp/st.out" && ok ||
+  bad "cuzk status does not show the foreign rows: $(grep -A3 FOREIGN "$tmp/st.out")"
 expect 200 -- /metrics
 grep -q '^cuzk_fleet_foreign_rows 4$' "$tmp/body" && ok || bad "metrics: cuzk_fleet_foreign_rows is not 4"
 stop_daemon "$DPID"
