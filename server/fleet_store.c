@@ -289,6 +289,60 @@ fail:
     return TX_RETRY;
 }
 
+/* The witnesses as the bytes the row keeps (|parts|: files read whole)
+ * and as the engine's witnesses over those bytes (|held|, for its content
+ * digest).  Returns 1, or 0 with |no| set. */
+static int submit_parts(cuzkd_server *srv, const cuzkd_fleet_job *j, part *parts,
+                        cuzk_witness *held, cuzkd_refusal *no) {
+    for (size_t i = 0; i < j->n; i++) {
+        const cuzk_witness *w = &j->w[i];
+        if (w->input_json) {
+            parts[i].p = w->input_json, parts[i].n = w->input_len;
+        } else if (w->data) {
+            parts[i].p = w->data, parts[i].n = w->size;
+        } else {
+            /* a file the client names is read as an upload is: bounded by
+             * max_body_bytes before a byte is read, non-blocking, a regular
+             * file only, never mapped (cuzk_file_read) */
+            cuzk_error why = {0};
+            uint64_t max = srv->cfg->max_body_bytes;
+            cuzk_status rs = cuzk_file_read(w->path, "witness", max < INT32_MAX ? max : INT32_MAX,
+                                            &parts[i].own, &parts[i].n, &why);
+            if (rs == CUZK_ERANGE)
+                return cuzkd_refuse(no, 413, "ERANGE", "witness %zu: %s (max_body_bytes, "
+                                    "and the fleet's 2 GiB a partition)", i, why.msg);
+            if (rs != CUZK_OK)
+                return cuzkd_refuse(no, 400, cuzk_status_name(rs), "witness %zu: %s", i, why.msg);
+            parts[i].p = (const char *)parts[i].own;
+        }
+        if (parts[i].n > INT32_MAX)
+            return cuzkd_refuse(no, 413, "ERANGE", "witness %zu is larger than the fleet's 2 GiB "
+                                "per partition", i);
+        if (j->w[i].input_json)
+            held[i].input_json = parts[i].p, held[i].input_len = parts[i].n;
+        else
+            held[i].data = parts[i].p, held[i].size = parts[i].n;
+    }
+    return 1;
+}
+
+/* The content hash, what a resubmit must match to attach: the key by its
+ * hash (nodes name it by their own paths), then the engine's digest of the
+ * job (cuzk_submit_digest), as one node's engine compares its own jobs. */
+static void submit_content(const char ksha[65], const cuzkd_fleet_job *j,
+                           const cuzk_witness *held, char content[65]) {
+    uint8_t d[32];
+    cuzk_submit_digest(&(cuzk_submit_opts){.witnesses = held, .n_witnesses = j->n,
+                                           .circuit = j->circuit},
+                       d);
+    cuzk_sha256 s;
+    cuzk_sha256_init(&s);
+    cuzk_sha256_update(&s, ksha, 64);
+    cuzk_sha256_update(&s, d, sizeof d);
+    cuzk_sha256_final(&s, d);
+    cuzk_sha256_to_hex(content, d);
+}
+
 static int submit_job(cuzkd_server *srv, const char *client, const cuzkd_fleet_job *j, json_t **doc,
                       cuzkd_refusal *no) {
     cuzkd_fleet *f = srv->fleet;
@@ -307,54 +361,10 @@ static int submit_job(cuzkd_server *srv, const char *client, const cuzkd_fleet_j
         free(parts);
         return cuzkd_refuse(no, 503, "ENOMEM", "out of memory");
     }
-    for (size_t i = 0; i < j->n; i++) {
-        const cuzk_witness *w = &j->w[i];
-        if (w->input_json) {
-            parts[i].p = w->input_json, parts[i].n = w->input_len;
-        } else if (w->data) {
-            parts[i].p = w->data, parts[i].n = w->size;
-        } else {
-            /* a file the client names is read as an upload is: bounded by
-             * max_body_bytes before a byte is read, non-blocking, a regular
-             * file only, never mapped (cuzk_file_read) */
-            cuzk_error why = {0};
-            uint64_t max = srv->cfg->max_body_bytes;
-            cuzk_status rs = cuzk_file_read(w->path, "witness", max < INT32_MAX ? max : INT32_MAX,
-                                            &parts[i].own, &parts[i].n, &why);
-            if (rs != CUZK_OK) {
-                ok = rs == CUZK_ERANGE
-                         ? cuzkd_refuse(no, 413, "ERANGE", "witness %zu: %s (max_body_bytes, "
-                                        "and the fleet's 2 GiB a partition)", i, why.msg)
-                         : cuzkd_refuse(no, 400, cuzk_status_name(rs), "witness %zu: %s", i, why.msg);
-                goto out;
-            }
-            parts[i].p = (const char *)parts[i].own;
-        }
-        if (parts[i].n > INT32_MAX) {
-            ok = cuzkd_refuse(no, 413, "ERANGE", "witness %zu is larger than the fleet's 2 GiB "
-                               "per partition", i);
-            goto out;
-        }
-        if (j->w[i].input_json)
-            held[i].input_json = parts[i].p, held[i].input_len = parts[i].n;
-        else
-            held[i].data = parts[i].p, held[i].size = parts[i].n;
-    }
-    /* The content hash, what a resubmit must match to attach: the key by
-     * its hash (nodes name it by their own paths), then the engine's
-     * digest of the job (cuzk_submit_digest), as one node's engine
-     * compares its own jobs. */
-    uint8_t d[32];
+    if (!submit_parts(srv, j, parts, held, no))
+        goto out;
     char content[65];
-    cuzk_submit_digest(&(cuzk_submit_opts){.witnesses = held, .n_witnesses = j->n,
-                                           .circuit = j->circuit},
-                       d);
-    cuzk_sha256 s;
-    cuzk_sha256_init(&s);
-    cuzk_sha256_update(&s, ksha, 64);
-    cuzk_sha256_update(&s, d, sizeof d);
-    cuzk_sha256_final(&s, d);
-    cuzk_sha256_to_hex(content, d);
+    submit_content(ksha, j, held, content);
 
     submit_out o;
     memset(&o, 0, sizeof o);

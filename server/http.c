@@ -409,6 +409,25 @@ static unsigned long long declared_length(const char *cl) {
     return errno || *end || end == cl ? ~0ULL : n;
 }
 
+/* An error reply ({"error", "code"}, as http_error's) with one more header
+ * (Connection: close, Allow): NULL response on no memory, which
+ * http_queue answers for. */
+static enum MHD_Result error_with_header(cuzkd_request *r, unsigned code, const char *msg,
+                                         const char *code_name, const char *header,
+                                         const char *value) {
+    struct MHD_Response *resp = NULL;
+    char *text = NULL;
+    json_t *j = json_pack("{s:s, s:s}", "error", msg, "code", code_name);
+    if (j && (text = json_dumps(j, JSON_COMPACT)))
+        resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    json_decref(j);
+    if (resp)
+        MHD_add_response_header(resp, header, value);
+    else
+        free(text);
+    return http_queue(r, code, resp, "application/json");
+}
+
 /* Phase 1: everything that can be decided before the body arrives. */
 static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const char *url,
                                   const char *version) {
@@ -419,18 +438,9 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
      * refused first, whoever asks, and the connection with it. */
     const char *framing = framing_problem(r, version);
     if (framing) {
-        struct MHD_Response *resp = NULL;
-        char *text = NULL;
-        json_t *j = json_pack("{s:s, s:s}", "error", framing, "code", "bad_request");
-        if (j && (text = json_dumps(j, JSON_COMPACT)))
-            resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-        json_decref(j);
-        if (resp)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-        else
-            free(text);
         LOG_INFO("http", "%s %s: refused: %s, client=%s", r->method, r->path, framing, r->client);
-        return http_queue(r, 400, resp, "application/json");
+        return error_with_header(r, 400, framing, "bad_request", MHD_HTTP_HEADER_CONNECTION,
+                                 "close");
     }
     int public_page =
         (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) && !strcmp(url, "/");
@@ -447,18 +457,8 @@ static enum MHD_Result first_call(cuzkd_request *r, cuzkd_listener *l, const cha
             return http_error(r, 404, "ENOTFOUND", "no such path: %s", r->path);
         char allow[64];
         http_allowed_methods(shape, allow, sizeof allow);
-        struct MHD_Response *resp = NULL;
-        char *text = NULL;
-        json_t *j = json_pack("{s:s, s:s}", "error", "method not allowed here", "code",
-                              "method_not_allowed");
-        if (j && (text = json_dumps(j, JSON_COMPACT)))
-            resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-        json_decref(j);
-        if (resp)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-        else
-            free(text);
-        return http_queue(r, 405, resp, "application/json");
+        return error_with_header(r, 405, "method not allowed here", "method_not_allowed",
+                                 MHD_HTTP_HEADER_ALLOW, allow);
     }
     r->quiet = r->route->quiet;
     r->body_kind = r->route->body;
