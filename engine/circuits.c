@@ -10,7 +10,11 @@
  * and releasing it.  A circuit whose load failed, or that a key refused
  * (wrong curve or size), is removed with its last hold: its entry, its
  * look-up worker, its charge; nothing of it is left to count.  Loaded
- * circuits nobody refused stay for later jobs.  The loaded object
+ * circuits nobody refused stay for later jobs, until a caller that bounds
+ * them unloads one nothing holds (cuzk_engine_circuit_evict).  At a
+ * stop (cuzk_engine_circuits_stop) every compile, load and look-up ends
+ * through the witness layer's stop, so none holds the caller's exit.
+ * The loaded object
  * (cuzk_wc_circuit) is reference counted by the witness layer: the entry
  * holds one reference, each synthesis thread's instance one, and a caller
  * of cuzk_engine_circuit_get one until cuzk_engine_circuit_put, so the

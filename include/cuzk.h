@@ -807,9 +807,10 @@ CUZK_API void cuzk_engine_circuit_put(cuzk_engine *e, struct cuzk_wc_circuit *c)
 
 /*
  * Unload the circuit of the .wasm at |wasm_path| when nothing uses it: no
- * key bound to it, no job, no load in progress, no caller between
- * cuzk_engine_circuit_get and put.  For a caller that bounds the circuits
- * it keeps (cuzkd's max_circuits) and needs room for a new one.
+ * key bound to it, no job, no load in progress.  A caller between
+ * cuzk_engine_circuit_get and put keeps the object it holds (the engine
+ * forgets it; a later use loads it again).  For a caller that bounds the
+ * circuits it keeps (cuzkd's max_circuits) and needs room for a new one.
  * Returns CUZK_OK (unloaded); CUZK_ENOTFOUND (the engine has no such
  * circuit); CUZK_EBUSY (something uses it: it stays).
  */

@@ -205,9 +205,10 @@ json_t *cuzkd_circuits_loading_json(cuzkd_server *srv) {
 }
 
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc_circuit **out,
-                              cuzk_error *err) {
+                              cuzkd_circuit **held, cuzk_error *err) {
     char real[PATH_MAX];
     *out = NULL;
+    *held = NULL;
     if (!realpath(wasm, real))
         return cuzk_fail(err, CUZK_ENOTFOUND, "circuit %s: no such file", wasm);
     cuzkd_circuit *mine;
@@ -220,15 +221,19 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc
     int slot = loading_begin(srv, real);
     s = cuzk_engine_circuit_get(srv->engine, real, &c, err);
     loading_end(srv, slot);
-    release(srv, mine, made, s != CUZK_OK);
-    if (s != CUZK_OK)
+    if (s != CUZK_OK) {
+        release(srv, mine, made, 1);
         return s;
+    }
     *out = c;
+    *held = mine; /* admit()'s hold, until cuzkd_circuit_put */
     return CUZK_OK;
 }
 
-void cuzkd_circuit_put(cuzkd_server *srv, const cuzk_wc_circuit *c) {
+void cuzkd_circuit_put(cuzkd_server *srv, const cuzk_wc_circuit *c, cuzkd_circuit *held) {
     cuzk_engine_circuit_put(srv->engine, (cuzk_wc_circuit *)c);
+    if (held)
+        release(srv, held, 0, 0);
 }
 
 cuzk_status cuzkd_circuit_register(cuzkd_server *srv, const char *key_id, const char *wasm,

@@ -7,8 +7,9 @@
 #              submit is refused within wc_start_timeout_s (400 naming it),
 #              however long wc_timeout_s is
 #   sigterm    SIGTERM while a submit waits on an endless start function
-#              (wc_start_timeout_s long): the daemon stops within its drain
-#              timeout, says so, and leaves no worker
+#              (wc_start_timeout_s long), or on a compile: the daemon stops
+#              within its drain timeout, says so, and leaves no worker, no
+#              compiler and no build folder
 #   bomb       one function of 8,000 locals: refused before any compile,
 #              at once, naming the locals; no compiler ever runs
 #   table      under a small max_circuits, circuits refused by the submit's
@@ -164,6 +165,39 @@ echo "sigterm: stopped in $ms ms (drain timeout 2 s)"
 grep -q "circuits: stopping" "$tmp/t.log" && ok || bad "sigterm: the stop of circuits not logged"
 sleep 0.3
 check "sigterm: workers left" "$(workers_of "$cache")" 0
+
+# --- sigterm: a compile during the drain -------------------------------------------------
+# (a compile ran to its end, up to wc_compile_timeout_s, before the daemon
+# could stop)
+sc=$tmp/sc
+mkdir -m 700 "$sc"
+$W slowfn "$tmp/slow.wasm" "$nv" 7 >/dev/null || bad "cannot make slow.wasm"
+compilers() { # processes whose arguments name the compile folder $sc
+  ps -eo pid=,args= | awk -v d="$sc" -v me="$DPID" '$1 != me && index($0, d) && !/ awk /' | wc -l
+}
+start_daemon tc --wc_cache_dir="$sc" --drain_timeout_s=2 --keys="op=$tmp/small.zkey" || finish
+printf '{"key":"op","circuit":"%s","input":{"a":7}}' "$tmp/slow.wasm" >"$tmp/job.json"
+curl -s --max-time 200 --unix-socket "$SOCK" -o /dev/null -X POST \
+  -H 'Content-Type: application/json' --data-binary "@$tmp/job.json" http://cuzkd/v1/jobs &
+cpid=$!
+for _ in $(seq 1 100); do [ "$(compilers)" -ge 1 ] && break; sleep 0.1; done
+[ "$(compilers)" -ge 1 ] && ok || bad "sigterm (compile): no compiler seen running"
+t0=$(date +%s%N)
+kill -TERM "$DPID"
+for _ in $(seq 1 200); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.05; done
+t1=$(date +%s%N)
+if kill -0 "$DPID" 2>/dev/null; then
+  bad "sigterm (compile): the daemon still runs $(((t1 - t0) / 1000000)) ms after SIGTERM"
+  kill -KILL "$DPID"
+fi
+wait "$DPID" 2>/dev/null
+wait "$cpid" 2>/dev/null
+ms=$(((t1 - t0) / 1000000))
+echo "sigterm (compile): stopped in $ms ms (drain timeout 2 s)"
+[ "$ms" -le 5500 ] && ok || bad "sigterm (compile): stopped in $ms ms, drain timeout 2 s"
+sleep 0.3
+check "sigterm (compile): compilers left running" "$(compilers)" 0
+check "sigterm (compile): build folders left" "$(ls "$sc" | grep -c '^build-')" 0
 
 # --- cache: bounded, never the object of a loaded circuit --------------------------------
 cb=$tmp/cb
