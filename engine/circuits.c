@@ -10,7 +10,11 @@
  * and releasing it.  A circuit whose load failed, or that a key refused
  * (wrong curve or size), is removed with its last hold: its entry, its
  * look-up worker, its charge; nothing of it is left to count.  Loaded
- * circuits nobody refused stay for later jobs.  The loaded object
+ * circuits nobody refused stay for later jobs, until a caller that bounds
+ * them unloads one nothing holds (cuzk_engine_circuit_evict).  At a
+ * stop (cuzk_engine_circuits_stop) every compile, load and look-up ends
+ * through the witness layer's stop, so none holds the caller's exit.
+ * The loaded object
  * (cuzk_wc_circuit) is reference counted by the witness layer: the entry
  * holds one reference, each synthesis thread's instance one, and a caller
  * of cuzk_engine_circuit_get one until cuzk_engine_circuit_put, so the
@@ -159,8 +163,15 @@ void engine_circuit_release(cuzk_engine *e, engine_circuit *c, int refused) {
     free(c);
 }
 
+static int circuits_stopped(void *ctx) {
+    return atomic_load(&((cuzk_engine *)ctx)->circ_stop_all);
+}
+
 void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o) {
     memset(o, 0, sizeof *o);
+    o->start_s = e->cfg.wc_start_s;
+    o->stop = circuits_stopped;
+    o->stop_ctx = (void *)e;
     o->cache_dir = e->wc_cache_dir;
     o->progress = progress_line;
     o->progress_ctx = (void *)e;
@@ -282,6 +293,8 @@ void *engine_circuit_loader_main(void *arg) {
 
 /* Loaded now, in the caller's thread, or by whoever is loading it. */
 static cuzk_status obtain(cuzk_engine *e, engine_circuit *c, cuzk_error *err) {
+    if (atomic_load(&e->circ_stop_all))
+        return cuzk_fail(err, CUZK_ECANCELLED, "circuits: the engine is stopping");
     pthread_mutex_lock(&e->circ_lock);
     for (;;) {
         int st = atomic_load(&c->state);
@@ -454,4 +467,46 @@ void engine_circuits_destroy(cuzk_engine *e) {
     e->circuits = NULL;
     free(e->wc_cache_dir);
     e->wc_cache_dir = NULL;
+}
+
+cuzk_status cuzk_engine_circuit_evict(cuzk_engine *e, const char *wasm_path, cuzk_error *err) {
+    char *rp = wasm_path ? realpath(wasm_path, NULL) : NULL;
+    const char *path = rp ? rp : wasm_path ? wasm_path : "";
+    pthread_mutex_lock(&e->circ_lock);
+    engine_circuit *c = find_locked(e, path);
+    int st = c ? atomic_load(&c->state) : CIRC_NEW;
+    int busy = c && (c->holders || st == CIRC_QUEUED || st == CIRC_LOADING);
+    if (c && !busy) {
+        engine_circuit **pp = &e->circuits;
+        while (*pp != c)
+            pp = &(*pp)->next;
+        *pp = c->next;
+        engine_wc_charge(e, &c->wc_charged, 0);
+    }
+    pthread_mutex_unlock(&e->circ_lock);
+    cuzk_status s = !c     ? cuzk_fail(err, CUZK_ENOTFOUND, "no circuit %s", path)
+                    : busy ? cuzk_fail(err, CUZK_EBUSY, "circuit %s is in use", path)
+                           : CUZK_OK;
+    free(rp);
+    if (s != CUZK_OK)
+        return s;
+    engine_log(e, CUZK_LOG_INFO, "circuit %s unloaded: room for another, nothing used it",
+               base_name(c->path));
+    cuzk_wc_circuit_free(c->wc); /* the entry's reference: its look-up worker goes */
+    free(c->path);
+    free(c);
+    return CUZK_OK;
+}
+
+void cuzk_engine_circuits_stop(cuzk_engine *e) {
+    if (atomic_exchange(&e->circ_stop_all, 1))
+        return;
+    unsigned loading = 0;
+    pthread_mutex_lock(&e->circ_lock);
+    for (engine_circuit *c = e->circuits; c; c = c->next)
+        loading += atomic_load(&c->state) == CIRC_LOADING;
+    pthread_mutex_unlock(&e->circ_lock);
+    engine_log(e, CUZK_LOG_INFO,
+               "circuits: stopping: %u load(s) or compile(s) in progress and every look-up "
+               "ended, their compilers and workers killed", loading);
 }

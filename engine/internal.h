@@ -660,6 +660,9 @@ struct cuzk_engine {
      * and range-checks the witness (a CPU fallback evaluates on retry). */
     int synth_skips_eval;
     _Atomic int closing;
+    /* Circuit compiles, loads and look-ups end now, and new ones are
+     * refused (cuzk_engine_circuits_stop): a daemon at its drain's end. */
+    _Atomic int circ_stop_all;
     engine_mem mem;
     engine_timeline tl;
     engine_hist hist[HIST_COUNT];

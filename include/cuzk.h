@@ -325,6 +325,7 @@ typedef struct cuzk_engine_config {
     uint64_t wc_compile_memory_bytes;
     unsigned wc_max_compilers;
     uint64_t wc_cache_max_bytes;
+    double wc_start_s; /* a worker's setup (cuzk_wc_opts.start_s) */
     /* Produce proof.json / public.json strings for results (default 1). */
     int json;
     cuzk_log_level log_level; /* default CUZK_LOG_INFO */
@@ -803,6 +804,27 @@ CUZK_API cuzk_status cuzk_engine_circuit_get(cuzk_engine *e, const char *wasm_pa
                                              struct cuzk_wc_circuit **c, cuzk_error *err);
 /* Give back a circuit of cuzk_engine_circuit_get (NULL: nothing). */
 CUZK_API void cuzk_engine_circuit_put(cuzk_engine *e, struct cuzk_wc_circuit *c);
+
+/*
+ * Unload the circuit of the .wasm at |wasm_path| when nothing uses it: no
+ * key bound to it, no job, no load in progress.  A caller between
+ * cuzk_engine_circuit_get and put keeps the object it holds (the engine
+ * forgets it; a later use loads it again).  For a caller that bounds the
+ * circuits it keeps (cuzkd's max_circuits) and needs room for a new one.
+ * Returns CUZK_OK (unloaded); CUZK_ENOTFOUND (the engine has no such
+ * circuit); CUZK_EBUSY (something uses it: it stays).
+ */
+CUZK_API cuzk_status cuzk_engine_circuit_evict(cuzk_engine *e, const char *wasm_path,
+                                               cuzk_error *err);
+
+/*
+ * End every circuit compile, load and input look-up in progress now (their
+ * compilers and workers killed, their callers answered CUZK_ECANCELLED)
+ * and refuse new ones: for a caller that stops (cuzkd at its drain's
+ * end), so that no client's circuit holds its stop.  Calculations of
+ * jobs end by their jobs' cancellation.  Logs what it stopped.
+ */
+CUZK_API void cuzk_engine_circuits_stop(cuzk_engine *e);
 
 /* Copy up to |max| keys' info into |out|; returns the number of keys known
  * (may exceed |max|). */

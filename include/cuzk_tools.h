@@ -156,14 +156,28 @@ typedef struct cuzk_wc_opts {
      * files), so a crash, a hang or a memory bomb fails its calculation
      * only. */
     uint64_t max_wasm_bytes;       /* largest .wasm compiled (256 MiB) */
-    double compile_s;              /* wall time of one compile (600 s) */
-    uint64_t compile_memory_bytes; /* address space of each compiler process (8 GiB) */
+    double compile_s;              /* wall time of one compile, at most (600 s); a
+                                      module gets 120 s + 600 s per MB of code */
+    uint64_t compile_memory_bytes; /* address space of each compiler process, at
+                                      most (8 GiB); a module gets 768 MiB + 4 KiB
+                                      per byte of code */
     unsigned max_compilers;        /* compiles at once in this process (1) */
-    uint64_t cache_max_bytes;      /* compiled objects kept; older ones removed (no bound) */
+    uint64_t cache_max_bytes;      /* compiled objects kept; the least recently used
+                                      that no loaded circuit uses are removed (4 GiB) */
     uint64_t memory_bytes;         /* a worker's linear memory (4 GiB) */
-    double calc_s;                 /* wall time of one calculation or start (600 s) */
+    double calc_s;                 /* wall time of one calculation (600 s) */
     unsigned log_lines;            /* log() lines passed to |print| per calculation (100);
                                       the rest are counted: cuzk_wc_log_dropped */
+    /* A worker's setup, apart from calculations: the module's start
+     * function, the reading of its sizes, each input look-up (10 s).
+     * Past it the worker is killed and the circuit is refused
+     * (CUZK_ERANGE): real circuits take milliseconds there. */
+    double start_s;
+    /* Asked every 50 ms while a load of this circuit compiles or waits on
+     * a worker's setup, and by its input look-ups: true ends them
+     * (CUZK_ECANCELLED), the compilers or the worker killed.  NULL: never. */
+    int (*stop)(void *ctx);
+    void *stop_ctx;
 } cuzk_wc_opts;
 
 /*

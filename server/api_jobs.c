@@ -239,12 +239,14 @@ static int parse_upload_submit(cuzkd_request *r, submit_req *q, enum MHD_Result 
 /* The engine's checks of every witness or input against the key
  * (cuzk_submit_check), after the circuit of inputs (the request's, else
  * the key's) is compiled or loaded here, counted against max_circuits.
- * 0 after replying. */
+ * 0 after replying.  Out: |*held|, the circuit's entry, kept from being
+ * unloaded for room until the job is submitted (cuzkd_circuit_put). */
 static int check_job(cuzkd_request *r, const submit_req *q, const cuzk_key_info *key,
-                     const cuzk_submit_opts *o, enum MHD_Result *reply) {
+                     const cuzk_submit_opts *o, cuzkd_circuit **held, enum MHD_Result *reply) {
     cuzkd_server *srv = r->srv;
     const cuzk_wc_circuit *c = NULL;
     cuzk_error err = {0};
+    *held = NULL;
     cuzk_status s;
     if (q->inputs) {
         char path[4096];
@@ -258,16 +260,17 @@ static int check_job(cuzkd_request *r, const submit_req *q, const cuzk_key_info 
                                 key->id);
             return 0;
         }
-        if ((s = cuzkd_circuit_get(srv, path, &c, &err)) != CUZK_OK) {
+        if ((s = cuzkd_circuit_get(srv, path, &c, held, &err)) != CUZK_OK) {
             *reply = http_error_status(r, s, err.msg);
             return 0;
         }
     }
     s = cuzk_submit_check(srv->engine, o, &err);
     if (c)
-        cuzkd_circuit_put(srv, c);
+        cuzkd_circuit_put(srv, c, s == CUZK_OK ? NULL : *held);
     if (s == CUZK_OK)
         return 1;
+    *held = NULL;
     /* The client's data: 400 whatever the kind (EUNSUPPORTED too: a key that
      * proves images only, a circuit of an old circom), but for what is not:
      * memory (503) and the daemon's own faults, such as a machine without
@@ -337,6 +340,7 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
     cuzk_error err = {0};
     cuzk_status s;
     char wasm[4096] = "", attach_key[CUZK_ID_MAX + 1] = "";
+    cuzkd_circuit *held = NULL;
     int attach = srv->store->attaches(srv, q->request_id);
     /* The request's circuit by its real path, attach or not: the engine
      * compares it with the job's. */
@@ -367,12 +371,15 @@ static enum MHD_Result submit(cuzkd_request *r, submit_req *q) {
                                        : http_error_status(r, s, err.msg);
         j.opts.key = key.id;
         j.key = &key;
-        if (!check_job(r, q, &key, &j.opts, &reply))
+        if (!check_job(r, q, &key, &j.opts, &held, &reply))
             return reply;
     }
     json_t *doc = NULL;
     cuzkd_refusal no;
-    if (!srv->store->submit(srv, &j, &doc, &no))
+    int taken = srv->store->submit(srv, &j, &doc, &no);
+    if (held) /* the job holds its circuit now, if it was taken */
+        cuzkd_circuit_put(srv, NULL, held);
+    if (!taken)
         return refused(r, &no);
     return http_json(r, 202, doc);
 }

@@ -151,8 +151,12 @@ static const cuzkd_option options[] = {
      "its job. Every circuit runs in worker processes of its own."},
     {"wc_timeout_s", OPT_UINT, F(wc_timeout_s), "600", 1, 86400, NULL,
      "Seconds one witness calculation may run (less when the job's deadline\n"
-     "comes first); a worker's start may take at most min(this, 30). Past\n"
-     "it the worker is killed and the job fails."},
+     "comes first). Past it the worker is killed and the job fails."},
+    {"wc_start_timeout_s", OPT_UINT, F(wc_start_timeout_s), "10", 1, 3600, NULL,
+     "Seconds a circuit's worker may take to set up (the module's start\n"
+     "function, the reading of its sizes) and to answer each input look-up\n"
+     "of a submit's check; real circuits take milliseconds. Past it the\n"
+     "worker is killed and the circuit refused (400 ERANGE naming this)."},
     {"wc_log_lines", OPT_UINT, F(wc_log_lines), "100", 1, 100000, NULL,
      "log() lines of a circuit kept with each job (its circuit_log in the\n"
      "job's status; the first ones, 64 KiB at most); the rest are counted\n"
@@ -160,19 +164,25 @@ static const cuzkd_option options[] = {
     {"wc_max_wasm_bytes", OPT_BYTES, F(wc_max_wasm_bytes), "256M", 1024, 1ULL << 40, NULL,
      "Largest circuit .wasm the daemon compiles; larger ones are refused."},
     {"wc_compile_timeout_s", OPT_UINT, F(wc_compile_timeout_s), "600", 1, 86400, NULL,
-     "Seconds one circuit's compile (wasm2c and the C compiler) may take;\n"
-     "past it the compilers are killed and the circuit is refused."},
+     "Most seconds one circuit's compile (wasm2c and the C compiler) may\n"
+     "take; a module gets 120 s plus 600 s per MB of its code, at most this.\n"
+     "Past it the compilers are killed and the circuit is refused."},
     {"wc_compile_memory", OPT_BYTES, F(wc_compile_memory), "8G", 64ULL << 20, 1ULL << 50, NULL,
-     "Address space of each compiler process (setrlimit); a compile that\n"
+     "Most address space of each compiler process (setrlimit): a module gets\n"
+     "768 MiB plus 4 KiB per byte of its code, at most this; a compile that\n"
      "needs more fails."},
     {"wc_compilers", OPT_UINT, F(wc_compilers), "1", 1, 1024, NULL,
      "Circuit compiles that may run at once; others wait their turn."},
-    {"wc_cache_max_bytes", OPT_BYTES, F(wc_cache_max_bytes), "0", 0, 1ULL << 50, NULL,
-     "Bound on the compiled circuits kept in wc_cache_dir; the least recently\n"
-     "used are removed first (a loaded one keeps working). 0: no bound."},
+    {"wc_cache_max_bytes", OPT_BYTES, F(wc_cache_max_bytes), "4G", 1024, 1ULL << 50,
+     NULL,
+     "Bound on the compiled circuits kept in wc_cache_dir: after a compile,\n"
+     "the least recently used objects that no loaded circuit (of any\n"
+     "process) uses are removed until the cache fits."},
     {"max_circuits", OPT_UINT, F(max_circuits), "64", 1, 100000, NULL,
-     "Circuits the daemon may know (by path); further new circuits are\n"
-     "refused with 503 until a restart."},
+     "Circuits the daemon keeps loaded (by path). A new one past the bound\n"
+     "unloads the least recently used circuit that no key is bound to and\n"
+     "no job or check uses; only when every one is in use is it refused\n"
+     "with 503. Circuits refused at load count for nothing."},
     {"retain_jobs", OPT_UINT, F(retain_jobs), "0", 0, U32, NULL,
      "Finished jobs kept for status, results and request-id attach (0: 1024)."},
     {"batch_max", OPT_UINT, F(batch_max), "0", 0, 1024, NULL,
@@ -843,6 +853,7 @@ cuzk_status cuzkd_config_engine(const cuzkd_config *c, cuzk_engine_config *ec,
     ec->wc_compile_memory_bytes = c->wc_compile_memory;
     ec->wc_max_compilers = c->wc_compilers;
     ec->wc_cache_max_bytes = c->wc_cache_max_bytes;
+    ec->wc_start_s = c->wc_start_timeout_s;
     ec->log_level = (cuzk_log_level)c->log_level;
     ec->log_fn = cuzkd_log_engine;
     ec->log_ctx = NULL;

@@ -53,7 +53,7 @@ typedef struct cuzkd_config {
     char *wc_cache_dir; /* "" : the witness layer's default */
     /* witness calculators (cuzk_wc_opts) */
     uint64_t wc_memory;
-    unsigned wc_timeout_s, wc_log_lines;
+    unsigned wc_timeout_s, wc_start_timeout_s, wc_log_lines;
     uint64_t wc_max_wasm_bytes;
     unsigned wc_compile_timeout_s;
     uint64_t wc_compile_memory;

@@ -8,8 +8,10 @@
  *   serve    until SIGTERM or SIGINT.
  *   drain    new submits and /healthz answer 503; jobs in flight get up to
  *            drain_timeout_s to finish while clients can still read their
- *            results; then the listeners stop, the engine cancels what is
- *            left, the socket and pid file are removed, and cuzkd exits 0.
+ *            results; then circuit compiles, loads and look-ups end (their
+ *            compilers and workers killed), the listeners stop, the engine
+ *            cancels what is left, the socket and pid file are removed,
+ *            and cuzkd exits 0.
  *   abort    a second SIGINT during the drain exits at once with 130.
  *
  * Signals are blocked in every thread and taken by one thread with
@@ -333,6 +335,11 @@ out:
     atomic_store(&srv->stopping, 1);
     cuzkd_intake_wake(srv);
     uint64_t t_stop = cuzk_now_ns();
+    /* A client's circuit may be compiling, starting or answering a
+     * look-up on a connection's thread: ended now (compilers and workers
+     * killed), or the listeners' stop would wait for it past the drain. */
+    if (srv->engine)
+        cuzk_engine_circuits_stop(srv->engine);
     cuzkd_http_stop(srv);
     uint64_t t_http = cuzk_now_ns();
     /* Commits what finished and hands back the leases of the rest. */

@@ -245,11 +245,15 @@ cuzk_status cuzkd_circuit_register(cuzkd_server *srv, const char *key_id, const 
 int cuzkd_circuit_of_key(cuzkd_server *srv, const char *key_id, char *out, size_t n);
 /* The engine's loaded circuit of |wasm| (an absolute path), loading (and,
  * the first time on this machine, compiling) it if needed, counted against
- * max_circuits.  Give it back with cuzkd_circuit_put when done. */
+ * max_circuits.  |*held| is the daemon's entry of it, which is not
+ * unloaded for room until cuzkd_circuit_put gives both back (after the
+ * job that uses it is submitted: the job holds it then). */
 struct cuzk_wc_circuit;
 cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm,
-                              const struct cuzk_wc_circuit **c, cuzk_error *err);
-void cuzkd_circuit_put(cuzkd_server *srv, const struct cuzk_wc_circuit *c);
+                              const struct cuzk_wc_circuit **c, cuzkd_circuit **held,
+                              cuzk_error *err);
+void cuzkd_circuit_put(cuzkd_server *srv, const struct cuzk_wc_circuit *c,
+                       cuzkd_circuit *held);
 /* Circuits the daemon knows (what max_circuits bounds). */
 unsigned cuzkd_circuits_known(cuzkd_server *srv);
 /* The circuits being loaded now: [{"wasm", "seconds"}] (a new reference). */

@@ -473,6 +473,26 @@ static void mismatches(const fx *bn, const fx *bn_other, const fx *bls, const fx
     s = job_outcome(e, bn, "bn", NULL, &err);
     CHECK(s == CUZK_OK, "a good job after the mismatches: %s", err.msg);
 
+    /* Room for another circuit (cuzkd's max_circuits): a circuit a key is
+     * bound to stays; one that nothing uses is unloaded, its look-up
+     * worker and charge with it. */
+    s = cuzk_engine_circuit_evict(e, bn->wasm, &err);
+    CHECK(s == CUZK_EBUSY, "evict the circuit of a key: %s", cuzk_status_name(s));
+    wc = NULL;
+    CHECK(cuzk_engine_circuit_get(e, bls->wasm, &wc, &err) == CUZK_OK, "get: %s", err.msg);
+    cuzk_engine_circuit_put(e, wc);
+    cuzk_engine_status_get(e, &st);
+    unsigned loaded = st.n_circuits;
+    s = cuzk_engine_circuit_evict(e, bls->wasm, &err);
+    CHECK(s == CUZK_OK, "evict an unused circuit: %s (%s)", cuzk_status_name(s), err.msg);
+    cuzk_engine_status_get(e, &st);
+    CHECK(st.n_circuits + 1 == loaded, "after the eviction: %u circuits loaded, %u before",
+          st.n_circuits, loaded);
+    s = cuzk_engine_circuit_evict(e, bls->wasm, &err);
+    CHECK(s == CUZK_ENOTFOUND, "evict it again: %s", cuzk_status_name(s));
+    s = job_outcome(e, bn, "bn", NULL, &err);
+    CHECK(s == CUZK_OK, "a good job after the eviction: %s", err.msg);
+
     /* Malformed submits are refused at once. */
     cuzk_witness w = {.input_json = bn->text, .input_len = bn->len, .path = bn->wtns};
     cuzk_submit_opts o = {.key = "bn", .witnesses = &w, .n_witnesses = 1};

@@ -16,11 +16,17 @@
  * recorded in <sha256>.sum when it was built; anything else is rebuilt.
  * The worker is started from that verified descriptor, never by name.
  *
- * Limits: the wasm's size; the compilers' wall time (the process group is
- * killed) and address space (setrlimit in the child, inherited by cc1 and
- * the linker); compilers running at once in this process; the cache's
- * size (least recently used objects go first).  Each refusal names the
- * limit and the daemon option that raises it.
+ * Limits: the wasm's size; its shape (shape.c: locals of a function, locals in
+ * all, code bytes: refused before any compile, past what any circom
+ * output has); the compilers' wall time (the process group is killed) and
+ * address space (setrlimit in the child, inherited by cc1 and the
+ * linker), both scaled to the module's code and capped by the options, so
+ * that a small module cannot hold a compiler slot for long; compilers
+ * running at once in this process; the cache's size (least recently used
+ * objects go first, never one a loaded circuit holds: a shared flock on
+ * the object says so across processes).  Each refusal names the limit
+ * and the daemon option that raises it.  The caller's stop (a daemon
+ * shutting down) kills the compilers and ends every wait here.
  *
  * Concurrency.  Two threads or processes that need the same object at once
  * compile it once: the first takes an exclusive flock on <sha256>.lock and
@@ -101,7 +107,10 @@ static const char *const wc_known_imports[] = {"exceptionHandler", "printErrorMe
 #define N_IMPORTS (sizeof wc_known_imports / sizeof *wc_known_imports)
 
 static cuzk_status check_wasm(const uint8_t *w, size_t size, const char *name,
-                              cuzk_error *err) {
+                              wasm_shape *shape, cuzk_error *err) {
+    wasm_shape sh_local;
+    wasm_shape *sh = shape ? shape : &sh_local;
+    memset(sh, 0, sizeof *sh);
     static const uint8_t magic[8] = {0, 'a', 's', 'm', 1, 0, 0, 0};
     if (size < 8 || memcmp(w, magic, 8))
         return cuzk_fail(err, CUZK_EFORMAT, "%s: not a WebAssembly module", name);
@@ -148,6 +157,8 @@ static cuzk_status check_wasm(const uint8_t *w, size_t size, const char *name,
                 for (size_t k = 0; kind == 0 && k < N_EXPORTS; k++)
                     have[k] |= name_is(field, fl, wc_required_exports[k]);
             }
+        } else if (id == 10 && !wc_code_shape(s.p, s.end, sh)) {
+            s.bad = 1;
         }
         if (s.bad)
             return cuzk_fail(err, CUZK_EFORMAT, "%s: malformed section %u", name, id);
@@ -163,10 +174,8 @@ static cuzk_status check_wasm(const uint8_t *w, size_t size, const char *name,
         return cuzk_fail(err, CUZK_EUNSUPPORTED,
                          "%s: the module does not define its own memory (circom before 2.1?)",
                          name);
-    return CUZK_OK;
+    return wc_shape_refused(sh, name, err);
 }
-
-/* ---- files and processes ------------------------------------------------------- */
 
 /* ---- files and processes ------------------------------------------------------- */
 
@@ -228,7 +237,8 @@ static double now_s(void) {
  * 127 when it could not be started, -1 when it died of a signal, -2 when it
  * ran out of time.  vfork: the daemon's address space may be large, and
  * the child only makes system calls before exec. */
-static int run_limited(char *const argv[], const char *log, uint64_t mem_bytes, double limit_s) {
+static int run_limited(char *const argv[], const char *log, uint64_t mem_bytes, double limit_s,
+                       const cuzk_wc_opts *o) {
     int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     int nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (lfd < 0 || nfd < 0) {
@@ -262,17 +272,18 @@ static int run_limited(char *const argv[], const char *log, uint64_t mem_bytes, 
             break;
         if (w < 0 && errno != EINTR)
             return -1;
-        if (!timed_out && now_s() > end) {
+        int stopped = o && o->stop && o->stop(o->stop_ctx);
+        if (!timed_out && (stopped || now_s() > end)) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
-            timed_out = 1;
+            timed_out = stopped ? 2 : 1;
         }
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     if (timed_out) {
         kill(-pid, SIGKILL); /* whatever the driver left running */
-        return -2;
+        return timed_out == 2 ? -3 : -2;
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -282,13 +293,17 @@ static int run_limited(char *const argv[], const char *log, uint64_t mem_bytes, 
  * failed (its exit, perhaps the memory limit); each names its option. */
 static cuzk_status step_failed(cuzk_error *err, int rc, const char *step, const char *name,
                                double limit_s, uint64_t mem, const char *log) {
+    if (rc == -3)
+        return cuzk_fail(err, CUZK_ECANCELLED, "compiling %s: stopped (shutting down)", name);
     if (rc == -2)
-        return cuzk_fail(err, CUZK_ETIMEOUT,
-                         "compiling %s: %s ran past the compile time limit of %.0f s "
-                         "(wc_compile_timeout_s)", name, step, limit_s);
+        return cuzk_fail(err, CUZK_ERANGE,
+                         "compiling %s: %s ran past the compile time limit of %.0f s (the "
+                         "module's share by its size, at most wc_compile_timeout_s)",
+                         name, step, limit_s);
     return cuzk_fail(err, CUZK_EINTERNAL,
                      "compiling %s to native code failed (%s exit %d; the compilers' memory "
-                     "limit is %llu MiB, wc_compile_memory): see %s",
+                     "limit is %llu MiB, the module's share by its size, at most "
+                     "wc_compile_memory): see %s",
                      name, step, rc, (unsigned long long)(mem >> 20), log);
 }
 
@@ -299,6 +314,8 @@ static cuzk_status step_failed(cuzk_error *err, int rc, const char *step, const 
 #define WC_DEF_COMPILE_S 600.0
 #define WC_DEF_COMPILE_MEM (8ull << 30)
 #define WC_DEF_COMPILERS 1u
+/* Objects of real circuits take 1 to 100 MB: dozens of circuits. */
+#define WC_DEF_CACHE_MAX (4ull << 30)
 
 uint64_t wc_opt_max_wasm(const cuzk_wc_opts *o) {
     return o && o->max_wasm_bytes ? o->max_wasm_bytes : WC_DEF_MAX_WASM;
@@ -310,19 +327,45 @@ static uint64_t opt_compile_mem(const cuzk_wc_opts *o) {
     return o && o->compile_memory_bytes ? o->compile_memory_bytes : WC_DEF_COMPILE_MEM;
 }
 
+static double scaled_compile_s(const cuzk_wc_opts *o, const wasm_shape *sh) {
+    double t = wc_shape_compile_s(sh);
+    return t < opt_compile_s(o) ? t : opt_compile_s(o);
+}
+
+static uint64_t scaled_compile_mem(const cuzk_wc_opts *o, const wasm_shape *sh) {
+    uint64_t m = wc_shape_compile_mem(sh);
+    return m < opt_compile_mem(o) ? m : opt_compile_mem(o);
+}
+
 /* Compilers running at once in this process.  Process-wide on purpose:
  * the bound is on the machine's cores and memory, whoever asks. */
 static pthread_mutex_t compilers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t compilers_cv = PTHREAD_COND_INITIALIZER;
 static unsigned compilers_running;
 
-static void compilers_enter(const cuzk_wc_opts *o) {
+static int stopped(const cuzk_wc_opts *o) {
+    return o && o->stop && o->stop(o->stop_ctx);
+}
+
+/* 0 once a slot is taken; -1 when |o|'s stop said so while waiting. */
+static int compilers_enter(const cuzk_wc_opts *o) {
     unsigned max = o && o->max_compilers ? o->max_compilers : WC_DEF_COMPILERS;
     pthread_mutex_lock(&compilers_lock);
-    while (compilers_running >= max)
-        pthread_cond_wait(&compilers_cv, &compilers_lock);
+    while (compilers_running >= max) {
+        if (stopped(o)) {
+            pthread_mutex_unlock(&compilers_lock);
+            return -1;
+        }
+        struct timespec until; /* the stop is asked every 50 ms */
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&compilers_cv, &compilers_lock, &until);
+    }
     compilers_running++;
     pthread_mutex_unlock(&compilers_lock);
+    return 0;
 }
 
 static void compilers_leave(void) {
@@ -485,10 +528,31 @@ static void remove_tree(const char *dir, const char *const *files, size_t n) {
     rmdir(dir);
 }
 
+/* Whether the object |name| in |dir| is loaded by no process (every
+ * loaded circuit holds a shared flock on its object): removed then, with
+ * its sum; 0 (kept) otherwise. */
+static int remove_unused(int dfd, const char *dir, const char *name) {
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        close(fd);
+        return 0;
+    }
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/%.64s.sum", dir, name);
+    unlink(p);
+    close(fd);
+    return 1;
+}
+
 /* Keep the cache under |max| bytes of objects: remove the least recently
  * used ones (by modification time: a load touches its object), never
- * |keep|.  An object a process has loaded keeps working when removed (a
- * worker runs from the open descriptor); a later load compiles it again. */
+ * |keep| nor one a loaded circuit uses, in this process or another: those
+ * are what the bound must not take from under a running service (it goes
+ * over the bound rather than compile them again on their next start). */
 static void cache_trim(const char *dir, const char *keep, uint64_t max) {
     DIR *d = opendir(dir);
     if (!d)
@@ -518,7 +582,6 @@ static void cache_trim(const char *dir, const char *keep, uint64_t max) {
         v[n].bytes = (uint64_t)st.st_size;
         total += v[n++].bytes;
     }
-    closedir(d);
     while (total > max) {
         size_t old = n;
         for (size_t i = 0; i < n; i++)
@@ -527,14 +590,11 @@ static void cache_trim(const char *dir, const char *keep, uint64_t max) {
                 old = i;
         if (old == n)
             break;
-        char p[4400];
-        snprintf(p, sizeof p, "%s/%s", dir, v[old].name);
-        unlink(p);
-        snprintf(p, sizeof p, "%s/%.64s.sum", dir, v[old].name);
-        unlink(p);
-        total -= v[old].bytes;
-        v[old].bytes = 0;
+        if (remove_unused(dirfd(d), dir, v[old].name))
+            total -= v[old].bytes;
+        v[old].bytes = 0; /* removed, or in use: not looked at again */
     }
+    closedir(d);
     free(v);
 }
 
@@ -542,7 +602,8 @@ static void cache_trim(const char *dir, const char *keep, uint64_t max) {
  * caller holds the lock. */
 static cuzk_status build_object(const char *dir, const char *hash, const char *exe,
                                 const char *sum, const uint8_t *wasm, size_t size,
-                                const char *name, const cuzk_wc_opts *o, cuzk_error *err) {
+                                const char *name, const cuzk_wc_opts *o, const wasm_shape *sh,
+                                cuzk_error *err) {
     const char *cc = o && o->cc ? o->cc : getenv("CC");
     const char *w2c = o && o->wasm2c ? o->wasm2c : getenv("WASM2C");
     if (!cc || !*cc)
@@ -585,11 +646,11 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
         remove_tree(tmp, files, n_files);
         return s;
     }
-    double limit_s = opt_compile_s(o);
-    uint64_t mem = opt_compile_mem(o);
+    double limit_s = scaled_compile_s(o, sh);
+    uint64_t mem = scaled_compile_mem(o, sh);
     double t0 = now_s();
     char *w2c_argv[] = {w2c_path, p_wasm, "-n", "circuit", "-o", p_c, NULL};
-    int rc = run_limited(w2c_argv, log, mem, limit_s);
+    int rc = run_limited(w2c_argv, log, mem, limit_s, o);
     if (rc != 0) {
         remove_tree(tmp, files, n_files);
         return step_failed(err, rc, "wasm2c", name, limit_s, mem, log);
@@ -615,7 +676,7 @@ static cuzk_status build_object(const char *dir, const char *hash, const char *e
     cc_argv[k++] = p_exe;
     cc_argv[k] = NULL;
     double left = limit_s - (now_s() - t0);
-    rc = left > 0 ? run_limited(cc_argv, log, mem, left) : -2;
+    rc = left > 0 ? run_limited(cc_argv, log, mem, left, o) : -2;
     if (rc != 0) {
         remove_tree(tmp, files, n_files);
         return step_failed(err, rc, cc, name, limit_s, mem, log);
@@ -674,7 +735,8 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
         return cuzk_fail(err, CUZK_ERANGE,
                          "%s: %zu bytes of wasm, more than the limit of %llu "
                          "(wc_max_wasm_bytes)", name, size, (unsigned long long)max_wasm);
-    cuzk_status s = check_wasm(wasm, size, name, err);
+    wasm_shape shape;
+    cuzk_status s = check_wasm(wasm, size, name, &shape, err);
     if (s != CUZK_OK)
         return s;
     cuzk_sha256_hex(c->hash, wasm, size);
@@ -692,17 +754,32 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
         int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (lfd < 0)
             return cuzk_fail(err, CUZK_EIO, "%s: %s", lock, strerror(errno));
-        while (flock(lfd, LOCK_EX) < 0)
-            if (errno != EINTR) {
-                int e = errno;
+        /* another thread or process may be compiling it: waited for, but
+         * not past a stop */
+        while (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
+            int e = errno;
+            if (e != EINTR && e != EWOULDBLOCK) {
                 close(lfd);
                 return cuzk_fail(err, CUZK_EIO, "%s: %s", lock, strerror(e));
             }
+            if (stopped(o)) {
+                close(lfd);
+                return cuzk_fail(err, CUZK_ECANCELLED, "compiling %s: stopped (shutting down)",
+                                 name);
+            }
+            struct timespec ts = {0, 50 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
         fd = open_verified(exe, sum);
         if (fd < 0) { /* nobody built it while we waited (or what is there is not ours) */
             unlink(exe);
             unlink(sum);
-            compilers_enter(o);
+            if (compilers_enter(o)) {
+                flock(lfd, LOCK_UN);
+                close(lfd);
+                return cuzk_fail(err, CUZK_ECANCELLED, "compiling %s: stopped (shutting down)",
+                                 name);
+            }
             /* KB below a megabyte: "0.0 MB" told nothing about a small circuit */
             char sz[32];
             if (size < 1000000)
@@ -712,7 +789,7 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
             progress(o, "compiling %s (%s of wasm) to native code, once for this machine "
                         "(cache: %s)", shown, sz, dir);
             double t0 = now_s();
-            s = build_object(dir, key, exe, sum, wasm, size, name, o, err);
+            s = build_object(dir, key, exe, sum, wasm, size, name, o, &shape, err);
             compilers_leave();
             c->compile_s = now_s() - t0;
             if (s == CUZK_OK) {
@@ -720,8 +797,8 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
                 fd = open_verified(exe, sum);
                 if (fd < 0)
                     s = cuzk_fail(err, CUZK_EIO, "%s changed after it was built", exe);
-                if (o && o->cache_max_bytes)
-                    cache_trim(dir, key, o->cache_max_bytes);
+                cache_trim(dir, key, o && o->cache_max_bytes ? o->cache_max_bytes
+                                                            : WC_DEF_CACHE_MAX);
             }
         }
         flock(lfd, LOCK_UN);
@@ -730,6 +807,7 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
             return s;
     }
     futimens(fd, NULL); /* recently used: the cache bound evicts others first */
+    flock(fd, LOCK_SH); /* loaded: the cache bound leaves it (cache_trim) */
     c->exe_fd = fd;
     return CUZK_OK;
 }
@@ -794,7 +872,7 @@ cuzk_status cuzk_wc_wasm_inspect(cuzk_wc_wasm_info *info, const char *path,
     cuzk_infile_close(&f);
     info->wasm_bytes = size;
     if (s == CUZK_OK)
-        s = check_wasm(w, size, path, err);
+        s = check_wasm(w, size, path, NULL, err);
     if (s != CUZK_OK) {
         free(w);
         return s;

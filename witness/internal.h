@@ -50,7 +50,11 @@ struct cuzk_wc_circuit {
     /* Limits of every worker of the circuit (cuzk_wc_opts). */
     uint64_t memory_bytes;
     double calc_s;
+    double start_s; /* a worker's setup: start, sizes, each look-up */
     unsigned log_lines;
+    /* Whoever loaded it may end its setup waits (cuzk_wc_opts.stop). */
+    int (*stop)(void *ctx);
+    void *stop_ctx;
     /* One worker for input-size look-ups (getInputSignalSize), the one the
      * load used, under |query_lock|. */
     pthread_mutex_t query_lock;
@@ -93,6 +97,20 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
  * input). */
 cuzk_status wc_query_input_size(const cuzk_wc_circuit *c, uint32_t hi, uint32_t lo,
                                 int32_t *size, cuzk_error *err);
+
+/* shape.c: the sizes of a module's code section (|p| to |end|, the
+ * section's contents) that a compile's cost follows; 0 when malformed. */
+typedef struct wasm_shape {
+    uint32_t functions;
+    uint64_t locals, max_locals, code_bytes;
+} wasm_shape;
+int wc_code_shape(const uint8_t *p, const uint8_t *end, wasm_shape *sh);
+/* CUZK_ERANGE, naming what is too large, for a module no circuit resembles. */
+cuzk_status wc_shape_refused(const wasm_shape *sh, const char *name, cuzk_error *err);
+/* The compile's time and memory the module's code earns (the options cap
+ * them, compile.c). */
+double wc_shape_compile_s(const wasm_shape *sh);
+uint64_t wc_shape_compile_mem(const wasm_shape *sh);
 
 /* The wasm size limit of |o| (compile.c). */
 uint64_t wc_opt_max_wasm(const cuzk_wc_opts *o);

@@ -65,7 +65,7 @@
 #define WC_DEF_MEMORY (4ull << 30)
 #define WC_DEF_CALC_S 600.0
 #define WC_DEF_LOG_LINES 100u
-#define WC_START_S 30.0 /* the most a worker's start may take */
+#define WC_DEF_START_S 10.0
 
 struct cuzk_wc {
     const cuzk_wc_circuit *c;
@@ -80,6 +80,7 @@ struct cuzk_wc {
 typedef struct wc_wait {
     uint64_t deadline_ns; /* absolute; 0 none */
     double limit_s;       /* the circuit's, for the message */
+    int setup;            /* the deadline is the setup's limit (wc_start_timeout_s) */
     cuzk_wc_stop_fn stop;
     void *stop_ctx;
     cuzk_wc_print_fn print;
@@ -153,6 +154,12 @@ static cuzk_status worker_wait(wc_worker *w, uint32_t op, const wc_wait *wt, wc_
             uint64_t now = cuzk_now_ns();
             if (now >= wt->deadline_ns) {
                 worker_kill(w);
+                if (wt->setup) /* the circuit's doing, not the machine's: refused */
+                    return cuzk_fail(err, CUZK_ERANGE,
+                                     "the circuit's setup (its start function, the reading of "
+                                     "its sizes or an input look-up) ran past the limit of "
+                                     "%.0f s (wc_start_timeout_s); its worker was killed",
+                                     wt->limit_s);
                 return cuzk_fail(err, CUZK_ETIMEOUT,
                                  "the witness calculation ran past its time (the job's deadline "
                                  "or the limit of %.0f s, wc_timeout_s); its worker was killed",
@@ -226,6 +233,28 @@ static double circuit_limit_s(const cuzk_wc_circuit *c) {
     return c->calc_s > 0 ? c->calc_s : WC_DEF_CALC_S;
 }
 
+static double start_limit_s(const cuzk_wc_circuit *c) {
+    return c->start_s > 0 ? c->start_s : WC_DEF_START_S;
+}
+
+/* |wt| bounded by the setup limit from now (when that comes first), and
+ * stopped by the circuit's loader when it has no stop of its own. */
+static wc_wait setup_wait(const cuzk_wc_circuit *c, const wc_wait *wt) {
+    wc_wait st = *wt;
+    double lim = start_limit_s(c);
+    uint64_t until = cuzk_now_ns() + (uint64_t)(lim * 1e9);
+    if (!st.deadline_ns || st.deadline_ns > until) {
+        st.deadline_ns = until;
+        st.limit_s = lim;
+        st.setup = 1;
+    }
+    if (!st.stop) {
+        st.stop = c->stop;
+        st.stop_ctx = c->stop_ctx;
+    }
+    return st;
+}
+
 /* Start a worker of |c| in |w| and wait for its instance (the module's
  * start function runs under the wait's deadline). */
 static cuzk_status worker_start(const cuzk_wc_circuit *c, wc_worker *w, const wc_wait *wt,
@@ -287,12 +316,7 @@ static cuzk_status worker_start(const cuzk_wc_circuit *c, wc_worker *w, const wc
     w->sock = sv[0];
     w->starter = (pid_t)syscall(SYS_gettid);
     /* the module's start function: real circuits' take milliseconds */
-    wc_wait st = *wt;
-    uint64_t start_limit = cuzk_now_ns() + (uint64_t)(WC_START_S * 1e9);
-    if (!st.deadline_ns || st.deadline_ns > start_limit) {
-        st.deadline_ns = start_limit;
-        st.limit_s = st.limit_s < WC_START_S ? st.limit_s : WC_START_S;
-    }
+    wc_wait st = setup_wait(c, wt);
     wc_rep r;
     cuzk_status s = worker_wait(w, WC_OP_HELLO, &st, &r, err);
     if (s != CUZK_OK)
@@ -347,7 +371,8 @@ static cuzk_status worker_info(cuzk_wc_circuit *c, wc_worker *w, int first, cons
                                cuzk_error *err) {
     wc_req q = {.op = WC_OP_INFO};
     wc_rep r;
-    wc_wait wt = circuit_wait(c, 0);
+    wc_wait none = {0};
+    wc_wait wt = setup_wait(c, &none);
     cuzk_status s = worker_ask(w, &q, &wt, &r, err);
     if (s != CUZK_OK)
         return s;
@@ -393,10 +418,13 @@ static cuzk_status load_common(cuzk_wc_circuit **out, const uint8_t *wasm, size_
     if (opts) {
         c->memory_bytes = opts->memory_bytes;
         c->calc_s = opts->calc_s;
+        c->start_s = opts->start_s;
         c->log_lines = opts->log_lines;
+        c->stop = opts->stop;
+        c->stop_ctx = opts->stop_ctx;
     }
     cuzk_status s = wc_obtain(c, wasm, size, name, shown, opts, err);
-    wc_wait wt = circuit_wait(c, 0);
+    wc_wait wt = {0};
     cuzk_error why = {0};
     if (s == CUZK_OK && (s = worker_start(c, &c->query, &wt, &why)) != CUZK_OK)
         cuzk_fail(err, s, "%s: %s", name, why.msg);
@@ -499,7 +527,8 @@ cuzk_status wc_query_input_size(const cuzk_wc_circuit *cc, uint32_t hi, uint32_t
     cuzk_wc_circuit *c = (cuzk_wc_circuit *)cc; /* the query worker only */
     wc_req q = {.op = WC_OP_INPUT_SIZE, .a = hi, .b = lo};
     wc_rep r;
-    wc_wait wt = circuit_wait(c, 0);
+    wc_wait none = {0};
+    wc_wait wt = setup_wait(c, &none);
     cuzk_error why = {0};
     pthread_mutex_lock(&c->query_lock);
     cuzk_status s = CUZK_OK;

@@ -19,10 +19,14 @@ assembles it with wabt's wat2wasm.  KIND picks the misbehaviour:
   calc_loop   setInputSignal never returns
   membomb     the start function grows memory by 200 MiB and writes it all
   log_flood   setInputSignal prints 20,000 lines with log()
+  info_loop   getVersion never returns (the circuit's inspection at load)
   random      every size the module reports is drawn from SEED
   bigfn       a well-behaved circuit plus one function of 8,000 i64 locals
               (SEED varies a constant): seconds and hundreds of MiB of the
-              C compiler
+              C compiler (refused before compiling: more locals than any
+              circuit has)
+  slowfn      a well-behaved circuit plus 16 functions of 900 i64 locals
+              each (within the bounds on locals): a compile of seconds
 """
 import random
 import subprocess
@@ -85,6 +89,21 @@ def module(kind, n_witness, seed):
       (global.set $msg (i32.const 2)) (call $wbm)
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $l (i32.lt_u (local.get $i) (i32.const 20000))))"""
+    elif kind == "info_loop":
+        version = "(loop $l (br $l)) (i32.const 2)"
+    elif kind == "slowfn":
+        n = 900
+        for f in range(16):
+            locals_ = " ".join("(local $l%d i64)" % i for i in range(n))
+            body = "".join("(local.set $l%d (i64.mul (local.get $l%d) (i64.add (local.get $l%d) "
+                           "(i64.rotl (local.get $l%d) (i64.const %d)))))"
+                           % (i, (i * 13 + p + 1) % n, (i * 7 + 3 * p) % n, (i * 31 + p) % n,
+                              i + seed + p + f) for p in range(4) for i in range(n))
+            total = "(local.get $l0)"
+            for i in range(1, n, 97):
+                total = "(i64.xor %s (local.get $l%d))" % (total, i)
+            extra += "\n  (func $slow%d (export \"slow%d\") (param i64) (result i64) %s %s %s)" % (
+                f, f, locals_, body, total)
     elif kind == "bigfn":
         n = 8000
         locals_ = " ".join("(local $l%d i64)" % i for i in range(n))
