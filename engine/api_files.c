@@ -17,6 +17,7 @@
 #include "cuzk_files.h"
 #include "engine/api.h"
 #include "groth16/formats/abc.h"
+#include "groth16/prover/abc_image.h"
 #include "groth16/formats/json.h"
 #include "groth16/formats/r1cs.h"
 #include "groth16/formats/wtns.h"

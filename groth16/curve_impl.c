@@ -1,113 +1,57 @@
 /*
- * The per-curve tables (curve_impl.h): the one place that lists the curves
- * above the arithmetic layers.  Each curve is one instantiation of
- * curve_impl_template.h with the few facts no prefix can derive (its
- * names, its raw proof encoding); a new curve is one more
- * block here and one more entry in |all| and |by_id|.
+ * The curve tables (curve_impl.h): each the sum of its curve's layer
+ * tables, put together once, on the first lookup.  Nothing here names a
+ * curve: the curves are those of curve_facts.c, and each layer answers
+ * for its own table by the curve's id.
+ *
+ * Why built at run time: the flat members (ci->fr_mul, ci->compute_h) are
+ * copies of the layers' tables, and C cannot initialise a constant from
+ * another object's value; the alternatives (compiling every adapter twice,
+ * or exporting each one by name) would make the layers declare things for
+ * this table's sake.
  */
 #include "groth16/curve_impl.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <pthread.h>
 
-#include "curve/curve.h"
-#include "curve/encode.h"
-#include "groth16/prover/groth16.h"
-#include "groth16/devtools/setup.h"
-#include "groth16/formats/zkey.h"
-#include "msm/msm.h"
+/* Room for every curve cuzk_curve can name; unused slots stay NULL. */
+#define MAX_CURVES 8
 
-/* ---- the curves' raw proof encodings ------------------------------------------ */
+static cuzk_curve_impl tables[MAX_CURVES];
+static const cuzk_curve_impl *all[MAX_CURVES], *by_id[MAX_CURVES];
+static size_t n_all;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* zcash / bellperson compressed: A 48, B 96, C 48 bytes. */
-static size_t bls12_381_proof_raw(uint8_t *out, const cuzk_proof *pr) {
-    uint8_t *p = out;
-    p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.a, 1);
-    p += bls12_381_g2_encode_zcash(p, &pr->p.bls12_381.b, 1);
-    p += bls12_381_g1_encode_zcash(p, &pr->p.bls12_381.c, 1);
-    return (size_t)(p - out);
+/* A curve whose layer tables are not all there gets no table: a half
+ * table would crash the caller that trusted the lookup. */
+static void build(void) {
+    size_t n;
+    const cuzk_curve_facts *const *facts = cuzk_curve_facts_all(&n);
+    for (size_t i = 0; i < n && n_all < MAX_CURVES; i++) {
+        cuzk_curve id = facts[i]->id;
+        const cuzk_prover_table *prover = cuzk_prover_table_get(id);
+        const cuzk_setup_table *setup = cuzk_setup_table_get(id);
+        const cuzk_json_table *json = cuzk_json_table_get(id);
+        if ((unsigned)id >= MAX_CURVES || !prover || !setup || !json)
+            continue;
+        cuzk_curve_impl *t = &tables[n_all];
+        t->facts = *facts[i];
+        t->prover = *prover;
+        t->setup = setup;
+        t->json = json;
+        all[n_all++] = t;
+        by_id[id] = t;
+    }
 }
-
-/* Ethereum (EIP-197): A 64, B 128, C 64 bytes. */
-static size_t bn254_proof_raw(uint8_t *out, const cuzk_proof *pr) {
-    bn254_g1_encode_eth(out, &pr->p.bn254.a);
-    bn254_g2_encode_eth(out + 64, &pr->p.bn254.b);
-    bn254_g1_encode_eth(out + 192, &pr->p.bn254.c);
-    return 256;
-}
-
-/* The decoders validate every point (curve/encode.h); a failure names the
- * point (A, B or C) before the decoder's reason. */
-static cuzk_status proof_raw_fail(cuzk_error *err, cuzk_status s, const char *what,
-                                  const cuzk_error *e) {
-    return cuzk_fail(err, s, "point %s: %s", what, e->msg);
-}
-
-static cuzk_status bls12_381_proof_unraw(cuzk_proof *pr, const uint8_t *in, cuzk_error *err) {
-    cuzk_error e = {0};
-    cuzk_status s = bls12_381_g1_decode_zcash(&pr->p.bls12_381.a, in, 48, &e);
-    if (s != CUZK_OK)
-        return proof_raw_fail(err, s, "A", &e);
-    if ((s = bls12_381_g2_decode_zcash(&pr->p.bls12_381.b, in + 48, 96, &e)) != CUZK_OK)
-        return proof_raw_fail(err, s, "B", &e);
-    if ((s = bls12_381_g1_decode_zcash(&pr->p.bls12_381.c, in + 144, 48, &e)) != CUZK_OK)
-        return proof_raw_fail(err, s, "C", &e);
-    return CUZK_OK;
-}
-
-static cuzk_status bn254_proof_unraw(cuzk_proof *pr, const uint8_t *in, cuzk_error *err) {
-    cuzk_error e = {0};
-    cuzk_status s = bn254_g1_decode_eth(&pr->p.bn254.a, in, &e);
-    if (s != CUZK_OK)
-        return proof_raw_fail(err, s, "A", &e);
-    if ((s = bn254_g2_decode_eth(&pr->p.bn254.b, in + 64, &e)) != CUZK_OK)
-        return proof_raw_fail(err, s, "B", &e);
-    if ((s = bn254_g1_decode_eth(&pr->p.bn254.c, in + 192, &e)) != CUZK_OK)
-        return proof_raw_fail(err, s, "C", &e);
-    return CUZK_OK;
-}
-
-/* ---- one instantiation per curve ------------------------------------------------ */
-
-#define P bn254
-#define P_ID CUZK_CURVE_BN254
-#define P_NAME "bn128"
-#define P_ALIASES {"bn128", "bn254", "altbn128", NULL}
-#define P_FR_S BN254_FR_TWO_ADICITY
-#define P_Q_LIMBS 4
-#define P_PROOF_RAW bn254_proof_raw
-#define P_PROOF_UNRAW bn254_proof_unraw
-#define P_PROOF_RAW_BYTES 256
-#include "groth16/curve_impl_template.h"
-
-#define P bls12_381
-#define P_ID CUZK_CURVE_BLS12_381
-#define P_NAME "bls12381"
-#define P_ALIASES {"bls12381", NULL}
-#define P_FR_S BLS12_381_FR_TWO_ADICITY
-#define P_Q_LIMBS 6
-#define P_PROOF_RAW bls12_381_proof_raw
-#define P_PROOF_UNRAW bls12_381_proof_unraw
-#define P_PROOF_RAW_BYTES 192
-#include "groth16/curve_impl_template.h"
-
-/* Lookup order: the order names and primes are tried in. */
-static const cuzk_curve_impl *const all[] = {&cuzk_curve_impl_bn254,
-                                             &cuzk_curve_impl_bls12_381};
-
-/* Indexed by cuzk_curve: the scalar operations of curve_id.h look up the
- * table on every call, so this is an array read, not a search. */
-static const cuzk_curve_impl *const by_id[] = {
-    [CUZK_CURVE_BN254] = &cuzk_curve_impl_bn254,
-    [CUZK_CURVE_BLS12_381] = &cuzk_curve_impl_bls12_381,
-};
 
 const cuzk_curve_impl *cuzk_curve_impl_get(cuzk_curve c) {
+    pthread_once(&once, build);
     /* unsigned: a negative value read from a corrupt struct is out of range too */
-    return (unsigned)c < sizeof by_id / sizeof by_id[0] ? by_id[(unsigned)c] : NULL;
+    return (unsigned)c < MAX_CURVES ? by_id[(unsigned)c] : NULL;
 }
 
 const cuzk_curve_impl *const *cuzk_curve_impl_all(size_t *n) {
-    *n = sizeof all / sizeof all[0];
+    pthread_once(&once, build);
+    *n = n_all;
     return all;
 }

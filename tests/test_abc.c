@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "groth16/formats/abc.h"
+#include "groth16/prover/abc_image.h"
 #include "groth16/curve_impl.h"
 #include "groth16/prover/key.h"
 #include "groth16/devtools/setup.h"

@@ -1,5 +1,6 @@
 /*
- * The per-curve tables (groth16/curve_impl.h).
+ * The per-curve tables (groth16/curve_impl.h) and the layers' tables they
+ * are made of (curve_facts.h, prover/key.h, formats/json.h, setup.h).
  *
  * Walks every table: each mandatory entry is set, the sizes agree with the
  * primes the table names (and with what curve_id.c derives from them),
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "groth16/curve_facts.h"
 #include "groth16/curve_impl.h"
 #include "groth16/formats/json.h"
 #include "groth16/devtools/synth.h"
@@ -44,7 +46,6 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(g1_in_subgroup);
     MUST(g2_on_curve);
     MUST(g2_in_subgroup);
-    MUST(zkey_header_slots);
     MUST(key_from_zkey);
     MUST(key_n_public);
     MUST(key_n_vars);
@@ -63,7 +64,6 @@ static void test_entries(const cuzk_curve_impl *ci) {
     MUST(prove_abc_scratch_bytes);
     MUST(prove_abc);
     MUST(vk_from_key);
-    MUST(vk_from_zkey);
     MUST(vk_free);
     MUST(verify);
     MUST(proof_encode_raw);
@@ -73,8 +73,20 @@ static void test_entries(const cuzk_curve_impl *ci) {
     CHECK(ci->setup && ci->setup->dev && ci->setup->timing_write && ci->setup->key_generate,
           "%s: the setup table is complete", nm);
     CHECK(ci->json && ci->json->vk_read && ci->json->vk_write && ci->json->proof_read &&
-              ci->json->proof_write && ci->json->public_read && ci->json->public_write,
+              ci->json->proof_write && ci->json->public_read && ci->json->public_write &&
+              ci->json->vk_from_zkey,
           "%s: the JSON table is complete", nm);
+    /* the sum of the layers' tables, each the one its layer looks up */
+    CHECK(ci->setup == cuzk_setup_table_get(ci->id) && ci->json == cuzk_json_table_get(ci->id),
+          "%s: the setup and JSON tables are their layers'", nm);
+    /* first and last members of each part: both views of a part line up */
+    const cuzk_curve_facts *f = cuzk_curve_facts_get(ci->id);
+    const cuzk_prover_table *p = cuzk_prover_table_get(ci->id);
+    CHECK(f && p && ci->facts.id == f->id && ci->name == f->name && ci->r_limbs == f->r_limbs &&
+              ci->fr_mul == f->fr_mul && ci->proof_decode_raw == f->proof_decode_raw &&
+              ci->fr_random == p->fr_random && ci->compute_h == p->compute_h &&
+              ci->verify == p->verify && ci->prover.verify == p->verify,
+          "%s: the facts and the prover's entries are their layers'", nm);
 #undef MUST
 }
 
@@ -194,7 +206,7 @@ static void test_prove_verify(const cuzk_curve_impl *ci, unsigned log2) {
     }
     key.curve = ci->id;
     CHECK(ci->key_from_zkey(&key, &z, &err) == CUZK_OK && ci->vk_from_key(&key, &vk, &err) == CUZK_OK &&
-              ci->vk_from_zkey(&vkz, &z, &err) == CUZK_OK,
+              ci->json->vk_from_zkey(&vkz, &z, &err) == CUZK_OK,
           "%s: key and verification keys load: %s", ci->name, err.msg);
     size_t nv = ci->key_n_vars(&key), n_pub = ci->key_n_public(&key);
     size_t n = (size_t)1 << ci->key_log_n(&key);
@@ -333,7 +345,12 @@ int main(int argc, char **argv) {
     pool = cuzk_pool_create(2, NULL); /* NULL: the steps run serially */
     size_t n = 0;
     const cuzk_curve_impl *const *all = cuzk_curve_impl_all(&n);
+    size_t n_facts = 0;
+    const cuzk_curve_facts *const *facts = cuzk_curve_facts_all(&n_facts);
     CHECK(n >= 2, "at least the two curves are listed (%zu)", n);
+    CHECK(n == n_facts, "every curve with facts has a table (%zu of %zu)", n, n_facts);
+    for (size_t i = 0; i < n && i < n_facts; i++)
+        CHECK(all[i]->id == facts[i]->id, "table %zu is in the facts' order", i);
     CHECK(cuzk_curve_impl_get(CUZK_CURVE_NONE) == NULL, "no table for CUZK_CURVE_NONE");
     CHECK(cuzk_curve_impl_get((cuzk_curve)99) == NULL && cuzk_curve_impl_get((cuzk_curve)-1) == NULL,
           "no table for values that are not curves");

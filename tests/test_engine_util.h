@@ -18,6 +18,7 @@
 #include "cuzk_testing.h"
 #include "engine/api.h"
 #include "groth16/formats/abc.h"
+#include "groth16/prover/abc_image.h"
 #include "groth16/formats/wtns.h"
 #include "groth16/prover/key.h"
 #include "groth16/devtools/setup.h"

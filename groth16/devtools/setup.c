@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "curve/curve.h"
-#include "groth16/curve_impl.h"
 #include "groth16/formats/zkey.h"
 #include "util/splitmix.h"
 
@@ -110,13 +109,23 @@ SETUP_TABLE(bls12_381, CUZK_CURVE_BLS12_381)
 SETUP_TABLE(bn254, CUZK_CURVE_BN254)
 #undef SETUP_TABLE
 
+static const cuzk_setup_table *const by_id[] = {
+    [CUZK_CURVE_BN254] = &bn254_setup_table,
+    [CUZK_CURVE_BLS12_381] = &bls12_381_setup_table,
+};
+
+const cuzk_setup_table *cuzk_setup_table_get(cuzk_curve c) {
+    /* unsigned: a negative value read from a corrupt struct is out of range too */
+    return (unsigned)c < sizeof by_id / sizeof by_id[0] ? by_id[(unsigned)c] : NULL;
+}
+
 static cuzk_status setup_dispatch(const cuzk_r1cs *r, const uint64_t *seed,
                                   cuzk_pool *pool, const char *path,
                                   uint8_t **out, size_t *size, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(r->curve);
-    if (ci == NULL)
+    const cuzk_setup_table *t = cuzk_setup_table_get(r->curve);
+    if (t == NULL)
         return cuzk_fail(err, CUZK_ECURVE, "setup: the r1cs has no known curve");
-    return ci->setup->dev(r, seed, pool, path, out, size, err);
+    return t->dev(r, seed, pool, path, out, size, err);
 }
 
 cuzk_status cuzk_setup_dev_zkey_mem(const cuzk_r1cs *r1cs, const uint64_t *seed,
@@ -131,8 +140,8 @@ cuzk_status cuzk_setup_timing_write(const char *r1cs_path, const char *zkey_path
     cuzk_status st = cuzk_r1cs_read_file(&r, r1cs_path, err);
     if (st != CUZK_OK)
         return st;
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(r.curve);
-    st = ci ? ci->setup->timing_write(&r, seed, pool, zkey_path, err)
+    const cuzk_setup_table *t = cuzk_setup_table_get(r.curve);
+    st = t ? t->timing_write(&r, seed, pool, zkey_path, err)
             : cuzk_fail(err, CUZK_ECURVE, "timing key: the r1cs has no known curve");
     cuzk_r1cs_free(&r);
     return st;

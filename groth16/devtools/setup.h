@@ -126,7 +126,7 @@ CUZK_SETUP_DECLARE(bn254)
 
 /*
  * This layer's table, one per curve (setup.c), which the curve table
- * points to (curve_impl.h, ci->setup):
+ * points to (curve_impl.h, ci->setup), looked up by cuzk_setup_table_get:
  *   dev          the key of |r| with fresh toxic waste (or from |seed|):
  *                to |path|, or (path NULL) into a malloc'd *out of *size
  *                bytes;
@@ -145,6 +145,8 @@ typedef struct cuzk_setup_table {
                                 cuzk_pool *pool, cuzk_error *err);
 } cuzk_setup_table;
 extern const cuzk_setup_table bls12_381_setup_table, bn254_setup_table;
+/* The table of |c|; NULL for CUZK_CURVE_NONE or any value not a curve. */
+const cuzk_setup_table *cuzk_setup_table_get(cuzk_curve c);
 
 /*
  * Curve-generic entry points (the curve is the r1cs's).  |seed| NULL: toxic

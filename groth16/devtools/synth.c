@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 #include "groth16/formats/wtns.h"
 #include "util/outfile.h"
 #include "util/splitmix.h"
@@ -110,7 +110,7 @@ typedef struct synth {
 
 uint32_t cuzk_synth_n_constraints(const cuzk_synth_params *p, cuzk_error *err) {
     uint64_t n_pub = (uint64_t)p->n_pub_out + p->n_pub_in, n;
-    if (cuzk_curve_impl_get(p->curve) == NULL)
+    if (cuzk_curve_facts_get(p->curve) == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "synth: unknown curve"), 0;
     if (!(p->bool_share >= 0.0 && p->bool_share <= 1.0))
         return cuzk_fail(err, CUZK_EINVAL, "synth: bool_share %g is not in [0, 1]",

@@ -1,8 +1,8 @@
 /*
- * The a, b, c image reader and writer, and its CPU prover front end (see
- * abc.h).  The reader validates the whole image eagerly, values included,
- * so that nothing downstream (the engine's synthesis, a device) meets a
- * malformed one; the checks name what is wrong and where.
+ * The a, b, c image reader and writer (see abc.h).  The reader validates
+ * the whole image eagerly, values included, so that nothing downstream
+ * (the engine's synthesis, a device) meets a malformed one; the checks
+ * name what is wrong and where.
  */
 #define _GNU_SOURCE
 #include "groth16/formats/abc.h"
@@ -17,7 +17,7 @@
 
 #include "groth16/formats/binfile.h"
 #include "util/infile.h"
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 
 int cuzk_abc_is_image(const void *data, size_t size) {
     return data && size >= 8 && memcmp(data, CUZK_ABC_MAGIC, 8) == 0;
@@ -61,7 +61,7 @@ static cuzk_status parse_header(const uint8_t *p, uint64_t size, cuzk_curve *cur
     if (version != CUZK_ABC_VERSION)
         return cuzk_fail(err, CUZK_EUNSUPPORTED, "abc: version %u (only %d is known)", version,
                          CUZK_ABC_VERSION);
-    if (cuzk_curve_impl_get((cuzk_curve)id) == NULL)
+    if (cuzk_curve_facts_get((cuzk_curve)id) == NULL)
         return cuzk_fail(err, CUZK_ECURVE, "abc: curve id %u is no curve this build knows", id);
     *curve = (cuzk_curve)id;
     *m = cuzk_rd_u64(p + 16);
@@ -92,7 +92,7 @@ static cuzk_status parse(cuzk_abc *x, cuzk_error *err) {
     cuzk_status st = parse_header(p, x->size, &x->curve, &x->m, &x->n_vars, err);
     if (st != CUZK_OK)
         return st;
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(x->curve);
+    const cuzk_curve_facts *ci = cuzk_curve_facts_get(x->curve);
     x->a = p + CUZK_ABC_HEADER_BYTES;
     x->b = x->a + 32 * x->m;
     x->c = x->b + 32 * x->m;
@@ -197,7 +197,7 @@ void cuzk_abc_head_close(cuzk_abc_head *h) {
 
 /* Items of the in-place conversion: the 3n rows of a | b | c. */
 struct place_ctx {
-    const cuzk_curve_impl *ci;
+    const cuzk_curve_facts *ci;
     cuzk_fr *abc;
     size_t n, m;
     _Atomic size_t bad; /* lowest item found >= r; SIZE_MAX: none */
@@ -240,7 +240,7 @@ cuzk_status cuzk_abc_head_read_abc(const cuzk_abc_head *h, cuzk_fr *abc, size_t 
         if (st != CUZK_OK)
             return st;
     }
-    struct place_ctx c = {cuzk_curve_impl_get(h->curve), abc, n, (size_t)h->m, SIZE_MAX};
+    struct place_ctx c = {cuzk_curve_facts_get(h->curve), abc, n, (size_t)h->m, SIZE_MAX};
     cuzk_pool_for(pool, 3 * n, 4096, place_range, &c);
     size_t bad = atomic_load(&c.bad);
     if (bad != SIZE_MAX)
@@ -272,7 +272,7 @@ cuzk_status cuzk_abc_head_read_witness(const cuzk_abc_head *h, cuzk_fr *w, cuzk_
         return st;
     if (memcmp(w, one_le, 32) != 0)
         return cuzk_fail(err, CUZK_EFORMAT, "abc: w[0] is not 1");
-    struct range_ctx c = {cuzk_curve_impl_get(h->curve)->r_limbs, w, SIZE_MAX};
+    struct range_ctx c = {cuzk_curve_facts_get(h->curve)->r_limbs, w, SIZE_MAX};
     cuzk_pool_for(pool, (size_t)h->n_vars, 4096, range_range, &c);
     size_t bad = atomic_load(&c.bad);
     if (bad != SIZE_MAX)
@@ -282,7 +282,7 @@ cuzk_status cuzk_abc_head_read_witness(const cuzk_abc_head *h, cuzk_fr *w, cuzk_
 
 struct mont_ctx {
     const cuzk_abc *x;
-    const cuzk_curve_impl *ci;
+    const cuzk_curve_facts *ci;
     cuzk_fr *out;
     size_t n;
 };
@@ -302,7 +302,7 @@ static void mont_range(void *ctx, size_t begin, size_t end, unsigned worker) {
 }
 
 void cuzk_abc_to_mont(const cuzk_abc *x, cuzk_fr *abc, size_t n, cuzk_pool *pool) {
-    struct mont_ctx c = {x, cuzk_curve_impl_get(x->curve), abc, n};
+    struct mont_ctx c = {x, cuzk_curve_facts_get(x->curve), abc, n};
     cuzk_pool_for(pool, 3 * n, 4096, mont_range, &c);
 }
 
@@ -313,7 +313,7 @@ void cuzk_abc_witness_plain(const cuzk_abc *x, cuzk_fr *w) {
 cuzk_status cuzk_abc_write_mem(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
                                const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
                                uint8_t **out, size_t *size, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
+    const cuzk_curve_facts *ci = cuzk_curve_facts_get(curve);
     cuzk_fr one;
     *out = NULL;
     *size = 0;
@@ -353,42 +353,5 @@ cuzk_status cuzk_abc_write_file(cuzk_curve curve, const cuzk_fr *a, const cuzk_f
         return st;
     st = cuzk_write_file_atomic(path, buf, size, err);
     free(buf);
-    return st;
-}
-
-cuzk_status cuzk_abc_from_witness(const cuzk_key *k, const cuzk_fr *w, size_t n_w,
-                                  cuzk_pool *pool, uint8_t **out, size_t *size,
-                                  cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
-    cuzk_key_arrays v;
-    *out = NULL;
-    *size = 0;
-    if (ci == NULL)
-        return cuzk_fail(err, CUZK_ECURVE, "proving key of unknown curve");
-    ci->key_arrays(k, &v);
-    if (v.n_coefs == 0)
-        return cuzk_fail(err, CUZK_EINVAL,
-                         "the key has no A and B coefficients: a, b, c cannot be evaluated");
-    if (n_w != v.n_vars)
-        return cuzk_fail(err, CUZK_EMISMATCH, "witness has %zu values, the key expects %zu", n_w,
-                         v.n_vars);
-    size_t n = (size_t)1 << v.log_n, m = 0;
-    for (size_t i = 0; i < v.n_coefs; i++)
-        if (v.coefs[i].row + (size_t)1 > m)
-            m = v.coefs[i].row + (size_t)1;
-    /* a, b, c, the Montgomery witness, then evaluate's scratch: one block,
-     * sized here, as the evaluation takes no allocation of its own. */
-    size_t sb = ci->evaluate_scratch_bytes(k), vb = (3 * n + v.n_vars) * sizeof(cuzk_fr);
-    cuzk_fr *abc = malloc(vb + sb), *mw = abc + 3 * n;
-    if (abc == NULL)
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory to evaluate a, b, c");
-    cuzk_status st =
-        ci->evaluate_with_scratch(k, w, abc, abc + n, abc + 2 * n, (char *)abc + vb, sb, pool, err);
-    for (size_t i = 0; st == CUZK_OK && i < v.n_vars; i++)
-        ci->fr_to_mont(&mw[i], w[i].l);
-    if (st == CUZK_OK)
-        st = cuzk_abc_write_mem(k->curve, abc, abc + n, abc + 2 * n, m, mw, v.n_vars, out, size,
-                                err);
-    free(abc);
     return st;
 }

@@ -26,10 +26,13 @@
  * before any value is read, then each vector straight into its
  * destination, range-checked there.
  *
- * What this file must not do: prove, or know a key's internals beyond its
- * curve, witness count and domain (the prover is groth16.h's
+ * What this file must not do: prove or evaluate, or know a key at all
+ * (cuzk_abc_check_key takes the key's counts, not the key): the readers
+ * sit below the prover.  The prover is groth16.h's
  * P_groth16_prove_abc_with_scratch, reached through the curve table by
- * the engine's devices; the tests prove an image with tests/cpu_prove.h).
+ * the engine's devices (the tests prove an image with tests/cpu_prove.h);
+ * the image of a witness, which evaluates a, b, c with a key's matrices,
+ * is the prover's (prover/abc_image.h).
  *
  * Thread safety: an open image is read-only; any number of threads may
  * convert from it at once.
@@ -41,7 +44,6 @@
 #include <stdint.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/prover/key.h"
 #include "util/infile.h"
 #include "util/status.h"
 #include "util/threadpool.h"
@@ -146,16 +148,5 @@ cuzk_status cuzk_abc_write_mem(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr
 cuzk_status cuzk_abc_write_file(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
                                 const cuzk_fr *c, size_t m, const cuzk_fr *w, size_t n_vars,
                                 const char *path, cuzk_error *err);
-
-/*
- * The image of a witness for a key that has its coefficient list: a, b, c
- * evaluated with the key's matrices (the rows up to the last the list
- * mentions, public rows included), then written as above.  |w| holds
- * n_vars plain values (a .wtns's, aligned).  CUZK_EINVAL if the key has
- * no coefficients.
- */
-cuzk_status cuzk_abc_from_witness(const cuzk_key *k, const cuzk_fr *w, size_t n_w,
-                                  cuzk_pool *pool, uint8_t **out, size_t *size,
-                                  cuzk_error *err);
 
 #endif

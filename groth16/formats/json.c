@@ -12,18 +12,16 @@
 #include <sys/stat.h>
 
 #include "curve/curve.h"
-#include "groth16/curve_impl.h"
-#include "groth16/prover/key.h"
 #include "pairing/pairing.h"
 
 /* ---- verification key from a zkey (no JSON involved) ------------------------ */
 
 cuzk_status cuzk_vk_from_zkey(cuzk_vk *vk, const cuzk_zkey *z, cuzk_error *err) {
     memset(vk, 0, sizeof *vk);
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(z->curve);
-    if (ci == NULL)
+    const cuzk_json_table *t = cuzk_json_table_get(z->curve);
+    if (t == NULL)
         return cuzk_fail(err, CUZK_ECURVE, "zkey has no curve");
-    cuzk_status st = ci->vk_from_zkey(vk, z, err);
+    cuzk_status st = t->vk_from_zkey(vk, z, err);
     if (st != CUZK_OK)
         memset(vk, 0, sizeof *vk);
     return st;
@@ -107,12 +105,30 @@ static int bls12_381_json_alphabeta(bls12_381_fp12 *e, const bls12_381_g1_affine
         /* read as the curve's scalar array through its member.                 */      \
         return P##_json_public_json(n ? &pub->P : NULL, n);                              \
     }                                                                                    \
-    const cuzk_json_table P##_json_table = {P##_vk_read_any,    P##_vk_write_any,        \
-                                            P##_proof_read_any, P##_proof_write_any,     \
-                                            P##_public_read_any, P##_public_write_any};
+    static cuzk_status P##_vk_from_zkey_any(cuzk_vk *vk, const cuzk_zkey *z,             \
+                                            cuzk_error *err) {                           \
+        cuzk_status st = P##_json_vk_from_zkey(&vk->vk.P, z, err);                       \
+        if (st == CUZK_OK)                                                               \
+            vk->curve = z->curve;                                                        \
+        return st;                                                                       \
+    }                                                                                    \
+    const cuzk_json_table P##_json_table = {                                             \
+        P##_vk_read_any,     P##_vk_write_any,     P##_proof_read_any,                   \
+        P##_proof_write_any, P##_public_read_any,  P##_public_write_any,                 \
+        P##_vk_from_zkey_any};
 JSON_TABLE(bn254)
 JSON_TABLE(bls12_381)
 #undef JSON_TABLE
+
+static const cuzk_json_table *const by_id[] = {
+    [CUZK_CURVE_BN254] = &bn254_json_table,
+    [CUZK_CURVE_BLS12_381] = &bls12_381_json_table,
+};
+
+const cuzk_json_table *cuzk_json_table_get(cuzk_curve c) {
+    /* unsigned: a negative value read from a corrupt struct is out of range too */
+    return (unsigned)c < sizeof by_id / sizeof by_id[0] ? by_id[(unsigned)c] : NULL;
+}
 
 static cuzk_status load(json_t **root, const char *text, size_t len,
                         const char *src, cuzk_error *err) {
@@ -195,7 +211,7 @@ static cuzk_status vk_read(cuzk_vk *vk, const char *text, size_t len,
     if (st == CUZK_OK && c == CUZK_CURVE_NONE)
         st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing");
     if (st == CUZK_OK)
-        st = cuzk_curve_impl_get(c)->json->vk_read(vk, root, src, err);
+        st = cuzk_json_table_get(c)->vk_read(vk, root, src, err);
     json_decref(root);
     if (st == CUZK_OK)
         vk->curve = c;
@@ -220,10 +236,10 @@ cuzk_status cuzk_vk_read_json_file(cuzk_vk *vk, const char *path, cuzk_error *er
 }
 
 cuzk_status cuzk_vk_write_json(const cuzk_vk *vk, char **out, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(vk->curve);
-    if (ci == NULL)
+    const cuzk_json_table *t = cuzk_json_table_get(vk->curve);
+    if (t == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "verification key has no curve");
-    return dump(ci->json->vk_write(vk), out, err);
+    return dump(t->vk_write(vk), out, err);
 }
 
 cuzk_status cuzk_vk_write_json_file(const cuzk_vk *vk, const char *path,
@@ -256,10 +272,10 @@ static cuzk_status proof_read(cuzk_proof *p, cuzk_curve want, const char *text,
         c = want;
     if (st == CUZK_OK && c == CUZK_CURVE_NONE)
         st = fail_at(err, CUZK_EFORMAT, src, "curve", "is missing and no curve was given");
-    if (st == CUZK_OK && cuzk_curve_impl_get(c) == NULL)
+    if (st == CUZK_OK && cuzk_json_table_get(c) == NULL)
         st = cuzk_fail(err, CUZK_ECURVE, "%s: expected curve %d is not one of ours", src, (int)c);
     if (st == CUZK_OK)
-        st = cuzk_curve_impl_get(c)->json->proof_read(p, root, src, err);
+        st = cuzk_json_table_get(c)->proof_read(p, root, src, err);
     json_decref(root);
     if (st == CUZK_OK)
         p->curve = c;
@@ -287,10 +303,10 @@ cuzk_status cuzk_proof_read_json_file(cuzk_proof *p, cuzk_curve curve,
 }
 
 cuzk_status cuzk_proof_write_json(const cuzk_proof *p, char **out, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(p->curve);
-    if (ci == NULL)
+    const cuzk_json_table *t = cuzk_json_table_get(p->curve);
+    if (t == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "proof has no curve");
-    return dump(ci->json->proof_write(p), out, err);
+    return dump(t->proof_write(p), out, err);
 }
 
 cuzk_status cuzk_proof_write_json_file(const cuzk_proof *p, const char *path,
@@ -308,8 +324,8 @@ static cuzk_status public_read(cuzk_curve curve, cuzk_fr **out, size_t *n,
     json_t *root;
     *out = NULL;
     *n = 0;
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
-    if (ci == NULL)
+    const cuzk_json_table *t = cuzk_json_table_get(curve);
+    if (t == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "%s: no curve given", src);
     cuzk_status st = load(&root, text, len, src, err);
     if (st != CUZK_OK)
@@ -321,7 +337,7 @@ static cuzk_status public_read(cuzk_curve curve, cuzk_fr **out, size_t *n,
     else if (cnt && (v = malloc(cnt * sizeof *v)) == NULL)
         st = cuzk_fail(err, CUZK_ENOMEM, "%s: no memory", src);
     if (st == CUZK_OK && cnt)
-        st = ci->json->public_read(v, root, src, err);
+        st = t->public_read(v, root, src, err);
     json_decref(root);
     if (st != CUZK_OK) {
         free(v);
@@ -353,10 +369,10 @@ cuzk_status cuzk_public_read_json_file(cuzk_curve curve, cuzk_fr **out, size_t *
 
 cuzk_status cuzk_public_write_json(cuzk_curve curve, const cuzk_fr *pub, size_t n,
                                    char **out, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
-    if (ci == NULL)
+    const cuzk_json_table *t = cuzk_json_table_get(curve);
+    if (t == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "public signals have no curve");
-    return dump(ci->json->public_write(pub, n), out, err);
+    return dump(t->public_write(pub, n), out, err);
 }
 
 cuzk_status cuzk_public_write_json_file(cuzk_curve curve, const cuzk_fr *pub, size_t n,

@@ -17,8 +17,8 @@
  * files snarkjs made.  verification_key.json includes vk_alphabeta_12 =
  * e(alpha, beta) when the pairing is available (see json.c).
  *
- * The types cuzk_vk and cuzk_proof are defined in groth16/prover/key.h.  A vk read
- * here owns its IC array: release it with cuzk_vk_clear.  Strings returned by
+ * The types cuzk_vk and cuzk_proof are defined in groth16/vk_proof.h.  A vk
+ * read here owns its IC array: release it with cuzk_vk_clear (prover/key.h).  Strings returned by
  * writers are malloc'd (free() them).  All functions are reentrant.
  */
 #ifndef CUZK_GROTH16_JSON_H
@@ -27,8 +27,8 @@
 #include <stddef.h>
 
 #include "groth16/curve_id.h"
-#include "groth16/prover/key.h"
 #include "groth16/formats/zkey.h"
+#include "groth16/vk_proof.h"
 #include "util/status.h"
 
 struct json_t; /* <jansson.h> */
@@ -36,8 +36,11 @@ struct json_t; /* <jansson.h> */
 /*
  * This layer's table, one per curve (json.c): the snarkjs JSON formats of
  * the curve on the curve-agnostic types, which the curve table points to
- * (curve_impl.h, ci->json) and the front ends below call through it.
+ * (curve_impl.h, ci->json); the front ends below look it up by
+ * cuzk_json_table_get and call through it.
  * |out| of public_read has room for every element of the array |root|.
+ * vk_from_zkey is cuzk_vk_from_zkey's per-curve half: IC copied and
+ * checked on the curve; on failure nothing is left owned.
  */
 typedef struct cuzk_json_table {
     cuzk_status (*vk_read)(cuzk_vk *vk, struct json_t *root, const char *src, cuzk_error *err);
@@ -48,11 +51,12 @@ typedef struct cuzk_json_table {
     cuzk_status (*public_read)(cuzk_fr *out, struct json_t *root, const char *src,
                                cuzk_error *err);
     struct json_t *(*public_write)(const cuzk_fr *pub, size_t n);
+    cuzk_status (*vk_from_zkey)(cuzk_vk *vk, const cuzk_zkey *z, cuzk_error *err);
 } cuzk_json_table;
 extern const cuzk_json_table bn254_json_table, bls12_381_json_table;
 
-typedef struct cuzk_vk cuzk_vk;       /* groth16/prover/key.h */
-typedef struct cuzk_proof cuzk_proof; /* groth16/prover/key.h */
+/* The table of |c|; NULL for CUZK_CURVE_NONE or any value not a curve. */
+const cuzk_json_table *cuzk_json_table_get(cuzk_curve c);
 
 /*
  * verification_key.json.  The curve comes from the file.

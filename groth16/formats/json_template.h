@@ -219,6 +219,29 @@ static cuzk_status J(vk_read)(T(groth16_vk) *vk, json_t *root, const char *src,
     return st;
 }
 
+/* The verification key of an open .zkey: its header points and IC (copied,
+ * each checked on the curve); on failure nothing is left owned. */
+static cuzk_status J(vk_from_zkey)(T(groth16_vk) *vk, const cuzk_zkey *z, cuzk_error *err) {
+    vk->alpha1 = z->vk.P.alpha1;
+    vk->beta2 = z->vk.P.beta2;
+    vk->gamma2 = z->vk.P.gamma2;
+    vk->delta2 = z->vk.P.delta2;
+    vk->n_public = z->n_public;
+    vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);
+    if (vk->ic == NULL)
+        return cuzk_fail(err, CUZK_ENOMEM, "no memory for IC");
+    cuzk_status st = cuzk_zkey_points_copy(&z->ic, 0, z->n_public + 1ull, vk->ic, err);
+    for (size_t i = 0; st == CUZK_OK && i <= vk->n_public; i++)
+        if (!T(g1_affine_on_curve)(&vk->ic[i]))
+            st = cuzk_fail(err, CUZK_ENOTONCURVE,
+                           "zkey: section 3 (IC) point %zu is not on the curve", i);
+    if (st != CUZK_OK) {
+        free(vk->ic);
+        vk->ic = NULL;
+    }
+    return st;
+}
+
 /* e(alpha, beta) as snarkjs's 2 x 3 x 2 nesting: [c0, c1] of Fp6, each
  * [c0, c1, c2] of Fp2.  NULL if the pairing does not give snarkjs's value
  * (see ALPHABETA_OK in json.c). */

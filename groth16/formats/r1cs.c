@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 
 #define R1CS_VERSION 1
 #define HDR_FIXED 32u /* header section bytes besides the prime */
@@ -232,7 +232,7 @@ void cuzk_r1cs_free(cuzk_r1cs *r) {
 
 static cuzk_status validate(const cuzk_r1cs *r, cuzk_error *err) {
     const cuzk_r1cs_matrix *mat[3] = {&r->a, &r->b, &r->c};
-    if (cuzk_curve_impl_get(r->curve) == NULL)
+    if (cuzk_curve_facts_get(r->curve) == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "r1cs write: no curve");
     if (r->n_wires == 0 ||
         (uint64_t)r->n_pub_out + r->n_pub_in + r->n_prv_in + 1 > r->n_wires)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 
 #define WTNS_VERSION 2
 
@@ -160,7 +160,7 @@ cuzk_status cuzk_wtns_write_mem(cuzk_curve curve, const cuzk_fr *values,
                                 size_t n, uint8_t **out, size_t *size,
                                 cuzk_error *err) {
     cuzk_fr one;
-    if (cuzk_curve_impl_get(curve) == NULL)
+    if (cuzk_curve_facts_get(curve) == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "wtns write: no curve");
     if (n == 0 || n > UINT32_MAX)
         return cuzk_fail(err, CUZK_EINVAL, "wtns write: %zu values cannot be stored", n);

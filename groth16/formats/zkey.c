@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "curve/curve.h"
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "zkey views assume a little-endian host (see zkey.h)"
@@ -21,7 +21,7 @@
 #define ZKEY_VERSION 1
 #define COEF_BYTES 44u /* matrix, row, signal u32 + 32-byte value */
 
-/* Large enough for any curve's affine point (curve_impl.h checks). */
+/* Large enough for any curve's affine point (curve_facts.h checks). */
 typedef union any_affine {
     uint64_t l[CUZK_AFFINE_MAX_BYTES / 8];
 } any_affine;
@@ -40,7 +40,7 @@ static int limbs_below(const uint64_t *a, const uint64_t *m, unsigned n) {
 }
 
 static int point_check(cuzk_curve c, int g2, const any_affine *p, int subgroup) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+    const cuzk_curve_facts *ci = cuzk_curve_facts_get(c);
     if (ci == NULL)
         return 0;
     return g2 ? (subgroup ? ci->g2_in_subgroup(p) : ci->g2_on_curve(p))
@@ -135,9 +135,28 @@ static cuzk_status check_counts(cuzk_zkey *z, cuzk_error *err) {
     return CUZK_OK;
 }
 
-/* The six header points, in file order, and where they go. */
+/* The six header points of a curve's cuzk_zkey_vk_P, in file order:
+ * alpha1, beta1, beta2, gamma2, delta1, delta2. */
+#define HEADER_SLOTS(P)                                                    \
+    static void P##_header_slots(cuzk_zkey *z, void *slot[6]) {            \
+        cuzk_zkey_vk_##P *v = &z->vk.P;                                    \
+        slot[0] = &v->alpha1, slot[1] = &v->beta1, slot[2] = &v->beta2;    \
+        slot[3] = &v->gamma2, slot[4] = &v->delta1, slot[5] = &v->delta2;  \
+    }
+HEADER_SLOTS(bn254)
+HEADER_SLOTS(bls12_381)
+#undef HEADER_SLOTS
+
+/* By curve, as the union members of cuzk_zkey's vk (zkey.h) are. */
+static void (*const header_slots_of[])(cuzk_zkey *z, void *slot[6]) = {
+    [CUZK_CURVE_BN254] = bn254_header_slots,
+    [CUZK_CURVE_BLS12_381] = bls12_381_header_slots,
+};
+
+/* The six header points, in file order, and where they go (the curve is
+ * one of ours: the header's primes named it, or the writer checked). */
 static void header_slots(cuzk_zkey *z, void *slot[6]) {
-    cuzk_curve_impl_get(z->curve)->zkey_header_slots(z, slot);
+    header_slots_of[z->curve](z, slot);
 }
 
 static const char *const header_point_name[6] = {"alpha1", "beta1", "beta2",
@@ -438,7 +457,7 @@ static cuzk_status check_writable(const cuzk_zkey *z, const cuzk_zkey_coef *coef
                                   uint32_t n_coefs, cuzk_error *err) {
     cuzk_zkey t = *z;
     t.log_domain_size = 0;
-    if (cuzk_curve_impl_get(z->curve) == NULL)
+    if (cuzk_curve_facts_get(z->curve) == NULL)
         return cuzk_fail(err, CUZK_EINVAL, "zkey write: no curve");
     cuzk_status st = check_counts(&t, err);
     if (st == CUZK_OK)
@@ -482,7 +501,7 @@ static void put_header(cuzk_outbuf *o, const cuzk_zkey *z) {
 
 static void put_coefs(cuzk_outbuf *o, cuzk_curve c, const cuzk_zkey_coef *coefs,
                       uint32_t n) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+    const cuzk_curve_facts *ci = cuzk_curve_facts_get(c);
     cuzk_outbuf_u32(o, n);
     for (uint32_t i = 0; i < n; i++) {
         cuzk_fr raw; /* v R^2 = Montgomery form of (v R) */

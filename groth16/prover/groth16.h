@@ -27,8 +27,9 @@
  * step gathers the witness values of the set bits into a compact vector
  * (in its scratch) and multiplies the compact points; the other steps do
  * not look at the bitmaps.
- *   P_groth16_vk     a verification key (owns its IC array)
- *   P_groth16_proof  (A in G1, B in G2, C in G1), affine
+ *   P_groth16_vk     a verification key, and
+ *   P_groth16_proof  a proof: plain data, defined below the file formats
+ *                    (groth16/vk_proof.h), which read and write them too
  *
  * Witness values are the plain (not Montgomery) integers of the .wtns file,
  * as P_fr limbs; public inputs for the verifier are Montgomery P_fr.
@@ -55,6 +56,7 @@
 
 #include "curve/curve.h"
 #include "groth16/formats/zkey.h"
+#include "groth16/vk_proof.h"
 #include "util/status.h"
 #include "util/threadpool.h"
 
@@ -92,17 +94,6 @@ typedef struct cuzk_groth16_timing {
         const cuzk_coef *coefs;   /* n_coefs entries of A and B */            \
         size_t n_coefs;                                                       \
     } P##_groth16_pk;                                                         \
-    typedef struct P##_groth16_vk {                                           \
-        P##_g1_affine alpha1;                                                 \
-        P##_g2_affine beta2, gamma2, delta2;                                  \
-        size_t n_public;                                                      \
-        P##_g1_affine *ic; /* n_public + 1, owned (free with _vk_free) */     \
-    } P##_groth16_vk;                                                         \
-    typedef struct P##_groth16_proof {                                        \
-        P##_g1_affine a;                                                      \
-        P##_g2_affine b;                                                      \
-        P##_g1_affine c;                                                      \
-    } P##_groth16_proof;                                                      \
     /* Step 1: a, b, c (n elements each, Montgomery) from the witness        \
      * (n_vars plain values), in the caller's |scratch| of |scratch_bytes|  \
      * >= _evaluate_scratch_bytes (the witness in Montgomery form).         \

@@ -1,15 +1,17 @@
 /*
- * Loading a .zkey into a cuzk_key, and curve dispatch for prove/verify
- * (key.h) through the curve table.  The copies here happen once per key
- * load, never per proof; A, B1 and B2 are copied compact (only the wires
- * whose point is not infinity, with a density bitmap: key_template.h).
+ * Loading a .zkey into a cuzk_key, the prover's table per curve, and
+ * curve dispatch for prove/verify (key.h) through that table.  The
+ * copies here happen once per key load, never per proof; A, B1 and B2
+ * are copied compact (only the wires whose point is not infinity, with a
+ * density bitmap: key_template.h).
  */
 #include "groth16/prover/key.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/curve_impl.h"
+#include "msm/msm.h"
+#include "util/paste.h"
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -70,16 +72,32 @@ static cuzk_status copy_kept(const cuzk_zkey_points *v, const cuzk_zkey_points *
 }
 
 #define P bls12_381
+#define P_ID CUZK_CURVE_BLS12_381
 #include "groth16/prover/key_template.h"
+#include "groth16/prover/prover_table_template.h"
 #undef P
+#undef P_ID
 #define P bn254
+#define P_ID CUZK_CURVE_BN254
 #include "groth16/prover/key_template.h"
+#include "groth16/prover/prover_table_template.h"
 #undef P
+#undef P_ID
 
+static const cuzk_prover_table *const by_id[] = {
+    [CUZK_CURVE_BN254] = &bn254_prover_table,
+    [CUZK_CURVE_BLS12_381] = &bls12_381_prover_table,
+};
 
-/* The table of the key's curve; NULL (and |err| set) for none of ours. */
-static const cuzk_curve_impl *impl_of(cuzk_curve c, const char *what, cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(c);
+const cuzk_prover_table *cuzk_prover_table_get(cuzk_curve c) {
+    /* unsigned: a negative value read from a corrupt struct is out of range too */
+    return (unsigned)c < sizeof by_id / sizeof by_id[0] ? by_id[(unsigned)c] : NULL;
+}
+
+/* The prover's table of the key's curve; NULL (and |err| set) for none
+ * of ours. */
+static const cuzk_prover_table *impl_of(cuzk_curve c, const char *what, cuzk_error *err) {
+    const cuzk_prover_table *ci = cuzk_prover_table_get(c);
     if (ci == NULL)
         cuzk_fail(err, CUZK_ECURVE, "%s: unknown curve", what);
     return ci;
@@ -88,7 +106,7 @@ static const cuzk_curve_impl *impl_of(cuzk_curve c, const char *what, cuzk_error
 cuzk_status cuzk_key_from_zkey(cuzk_key *k, const cuzk_zkey *z, cuzk_error *err) {
     memset(k, 0, sizeof *k);
     k->curve = z->curve;
-    const cuzk_curve_impl *ci = impl_of(z->curve, "zkey", err);
+    const cuzk_prover_table *ci = impl_of(z->curve, "zkey", err);
     return ci ? ci->key_from_zkey(k, z, err) : CUZK_ECURVE;
 }
 
@@ -112,20 +130,20 @@ void cuzk_key_free(cuzk_key *k) {
 
 /* Counts of a key of no known curve (an unloaded, zeroed key) are 0. */
 size_t cuzk_key_n_public(const cuzk_key *k) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    const cuzk_prover_table *ci = cuzk_prover_table_get(k->curve);
     return ci ? ci->key_n_public(k) : 0;
 }
 size_t cuzk_key_n_vars(const cuzk_key *k) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    const cuzk_prover_table *ci = cuzk_prover_table_get(k->curve);
     return ci ? ci->key_n_vars(k) : 0;
 }
 unsigned cuzk_key_log_n(const cuzk_key *k) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    const cuzk_prover_table *ci = cuzk_prover_table_get(k->curve);
     return ci ? ci->key_log_n(k) : 0;
 }
 
 size_t cuzk_key_n_coefs(const cuzk_key *k) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    const cuzk_prover_table *ci = cuzk_prover_table_get(k->curve);
     cuzk_key_arrays v;
     if (ci == NULL)
         return 0;
@@ -135,19 +153,19 @@ size_t cuzk_key_n_coefs(const cuzk_key *k) {
 
 cuzk_status cuzk_key_vk(const cuzk_key *k, cuzk_vk *vk, cuzk_error *err) {
     memset(vk, 0, sizeof *vk);
-    const cuzk_curve_impl *ci = impl_of(k->curve, "proving key", err);
+    const cuzk_prover_table *ci = impl_of(k->curve, "proving key", err);
     return ci ? ci->vk_from_key(k, vk, err) : CUZK_ECURVE;
 }
 
 void cuzk_vk_clear(cuzk_vk *vk) {
-    const cuzk_curve_impl *ci = vk ? cuzk_curve_impl_get(vk->curve) : NULL;
+    const cuzk_prover_table *ci = vk ? cuzk_prover_table_get(vk->curve) : NULL;
     if (ci)
         ci->vk_free(vk);
 }
 
 cuzk_status cuzk_vk_verify(const cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub,
                            const cuzk_proof *proof, cuzk_error *err) {
-    const cuzk_curve_impl *ci = impl_of(vk->curve, "verification key", err);
+    const cuzk_prover_table *ci = impl_of(vk->curve, "verification key", err);
     if (ci == NULL)
         return CUZK_ECURVE;
     if (proof->curve != vk->curve)

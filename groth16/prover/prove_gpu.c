@@ -28,7 +28,7 @@
 #include "gpu/ntt.h"
 #include "gpu/prove.h"
 #include "gpu/runtime.h"
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 #include "groth16/prover/prove_gpu_key.h"
 
 enum { EV_START, EV_UPLOADED, EV_EVALUATED, EV_NTT, EV_MSM_A, EV_MSM_B1,
@@ -306,7 +306,8 @@ static cuzk_status query_msm(cuzk_gpu_stream *s, const cuzk_gpu_key *gk, int q,
 static cuzk_status b2_cpu(struct b2_job *j) {
     cuzk_gpu_prover *p = j->p;
     const cuzk_key *k = j->gk->key;
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    const cuzk_prover_table *pt = cuzk_prover_table_get(k->curve);
+    size_t g2b = cuzk_curve_facts_get(k->curve)->g2_jacobian_bytes;
     size_t need = j->gk->n_q[1] * FR_BYTES;
     if (j->gk->d_idx[1] && need > p->h_gather_cap) {
         void *g = realloc(p->h_gather, need);
@@ -316,7 +317,7 @@ static cuzk_status b2_cpu(struct b2_job *j) {
         p->h_gather = g;
         p->h_gather_cap = need;
     }
-    size_t sneed = ci->b2_msm_scratch_bytes(k, cuzk_pool_threads(p->pool));
+    size_t sneed = pt->b2_msm_scratch_bytes(k, cuzk_pool_threads(p->pool));
     if (sneed > p->h_b2_cap) {
         void *g = realloc(p->h_b2, sneed);
         if (!g)
@@ -326,9 +327,9 @@ static cuzk_status b2_cpu(struct b2_job *j) {
         p->h_b2_cap = sneed;
     }
     for (size_t i = 0; i < j->np; i++) {
-        cuzk_status st = ci->b2_msm_cpu(k, (const cuzk_fr *)j->host_w[i],
+        cuzk_status st = pt->b2_msm_cpu(k, (const cuzk_fr *)j->host_w[i],
                                         (cuzk_fr *)p->h_gather,
-                                        (uint8_t *)j->results + i * ci->g2_jacobian_bytes,
+                                        (uint8_t *)j->results + i * g2b,
                                         p->h_b2, p->h_b2_cap, p->pool);
         if (st != CUZK_OK)
             return cuzk_fail(&j->err, st, "GPU prove: B2 on the CPU: %s", cuzk_status_text(st));
@@ -431,7 +432,7 @@ static cuzk_status compute_h(cuzk_gpu_stream *s, cuzk_gpu_prover *p, const cuzk_
         log_n++;
     /* odd coset: multiply by powers of w_2n, as the CPU prover does */
     cuzk_fr shift;
-    cuzk_status st = cuzk_curve_impl_get(gk->key->curve)->fr_root_of_unity(&shift, log_n + 1);
+    cuzk_status st = cuzk_curve_facts_get(gk->key->curve)->fr_root_of_unity(&shift, log_n + 1);
     if (st != CUZK_OK)
         return cuzk_fail(err, CUZK_EUNSUPPORTED, "domain 2^%u is too large for a coset", log_n);
     uint8_t *d = p->d_abc;
@@ -648,7 +649,8 @@ static const struct {
  * host); a witness with a value out of range gets CUZK_ERANGE instead. */
 static void batch_assemble(struct batch *b) {
     const cuzk_key *k = b->gk->key;
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(k->curve);
+    const cuzk_curve_facts *ci = cuzk_curve_facts_get(k->curve);
+    const cuzk_prover_table *pt = cuzk_prover_table_get(k->curve);
     size_t g1b = ci->g1_jacobian_bytes, g2b = ci->g2_jacobian_bytes;
     for (size_t i = 0; i < b->np; i++) {
         cuzk_gpu_batch_item *it = &b->items[i];
@@ -664,7 +666,7 @@ static void batch_assemble(struct batch *b) {
         memcpy(&rc, (const uint8_t *)b->pc + i * g1b, g1b);
         memcpy(&rh, (const uint8_t *)b->ph + i * g1b, g1b);
         memcpy(&rb2, (const uint8_t *)b->pb2 + i * g2b, g2b);
-        ci->assemble(it->out, k, &ra, &rb1, &rb2, &rc, &rh, &it->r, &it->s);
+        pt->assemble(it->out, k, &ra, &rb1, &rb2, &rc, &rh, &it->r, &it->s);
     }
 }
 

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 #include "groth16/prover/prove_gpu_key.h"
 
-static size_t g1_affine_bytes(cuzk_curve c) { return cuzk_curve_impl_get(c)->g1_bytes; }
+static size_t g1_affine_bytes(cuzk_curve c) { return cuzk_curve_facts_get(c)->g1_bytes; }
 
 /* ---- key ------------------------------------------------------------------ */
 
@@ -28,7 +28,7 @@ static size_t g1_affine_bytes(cuzk_curve c) { return cuzk_curve_impl_get(c)->g1_
 typedef cuzk_key_arrays key_view;
 
 static void view_of(key_view *v, const cuzk_key *k) {
-    cuzk_curve_impl_get(k->curve)->key_arrays(k, v);
+    cuzk_prover_table_get(k->curve)->key_arrays(k, v);
 }
 
 /* The A and B matrices in CSR form on the host: row pointers, columns and
@@ -247,7 +247,7 @@ static void needs_of(cuzk_gpu_ctx *ctx, cuzk_curve curve, const key_view *v, siz
 
 /* The key's view, checked: 0 after setting |err|. */
 static int view_checked(key_view *v, const cuzk_key *key, cuzk_error *err) {
-    if (!key || !cuzk_curve_impl_get(key->curve)) {
+    if (!key || !cuzk_prover_table_get(key->curve)) {
         cuzk_fail(err, CUZK_EINVAL, "GPU key: no context or no loaded key");
         return 0;
     }

@@ -9,19 +9,19 @@
  * whatever the order the chunks run in.
  *
  * Must not: allocate or branch on the curve (its multiplication comes from
- * the curve table).
+ * the curve's facts, curve_facts.h).
  */
 #include "groth16/prover/satisfy.h"
 
 #include <stdatomic.h>
 
-#include "groth16/curve_impl.h"
+#include "groth16/curve_facts.h"
 
 /* How many rows a chunk checks between two looks at the shared minimum. */
 #define ROWS_PER_LOOK 1024
 
 struct rows_ctx {
-    const cuzk_curve_impl *ci;
+    const cuzk_curve_facts *ci;
     const cuzk_fr *a, *b, *c;
     _Atomic size_t first_bad; /* lowest failing row seen; n if none */
 };
@@ -55,7 +55,7 @@ static void rows_range(void *ctx, size_t begin, size_t end, unsigned worker) {
 cuzk_status cuzk_abc_check_rows(cuzk_curve curve, const cuzk_fr *a, const cuzk_fr *b,
                                 const cuzk_fr *c, size_t n, cuzk_pool *pool, size_t *bad_row,
                                 cuzk_error *err) {
-    const cuzk_curve_impl *ci = cuzk_curve_impl_get(curve);
+    const cuzk_curve_facts *ci = cuzk_curve_facts_get(curve);
     if (bad_row)
         *bad_row = n;
     if (ci == NULL)

@@ -1,73 +1,21 @@
 /*
- * One curve's table (curve_impl.h), stamped out by curve_impl.c with:
- *   P                  the curve prefix (bn254, bls12_381): the typed names
- *                      of field/, curve/, groth16.h, setup.h and the union
- *                      members of cuzk_fr, cuzk_key, cuzk_proof, cuzk_vk
- *   P_ID               its cuzk_curve value
- *   P_NAME             the name snarkjs writes
- *   P_ALIASES          brace list of normalised names, NULL last
- *   P_FR_S             two-adicity of Fr
- *   P_Q_LIMBS          limbs of the base field order
- *   P_PROOF_RAW        size_t f(uint8_t *out, const cuzk_proof *p): the
- *                      curve's raw proof encoding, P_PROOF_RAW_BYTES long
- *   P_PROOF_UNRAW      cuzk_status f(cuzk_proof *p, const uint8_t *in,
- *                      cuzk_error *err): its inverse, validating every point
- * and defines const cuzk_curve_impl cuzk_curve_impl_<P>.  It undefines
- * them at its end, so the next curve can be defined right after.
+ * One curve's prover table (key.h, cuzk_prover_table), stamped out by
+ * key.c with P the curve prefix (bn254, bls12_381): the typed names of
+ * groth16.h and msm.h and the union members of cuzk_fr, cuzk_key,
+ * cuzk_proof and cuzk_vk; and P_ID, its cuzk_curve value.  It defines
+ * const cuzk_prover_table P_prover_table.
  *
  * The adapters only convert between the curve-agnostic types and P's
  * typed ones (a cuzk_fr is read through its P member, a key through
- * k->pk.P); they must not compute anything of their own.  Layers whose
- * per-curve code lives in their own template (json_template.h,
- * setup_template.h) keep a small table of their own per curve (json.h,
- * setup.h), which this one points to; the key loader is a typed function
- * of key.h.  No layer declares anything for this table's sake.
+ * k->pk.P); they must not compute anything of their own.  They call the
+ * prover's typed functions and the arithmetic, nothing above the prover
+ * (the curve table on top holds these entries too, but is never called
+ * from here).
  */
-#define T(x) CUZK_PASTE(P, x)            /* T(fr) -> bn254_fr */
-#define I(x) CUZK_PASTE(P, CUZK_PASTE(impl, x)) /* I(fr_mul) -> bn254_impl_fr_mul */
+#define T(x) CUZK_PASTE(P, x)                    /* T(fr) -> bn254_fr */
+#define I(x) CUZK_PASTE(P, CUZK_PASTE(prover, x)) /* I(prove) -> bn254_prover_prove */
 
-_Static_assert(sizeof(T(g1_affine)) <= CUZK_AFFINE_MAX_BYTES &&
-                   sizeof(T(g2_affine)) <= CUZK_AFFINE_MAX_BYTES,
-               "raise CUZK_AFFINE_MAX_BYTES for this curve's points");
-_Static_assert(sizeof(T(fr)) == sizeof(cuzk_fr), "a scalar must fit a cuzk_fr");
-
-/* ---- scalar field ------------------------------------------------------- */
-
-static cuzk_status I(fr_from_le)(cuzk_fr *r, const uint8_t in[32]) {
-    return T(fr_from_bytes_le)(&r->P, in, NULL);
-}
-static void I(fr_to_le)(uint8_t out[32], const cuzk_fr *a) { T(fr_to_bytes_le)(out, &a->P); }
-static void I(fr_from_mont)(uint64_t out[4], const cuzk_fr *a) { T(fr_from_mont)(out, &a->P); }
-static void I(fr_to_mont)(cuzk_fr *r, const uint64_t in[4]) { T(fr_to_mont)(&r->P, in); }
-static void I(fr_mul)(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
-    T(fr_mul)(&r->P, &a->P, &b->P);
-}
-static void I(fr_add)(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
-    T(fr_add)(&r->P, &a->P, &b->P);
-}
-static void I(fr_sub)(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
-    T(fr_sub)(&r->P, &a->P, &b->P);
-}
-static void I(fr_set_one)(cuzk_fr *r) { T(fr_set_one)(&r->P); }
 static cuzk_status I(fr_random)(cuzk_fr *r, cuzk_error *err) { return T(fr_random)(&r->P, err); }
-static cuzk_status I(fr_root_of_unity)(cuzk_fr *r, unsigned log_n) {
-    return T(fr_root_of_unity)(&r->P, log_n);
-}
-
-/* ---- affine points -------------------------------------------------------- */
-
-static int I(g1_on_curve)(const void *p) { return T(g1_affine_on_curve)(p); }
-static int I(g1_in_subgroup)(const void *p) { return T(g1_affine_in_subgroup)(p); }
-static int I(g2_on_curve)(const void *p) { return T(g2_affine_on_curve)(p); }
-static int I(g2_in_subgroup)(const void *p) { return T(g2_affine_in_subgroup)(p); }
-
-static void I(zkey_header_slots)(cuzk_zkey *z, void *slot[6]) {
-    CUZK_PASTE(cuzk_zkey_vk, P) *v = &z->vk.P;
-    slot[0] = &v->alpha1, slot[1] = &v->beta1, slot[2] = &v->beta2;
-    slot[3] = &v->gamma2, slot[4] = &v->delta1, slot[5] = &v->delta2;
-}
-
-/* ---- proving keys and the CPU prover ------------------------------------------ */
 
 static size_t I(key_n_public)(const cuzk_key *k) { return k->pk.P.n_public; }
 static size_t I(key_n_vars)(const cuzk_key *k) { return k->pk.P.n_vars; }
@@ -179,84 +127,18 @@ static cuzk_status I(vk_from_key)(const cuzk_key *k, cuzk_vk *vk, cuzk_error *er
 
 static void I(vk_free)(cuzk_vk *vk) { T(groth16_vk_free)(&vk->vk.P); }
 
-static cuzk_status I(vk_from_zkey)(cuzk_vk *out, const cuzk_zkey *z, cuzk_error *err) {
-    T(groth16_vk) *vk = &out->vk.P;
-    vk->alpha1 = z->vk.P.alpha1;
-    vk->beta2 = z->vk.P.beta2;
-    vk->gamma2 = z->vk.P.gamma2;
-    vk->delta2 = z->vk.P.delta2;
-    vk->n_public = z->n_public;
-    vk->ic = malloc(((size_t)z->n_public + 1) * sizeof *vk->ic);
-    if (vk->ic == NULL)
-        return cuzk_fail(err, CUZK_ENOMEM, "no memory for IC");
-    cuzk_status st = cuzk_zkey_points_copy(&z->ic, 0, z->n_public + 1ull, vk->ic, err);
-    for (size_t i = 0; st == CUZK_OK && i <= vk->n_public; i++)
-        if (!T(g1_affine_on_curve)(&vk->ic[i]))
-            st = cuzk_fail(err, CUZK_ENOTONCURVE,
-                           "zkey: section 3 (IC) point %zu is not on the curve", i);
-    if (st != CUZK_OK)
-        T(groth16_vk_free)(vk);
-    else
-        out->curve = P_ID;
-    return st;
-}
-
 static cuzk_status I(verify)(const cuzk_vk *vk, const cuzk_fr *pub, size_t n_pub,
                              const cuzk_proof *proof, cuzk_error *err) {
     return T(groth16_verify)(&vk->vk.P, n_pub ? &pub->P : NULL, n_pub, &proof->p.P, err);
-}
-
-/* ---- raw proofs and verification keys ------------------------------------------ */
-
-static cuzk_status I(proof_decode_raw)(cuzk_proof *p, const uint8_t *in, cuzk_error *err) {
-    memset(p, 0, sizeof *p);
-    cuzk_status s = P_PROOF_UNRAW(p, in, err);
-    if (s == CUZK_OK)
-        p->curve = P_ID;
-    return s;
 }
 
 static size_t I(vk_n_public)(const cuzk_vk *vk) { return vk->vk.P.n_public; }
 
 /* ---- the table ------------------------------------------------------------------ */
 
-static const char *const I(aliases)[] = P_ALIASES;
-
-extern const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P);
-const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
-    .id = P_ID,
-    .name = P_NAME,
-    .aliases = I(aliases),
-
-    .n8q = 8 * P_Q_LIMBS,
-    .n8r = 32,
-    .g1_bytes = 2 * 8 * P_Q_LIMBS,
-    .g2_bytes = 4 * 8 * P_Q_LIMBS,
-    .two_adicity = P_FR_S,
-    .r_limbs = T(fr_modulus),
-    .q_limbs = T(fp_modulus),
-    .q_n_limbs = P_Q_LIMBS,
-    .g1_jacobian_bytes = sizeof(T(g1)),
-    .g2_jacobian_bytes = sizeof(T(g2)),
-    .proof_raw_bytes = P_PROOF_RAW_BYTES,
-
-    .fr_from_le = I(fr_from_le),
-    .fr_to_le = I(fr_to_le),
-    .fr_from_mont = I(fr_from_mont),
-    .fr_to_mont = I(fr_to_mont),
-    .fr_mul = I(fr_mul),
-    .fr_add = I(fr_add),
-    .fr_sub = I(fr_sub),
-    .fr_set_one = I(fr_set_one),
+extern const cuzk_prover_table CUZK_PASTE(P, prover_table);
+const cuzk_prover_table CUZK_PASTE(P, prover_table) = {
     .fr_random = I(fr_random),
-    .fr_root_of_unity = I(fr_root_of_unity),
-
-    .g1_on_curve = I(g1_on_curve),
-    .g1_in_subgroup = I(g1_in_subgroup),
-    .g2_on_curve = I(g2_on_curve),
-    .g2_in_subgroup = I(g2_in_subgroup),
-
-    .zkey_header_slots = I(zkey_header_slots),
 
     .key_from_zkey = T(key_from_zkey),
     .key_n_public = I(key_n_public),
@@ -278,26 +160,10 @@ const cuzk_curve_impl CUZK_PASTE(cuzk_curve_impl, P) = {
     .prove_abc = I(prove_abc),
 
     .vk_from_key = I(vk_from_key),
-    .vk_from_zkey = I(vk_from_zkey),
     .vk_free = I(vk_free),
     .vk_n_public = I(vk_n_public),
     .verify = I(verify),
-
-    .setup = &T(setup_table),
-    .json = &T(json_table),
-
-    .proof_encode_raw = P_PROOF_RAW,
-    .proof_decode_raw = I(proof_decode_raw),
 };
 
 #undef T
 #undef I
-#undef P
-#undef P_ID
-#undef P_NAME
-#undef P_ALIASES
-#undef P_FR_S
-#undef P_Q_LIMBS
-#undef P_PROOF_RAW
-#undef P_PROOF_UNRAW
-#undef P_PROOF_RAW_BYTES
