@@ -106,8 +106,8 @@ static const char *const wc_known_imports[] = {"exceptionHandler", "printErrorMe
 #define N_EXPORTS (sizeof wc_required_exports / sizeof *wc_required_exports)
 #define N_IMPORTS (sizeof wc_known_imports / sizeof *wc_known_imports)
 
-static cuzk_status check_wasm(const uint8_t *w, size_t size, const char *name,
-                              wasm_shape *shape, cuzk_error *err) {
+cuzk_status wc_check_wasm(const uint8_t *w, size_t size, const char *name, wasm_shape *shape,
+                          cuzk_error *err) {
     wasm_shape sh_local;
     wasm_shape *sh = shape ? shape : &sh_local;
     memset(sh, 0, sizeof *sh);
@@ -736,7 +736,7 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
                          "%s: %zu bytes of wasm, more than the limit of %llu "
                          "(wc_max_wasm_bytes)", name, size, (unsigned long long)max_wasm);
     wasm_shape shape;
-    cuzk_status s = check_wasm(wasm, size, name, &shape, err);
+    cuzk_status s = wc_check_wasm(wasm, size, name, &shape, err);
     if (s != CUZK_OK)
         return s;
     cuzk_sha256_hex(c->hash, wasm, size);
@@ -812,179 +812,20 @@ cuzk_status wc_obtain(struct cuzk_wc_circuit *c, const uint8_t *wasm, size_t siz
     return CUZK_OK;
 }
 
-/* ---- what a circuit is, without running it ---------------------------------------- */
-
-/* A signed LEB128 of at most 32 bits (an i32.const's operand). */
-static int32_t rd_sleb(wasm_rd *r) {
-    unsigned bits = 0;
-    uint8_t last = 0;
-    uint32_t v = rd_leb_groups(r, &bits, &last);
-    if (!r->bad && bits < 32 && (last & 0x40))
-        v |= ~0u << bits;
-    return (int32_t)v;
-}
-
-/* The constants of a function body "i32.const A [i32.const B call F] end"
- * with no locals: circom writes getVersion, getWitnessSize, ... as the
- * first and getRawPrime (copy from A to the shared memory) as the second.
- * The count of constants read, 0 for any other shape. */
-static int const_body(const uint8_t *b, const uint8_t *end, int32_t out[2]) {
-    wasm_rd r = {b, end, 0};
-    if (rd_leb(&r) != 0) /* local declarations */
-        return 0;
-    int n = 0;
-    while (!r.bad && r.p < r.end && *r.p == 0x41 && n < 2) {
-        r.p++;
-        out[n++] = rd_sleb(&r);
-    }
-    if (n == 2 && r.p < r.end && *r.p == 0x10) { /* call */
-        r.p++;
-        rd_leb(&r);
-    }
-    return !r.bad && r.p < r.end && *r.p == 0x0b ? n : 0;
-}
-
-cuzk_status cuzk_wc_wasm_inspect(cuzk_wc_wasm_info *info, const char *path,
-                                 const cuzk_wc_opts *o, cuzk_error *err) {
-    memset(info, 0, sizeof *info);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat st;
-    if (fd < 0)
-        return cuzk_fail(err, errno == ENOENT ? CUZK_ENOTFOUND : CUZK_EIO, "%s: %s", path,
-                         strerror(errno));
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
-        close(fd);
-        return cuzk_fail(err, CUZK_EFORMAT, "%s: not a regular file with contents", path);
-    }
-    size_t size = (size_t)st.st_size;
-    if ((uint64_t)st.st_size > wc_opt_max_wasm(o)) { /* refused before it is read */
-        close(fd);
-        return cuzk_fail(err, CUZK_ERANGE,
-                         "%s: %zu bytes of wasm, more than the limit of %llu (wc_max_wasm_bytes)",
-                         path, size, (unsigned long long)wc_opt_max_wasm(o));
-    }
-    /* read, not mapped: a truncation while it is read is an error, not a
-     * SIGBUS (util/infile.h) */
-    cuzk_infile f = {fd, (uint64_t)size, path, "circuit"};
-    uint8_t *w = malloc(size);
-    cuzk_status s = w ? cuzk_infile_pread(&f, w, size, 0, err)
-                      : cuzk_fail(err, CUZK_ENOMEM, "%s: no memory for its %zu bytes", path, size);
-    cuzk_infile_close(&f);
-    info->wasm_bytes = size;
-    if (s == CUZK_OK)
-        s = check_wasm(w, size, path, NULL, err);
-    if (s != CUZK_OK) {
-        free(w);
-        return s;
-    }
-    /* exported functions by index; bodies; data segments */
-    enum { V_MAJ, V_MIN, V_PAT, V_WIT, V_INP, V_LEN, V_PRIME, V_N };
-    static const char *const want[V_N] = {"getVersion",     "getMinorVersion", "getPatchVersion",
-                                          "getWitnessSize", "getInputSize",    "getFieldNumLen32",
-                                          "getRawPrime"};
-    uint32_t fidx[V_N], n_imported = 0;
-    int32_t val[V_N][2];
-    int got[V_N] = {0};
-    for (int k = 0; k < V_N; k++)
-        fidx[k] = UINT32_MAX;
-    const uint8_t *data = NULL, *data_end = NULL;
-    wasm_rd r = {w + 8, w + size, 0};
-    while (r.p < r.end && !r.bad) {
-        uint8_t id = *r.p++;
-        uint32_t len = rd_leb(&r);
-        if (r.bad || (size_t)(r.end - r.p) < len)
-            break;
-        wasm_rd sec = {r.p, r.p + len, 0};
-        r.p += len;
-        if (id == 2) { /* imports: functions come first in the index space */
-            uint32_t n = rd_leb(&sec), l;
-            for (uint32_t i = 0; i < n && !sec.bad && sec.p < sec.end; i++) {
-                rd_name(&sec, &l);
-                rd_name(&sec, &l);
-                uint8_t kind = sec.p < sec.end ? *sec.p++ : 0xff;
-                if (kind == 0)
-                    n_imported++, rd_leb(&sec);
-                else /* checked by check_wasm: only functions are imported */
-                    sec.bad = 1;
-            }
-        } else if (id == 7) {
-            uint32_t n = rd_leb(&sec), l;
-            for (uint32_t i = 0; i < n && !sec.bad && sec.p < sec.end; i++) {
-                const uint8_t *nm = rd_name(&sec, &l);
-                uint8_t kind = sec.p < sec.end ? *sec.p++ : 0xff;
-                uint32_t idx = rd_leb(&sec);
-                for (int k = 0; kind == 0 && nm && k < V_N; k++)
-                    if (name_is(nm, l, want[k]))
-                        fidx[k] = idx;
-            }
-        } else if (id == 10) {
-            uint32_t n = rd_leb(&sec);
-            for (uint32_t i = 0; i < n && !sec.bad; i++) {
-                uint32_t blen = rd_leb(&sec);
-                if (sec.bad || (size_t)(sec.end - sec.p) < blen)
-                    break;
-                for (int k = 0; k < V_N; k++)
-                    if (fidx[k] == n_imported + i)
-                        got[k] = const_body(sec.p, sec.p + blen, val[k]);
-                sec.p += blen;
-            }
-        } else if (id == 11) {
-            data = sec.p, data_end = sec.end;
-        }
-    }
-    if (got[V_MAJ] == 1 && got[V_MIN] == 1 && got[V_PAT] == 1) {
-        info->version[0] = (unsigned)val[V_MAJ][0];
-        info->version[1] = (unsigned)val[V_MIN][0];
-        info->version[2] = (unsigned)val[V_PAT][0];
-    }
-    if (got[V_WIT] == 1)
-        info->n_witness = (uint32_t)val[V_WIT][0];
-    if (got[V_INP] == 1)
-        info->n_inputs = (uint32_t)val[V_INP][0];
-    /* the prime: getFieldNumLen32 words at getRawPrime's source, in an
-     * active data segment */
-    uint32_t n8 = got[V_LEN] == 1 ? 4 * (uint32_t)val[V_LEN][0] : 0;
-    if (got[V_PRIME] == 2 && data && n8 && n8 <= sizeof info->prime) {
-        uint32_t at = (uint32_t)val[V_PRIME][0];
-        wasm_rd d = {data, data_end, 0};
-        uint32_t n = rd_leb(&d);
-        for (uint32_t i = 0; i < n && !d.bad && d.p < d.end; i++) {
-            uint32_t flags = rd_leb(&d);
-            int32_t off = 0;
-            if (flags == 0 && d.p < d.end && *d.p == 0x41) {
-                d.p++;
-                off = rd_sleb(&d);
-                if (d.p < d.end && *d.p == 0x0b)
-                    d.p++;
-                else
-                    d.bad = 1;
-            } else if (flags != 1) {
-                break; /* a form circom does not write */
-            }
-            uint32_t len = rd_leb(&d);
-            if (d.bad || (size_t)(d.end - d.p) < len)
-                break;
-            if (flags == 0 && at >= (uint32_t)off && at - (uint32_t)off + n8 <= len) {
-                memcpy(info->prime, d.p + (at - (uint32_t)off), n8);
-                info->curve = cuzk_curve_from_r(info->prime, n8);
-                break;
-            }
-            d.p += len;
-        }
-    }
-    /* the cache: is the object this machine would run there already? */
+/* Whether the worker this machine would run for the module |w| is in the
+ * cache already, and where (cuzk_wc_wasm_inspect, inspect.c). */
+void wc_cache_probe(const uint8_t *w, size_t size, const cuzk_wc_opts *o,
+                    cuzk_wc_wasm_info *info) {
     char key[65], dir[4096], exe[4200], sum[4200];
     cache_key(w, size, key);
-    free(w);
     cuzk_error derr = {0};
-    if (cache_dir(dir, sizeof dir, o, &derr) == CUZK_OK) {
-        snprintf(exe, sizeof exe, "%s/%s.wc", dir, key);
-        snprintf(sum, sizeof sum, "%s/%s.sum", dir, key);
-        int efd = open_verified(exe, sum);
-        info->cached = efd >= 0;
-        if (efd >= 0)
-            close(efd);
-        snprintf(info->cache_path, sizeof info->cache_path, "%s", exe);
-    }
-    return CUZK_OK;
+    if (cache_dir(dir, sizeof dir, o, &derr) != CUZK_OK)
+        return;
+    snprintf(exe, sizeof exe, "%s/%s.wc", dir, key);
+    snprintf(sum, sizeof sum, "%s/%s.sum", dir, key);
+    int efd = open_verified(exe, sum);
+    info->cached = efd >= 0;
+    if (efd >= 0)
+        close(efd);
+    snprintf(info->cache_path, sizeof info->cache_path, "%s", exe);
 }

@@ -115,6 +115,17 @@ uint64_t wc_shape_compile_mem(const wasm_shape *sh);
 /* The wasm size limit of |o| (compile.c). */
 uint64_t wc_opt_max_wasm(const cuzk_wc_opts *o);
 
+/* compile.c: |w| is a module a circom witness calculator can be (magic,
+ * version, the exports and imports circom writes, its own memory), with
+ * the shape of its code in |*shape| when not NULL (refused past shape.c's
+ * bounds).  CUZK_EFORMAT, CUZK_EUNSUPPORTED or CUZK_ERANGE naming |name|. */
+cuzk_status wc_check_wasm(const uint8_t *w, size_t size, const char *name, wasm_shape *shape,
+                          cuzk_error *err);
+/* compile.c: whether this machine's worker for the module |w| is cached,
+ * and its path (info->cached, info->cache_path). */
+void wc_cache_probe(const uint8_t *w, size_t size, const cuzk_wc_opts *o,
+                    cuzk_wc_wasm_info *info);
+
 /* The 64-bit FNV-1a hash circom gives a signal name (over its UTF-16 code
  * units, as witness_calculator.js's fnvHash does), split in two words. */
 void wc_fnv1a(const char *name, uint32_t *hi, uint32_t *lo);
