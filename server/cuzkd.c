@@ -221,40 +221,41 @@ static void drain(cuzkd_server *srv, const cuzkd_config *c) {
         sleep_ms(20);
 }
 
-int main(int argc, char **argv) {
-    cuzkd_config cfg;
+/* The configuration from files, environment and flags.  Returns the exit
+ * status of a run that ends here (help, printing, a bad option: 0 or 2),
+ * or -1 to serve with |cfg|, |ec| and the upload budget. */
+static int configure(int argc, char **argv, cuzkd_config *cfg, cuzk_engine_config *ec,
+                     cuzk_testing *hooks, uint64_t *upload_budget) {
     cuzk_error err = {0};
     cuzkd_action action;
-    cuzkd_config_init(&cfg);
-    if (cuzkd_config_load(&cfg, argc, argv, &action, &err) != CUZK_OK) {
-        fprintf(stderr, "cuzkd: %s\n", err.msg);
-        cuzkd_config_free(&cfg);
-        return 2;
-    }
+    cuzkd_config_init(cfg);
+    if (cuzkd_config_load(cfg, argc, argv, &action, &err) != CUZK_OK)
+        goto bad;
     if (action != CUZKD_RUN) {
         if (action == CUZKD_HELP)
             cuzkd_config_print_help(stdout);
         else if (action == CUZKD_PRINT_DEFAULT)
             cuzkd_config_print(stdout, NULL);
         else if (action == CUZKD_PRINT_CONFIG)
-            cuzkd_config_print(stdout, &cfg);
+            cuzkd_config_print(stdout, cfg);
         else
             printf("cuzkd %s\n", CUZKD_VERSION);
-        cuzkd_config_free(&cfg);
+        cuzkd_config_free(cfg);
         return 0;
     }
-    cuzk_engine_config ec;
-    static cuzk_testing hooks; /* the step times of simulated devices */
-    uint64_t upload_budget = 0;
-    if (cuzkd_config_finish(&cfg, &err) != CUZK_OK ||
-        cuzkd_config_engine(&cfg, &ec, &hooks, &upload_budget, &err) != CUZK_OK) {
-        fprintf(stderr, "cuzkd: %s\n", err.msg);
-        cuzkd_config_free(&cfg);
-        return 2;
-    }
-    cuzkd_log_set_level((cuzk_log_level)cfg.log_level);
+    if (cuzkd_config_finish(cfg, &err) != CUZK_OK ||
+        cuzkd_config_engine(cfg, ec, hooks, upload_budget, &err) != CUZK_OK)
+        goto bad;
+    return -1;
+bad:
+    fprintf(stderr, "cuzkd: %s\n", err.msg);
+    cuzkd_config_free(cfg);
+    return 2;
+}
 
-    /* Before any thread exists, so that all of them inherit the mask. */
+/* SIGINT and SIGTERM go to one thread (signal_main); called before any
+ * other thread exists, so that all of them inherit the mask. */
+static int start_signal_thread(void) {
     static sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -262,75 +263,76 @@ int main(int argc, char **argv) {
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     pthread_t sig_thread;
-    if (pthread_create(&sig_thread, NULL, signal_main, &set) != 0) {
-        LOG_ERROR("cuzkd", "cannot start the signal thread");
-        return 1;
-    }
+    if (pthread_create(&sig_thread, NULL, signal_main, &set) != 0)
+        return 0;
     pthread_detach(sig_thread);
+    return 1;
+}
 
-    cuzkd_server *srv = &g_srv;
-    srv->cfg = &cfg;
-    int rc = 1, pid_written = 0;
-    cuzkd_circuits_init(srv);
-    if (cuzkd_jobs_start(srv, &err) != CUZK_OK) {
-        LOG_ERROR("cuzkd", "%s", err.msg);
-        return 1;
-    }
-    if (cuzk_engine_create(&srv->engine, &ec, &err) != CUZK_OK) {
+/* Start the engine, the upload budget, the fleet, the listeners, the pid
+ * file and the configured keys; serve until a stop is asked; drain.
+ * Returns 0 after a drain, 1 when something could not start. */
+static int serve(cuzkd_server *srv, cuzkd_config *cfg, const cuzk_engine_config *ec,
+                 uint64_t upload_budget, int *pid_written) {
+    cuzk_error err = {0};
+    if (cuzk_engine_create(&srv->engine, ec, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "cannot start the engine: %s", err.msg);
-        goto out;
+        return 1;
     }
     cuzk_engine_status st;
     cuzk_engine_status_get(srv->engine, &st);
     srv->start_ns = st.now_ns - st.uptime_ns;
-    probe_gpus(srv, &cfg);
-    log_start(srv->engine, &cfg);
+    probe_gpus(srv, cfg);
+    log_start(srv->engine, cfg);
     if (cuzkd_intake_init(srv, upload_budget, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
-        goto out;
+        return 1;
     }
     LOG_INFO("cuzkd", "upload budget %.1f MiB", srv->intake.budget / 1048576.0);
     if (cuzkd_fleet_start(srv, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
-        goto out;
+        return 1;
     }
     srv->store = srv->fleet ? &cuzkd_store_fleet : &cuzkd_store_memory;
     if (cuzkd_http_start(srv, &err) != CUZK_OK) {
         LOG_ERROR("cuzkd", "%s", err.msg);
-        goto out;
+        return 1;
     }
-    snprintf(g_pid_file, sizeof g_pid_file, "%s", cfg.pid_file);
-    if (*cfg.pid_file && !(pid_written = write_pid_file(cfg.pid_file))) {
-        goto out;
-    }
-    if (!preload_keys(srv, &cfg))
-        goto out;
+    snprintf(g_pid_file, sizeof g_pid_file, "%s", cfg->pid_file);
+    if (*cfg->pid_file && !(*pid_written = write_pid_file(cfg->pid_file)))
+        return 1;
+    if (!preload_keys(srv, cfg))
+        return 1;
     /* A fleet node is ready once it reaches its database: before, it could
      * neither take nor prove a job (the fleet thread logs why it waits). */
-    if (!cuzkd_fleet_wait_db(srv, stop_requested))
-        goto stopped;
-    atomic_store(&srv->ready, 1);
-    LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
-
-    /* Serving: main looks for idle keys named by path every few seconds
-     * (here, because main alone decides when the engine goes away). */
-    pthread_mutex_lock(&g_stop.lock);
-    while (!g_stop.requested) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += KEY_SWEEP_S;
-        pthread_cond_timedwait(&g_stop.cv, &g_stop.lock, &ts);
-        if (g_stop.requested)
-            break;
-        pthread_mutex_unlock(&g_stop.lock);
-        cuzkd_keys_sweep(srv);
+    if (cuzkd_fleet_wait_db(srv, stop_requested)) {
+        atomic_store(&srv->ready, 1);
+        LOG_INFO("cuzkd", "ready (pid %ld)", (long)getpid());
+        /* Serving: main looks for idle keys named by path every few
+         * seconds (here, because main alone decides when the engine goes
+         * away). */
         pthread_mutex_lock(&g_stop.lock);
+        while (!g_stop.requested) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += KEY_SWEEP_S;
+            pthread_cond_timedwait(&g_stop.cv, &g_stop.lock, &ts);
+            if (g_stop.requested)
+                break;
+            pthread_mutex_unlock(&g_stop.lock);
+            cuzkd_keys_sweep(srv);
+            pthread_mutex_lock(&g_stop.lock);
+        }
+        pthread_mutex_unlock(&g_stop.lock);
     }
-    pthread_mutex_unlock(&g_stop.lock);
-stopped:
-    drain(srv, &cfg);
-    rc = 0;
-out:
+    drain(srv, cfg);
+    return 0;
+}
+
+/* Everything started is stopped, in the order that loses nothing: the
+ * listeners, the fleet (commits what finished, hands back the rest's
+ * leases), the engine, then what the engine gave back into. */
+static void stop_all(cuzkd_server *srv, cuzkd_config *cfg, int rc, int pid_written) {
     atomic_store(&srv->draining, 1);
     atomic_store(&srv->stopping, 1);
     cuzkd_intake_wake(srv);
@@ -342,7 +344,6 @@ out:
         cuzk_engine_circuits_stop(srv->engine);
     cuzkd_http_stop(srv);
     uint64_t t_http = cuzk_now_ns();
-    /* Commits what finished and hands back the leases of the rest. */
     cuzkd_fleet_stop(srv);
     uint64_t t_fleet = cuzk_now_ns();
     /* Whatever the drain left is cancelled here; the engine still waits
@@ -358,9 +359,35 @@ out:
     cuzkd_aliases_free(srv);
     cuzkd_circuits_free(srv);
     if (pid_written)
-        unlink(cfg.pid_file);
+        unlink(cfg->pid_file);
     LOG_INFO("cuzkd", "stopped%s", rc ? " (start failed)" : "");
     srv->cfg = NULL;
-    cuzkd_config_free(&cfg);
+    cuzkd_config_free(cfg);
+}
+
+int main(int argc, char **argv) {
+    cuzkd_config cfg;
+    cuzk_engine_config ec;
+    static cuzk_testing hooks; /* the step times of simulated devices */
+    uint64_t upload_budget = 0;
+    int rc = configure(argc, argv, &cfg, &ec, &hooks, &upload_budget);
+    if (rc >= 0)
+        return rc;
+    cuzkd_log_set_level((cuzk_log_level)cfg.log_level);
+    if (!start_signal_thread()) {
+        LOG_ERROR("cuzkd", "cannot start the signal thread");
+        return 1;
+    }
+    cuzkd_server *srv = &g_srv;
+    srv->cfg = &cfg;
+    cuzkd_circuits_init(srv);
+    cuzk_error err = {0};
+    if (cuzkd_jobs_start(srv, &err) != CUZK_OK) {
+        LOG_ERROR("cuzkd", "%s", err.msg);
+        return 1;
+    }
+    int pid_written = 0;
+    rc = serve(srv, &cfg, &ec, upload_budget, &pid_written);
+    stop_all(srv, &cfg, rc, pid_written);
     return rc;
 }
