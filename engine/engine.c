@@ -29,29 +29,6 @@
 #include "groth16/formats/abc.h"
 #include "groth16/formats/json.h"
 
-uint64_t cuzk_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-void engine_sleep_ms(uint32_t ms) {
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (ms && nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-const char *cuzk_stage_name(cuzk_stage s) {
-    static const char *const names[] = {"queued", "synthesis", "ready", "proving",
-                                        "finalizing", "done", "failed", "cancelled"};
-    return (unsigned)s < CUZK_STAGE_COUNT ? names[s] : "unknown";
-}
-
-const char *cuzk_job_state_name(cuzk_job_state s) {
-    static const char *const names[] = {"queued", "running", "done", "failed", "cancelled", "expired"};
-    return (unsigned)s <= CUZK_JOB_EXPIRED ? names[s] : "unknown";
-}
-
 void cuzk_engine_config_default(cuzk_engine_config *c) {
     memset(c, 0, sizeof *c);
     c->cpu_fallback = 1;
@@ -61,22 +38,7 @@ void cuzk_engine_config_default(cuzk_engine_config *c) {
     c->log_level = CUZK_LOG_INFO;
 }
 
-/* ---- logging and fault injection ---------------------------------------------------- */
-
-void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...) {
-    static const char *const lv[] = {"error", "warn", "info", "debug"};
-    if (level > e->cfg.log_level)
-        return; /* decided before formatting anything */
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (e->cfg.log_fn)
-        e->cfg.log_fn(e->cfg.log_ctx, level, line);
-    else
-        fprintf(stderr, "cuzk %s: %s\n", lv[level], line);
-}
+/* ---- fault injection ------------------------------------------------------------------ */
 
 cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site, engine_part *p, int dev,
                                cuzk_fault *f) {

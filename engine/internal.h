@@ -57,7 +57,7 @@ typedef struct engine_device engine_device;
 typedef struct engine_ring engine_ring;
 typedef struct engine_circuit engine_circuit;
 
-/* ---- wake-ups without a lock (stages.c) ----------------------------------------
+/* ---- wake-ups without a lock (base.c) ------------------------------------------
  * A generation counter on a futex.  A waiter reads the generation, checks
  * its conditions, and sleeps only if the generation is unchanged, so a kick
  * between the check and the sleep is never lost.  Kicking takes no lock,
@@ -208,7 +208,7 @@ void engine_sbuf_prom_label(engine_sbuf *b, const char *s);
 /* Hands the text over (NUL terminated) or frees it on OOM. */
 cuzk_status engine_sbuf_finish(engine_sbuf *b, char **out, size_t *len, cuzk_error *err);
 
-/* ---- histograms (metrics.c) ------------------------------------------------------ */
+/* ---- histograms (counted in base.c, rendered in metrics.c) ---------------------- */
 
 #define ENGINE_HIST_BUCKETS 17 /* finite bounds; +Inf is the count */
 
@@ -230,6 +230,8 @@ typedef struct engine_hist {
 } engine_hist;
 
 void engine_hist_add(engine_hist *h, uint64_t ns);
+/* Upper bounds of the finite buckets, in seconds. */
+extern const double engine_hist_bounds_s[ENGINE_HIST_BUCKETS];
 
 /* ---- keys (keys.c) ----------------------------------------------------------------- */
 
@@ -740,9 +742,12 @@ struct cuzk_engine {
     engine_ring *circ_ring;
 };
 
-/* engine.c */
+/* base.c: used by every file of engine/, uses none of them */
 void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void engine_sleep_ms(uint32_t ms);
+
+/* engine.c */
 /* Move |p| to |stage| (keeps the per-stage counts). */
 void engine_part_stage(cuzk_engine *e, engine_part *p, cuzk_stage stage);
 /* Decide the job's outcome if not yet decided (first caller wins); wakes
@@ -774,7 +779,6 @@ void engine_job_unref(engine_job *j);
 /* Ask the fault hook; returns its action (NONE without a hook). */
 cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site,
                                engine_part *p, int dev, cuzk_fault *f);
-void engine_sleep_ms(uint32_t ms);
 
 /* sched.c */
 void *engine_sched_main(void *arg);

@@ -14,21 +14,6 @@
 
 #include "engine/internal.h"
 
-/* Upper bounds of the finite buckets, in seconds. */
-static const double hist_bounds_s[ENGINE_HIST_BUCKETS] = {
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
-
-void engine_hist_add(engine_hist *h, uint64_t ns) {
-    double s = ns / 1e9;
-    for (int i = 0; i < ENGINE_HIST_BUCKETS; i++)
-        if (s <= hist_bounds_s[i]) {
-            atomic_fetch_add_explicit(&h->bucket[i], 1, memory_order_relaxed);
-            break;
-        }
-    atomic_fetch_add_explicit(&h->sum_ns, ns, memory_order_relaxed);
-    atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
-}
-
 static void header(engine_sbuf *b, const char *name, const char *type, const char *help) {
     engine_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -42,7 +27,7 @@ static void hist_series(engine_sbuf *b, const char *name, const char *label, con
         snprintf(lab, sizeof lab, "%s=\"%s\"", label, value);
     for (int i = 0; i < ENGINE_HIST_BUCKETS; i++) {
         cum += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
-        engine_sbuf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, lab, sep, hist_bounds_s[i],
+        engine_sbuf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, lab, sep, engine_hist_bounds_s[i],
                            (unsigned long long)cum);
     }
     uint64_t count = atomic_load_explicit(&h->count, memory_order_relaxed);

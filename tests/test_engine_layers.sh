@@ -17,11 +17,8 @@ cuzk=${1:?usage: test_engine_layers.sh <path to cuzk> <source dir>}
 src=${2:?usage: test_engine_layers.sh <path to cuzk> <source dir>}
 objs=$(dirname "$cuzk")/CMakeFiles/cuzk_objects.dir
 KNOWN="
-  engine/circuits -> engine/engine: cuzk_now_ns
-  engine/circuits -> engine/engine: engine_log
   engine/circuits -> engine/keys: engine_key_release
   engine/circuits -> engine/keys: engine_key_resolve
-  engine/circuits -> engine/stages: engine_event_kick
   engine/engine -> engine/circuits: engine_circuit_release
   engine/engine -> engine/circuits: engine_circuits_loaded
   engine/engine -> engine/inputs: engine_job_circuit
@@ -31,12 +28,10 @@ KNOWN="
   engine/engine -> engine/keys: engine_key_release
   engine/engine -> engine/keys: engine_key_resolve
   engine/engine -> engine/keys: engine_key_unpin
-  engine/engine -> engine/metrics: engine_hist_add
   engine/engine -> engine/metrics: engine_metrics_text
   engine/engine -> engine/sched: engine_sched_enqueue
   engine/engine -> engine/sched: engine_sched_forget
   engine/engine -> engine/stages: engine_acct_update_locked
-  engine/engine -> engine/stages: engine_event_kick
   engine/inputs -> engine/circuits: engine_circuit_check
   engine/inputs -> engine/circuits: engine_circuit_hold
   engine/inputs -> engine/circuits: engine_circuit_release
@@ -44,49 +39,34 @@ KNOWN="
   engine/inputs -> engine/keys: engine_key_release
   engine/inputs -> engine/keys: engine_key_resolve
   engine/keys -> engine/circuits: engine_circuit_check
-  engine/keys -> engine/engine: cuzk_now_ns
-  engine/keys -> engine/engine: engine_log
-  engine/keys -> engine/stages: engine_event_kick
   engine/metrics -> engine/engine: cuzk_engine_status_get
-  engine/metrics -> engine/engine: cuzk_stage_name
   engine/metrics -> engine/keys: cuzk_engine_keys
   engine/metrics -> engine/keys: cuzk_key_tier_name
   engine/sched -> engine/circuits: engine_circuit_check
   engine/sched -> engine/circuits: engine_circuit_failure
-  engine/sched -> engine/engine: cuzk_now_ns
   engine/sched -> engine/engine: engine_job_end
   engine/sched -> engine/engine: engine_job_unref
-  engine/sched -> engine/engine: engine_log
   engine/sched -> engine/engine: engine_part_drain
   engine/sched -> engine/engine: engine_part_stage
   engine/sched -> engine/keys: engine_key_request_load_locked
   engine/sched -> engine/keys: engine_key_unpin
   engine/sched -> engine/keys: engine_make_room
-  engine/sched -> engine/metrics: engine_hist_add
-  engine/sched -> engine/stages: engine_event_kick
-  engine/sched -> engine/stages: engine_event_seen
-  engine/sched -> engine/stages: engine_event_wait
   engine/sched -> engine/stages: engine_log_partition
   engine/sched -> engine/stages: engine_synq_push
   engine/sched -> engine/stages: engine_synth_enter
   engine/sched -> engine/stages: engine_worker_start
   engine/stages -> engine/circuits: engine_circuit_check
   engine/stages -> engine/circuits: engine_wc_charge
-  engine/stages -> engine/engine: cuzk_now_ns
-  engine/stages -> engine/engine: cuzk_stage_name
   engine/stages -> engine/engine: engine_fault
   engine/stages -> engine/engine: engine_job_circuit_log
   engine/stages -> engine/engine: engine_job_end
-  engine/stages -> engine/engine: engine_log
   engine/stages -> engine/engine: engine_part_drain
   engine/stages -> engine/engine: engine_part_release_source
   engine/stages -> engine/engine: engine_part_should_stop
   engine/stages -> engine/engine: engine_part_stage
-  engine/stages -> engine/engine: engine_sleep_ms
   engine/stages -> engine/inputs: engine_images_only
   engine/stages -> engine/inputs: engine_input_parse
   engine/stages -> engine/inputs: engine_witness_fits
-  engine/stages -> engine/metrics: engine_hist_add
 "
 out=$(bash "$src/tests/call_graph.sh" engine/ 10 "$src" "$objs/engine")
 rc=$?
