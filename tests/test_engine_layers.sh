@@ -20,7 +20,6 @@ KNOWN="
   engine/circuits -> engine/keys: engine_key_release
   engine/circuits -> engine/keys: engine_key_resolve
   engine/engine -> engine/circuits: engine_circuit_release
-  engine/engine -> engine/circuits: engine_circuits_loaded
   engine/engine -> engine/inputs: engine_job_circuit
   engine/engine -> engine/inputs: engine_opts_check
   engine/engine -> engine/inputs: engine_opts_have_inputs
@@ -28,10 +27,8 @@ KNOWN="
   engine/engine -> engine/keys: engine_key_release
   engine/engine -> engine/keys: engine_key_resolve
   engine/engine -> engine/keys: engine_key_unpin
-  engine/engine -> engine/metrics: engine_metrics_text
   engine/engine -> engine/sched: engine_sched_enqueue
   engine/engine -> engine/sched: engine_sched_forget
-  engine/engine -> engine/stages: engine_acct_update_locked
   engine/inputs -> engine/circuits: engine_circuit_check
   engine/inputs -> engine/circuits: engine_circuit_hold
   engine/inputs -> engine/circuits: engine_circuit_release
@@ -39,9 +36,6 @@ KNOWN="
   engine/inputs -> engine/keys: engine_key_release
   engine/inputs -> engine/keys: engine_key_resolve
   engine/keys -> engine/circuits: engine_circuit_check
-  engine/metrics -> engine/engine: cuzk_engine_status_get
-  engine/metrics -> engine/keys: cuzk_engine_keys
-  engine/metrics -> engine/keys: cuzk_key_tier_name
   engine/sched -> engine/circuits: engine_circuit_check
   engine/sched -> engine/circuits: engine_circuit_failure
   engine/sched -> engine/engine: engine_job_end
