@@ -747,7 +747,15 @@ void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void engine_sleep_ms(uint32_t ms);
 
-/* engine.c */
+/* job.c: a job's life, below sched.c and stages.c */
+/* The job table (jobs_lock held): find by request id, insert, and remove
+ * (with its retention; the caller drops the table's reference after
+ * unlocking). */
+engine_job *engine_table_find(cuzk_engine *e, const char *id);
+void engine_table_insert(cuzk_engine *e, engine_job *j);
+void engine_table_unlink(cuzk_engine *e, engine_job *j);
+/* Frees a job nobody refers to any more (engine_job_unref's last step). */
+void engine_job_free(engine_job *j);
 /* Move |p| to |stage| (keeps the per-stage counts). */
 void engine_part_stage(cuzk_engine *e, engine_part *p, cuzk_stage stage);
 /* Decide the job's outcome if not yet decided (first caller wins); wakes
@@ -762,7 +770,7 @@ void engine_part_drain(cuzk_engine *e, engine_part *p);
 /* Give back the partition's witness source (copy or caller's buffer). */
 void engine_part_release_source(cuzk_engine *e, engine_part *p);
 /* Keep |line| (may be NULL) of |j|'s circuit with the job, and count
- * |dropped| more lines not shown (engine.c). */
+ * |dropped| more lines not shown (job.c). */
 /* Charge (or give back) the change from |*charged| to |now| bytes of a
  * witness worker's memory; |*charged| becomes |now| (circuits.c). */
 void engine_wc_charge(cuzk_engine *e, uint64_t *charged, uint64_t now);
