@@ -2,12 +2,14 @@
  * Internal structures of the engine, shared by the files of engine/ only.
  * The public contract is include/cuzk.h; docs/ENGINE.md explains the design.
  *
- * Files: engine.c (API, jobs, job table), sched.c (scheduler thread,
+ * Files: engine.c (the job API), job.c (a job's life and the job table,
+ * below sched.c and stages.c), base.c (log, names, events, histogram
+ * counts: used by all, uses none), sched.c (scheduler thread,
  * admission, deadlines, worker supervision), stages.c (synthesis, device
  * workers, finalizers, queues, device time accounting), keys.c (key
  * residency, housekeeper thread), memory.c (budget and buffer pool),
- * timeline.c (per-thread rings, Chrome trace), metrics.c (histograms,
- * Prometheus text), device_cpu.c / device_sim.c (devices), sbuf.c (text),
+ * timeline.c (per-thread rings, Chrome trace), metrics.c (status, trace
+ * and Prometheus read-outs), device_cpu.c / device_sim.c (devices), sbuf.c (text),
  * circuits.c (witness calculators of jobs that carry inputs, their loader
  * thread).
  *
@@ -413,7 +415,7 @@ struct engine_device {
     uint64_t acct_ns[ACCT_STATES];
 };
 
-/* ---- partitions and jobs (engine.c) ----------------------------------------------- */
+/* ---- partitions and jobs (job.c) -------------------------------------------------- */
 
 typedef enum engine_part_time {
     PT_QUEUED = 0,
