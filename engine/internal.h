@@ -2,12 +2,14 @@
  * Internal structures of the engine, shared by the files of engine/ only.
  * The public contract is include/cuzk.h; docs/ENGINE.md explains the design.
  *
- * Files: engine.c (API, jobs, job table), sched.c (scheduler thread,
+ * Files: engine.c (the job API), job.c (a job's life and the job table,
+ * below sched.c and stages.c), base.c (log, names, events, histogram
+ * counts: used by all, uses none), sched.c (scheduler thread,
  * admission, deadlines, worker supervision), stages.c (synthesis, device
  * workers, finalizers, queues, device time accounting), keys.c (key
  * residency, housekeeper thread), memory.c (budget and buffer pool),
- * timeline.c (per-thread rings, Chrome trace), metrics.c (histograms,
- * Prometheus text), device_cpu.c / device_sim.c (devices), sbuf.c (text),
+ * timeline.c (per-thread rings, Chrome trace), metrics.c (status, trace
+ * and Prometheus read-outs), device_cpu.c / device_sim.c (devices), sbuf.c (text),
  * circuits.c (witness calculators of jobs that carry inputs, their loader
  * thread).
  *
@@ -57,7 +59,7 @@ typedef struct engine_device engine_device;
 typedef struct engine_ring engine_ring;
 typedef struct engine_circuit engine_circuit;
 
-/* ---- wake-ups without a lock (stages.c) ----------------------------------------
+/* ---- wake-ups without a lock (base.c) ------------------------------------------
  * A generation counter on a futex.  A waiter reads the generation, checks
  * its conditions, and sleeps only if the generation is unchanged, so a kick
  * between the check and the sleep is never lost.  Kicking takes no lock,
@@ -208,7 +210,7 @@ void engine_sbuf_prom_label(engine_sbuf *b, const char *s);
 /* Hands the text over (NUL terminated) or frees it on OOM. */
 cuzk_status engine_sbuf_finish(engine_sbuf *b, char **out, size_t *len, cuzk_error *err);
 
-/* ---- histograms (metrics.c) ------------------------------------------------------ */
+/* ---- histograms (counted in base.c, rendered in metrics.c) ---------------------- */
 
 #define ENGINE_HIST_BUCKETS 17 /* finite bounds; +Inf is the count */
 
@@ -230,6 +232,8 @@ typedef struct engine_hist {
 } engine_hist;
 
 void engine_hist_add(engine_hist *h, uint64_t ns);
+/* Upper bounds of the finite buckets, in seconds. */
+extern const double engine_hist_bounds_s[ENGINE_HIST_BUCKETS];
 
 /* ---- keys (keys.c) ----------------------------------------------------------------- */
 
@@ -411,7 +415,7 @@ struct engine_device {
     uint64_t acct_ns[ACCT_STATES];
 };
 
-/* ---- partitions and jobs (engine.c) ----------------------------------------------- */
+/* ---- partitions and jobs (job.c) -------------------------------------------------- */
 
 typedef enum engine_part_time {
     PT_QUEUED = 0,
@@ -740,9 +744,20 @@ struct cuzk_engine {
     engine_ring *circ_ring;
 };
 
-/* engine.c */
+/* base.c: used by every file of engine/, uses none of them */
 void engine_log(cuzk_engine *e, cuzk_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void engine_sleep_ms(uint32_t ms);
+
+/* job.c: a job's life, below sched.c and stages.c */
+/* The job table (jobs_lock held): find by request id, insert, and remove
+ * (with its retention; the caller drops the table's reference after
+ * unlocking). */
+engine_job *engine_table_find(cuzk_engine *e, const char *id);
+void engine_table_insert(cuzk_engine *e, engine_job *j);
+void engine_table_unlink(cuzk_engine *e, engine_job *j);
+/* Frees a job nobody refers to any more (engine_job_unref's last step). */
+void engine_job_free(engine_job *j);
 /* Move |p| to |stage| (keeps the per-stage counts). */
 void engine_part_stage(cuzk_engine *e, engine_part *p, cuzk_stage stage);
 /* Decide the job's outcome if not yet decided (first caller wins); wakes
@@ -757,7 +772,7 @@ void engine_part_drain(cuzk_engine *e, engine_part *p);
 /* Give back the partition's witness source (copy or caller's buffer). */
 void engine_part_release_source(cuzk_engine *e, engine_part *p);
 /* Keep |line| (may be NULL) of |j|'s circuit with the job, and count
- * |dropped| more lines not shown (engine.c). */
+ * |dropped| more lines not shown (job.c). */
 /* Charge (or give back) the change from |*charged| to |now| bytes of a
  * witness worker's memory; |*charged| becomes |now| (circuits.c). */
 void engine_wc_charge(cuzk_engine *e, uint64_t *charged, uint64_t now);
@@ -774,7 +789,6 @@ void engine_job_unref(engine_job *j);
 /* Ask the fault hook; returns its action (NONE without a hook). */
 cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site,
                                engine_part *p, int dev, cuzk_fault *f);
-void engine_sleep_ms(uint32_t ms);
 
 /* sched.c */
 void *engine_sched_main(void *arg);

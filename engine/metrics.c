@@ -14,21 +14,6 @@
 
 #include "engine/internal.h"
 
-/* Upper bounds of the finite buckets, in seconds. */
-static const double hist_bounds_s[ENGINE_HIST_BUCKETS] = {
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
-
-void engine_hist_add(engine_hist *h, uint64_t ns) {
-    double s = ns / 1e9;
-    for (int i = 0; i < ENGINE_HIST_BUCKETS; i++)
-        if (s <= hist_bounds_s[i]) {
-            atomic_fetch_add_explicit(&h->bucket[i], 1, memory_order_relaxed);
-            break;
-        }
-    atomic_fetch_add_explicit(&h->sum_ns, ns, memory_order_relaxed);
-    atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
-}
-
 static void header(engine_sbuf *b, const char *name, const char *type, const char *help) {
     engine_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -42,7 +27,7 @@ static void hist_series(engine_sbuf *b, const char *name, const char *label, con
         snprintf(lab, sizeof lab, "%s=\"%s\"", label, value);
     for (int i = 0; i < ENGINE_HIST_BUCKETS; i++) {
         cum += atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
-        engine_sbuf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, lab, sep, hist_bounds_s[i],
+        engine_sbuf_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, lab, sep, engine_hist_bounds_s[i],
                            (unsigned long long)cum);
     }
     uint64_t count = atomic_load_explicit(&h->count, memory_order_relaxed);
@@ -192,4 +177,104 @@ cuzk_status engine_metrics_text(cuzk_engine *e, char **out, size_t *len, cuzk_er
         engine_sbuf_printf(&b, "cuzk_memory_bytes{kind=\"%s\"} %llu\n", mem[i].k,
                            (unsigned long long)mem[i].v);
     return engine_sbuf_finish(&b, out, len, err);
+}
+
+/* ---- the engine's read-outs (include/cuzk.h) ---------------------------------------- */
+
+void cuzk_engine_status_get(cuzk_engine *e, cuzk_engine_status *st) {
+    memset(st, 0, sizeof *st);
+    st->n_circuits = engine_circuits_loaded(e);
+    pthread_mutex_lock(&e->mem.lock);
+    st->mem_budget = e->mem.budget;
+    st->mem_used = e->mem.used;
+    st->mem_peak = e->mem.peak;
+    st->mem_keys = e->mem.by_kind[MEM_KEYS];
+    st->mem_buffers = e->mem.by_kind[MEM_BUFFERS];
+    st->mem_buffers_idle = e->mem.idle_bytes;
+    st->mem_intake = e->mem.by_kind[MEM_INTAKE];
+    st->mem_scratch = e->mem.scratch_bytes;
+    st->mem_pinned = e->mem.by_kind[MEM_PINNED];
+    st->mem_witness = e->mem.by_kind[MEM_WITNESS];
+    pthread_mutex_unlock(&e->mem.lock);
+    pthread_mutex_lock(&e->sched_lock);
+    for (int q = 0; q < 4; q++)
+        st->queued_jobs[q] = e->sq_n[q];
+    pthread_mutex_unlock(&e->sched_lock);
+    pthread_mutex_lock(&e->synq.lock);
+    st->synth_queue = e->synq.q.n;
+    pthread_mutex_unlock(&e->synq.lock);
+    pthread_mutex_lock(&e->done_lock);
+    st->done_queue = e->done_n;
+    pthread_mutex_unlock(&e->done_lock);
+    for (int s = 0; s < CUZK_STAGE_COUNT; s++)
+        st->in_stage[s] = atomic_load(&e->in_stage[s]);
+    pthread_mutex_lock(&e->jobs_lock);
+    /* A job that ended (a cancel, a failure) while partitions of it were on
+     * a device stays on the active list until they drain: it counts as
+     * draining, not active, so a DELETE is not both at once. */
+    uint32_t draining = 0;
+    for (const engine_job *j = e->act_head; j; j = j->act_next)
+        draining += atomic_load(&j->state) >= CUZK_JOB_DONE;
+    st->jobs_active = e->n_active - draining;
+    st->jobs_draining = draining;
+    st->jobs_retained = e->n_retained;
+    pthread_mutex_unlock(&e->jobs_lock);
+    st->jobs_done = atomic_load(&e->n_done);
+    st->jobs_failed = atomic_load(&e->n_failed);
+    st->jobs_cancelled = atomic_load(&e->n_cancelled);
+    st->jobs_expired = atomic_load(&e->n_expired);
+    st->proofs = atomic_load(&e->n_proofs);
+    st->retries = atomic_load(&e->n_retries);
+    st->worker_restarts = atomic_load(&e->n_restarts);
+    st->n_devices = e->n_devices;
+    uint64_t acct[CUZK_MAX_DEVICES][ACCT_STATES];
+    pthread_mutex_lock(&e->ready.lock);
+    st->ready_queue = e->ready.q.n;
+    /* One clock read for the uptime and the device times, so that each
+     * device's busy + starved + idle + idle-with-work is the uptime
+     * exactly. */
+    st->now_ns = cuzk_now_ns();
+    st->uptime_ns = st->now_ns - e->start_ns;
+    engine_acct_update_locked(e, st->now_ns);
+    for (unsigned i = 0; i < e->n_devices; i++)
+        memcpy(acct[i], e->devices[i].acct_ns, sizeof acct[i]);
+    pthread_mutex_unlock(&e->ready.lock);
+    for (unsigned i = 0; i < e->n_devices; i++) {
+        engine_device *d = &e->devices[i];
+        cuzk_device_status *o = &st->devices[i];
+        memcpy(o->name, d->name, sizeof o->name);
+        o->kind = d->cfg.kind;
+        o->fallback_only = d->fallback_only;
+        o->workers_alive = atomic_load(&d->alive);
+        o->proofs = atomic_load(&d->proofs);
+        o->failures = atomic_load(&d->failures);
+        o->busy_s = acct[i][ACCT_BUSY] / 1e9;
+        o->starved_s = acct[i][ACCT_STARVED_SYNTH] / 1e9;
+        o->starved_synth_s = o->starved_s;
+        o->idle_s = acct[i][ACCT_STARVED_IDLE] / 1e9;
+        o->idle_with_work_s = acct[i][ACCT_IDLE_WITH_WORK] / 1e9;
+        o->gpu_index = d->cfg.kind == CUZK_DEVICE_GPU ? d->cfg.gpu_index : -1;
+        if (d->ops->stats)
+            d->ops->stats(d, &o->device_mem_bytes, &o->device_keys);
+        if (d->ops->mem_peak)
+            o->device_mem_peak_bytes = d->ops->mem_peak(d);
+    }
+    pthread_mutex_lock(&e->keys_lock);
+    for (engine_key *k = e->keys; k; k = k->next) {
+        st->n_keys++;
+        st->keys_resident += k->state == KEY_RESIDENT;
+    }
+    pthread_mutex_unlock(&e->keys_lock);
+}
+
+cuzk_status cuzk_engine_trace(cuzk_engine *e, char **json, size_t *len, uint64_t from_ns,
+                              uint64_t to_ns, cuzk_error *err) {
+    const char *names[CUZK_MAX_DEVICES];
+    for (unsigned i = 0; i < e->n_devices; i++)
+        names[i] = e->devices[i].name;
+    return engine_timeline_chrome(&e->tl, json, len, from_ns, to_ns, names, e->n_devices, err);
+}
+
+cuzk_status cuzk_engine_metrics(cuzk_engine *e, char **text, size_t *len, cuzk_error *err) {
+    return engine_metrics_text(e, text, len, err);
 }

@@ -46,25 +46,6 @@
 #include "groth16/formats/json.h"
 #include "groth16/prover/satisfy.h"
 
-/* ---- events ------------------------------------------------------------------------ */
-
-uint32_t engine_event_seen(engine_event *ev) { return atomic_load(&ev->gen); }
-
-void engine_event_kick(engine_event *ev) {
-    atomic_fetch_add(&ev->gen, 1);
-    if (atomic_load(&ev->waiters))
-        syscall(SYS_futex, (uint32_t *)&ev->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-void engine_event_wait(engine_event *ev, uint32_t seen, uint64_t timeout_ns) {
-    struct timespec ts = {(time_t)(timeout_ns / 1000000000ULL), (long)(timeout_ns % 1000000000ULL)};
-    atomic_fetch_add(&ev->waiters, 1);
-    /* The kernel sleeps only if gen still equals |seen|: no lost kick. */
-    if (atomic_load(&ev->gen) == seen)
-        syscall(SYS_futex, (uint32_t *)&ev->gen, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
-    atomic_fetch_sub(&ev->waiters, 1);
-}
-
 /* ---- priority queues of partitions -------------------------------------------------- */
 
 /* |a| goes before |b|: higher priority, then earlier admission. */

@@ -59,6 +59,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/infile.h"
 #include "witness/internal.h"
 
