@@ -45,11 +45,6 @@
 
 #include "engine/internal.h"
 
-static const char *base_name(const char *path) {
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 /* Lines the witness layer prints while compiling. */
 static void progress_line(void *ctx, const char *line) {
     engine_log((cuzk_engine *)ctx, CUZK_LOG_INFO, "%s", line);
@@ -157,7 +152,7 @@ void engine_circuit_release(cuzk_engine *e, engine_circuit *c, int refused) {
         return;
     if (refused && st == CIRC_READY)
         engine_log(e, CUZK_LOG_INFO, "circuit %s unloaded: refused, and nothing else uses it",
-                   base_name(c->path));
+                   engine_path_base(c->path));
     cuzk_wc_circuit_free(c->wc); /* the entry's reference; instances keep theirs */
     free(c->path);
     free(c);
@@ -185,23 +180,11 @@ void engine_wc_opts(const cuzk_engine *e, cuzk_wc_opts *o) {
     o->cache_max_bytes = e->cfg.wc_cache_max_bytes;
 }
 
-cuzk_status engine_circuit_check(const engine_circuit *c, const char *key_id, cuzk_curve curve,
-                                 uint64_t n_vars, cuzk_error *err) {
-    if (c->curve != curve)
-        return cuzk_fail(err, CUZK_ECURVE, "circuit %s is for %s, key %s is for %s",
-                         base_name(c->path), cuzk_curve_snarkjs_name(c->curve), key_id,
-                         cuzk_curve_snarkjs_name(curve));
-    if (c->n_witness != n_vars)
-        return cuzk_fail(err, CUZK_EMISMATCH,
-                         "circuit %s computes %u witness values, key %s expects %llu",
-                         base_name(c->path), c->n_witness, key_id, (unsigned long long)n_vars);
-    return CUZK_OK;
-}
 
 cuzk_status engine_circuit_failure(cuzk_engine *e, engine_circuit *c, cuzk_error *err) {
     pthread_mutex_lock(&e->circ_lock);
     cuzk_status s = c->load_status ? c->load_status : CUZK_EINTERNAL;
-    cuzk_fail(err, s, "circuit %s: %s", base_name(c->path), c->load_msg);
+    cuzk_fail(err, s, "circuit %s: %s", engine_path_base(c->path), c->load_msg);
     pthread_mutex_unlock(&e->circ_lock);
     return s;
 }
@@ -236,14 +219,14 @@ static cuzk_status load_one(cuzk_engine *e, engine_circuit *c, engine_ring *ring
     if (s == CUZK_OK) {
         engine_log(e, CUZK_LOG_INFO,
                    "circuit %s loaded: %s, %u witness values, %u inputs, circom %s, %s in %.1f ms",
-                   base_name(c->path), cuzk_curve_snarkjs_name(c->curve), c->n_witness,
+                   engine_path_base(c->path), cuzk_curve_snarkjs_name(c->curve), c->n_witness,
                    cuzk_wc_circuit_n_inputs(wc), cuzk_wc_circuit_version(wc),
                    cuzk_wc_circuit_compile_s(wc) > 0 ? "compiled" : "from the cache",
                    (t1 - t0) / 1e6);
         cuzk_error_clear(err);
     } else {
-        engine_log(e, CUZK_LOG_ERROR, "circuit %s: load failed: %s", base_name(c->path), why.msg);
-        cuzk_fail(err, s, "circuit %s: %s", base_name(c->path), why.msg);
+        engine_log(e, CUZK_LOG_ERROR, "circuit %s: load failed: %s", engine_path_base(c->path), why.msg);
+        cuzk_fail(err, s, "circuit %s: %s", engine_path_base(c->path), why.msg);
     }
     return s;
 }
@@ -491,7 +474,7 @@ cuzk_status cuzk_engine_circuit_evict(cuzk_engine *e, const char *wasm_path, cuz
     if (s != CUZK_OK)
         return s;
     engine_log(e, CUZK_LOG_INFO, "circuit %s unloaded: room for another, nothing used it",
-               base_name(c->path));
+               engine_path_base(c->path));
     cuzk_wc_circuit_free(c->wc); /* the entry's reference: its look-up worker goes */
     free(c->path);
     free(c);

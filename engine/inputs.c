@@ -94,16 +94,6 @@ void cuzk_submit_digest(const cuzk_submit_opts *o, uint8_t out[32]) {
     cuzk_sha256_final(&h, out);
 }
 
-cuzk_status engine_witness_fits(cuzk_curve key_curve, uint64_t key_vars, cuzk_curve curve,
-                                uint64_t n_values, cuzk_error *err) {
-    if (curve != key_curve)
-        return cuzk_fail(err, CUZK_ECURVE, "witness is for %s, the key for %s",
-                         cuzk_curve_snarkjs_name(curve), cuzk_curve_snarkjs_name(key_curve));
-    if (n_values != key_vars)
-        return cuzk_fail(err, CUZK_EMISMATCH, "witness has %llu values, the key expects %llu",
-                         (unsigned long long)n_values, (unsigned long long)key_vars);
-    return CUZK_OK;
-}
 
 /* An upper bound on the values in the JSON text at |p| (every value but
  * the first of a container follows a comma), found without parsing it:

@@ -610,10 +610,13 @@ void engine_circuit_hold(cuzk_engine *e, engine_circuit *c);
  * no look-up worker, nothing charged.  Others stay loaded for later
  * jobs.  Takes circ_lock. */
 void engine_circuit_release(cuzk_engine *e, engine_circuit *c, int refused);
-/* Whether circuit |c| (READY) fits key |key_id| (of |curve|, |n_vars|
- * wires): CUZK_OK, CUZK_ECURVE or CUZK_EMISMATCH with the reason in |err|. */
+/* (fit.c) Whether circuit |c| (READY) fits key |key_id| (of |curve|,
+ * |n_vars| wires): CUZK_OK, CUZK_ECURVE or CUZK_EMISMATCH with the reason
+ * in |err|. */
 cuzk_status engine_circuit_check(const engine_circuit *c, const char *key_id, cuzk_curve curve,
                                  uint64_t n_vars, cuzk_error *err);
+/* (fit.c) The last component of |path|, as messages name a file. */
+const char *engine_path_base(const char *path);
 
 /* ---- a job's inputs (inputs.c) ------------------------------------------------------ */
 
@@ -792,9 +795,13 @@ cuzk_fault_action engine_fault(cuzk_engine *e, cuzk_fault_site site,
 
 /* sched.c */
 void *engine_sched_main(void *arg);
-/* Add a new job to its priority queue (and the deadline list). */
+
+/* schedq.c: the scheduler's queues.  Add a new job to its priority queue
+ * (and the deadline list); take a job out of both (a drained job); take
+ * it out of its priority queue, sched_lock held. */
 void engine_sched_enqueue(cuzk_engine *e, engine_job *j);
 void engine_sched_forget(cuzk_engine *e, engine_job *j);
+void engine_schedq_unlink_locked(cuzk_engine *e, engine_job *j);
 
 /* stages.c */
 void *engine_synth_main(void *arg);
