@@ -108,17 +108,19 @@ static int evict_one_locked(cuzkd_server *srv) {
     }
 }
 
-/* Count circuit |real| (a real path) as known, unless it is already or
- * max_circuits says no even after an unused circuit is unloaded.  Out:
- * |*mine| the circuit's entry, held (|users|) until release(); |*made|
- * whether it was made now (the caller removes it when the circuit turns
- * out to be refused). */
-static cuzk_status admit(cuzkd_server *srv, const char *real, const char *wasm,
+/* Count circuit |wasm|, by its real path (into |real|), as known, unless
+ * it is already or max_circuits says no even after an unused circuit is
+ * unloaded.  Out: |*mine| the circuit's entry, held (|users|) until
+ * release(); |*made| whether it was made now (the caller removes it when
+ * the circuit turns out to be refused). */
+static cuzk_status admit(cuzkd_server *srv, const char *wasm, char real[PATH_MAX],
                          cuzkd_circuit **mine, int *made, cuzk_error *err) {
     unsigned max = srv->cfg && srv->cfg->max_circuits ? srv->cfg->max_circuits : 64, n = 0;
-    cuzkd_circuit *e = calloc(1, sizeof *e);
     *mine = NULL;
     *made = 0;
+    if (!realpath(wasm, real))
+        return cuzk_fail(err, CUZK_ENOTFOUND, "circuit %s: no such file", wasm);
+    cuzkd_circuit *e = calloc(1, sizeof *e);
     pthread_mutex_lock(&srv->circuits_lock);
     cuzkd_circuit *known = find_locked(srv, real, "");
     for (cuzkd_circuit *x = srv->circuits; x; x = x->next)
@@ -209,11 +211,9 @@ cuzk_status cuzkd_circuit_get(cuzkd_server *srv, const char *wasm, const cuzk_wc
     char real[PATH_MAX];
     *out = NULL;
     *held = NULL;
-    if (!realpath(wasm, real))
-        return cuzk_fail(err, CUZK_ENOTFOUND, "circuit %s: no such file", wasm);
     cuzkd_circuit *mine;
     int made;
-    cuzk_status s = admit(srv, real, wasm, &mine, &made, err);
+    cuzk_status s = admit(srv, wasm, real, &mine, &made, err);
     if (s != CUZK_OK)
         return s;
     /* The engine's own copy: the one its synthesis computes witnesses with. */
@@ -239,11 +239,9 @@ void cuzkd_circuit_put(cuzkd_server *srv, const cuzk_wc_circuit *c, cuzkd_circui
 cuzk_status cuzkd_circuit_register(cuzkd_server *srv, const char *key_id, const char *wasm,
                                    cuzk_error *err) {
     char real[PATH_MAX];
-    if (!realpath(wasm, real))
-        return cuzk_fail(err, CUZK_ENOTFOUND, "circuit %s: no such file", wasm);
     cuzkd_circuit *mine;
     int made;
-    cuzk_status s = admit(srv, real, wasm, &mine, &made, err);
+    cuzk_status s = admit(srv, wasm, real, &mine, &made, err);
     if (s != CUZK_OK)
         return s;
     /* The engine loads it (the witness layer's message on a bad circuit)

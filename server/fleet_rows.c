@@ -100,32 +100,26 @@ static void warn_once(cuzkd_fleet *f, const char *path, const char *why) {
     LOG_WARN("fleet", "%s: not claiming the jobs that name it", why);
 }
 
+/* Fail the queued jobs whose |col| is $1 with the error $2, by node $3; the
+ * count failed. */
+#define FAIL_QUEUED(col)                                                                      \
+    "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"              \
+    "  error = $2, finished = now(), lease_until = NULL, done_by = $3"                        \
+    "  WHERE " col " = $1 AND state = 'queued' RETURNING id),"                                \
+    " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"                                     \
+    "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"                             \
+    " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"                      \
+    "  SELECT id, $3, 0, 'failed' FROM u)"                                                    \
+    " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"                  \
+    " FROM u"
+
 /* Fail the queued jobs whose key path (|column| "key_id") or circuit
  * ("circuit") is |path|, which no node can prove with. */
 static void fail_rows(cuzkd_fleet *f, int circuit, const char *path, const char *why) {
     /* Ended like any job: the job row, its partitions and one commit row
      * (the fleet's record that every ended job ended exactly once). */
     const char *v[3] = {path, why, f->node};
-    PGresult *q = fleet_tq(f, "fail",
-                     circuit
-                         ? "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
-                           "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
-                           "  WHERE circuit = $1 AND state = 'queued' RETURNING id),"
-                           " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
-                           "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
-                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                           "  SELECT id, $3, 0, 'failed' FROM u)"
-                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
-                           " FROM u"
-                         : "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'failed', status = 'EINVAL',"
-                           "  error = $2, finished = now(), lease_until = NULL, done_by = $3"
-                           "  WHERE key_id = $1 AND state = 'queued' RETURNING id),"
-                           " p AS (UPDATE cuzk_fleet_parts SET state = 'failed'"
-                           "  WHERE job_id IN (SELECT id FROM u) AND state = 'queued'),"
-                           " c AS (INSERT INTO cuzk_fleet_commits (job_id, node, epoch, state)"
-                           "  SELECT id, $3, 0, 'failed' FROM u)"
-                           " SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'd') FROM u LIMIT 1)"
-                           " FROM u",
+    PGresult *q = fleet_tq(f, "fail", circuit ? FAIL_QUEUED("circuit") : FAIL_QUEUED("key_id"),
                      3, v, NULL, NULL, 0);
     if (!q)
         return;

@@ -40,7 +40,29 @@ typedef struct part {
     uint8_t *own;
 } part;
 
+/* What one try of a statement or transaction on a pooled connection did:
+ * TX_RETRY where the connection was lost (another may do), TX_FAIL where
+ * the database refused it; the reason in |why| on either. */
 typedef enum { TX_OK, TX_RETRY, TX_FAIL } tx_result;
+typedef tx_result (*tx_fn)(cuzkd_fleet *f, PGconn *c, void *arg, char *why, size_t why_n);
+
+/* |tx| on a pooled connection, tried again on another 200 ms after each
+ * TX_RETRY until |until_ns| or the daemon's stop: a database that comes
+ * back within the wait is waited for, one that refuses is not.  TX_RETRY
+ * (and |why|) when no connection came or the last try lost its own. */
+static tx_result with_retry(cuzkd_fleet *f, uint64_t until_ns, tx_fn tx, void *arg, char *why,
+                            size_t why_n) {
+    for (;;) {
+        PGconn *c = fleet_pool_get(f, until_ns, why, why_n);
+        if (!c)
+            return TX_RETRY;
+        tx_result tr = tx(f, c, arg, why, why_n);
+        fleet_pool_put(f, c);
+        if (tr != TX_RETRY || cuzk_now_ns() >= until_ns || atomic_load(&f->srv->stopping))
+            return tr;
+        fleet_sleep_ms(200);
+    }
+}
 
 typedef struct submit_out {
     char request_id[CUZK_ID_MAX + 1];
@@ -196,11 +218,23 @@ static int insert_parts(PGconn *c, const char *id, size_t n, const part *parts, 
     return 1;
 }
 
-static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, const char *client, const cuzkd_fleet_job *j,
-                           const part *parts, const char *content, const char *ksha,
-                           submit_out *o) {
-    char prio[8], dl[24], np[24], *why = o->why;
-    size_t why_n = sizeof o->why;
+/* A submit's transaction: what it writes, and what it found (|o|, whose
+ * why is the one with_retry is given). */
+typedef struct submit_in {
+    const char *client;
+    const cuzkd_fleet_job *j;
+    const part *parts;
+    const char *content, *ksha;
+    submit_out *o;
+} submit_in;
+
+static tx_result submit_tx(cuzkd_fleet *f, PGconn *c, void *arg, char *why, size_t why_n) {
+    const submit_in *in = arg;
+    const char *client = in->client, *content = in->content, *ksha = in->ksha;
+    const cuzkd_fleet_job *j = in->j;
+    const part *parts = in->parts;
+    submit_out *o = in->o;
+    char prio[8], dl[24], np[24];
     signed_row sr;
     if (!sign_submit(f, c, client, j, content, ksha, &sr, why, why_n))
         return fleet_conn_bad(c) ? TX_RETRY : TX_FAIL;
@@ -368,19 +402,9 @@ static int submit_job(cuzkd_server *srv, const char *client, const cuzkd_fleet_j
 
     submit_out o;
     memset(&o, 0, sizeof o);
-    uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    tx_result tr = TX_RETRY;
-    while (tr == TX_RETRY) {
-        PGconn *c = fleet_pool_get(f, until, o.why, sizeof o.why);
-        if (!c)
-            break;
-        tr = submit_tx(f, c, client, j, parts, content, ksha, &o);
-        fleet_pool_put(f, c);
-        if (tr == TX_RETRY && (cuzk_now_ns() >= until || atomic_load(&srv->stopping)))
-            break;
-        if (tr == TX_RETRY)
-            fleet_sleep_ms(200);
-    }
+    submit_in in = {client, j, parts, content, ksha, &o};
+    tx_result tr = with_retry(f, cuzk_now_ns() + DB_WAIT_MS * 1000000ULL, submit_tx, &in, o.why,
+                              sizeof o.why);
     if (tr == TX_RETRY)
         ok = cuzkd_refuse(no, 503, "EUNAVAILABLE", "the fleet database is unreachable: %s", o.why);
     else if (tr == TX_FAIL)
@@ -436,6 +460,22 @@ out:
 #define RESULT_RAW                                                                            \
     "coalesce(result_raw, (SELECT string_agg(p.proof_raw, ''::bytea ORDER BY p.idx) " PARTS "))"
 
+/* One statement with |n| text parameters, and its result. */
+typedef struct one_query {
+    const char *sql;
+    int n;
+    const char *const *v;
+    int bin;
+    PGresult *res;
+} one_query;
+
+static tx_result one_query_tx(cuzkd_fleet *f, PGconn *c, void *arg, char *why, size_t why_n) {
+    one_query *a = arg;
+    (void)f;
+    a->res = fleet_db_exec(c, a->sql, a->n, a->v, NULL, NULL, a->bin, why, why_n);
+    return a->res ? TX_OK : fleet_conn_bad(c) ? TX_RETRY : TX_FAIL;
+}
+
 /* The job row of |rid| (JOB_COLS), retrying a lost database until
  * |until_ns|.  *res NULL and 1: no such job; 0: the database failed (why). */
 static int job_row(cuzkd_fleet *f, const char *rid, const char *cols, int bin, uint64_t until_ns,
@@ -443,24 +483,14 @@ static int job_row(cuzkd_fleet *f, const char *rid, const char *cols, int bin, u
     char sql[2048];
     snprintf(sql, sizeof sql, "SELECT %s FROM cuzk_fleet_jobs WHERE request_id = $1", cols);
     *res = NULL;
-    for (;;) {
-        PGconn *c = fleet_pool_get(f, until_ns, why, why_n);
-        if (!c)
-            return 0;
-        PGresult *q = fleet_db_exec(c, sql, 1, &rid, NULL, NULL, bin, why, why_n);
-        int bad = !q && fleet_conn_bad(c);
-        fleet_pool_put(f, c);
-        if (q) {
-            if (PQntuples(q) == 1)
-                *res = q;
-            else
-                PQclear(q);
-            return 1;
-        }
-        if (!bad || cuzk_now_ns() >= until_ns || atomic_load(&f->srv->stopping))
-            return 0;
-        fleet_sleep_ms(200);
-    }
+    one_query a = {sql, 1, &rid, bin, NULL};
+    if (with_retry(f, until_ns, one_query_tx, &a, why, why_n) != TX_OK)
+        return 0;
+    if (PQntuples(a.res) == 1)
+        *res = a.res;
+    else
+        PQclear(a.res);
+    return 1;
 }
 
 static int not_found(cuzkd_refusal *no, const char *rid) {
@@ -631,7 +661,7 @@ static int fleet_cancel(cuzkd_server *srv, const char *rid, const char *client, 
     cuzkd_fleet *f = srv->fleet;
     char why[256] = "";
     uint64_t until = cuzk_now_ns() + DB_WAIT_MS * 1000000ULL;
-    int cancelled = -1;
+    int cancelled;
     PGresult *q0;
     if (!job_row(f, rid, FLEET_MAC_COLS(""), 0, until, &q0, why, sizeof why))
         return db_failed(no, why);
@@ -642,30 +672,18 @@ static int fleet_cancel(cuzkd_server *srv, const char *rid, const char *client, 
     char id[24];
     snprintf(id, sizeof id, "%s", PQgetvalue(q0, 0, 0));
     PQclear(q0);
-    while (cancelled < 0) {
-        PGconn *c = fleet_pool_get(f, until, why, sizeof why);
-        if (!c)
-            return db_failed(no, why);
-        PGresult *q = fleet_db_exec(c,
-                              "WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'cancelled',"
-                              "  status = 'ECANCELLED', error = 'cancelled', finished = now(),"
-                              "  lease_until = NULL"
-                              "  WHERE request_id = $1 AND id = $2::bigint"
-                              "  AND state IN ('queued', 'running') RETURNING id) "
-                              "SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'c') FROM u) "
-                              "FROM u",
-                              2, (const char *const[]){rid, id}, NULL, NULL, 0, why, sizeof why);
-        int bad = !q && fleet_conn_bad(c);
-        fleet_pool_put(f, c);
-        if (q) {
-            cancelled = atoi(PQgetvalue(q, 0, 0)) > 0;
-            PQclear(q);
-        } else if (!bad || cuzk_now_ns() >= until) {
-            return db_failed(no, why);
-        } else {
-            fleet_sleep_ms(200);
-        }
-    }
+    one_query a = {"WITH u AS (UPDATE cuzk_fleet_jobs SET state = 'cancelled',"
+                   "  status = 'ECANCELLED', error = 'cancelled', finished = now(),"
+                   "  lease_until = NULL"
+                   "  WHERE request_id = $1 AND id = $2::bigint"
+                   "  AND state IN ('queued', 'running') RETURNING id) "
+                   "SELECT count(*), (SELECT pg_notify('cuzk_fleet', 'c') FROM u) "
+                   "FROM u",
+                   2, (const char *const[]){rid, id}, 0, NULL};
+    if (with_retry(f, until, one_query_tx, &a, why, sizeof why) != TX_OK)
+        return db_failed(no, why);
+    cancelled = atoi(PQgetvalue(a.res, 0, 0)) > 0;
+    PQclear(a.res);
     if (cancelled > 0) {
         /* Its partitions no node took are marked, so that they leave the
          * index of open partitions (claims skip them anyway: they look at

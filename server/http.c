@@ -854,6 +854,20 @@ static void listener_free(cuzkd_listener *l) {
     free(l);
 }
 
+/* A listener of |srv|, kept at |*slot| at once so that cuzkd_http_stop
+ * frees it whatever fails after. */
+static cuzk_status listener_new(cuzkd_server *srv, int is_tcp, cuzkd_listener **slot,
+                                cuzk_error *err) {
+    cuzkd_listener *l = calloc(1, sizeof *l);
+    if (!l)
+        return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
+    l->srv = srv;
+    l->fd = -1;
+    l->is_tcp = is_tcp;
+    *slot = l;
+    return CUZK_OK;
+}
+
 cuzk_status cuzkd_http_start(cuzkd_server *srv, cuzk_error *err) {
     const cuzkd_config *c = srv->cfg;
     cuzk_status s = CUZK_OK;
@@ -864,30 +878,17 @@ cuzk_status cuzkd_http_start(cuzkd_server *srv, cuzk_error *err) {
         reaper_started = 1;
     }
     if (*c->socket) {
-        cuzkd_listener *l = calloc(1, sizeof *l);
-        if (!l)
-            return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
-        l->srv = srv;
-        l->fd = -1;
-        srv->unix_l = l;
-        if ((s = open_unix(l, c->socket, err)) != CUZK_OK)
-            return s;
-        if ((s = start_mhd(srv, l, 0, err)) != CUZK_OK)
+        if ((s = listener_new(srv, 0, &srv->unix_l, err)) != CUZK_OK ||
+            (s = open_unix(srv->unix_l, c->socket, err)) != CUZK_OK ||
+            (s = start_mhd(srv, srv->unix_l, 0, err)) != CUZK_OK)
             return s;
         LOG_INFO("http", "listening on unix:%s (mode 0660)", srv->socket_path);
     }
     if (*c->listen) {
-        cuzkd_listener *l = calloc(1, sizeof *l);
-        if (!l)
-            return cuzk_fail(err, CUZK_ENOMEM, "out of memory");
-        l->srv = srv;
-        l->fd = -1;
-        l->is_tcp = 1;
-        srv->tcp_l = l;
         int ipv6 = 0;
-        if ((s = open_tcp(l, c->listen, &ipv6, err)) != CUZK_OK)
-            return s;
-        if ((s = start_mhd(srv, l, ipv6, err)) != CUZK_OK)
+        if ((s = listener_new(srv, 1, &srv->tcp_l, err)) != CUZK_OK ||
+            (s = open_tcp(srv->tcp_l, c->listen, &ipv6, err)) != CUZK_OK ||
+            (s = start_mhd(srv, srv->tcp_l, ipv6, err)) != CUZK_OK)
             return s;
     }
     return CUZK_OK;

@@ -75,19 +75,24 @@ cuzk_status cuzkd_intake_init(cuzkd_server *srv, uint64_t budget, cuzk_error *er
     return CUZK_OK;
 }
 
-void cuzkd_intake_destroy(cuzkd_server *srv) {
-    cuzkd_intake *in = &srv->intake;
-    if (!in->ready)
-        return;
-    /* Buffers still out belong to requests or jobs that no longer exist
-     * once the listeners and the engine are gone: only idle ones remain. */
-    cuzkd_upload *b = in->idle;
+/* Every buffer of the list from |b|, unmapped and freed (outside the lock:
+ * munmap of a large buffer takes a while). */
+static void unmap_list(cuzkd_upload *b) {
     while (b) {
         cuzkd_upload *next = b->next;
         munmap(b->p, b->cap);
         free(b);
         b = next;
     }
+}
+
+void cuzkd_intake_destroy(cuzkd_server *srv) {
+    cuzkd_intake *in = &srv->intake;
+    if (!in->ready)
+        return;
+    /* Buffers still out belong to requests or jobs that no longer exist
+     * once the listeners and the engine are gone: only idle ones remain. */
+    unmap_list(in->idle);
     in->idle = NULL;
     pthread_cond_destroy(&in->cv);
     pthread_mutex_destroy(&in->lock);
@@ -109,15 +114,6 @@ static cuzkd_upload *trim_locked(cuzkd_intake *in, uint64_t need, uint64_t limit
         gone = b;
     }
     return gone;
-}
-
-static void unmap_list(cuzkd_upload *b) {
-    while (b) {
-        cuzkd_upload *next = b->next;
-        munmap(b->p, b->cap);
-        free(b);
-        b = next;
-    }
 }
 
 /* lock held: the idle buffer that fits |need| best, unlinked; NULL if

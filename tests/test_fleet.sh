@@ -567,6 +567,12 @@ launch E --devices=cpu --fleet_db="host=$tmp/nowhere dbname=cuzk user=cuzk"
 SOCK=${sock[E]}
 wait_for 60 status_is 'j.fleet' || { echo "FAIL: node E does not serve its status"; cat "$tmp/E.log"; exit 1; }
 expect 503 fleet_db_unreachable -- /healthz
+# a job's status waits for the database (20 s), then says it is out of reach
+expect 503 EUNAVAILABLE -- /v1/jobs/nowhere-1
+case "$(jget "$tmp/body" error)" in
+  "the fleet database is unreachable: "?*) ok ;;
+  *) bad "a status without the database: $(head -c 300 "$tmp/body")" ;;
+esac
 wait_for 10 status_is 'j.fleet && j.fleet.connected === false && j.fleet.db_error.length > 0' ||
   bad "E's status does not say its database is unreachable: $(head -c 400 "$tmp/poll.json")"
 stop_daemon "${pid[E]}"
