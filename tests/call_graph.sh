@@ -13,6 +13,12 @@
 #                a file is named by its folder and name (cli/cuzk, bench/load)
 #                and read only while its source, <source dir>/cli/cuzk.c,
 #                exists: a build folder keeps the objects of removed files
+# Environment:
+#   CALL_GRAPH_ROOT   name each file by its object's path below this folder
+#                     instead (groth16/formats/zkey): for a room whose
+#                     subfolders hold files of the same name
+#   CALL_GRAPH_EDGES  after a pass, write the calls there ("A B symbol" a
+#                     line), for a caller's own rules over them
 set -u
 [ $# -ge 4 ] || { echo "usage: call_graph.sh <program> <min files> <source dir> <objdir>..."; exit 2; }
 prog=$1 min=$2 src=$3
@@ -23,8 +29,15 @@ trap 'rm -rf "$tmp"' EXIT
 for dir in "$@"; do
   ls "$dir"/*.o >/dev/null 2>&1 || { echo "FAIL: no object files of $prog in $dir"; exit 1; }
   for o in "$dir"/*.o; do
-    f=$(basename "$dir")/$(basename "$o" .c.o)
-    [ -f "$src/$f.c" ] || continue
+    if [ -n "${CALL_GRAPH_ROOT:-}" ]; then
+      f=${o#"$CALL_GRAPH_ROOT"/}
+      f=${f%.o}
+      f=${f%.c}
+      f=${f%.cu}
+    else
+      f=$(basename "$dir")/$(basename "$o" .c.o)
+    fi
+    [ -f "$src/$f.c" ] || [ -f "$src/$f.cu" ] || continue
     nm "$o" | awk -v f="$f" '$2 ~ /^[TDRB]$/ {print "D", f, $3} $1 == "U" {print "U", f, $2}'
   done
 done >"$tmp/syms"
@@ -57,4 +70,5 @@ if [ -s "$tmp/left" ]; then
 fi
 [ "$files" -ge "$min" ] && [ "$edges" -ge "$min" ] ||
   { echo "FAIL: only $files files and $edges calls between them: the symbols were not read"; exit 1; }
+[ -z "${CALL_GRAPH_EDGES:-}" ] || cp "$tmp/edges" "$CALL_GRAPH_EDGES"
 echo "ok: $files files of $prog, $edges calls between them, no cycle"
