@@ -54,7 +54,6 @@
 #include <unistd.h>
 
 #include "server/log.h"
-#include "util/dlist.h"
 
 /* Connections waiting for their head, at most. */
 #define FRONT_MAX 4096
@@ -94,7 +93,14 @@ struct cuzkd_front {
 };
 
 static void unlink_w(cuzkd_front *fr, waiting *w) {
-    CUZK_DLIST_UNLINK(fr->head, fr->tail, w);
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        fr->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        fr->tail = w->prev;
     fr->n--;
     epoll_ctl(fr->ep, EPOLL_CTL_DEL, w->fd, NULL);
 }
@@ -266,7 +272,12 @@ static void accept_all(cuzkd_front *fr, uint64_t now) {
             free(w);
             continue;
         }
-        CUZK_DLIST_APPEND(fr->head, fr->tail, w);
+        w->prev = fr->tail;
+        if (fr->tail)
+            fr->tail->next = w;
+        else
+            fr->head = w;
+        fr->tail = w;
         fr->n++;
         look(fr, w, now); /* the head may have come with the handshake */
     }

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "util/dlist.h"
-
 typedef struct pool_job {
     struct pool_job *next, *prev; /* open-job list, under pool->mu */
     cuzk_pool_fn fn;
@@ -54,13 +52,26 @@ struct cuzk_pool {
 static void job_unlink(cuzk_pool *pool, pool_job *job) {
     if (!job->linked)
         return;
-    CUZK_DLIST_UNLINK(pool->head, pool->tail, job);
+    if (job->prev)
+        job->prev->next = job->next;
+    else
+        pool->head = job->next;
+    if (job->next)
+        job->next->prev = job->prev;
+    else
+        pool->tail = job->prev;
     job->next = job->prev = NULL;
     job->linked = 0;
 }
 
 static void job_link(cuzk_pool *pool, pool_job *job) {
-    CUZK_DLIST_APPEND(pool->head, pool->tail, job);
+    job->next = NULL;
+    job->prev = pool->tail;
+    if (pool->tail)
+        pool->tail->next = job;
+    else
+        pool->head = job;
+    pool->tail = job;
     job->linked = 1;
 }
 
