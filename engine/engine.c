@@ -70,7 +70,6 @@ static cuzk_status intake_copy(cuzk_engine *e, engine_part *p, const void *data,
     memcpy(p->intake, data, size);
     p->intake_bytes = bytes;
     p->size = size;
-    p->inputs = inputs;
     return CUZK_OK;
 }
 
@@ -141,11 +140,15 @@ static cuzk_status job_build(cuzk_engine *e, engine_job **out, const cuzk_submit
         } else {
             s = intake_copy(e, p, w->data, w->size, 0, until, err);
         }
-        /* An a, b, c image needs its a, b, c buffer even where the devices
-         * evaluate their own: admission must know (sched.c). */
-        if (s == CUZK_OK && !p->inputs)
-            p->abc_input = p->path ? cuzk_abc_file_is_image(p->path)
-                                   : cuzk_abc_is_image(p->intake ? p->intake : p->data, p->size);
+        /* The kind, once.  An a, b, c image needs its a, b, c buffer even
+         * where the devices evaluate their own: admission must know
+         * (sched.c). */
+        if (s == CUZK_OK)
+            p->kind = w->input_json ? INPUT_CIRCOM
+                      : (p->path ? cuzk_abc_file_is_image(p->path)
+                                 : cuzk_abc_is_image(p->intake ? p->intake : p->data, p->size))
+                          ? INPUT_IMAGE
+                          : INPUT_WITNESS;
     }
     if (s != CUZK_OK) {
         job_discard(e, j);

@@ -428,6 +428,15 @@ typedef enum engine_part_time {
     PT_COUNT
 } engine_part_time;
 
+/* A partition's input: a .wtns witness (file or bytes), an a, b, c image
+ * (groth16/formats/abc.h, told by its magic; kept until the partition
+ * drains, since a retry converts it again), or circom inputs. */
+typedef enum engine_input_kind {
+    INPUT_WITNESS,
+    INPUT_IMAGE,
+    INPUT_CIRCOM,
+} engine_input_kind;
+
 struct engine_part {
     engine_job *job;
     uint32_t index;
@@ -438,10 +447,13 @@ struct engine_part {
     _Atomic int device;
     _Atomic uint64_t t[PT_COUNT];
     _Atomic uint64_t witness_ns; /* witness calculation, 0 without inputs */
-    /* Witness source, until synthesis has copied it.  With |inputs| the
+    /* What the source is, decided once when the job is built (engine.c)
+     * and never sniffed again: synthesis runs the kind's own function
+     * (stages.c). */
+    engine_input_kind kind;
+    /* Witness source, until synthesis has copied it.  With INPUT_CIRCOM the
      * source is input.json text in |intake| (|size| bytes), from which
      * synthesis computes the witness with the job's circuit. */
-    int inputs;
     char *path;
     const void *data;
     size_t size;
@@ -456,9 +468,6 @@ struct engine_part {
     int prio;
     engine_buf *wbuf, *abcbuf;
     int have_witness; /* wbuf holds the witness and |pub| is set */
-    int abc_input;    /* the source is an a, b, c image (groth16/formats/abc.h;
-                         told at submit by its magic), kept until the
-                         partition drains: a retry converts it again */
     int abc_ready;    /* abcbuf holds a, b, c */
     int avoid_dev;    /* retry elsewhere than this device; -1 none */
     int pinned;

@@ -168,7 +168,7 @@ static int admit_one(cuzk_engine *e) {
      * an a, b, c image: GPU devices evaluate their own, and at 2^27 the
      * buffer is 12 GiB a partition (a CPU retry takes one when it runs,
      * stages.c) */
-    size_t abc_bytes = e->synth_skips_eval && !p->abc_input ? 0 : k->abc_bytes;
+    size_t abc_bytes = e->synth_skips_eval && p->kind != INPUT_IMAGE ? 0 : k->abc_bytes;
     cuzk_status s = engine_buf_get(&e->mem, &p->wbuf, k->witness_bytes, &err);
     if (s == CUZK_OK && abc_bytes &&
         (s = engine_buf_get(&e->mem, &p->abcbuf, abc_bytes, &err)) != CUZK_OK) {

@@ -520,6 +520,67 @@ static cuzk_status check_range(const cuzk_key *k, const engine_part *p, cuzk_err
     return CUZK_OK;
 }
 
+/* a, b, c from the witness in the partition's buffer, or (where the
+ * devices evaluate their own) only the witness's range checked. */
+static cuzk_status synth_evaluate(cuzk_engine *e, engine_thread *th, engine_part *p,
+                                  const cuzk_key *k) {
+    if (e->synth_skips_eval) {
+        p->abc_ready = 0;
+        return check_range(k, p, &p->err);
+    }
+    uint64_t te = cuzk_now_ns();
+    cuzk_status s = evaluate(e, th, k, p, e->synth_pool, &p->err);
+    p->abc_ready = s == CUZK_OK;
+    p->steps.evaluate_ns = cuzk_now_ns() - te;
+    return s;
+}
+
+/* Synthesis by input kind (engine_input_kind), one function each; |att|
+ * is the partition's attempt (0: the first). */
+typedef cuzk_status (*synth_fn)(cuzk_engine *e, engine_thread *th, engine_part *p,
+                                const cuzk_key *k, unsigned att);
+
+/* A .wtns witness, by path or bytes: copied (once: a retry keeps it), then
+ * evaluated. */
+static cuzk_status synth_witness(cuzk_engine *e, engine_thread *th, engine_part *p,
+                                 const cuzk_key *k, unsigned att) {
+    (void)att;
+    if (cuzk_key_n_coefs(k) == 0)
+        return engine_images_only(p->job->key_id, &p->err);
+    cuzk_status s = p->have_witness ? CUZK_OK : load_witness(e, p, k, &p->err);
+    return s == CUZK_OK ? synth_evaluate(e, th, p, k) : s;
+}
+
+/* circom inputs: the witness computed by the job's circuit (once), then
+ * evaluated. */
+static cuzk_status synth_circom(cuzk_engine *e, engine_thread *th, engine_part *p,
+                                const cuzk_key *k, unsigned att) {
+    (void)att;
+    if (cuzk_key_n_coefs(k) == 0)
+        return engine_images_only(p->job->key_id, &p->err);
+    cuzk_status s = p->have_witness ? CUZK_OK : compute_witness(e, th, p, k, &p->err);
+    return s == CUZK_OK ? synth_evaluate(e, th, p, k) : s;
+}
+
+/* An a, b, c image: converted, not evaluated; its rows checked, since the
+ * client made c (docs/ENGINE.md, "Checks"), on the first attempt only: a
+ * retry converts the same image again. */
+static cuzk_status synth_image(cuzk_engine *e, engine_thread *th, engine_part *p,
+                               const cuzk_key *k, unsigned att) {
+    (void)th;
+    cuzk_status s = load_abc(e, p, k, &p->err);
+    if (s == CUZK_OK && e->cfg.check_abc && att == 0)
+        s = check_rows(e, k, p, &p->err);
+    p->steps.evaluate_ns = 0;
+    return s;
+}
+
+static const synth_fn synth_kind[] = {
+    [INPUT_WITNESS] = synth_witness,
+    [INPUT_IMAGE] = synth_image,
+    [INPUT_CIRCOM] = synth_circom,
+};
+
 static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
     engine_ring *ring = th->ring;
     uint64_t t0 = cuzk_now_ns();
@@ -540,31 +601,8 @@ static void synth_one(cuzk_engine *e, engine_part *p, engine_thread *th) {
         s = cuzk_fail(&p->err, CUZK_EINTERNAL, "synthesis: %s", f.msg);
     else {
         const cuzk_key *k = &j->key->key; /* pinned since admission */
-        if (p->abc_input) {
-            /* a, b, c came with the input: converted, not evaluated;
-             * checked, since the client made c (docs/ENGINE.md, "Checks"),
-             * once: a retry converts the same image again */
-            s = load_abc(e, p, k, &p->err);
-            if (s == CUZK_OK && e->cfg.check_abc && att == 0)
-                s = check_rows(e, k, p, &p->err);
-            p->steps.evaluate_ns = 0;
-        } else if (cuzk_key_n_coefs(k) == 0) {
-            s = engine_images_only(j->key_id, &p->err);
-        } else if (!p->have_witness) {
-            s = p->inputs ? compute_witness(e, th, p, k, &p->err) : load_witness(e, p, k, &p->err);
-        }
-        if (s != CUZK_OK || p->abc_input) {
-            /* failed, or nothing to evaluate */
-        } else if (e->synth_skips_eval) {
-            s = check_range(k, p, &p->err);
-            p->abc_ready = 0;
-        } else if (s == CUZK_OK) {
-            uint64_t te = cuzk_now_ns();
-            s = evaluate(e, th, k, p, e->synth_pool, &p->err);
-            p->abc_ready = s == CUZK_OK;
-            p->steps.evaluate_ns = cuzk_now_ns() - te;
-        }
-        p->steps.eval_site = p->abc_input   ? CUZK_EVAL_INPUT
+        s = synth_kind[p->kind](e, th, p, k, att);
+        p->steps.eval_site = p->kind == INPUT_IMAGE ? CUZK_EVAL_INPUT
                              : p->abc_ready ? CUZK_EVAL_SYNTHESIS
                                             : CUZK_EVAL_NONE;
         uint64_t t1 = cuzk_now_ns();
@@ -820,7 +858,7 @@ void engine_log_partition(cuzk_engine *e, engine_part *p, cuzk_stage stage) {
     /* With inputs, the witness calculation (part of synthesis) is named. */
     char witness[40] = "";
     uint64_t wns = atomic_load(&p->witness_ns);
-    if (p->inputs && wns)
+    if (p->kind == INPUT_CIRCOM && wns)
         snprintf(witness, sizeof witness, " (witness %.1f ms)", wns / 1e6);
     engine_log(e, CUZK_LOG_INFO,
                "job %llu (%s) partition %u of %u, key %s, on %s: %s in %.1f ms (queue %.1f, synthesis "
