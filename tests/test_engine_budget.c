@@ -86,6 +86,11 @@ static void many_jobs_small_budget(const eu_circuit *c) {
     cfg.log_level = CUZK_LOG_WARN;
     cfg.trace_events = 64;
     eu_cpu_device(&cfg, 1);
+    /* One synthesis worker: the budget below leaves room for one
+     * evaluation scratch (the slack), and each synthesis worker keeps its
+     * own; two workers evaluating at once (a matter of timing: seen under
+     * ThreadSanitizer) would fail the second partition with ENOMEM. */
+    cfg.synth_workers = 1;
     /* The worker's prover scratch is charged like any buffer: part of the
      * base, not room for buffer sets. */
     uint64_t base = base_charge(&cfg) + scratch_charge(c);
